@@ -1,0 +1,137 @@
+import fs from 'node:fs';
+import { Flags, type Command } from '@oclif/core';
+import type { EndpointDef, RequestOf } from '../contract/endpoint.js';
+import { fillPath, fullPath } from '../contract/endpoint.js';
+import { call } from '../client/contract-client.js';
+import { paginatePages } from '../client/paginate.js';
+import type { Api } from '../client/contract-client.js';
+import type { Contract } from '../contract/index.js';
+import { BaseCommand } from './base-command.js';
+import { confirmOrRefuse, UsageError } from './prompts.js';
+import { FlagValueError, valuesFromFlags, type FieldFlag } from './schema-flags.js';
+import { CliSession } from './session.js';
+
+/** Flags of every command that talks to a server. */
+export const connectionFlags = {
+  profile: Flags.string({ char: 'p', summary: 'Profile to use (default: the selected profile).', env: 'SVC_PROFILE', helpGroup: 'GLOBAL' }),
+  'base-url': Flags.string({ summary: 'Base URL of the deployment, e.g. https://rmm.example.com.', env: 'SVC_BASE_URL', helpGroup: 'GLOBAL' }),
+  retries: Flags.integer({ summary: 'Tries for idempotent requests (429, 502-504, resets).', min: 1, max: 10, helpGroup: 'GLOBAL' }),
+};
+
+/** Flags of every command that changes something (CLI.md "Safety", "Scripting conveniences"). */
+export const mutationFlags = {
+  yes: Flags.boolean({ char: 'y', summary: 'Do not ask for confirmation.' }),
+  'dry-run': Flags.boolean({ summary: 'Validate and print the request that would be sent; send nothing.' }),
+};
+
+/** Flags of commands that create (the server replays a repeated key instead of creating twice). */
+export const createFlags = {
+  ...mutationFlags,
+  'idempotency-key': Flags.string({ summary: 'Idempotency-Key to send (default: a random one per invocation).' }),
+  'from-file': Flags.string({ summary: 'JSON or YAML file with the whole body; flags override its fields.' }),
+};
+
+export const updateFlags = {
+  ...mutationFlags,
+  'from-file': Flags.string({ summary: 'JSON or YAML file with the fields to change; flags override its fields.' }),
+};
+
+/** Flags of paged lists. */
+export const listFlags = {
+  limit: Flags.integer({ summary: 'Items per page (1-100).', min: 1, max: 100 }),
+  page: Flags.integer({ summary: 'Page to fetch (from 1).', min: 1 }),
+  all: Flags.boolean({ summary: 'Follow every page (streams with -o jsonl and csv).' }),
+};
+
+const SECRET_KEYS = /password|secret|token|key$/i;
+
+function redact(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redact);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SECRET_KEYS.test(k) && typeof v === 'string' ? '[redacted]' : redact(v)]));
+  }
+  return value;
+}
+
+/** A command that calls the API: a lazily opened session and typed client, confirmation, dry runs, bodies
+ * from flags and files, and paging. */
+export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T> {
+  static override baseFlags = { ...BaseCommand.baseFlags, ...connectionFlags };
+
+  private sessionPromise: Promise<CliSession> | undefined;
+
+  protected session(): Promise<CliSession> {
+    const flags = this.flags as Record<string, unknown>;
+    return (this.sessionPromise ??= CliSession.open({
+      profile: flags.profile as string | undefined,
+      baseUrl: flags['base-url'] as string | undefined,
+      retries: flags.retries as number | undefined,
+    }));
+  }
+
+  protected async api(): Promise<Api<Contract>> {
+    return (await this.session()).api();
+  }
+
+  /** Asks on a terminal; without one and without --yes, refuses with exit 2. */
+  protected async confirm(message: string): Promise<void> {
+    const yes = (this.flags as Record<string, unknown>).yes === true;
+    await confirmOrRefuse(message, { yes, terminal: this.terminal });
+  }
+
+  /** Sends one contract call, or with --dry-run prints the request and sends nothing. */
+  protected async send<E extends EndpointDef>(def: E, request: RequestOf<E>): Promise<unknown> {
+    const flags = this.flags as Record<string, unknown>;
+    const headers: Record<string, string> = { ...(request.headers ?? {}) };
+    if (def.idempotent && typeof flags['idempotency-key'] === 'string') headers['idempotency-key'] = flags['idempotency-key'];
+    if (flags['dry-run'] === true) {
+      const session = await this.session();
+      const path = fillPath(fullPath(def), request.params as Record<string, unknown> | undefined);
+      const query = request.query ? `?${new URLSearchParams(Object.entries(request.query as Record<string, unknown>).filter(([, v]) => v !== undefined).map(([k, v]): [string, string] => [k, String(v)])).toString()}` : '';
+      return { dryRun: true, method: def.method, url: `${session.connection.baseUrl}${path}${query}`, body: redact(request.body ?? null) };
+    }
+    const session = await this.session();
+    return call(session.http(), def, { ...request, headers });
+  }
+
+  /** A body from --from-file (JSON or YAML) with the given flag fields laid over it. */
+  protected async bodyFrom(fields: readonly FieldFlag[]): Promise<Record<string, unknown>> {
+    const flags = this.flags as Record<string, unknown>;
+    let base: Record<string, unknown> = {};
+    const file = flags['from-file'];
+    if (typeof file === 'string') {
+      let text: string;
+      try {
+        text = file === '-' ? fs.readFileSync(0, 'utf8') : fs.readFileSync(file, 'utf8');
+      } catch (err) {
+        throw new UsageError(`Cannot read --from-file ${file}: ${(err as Error).message}`, '--from-file');
+      }
+      const { parse } = await import('yaml');
+      const parsed: unknown = parse(text);
+      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`--from-file ${file} must hold one object`, '--from-file');
+      base = parsed as Record<string, unknown>;
+    }
+    try {
+      return { ...base, ...valuesFromFlags(fields, flags) };
+    } catch (err) {
+      if (err instanceof FlagValueError) throw new UsageError(err.message);
+      throw err;
+    }
+  }
+
+  /** One page (the items), or with --all every page: streamed for jsonl/csv, collected otherwise. */
+  protected async list<I>(fetchPage: (page: number, limit: number) => Promise<{ data: I[]; pagination: { page: number; limit: number; total: number } }>): Promise<I[] | undefined> {
+    const flags = this.flags as Record<string, unknown>;
+    const limit = (flags.limit as number | undefined) ?? (flags.all === true ? 100 : 50);
+    if (flags.all !== true) return (await fetchPage((flags.page as number | undefined) ?? 1, limit)).data;
+    if (this.format === 'jsonl' || this.format === 'csv') {
+      const writer = this.rowWriter();
+      for await (const items of paginatePages((p) => fetchPage(p, limit))) writer.rows(items);
+      writer.end();
+      return undefined;
+    }
+    const all: I[] = [];
+    for await (const items of paginatePages((p) => fetchPage(p, limit))) all.push(...items);
+    return all;
+  }
+}

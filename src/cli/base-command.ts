@@ -1,0 +1,157 @@
+import { Command, Errors, Flags, type Interfaces } from '@oclif/core';
+import { ApiError, NetworkError } from '../client/errors.js';
+import { ExitCode, exitCodeForStatus, hintFor } from './exit-codes.js';
+import { OUTPUT_FORMATS, createRowWriter, render, type OutputFormat, type RenderOptions, type RowWriter } from './output.js';
+import { UsageError } from './prompts.js';
+import { detectTerminal, type TerminalInfo } from './terminal.js';
+
+export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>;
+export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>;
+
+/** A failure the command found itself, with the exit code of CLI.md's table. */
+export class CommandError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+    readonly code?: string,
+    readonly hint?: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The shape every command shares: global flags, output rendering of what `run()` returns, and one error
+ * path with the exit codes of CLI.md. Commands never render or print errors themselves.
+ */
+export abstract class BaseCommand<T extends typeof Command> extends Command {
+  static override baseFlags = {
+    output: Flags.string({
+      char: 'o',
+      summary: 'Output format: table (on a terminal), json (otherwise), jsonl, csv or yaml.',
+      options: [...OUTPUT_FORMATS],
+      helpGroup: 'OUTPUT',
+    }),
+    columns: Flags.string({ summary: 'Fields to show, comma-separated (dot paths allowed).', helpGroup: 'OUTPUT' }),
+    'no-headers': Flags.boolean({ summary: 'Omit the header row of table and csv output.', helpGroup: 'OUTPUT' }),
+    quiet: Flags.boolean({ char: 'q', summary: 'Print ids only (or the secret, for commands that reveal one).', helpGroup: 'OUTPUT' }),
+    'no-color': Flags.boolean({ summary: 'Never colour output (NO_COLOR is honoured too).', helpGroup: 'OUTPUT' }),
+    debug: Flags.boolean({ summary: 'Print stack traces and request details on failure.', helpGroup: 'GLOBAL' }),
+  };
+
+  /** Default columns for table and csv output. */
+  static columns: string[] | undefined;
+  /** The field `-q` prints; defaults to `id`. */
+  static quietField: string | undefined;
+  /** A secret in the result shown once: `-q` prints only it, and a warning goes to stderr. */
+  static secretField: string | undefined;
+
+  protected flags!: BaseFlags<T>;
+  protected args!: BaseArgs<T>;
+  protected terminal!: TerminalInfo;
+
+  public override async init(): Promise<void> {
+    await super.init();
+    this.terminal = detectTerminal();
+    const { flags, args } = await this.parse({
+      flags: this.ctor.flags,
+      baseFlags: (this.ctor as typeof BaseCommand).baseFlags,
+      args: this.ctor.args,
+      strict: this.ctor.strict,
+    });
+    this.flags = flags as BaseFlags<T>;
+    this.args = args as BaseArgs<T>;
+    if (this.flags['no-color']) this.terminal = { ...this.terminal, color: false };
+  }
+
+  /** Renders whatever `run()` returned; `undefined` means the command printed (or streamed) already. */
+  public override async _run<R>(): Promise<R> {
+    const result = await super._run<R>();
+    if (result !== undefined) this.print(result);
+    return result;
+  }
+
+  protected get format(): OutputFormat {
+    return (this.flags.output as OutputFormat | undefined) ?? (this.terminal.stdoutIsTTY ? 'table' : 'json');
+  }
+
+  protected renderOptions(): RenderOptions {
+    const ctor = this.ctor as typeof BaseCommand;
+    // Default columns shape tables and csv; json, jsonl and yaml print the API's objects as they are unless
+    // --columns asks for fields (CLI.md "Output").
+    const tabular = this.format === 'table' || this.format === 'csv';
+    const columns = this.flags.columns?.split(',').map((c) => c.trim()).filter(Boolean) ?? (tabular ? ctor.columns : undefined);
+    return {
+      format: this.format,
+      ...(columns ? { columns } : {}),
+      noHeaders: this.flags['no-headers'],
+      quiet: this.flags.quiet,
+      quietField: ctor.secretField ?? ctor.quietField ?? 'id',
+      color: this.terminal.color,
+    };
+  }
+
+  protected print(result: unknown): void {
+    const ctor = this.ctor as typeof BaseCommand;
+    if (ctor.secretField) this.warn(`The ${ctor.secretField} is shown once and cannot be retrieved again: store it now.`);
+    const text = render(result, this.renderOptions());
+    if (text) process.stdout.write(text);
+  }
+
+  /** A writer for results that arrive page by page (jsonl and csv stream; others buffer). */
+  protected rowWriter(): RowWriter {
+    return createRowWriter(this.renderOptions(), (chunk) => process.stdout.write(chunk));
+  }
+
+  /** A line for people, on stderr. */
+  public override warn(message: string | Error): string | Error {
+    process.stderr.write(`${typeof message === 'string' ? message : message.message}\n`);
+    return message;
+  }
+
+  protected info(message: string): void {
+    process.stderr.write(`${message}\n`);
+  }
+
+  public override async catch(err: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<never> {
+    const jsonErrors = this.flags?.output === 'json' || process.argv.some((a, i, all) => (a === '-o' || a === '--output') && all[i + 1] === 'json') || process.argv.includes('--output=json');
+    const debug = this.flags?.debug === true || /(^|,)svc(\*|:)/.test(process.env.DEBUG ?? '');
+    let status: number | undefined;
+    let code: string | undefined;
+    let exitCode: number = ExitCode.UNEXPECTED;
+    let message = err.message;
+    let hint: string | undefined;
+
+    if (err instanceof Errors.ExitError) throw err;
+    if (err instanceof ApiError) {
+      status = err.status;
+      code = err.code;
+      exitCode = exitCodeForStatus(err.status, err.code);
+      hint = hintFor(err.status, err.code);
+      message = `${err.message} (${[err.code, `HTTP ${err.status}`].filter(Boolean).join(', ')})`;
+    } else if (err instanceof NetworkError) {
+      exitCode = ExitCode.SERVER;
+      code = 'NETWORK_ERROR';
+      hint = 'Is the server running? Check --base-url or the profile (`svc profiles show`).';
+    } else if (err instanceof UsageError) {
+      exitCode = ExitCode.USAGE;
+      code = err.code;
+    } else if (err instanceof CommandError) {
+      exitCode = err.exitCode;
+      code = err.code;
+      hint = err.hint;
+    } else if (err instanceof Errors.CLIError) {
+      // oclif's own parse errors (unknown flag, missing argument): usage errors.
+      exitCode = ExitCode.USAGE;
+      code = 'USAGE_ERROR';
+      message = err.message;
+    }
+
+    process.stderr.write(`Error: ${message}\n`);
+    if (hint) process.stderr.write(`${hint}\n`);
+    if (jsonErrors) process.stderr.write(`${JSON.stringify({ error: { status: status ?? null, code: code ?? null, message: err.message } })}\n`);
+    if (debug && err.stack) process.stderr.write(`${err.stack}\n`);
+    else if (exitCode === ExitCode.UNEXPECTED) process.stderr.write('Run again with --debug for details.\n');
+    return this.exit(exitCode);
+  }
+}

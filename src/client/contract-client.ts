@@ -1,0 +1,162 @@
+import { randomUUID } from 'node:crypto';
+import {
+  fillPath,
+  fullPath,
+  isRawResponse,
+  type EndpointDef,
+  type RequestOf,
+  type ResponseOf,
+} from '../contract/endpoint.js';
+import { UnexpectedResponseError } from './errors.js';
+import type { HttpClient, HttpResponse, RawBody } from './http.js';
+
+export interface CallOptions {
+  /** Parse the body with the contract's response schema for the status received (off by default: the server
+   * already validated it, and skipping zod keeps commands fast). */
+  validate?: boolean;
+  signal?: AbortSignal;
+}
+
+/** True when every success response of the endpoint is a raw stream (CSV, JSON lines). */
+export type IsRawOnly<E extends EndpointDef> = [ResponseOf<E>] extends [never] ? true : false;
+
+/** What a typed call resolves to: the parsed JSON body, or the unread response for raw-only endpoints. */
+export type CallResult<E extends EndpointDef> = IsRawOnly<E> extends true ? HttpResponse<RawBody> : ResponseOf<E>;
+
+/** A request as the contract types it, seen without its generic: what `call` actually reads. */
+interface RequestShape {
+  params?: unknown;
+  query?: unknown;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function isRawOnlyEndpoint(def: EndpointDef): boolean {
+  const specs = Object.values(def.responses);
+  return specs.length > 0 && specs.every((spec) => isRawResponse(spec));
+}
+
+function prepare(def: EndpointDef, request: RequestShape) {
+  const path = fillPath(fullPath(def), isRecord(request.params) ? request.params : undefined);
+  const headers: Record<string, string> = {};
+  let idempotencyKey: string | undefined;
+  for (const [name, value] of Object.entries(request.headers ?? {})) {
+    if (def.idempotent && name.toLowerCase() === 'idempotency-key') idempotencyKey = value;
+    else headers[name] = value;
+  }
+  if (def.idempotent) idempotencyKey ??= randomUUID();
+  return {
+    method: def.method,
+    path,
+    ...(isRecord(request.query) ? { query: request.query } : {}),
+    ...(request.body === undefined ? {} : { body: request.body }),
+    headers,
+    ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+  };
+}
+
+function validateBody(def: EndpointDef, status: number, body: unknown): unknown {
+  const spec = def.responses[status];
+  if (spec === undefined) {
+    throw new UnexpectedResponseError(
+      `${def.method} ${def.path} answered HTTP ${status}, which the contract does not declare`,
+      {
+        status,
+        body,
+      },
+    );
+  }
+  if (isRawResponse(spec)) return body;
+  const parsed = spec.safeParse(body);
+  if (!parsed.success) {
+    throw new UnexpectedResponseError(`${def.method} ${def.path} answered a body that does not match the contract`, {
+      status,
+      body,
+      issues: parsed.error.issues,
+    });
+  }
+  return parsed.data;
+}
+
+/** Sends a contract call and returns status, headers and the (JSON) body. */
+export async function callWithResponse<E extends EndpointDef>(
+  http: HttpClient,
+  def: E,
+  request: RequestOf<E>,
+  options: CallOptions = {},
+): Promise<HttpResponse<ResponseOf<E>>> {
+  const response = await http.request({
+    ...prepare(def, request),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
+  const body = options.validate ? validateBody(def, response.status, response.body) : response.body;
+  return { status: response.status, headers: response.headers, body: body as ResponseOf<E> };
+}
+
+/** Sends a contract call and returns the body stream unread (raw endpoints, cursor exports). */
+export function callRaw<E extends EndpointDef>(
+  http: HttpClient,
+  def: E,
+  request: RequestOf<E>,
+  options: Pick<CallOptions, 'signal'> = {},
+): Promise<HttpResponse<RawBody>> {
+  return http.request({
+    ...prepare(def, request),
+    raw: true,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
+}
+
+/**
+ * One typed call: fills the path, sends query and body (and an Idempotency-Key for endpoints that create),
+ * and resolves to the response body — or, for raw-only endpoints, to the unread response.
+ */
+export async function call<E extends EndpointDef>(
+  http: HttpClient,
+  def: E,
+  request: RequestOf<E>,
+  options: CallOptions = {},
+): Promise<CallResult<E>> {
+  if (isRawOnlyEndpoint(def)) return (await callRaw(http, def, request, options)) as CallResult<E>;
+  return (await callWithResponse(http, def, request, options)).body as CallResult<E>;
+}
+
+export type EndpointGroup = Readonly<Record<string, EndpointDef>>;
+export type EndpointGroups = Readonly<Record<string, EndpointGroup>>;
+
+/** One endpoint as a method; the request argument may be left out when nothing in it is required. */
+export type ApiMethod<E extends EndpointDef> =
+  Partial<RequestOf<E>> extends RequestOf<E>
+    ? (request?: RequestOf<E>, options?: CallOptions) => Promise<CallResult<E>>
+    : (request: RequestOf<E>, options?: CallOptions) => Promise<CallResult<E>>;
+
+/** `api.tenancy.getPartner({ params: { id } })`: every area of the contract as an object of typed methods. */
+export type Api<G extends EndpointGroups> = {
+  readonly [A in keyof G]: {
+    readonly [K in keyof G[A]]: G[A][K] extends EndpointDef ? ApiMethod<G[A][K]> : never;
+  };
+};
+
+type UntypedMethod = (request?: RequestShape, options?: CallOptions) => Promise<unknown>;
+
+/** Builds the typed API over the given contract areas (eagerly: a closure per endpoint is cheap). */
+export function createApi<const G extends EndpointGroups>(
+  http: HttpClient,
+  groups: G,
+  defaults: CallOptions = {},
+): Api<G> {
+  const api: Record<string, Readonly<Record<string, UntypedMethod>>> = {};
+  for (const [area, group] of Object.entries(groups)) {
+    const methods: Record<string, UntypedMethod> = {};
+    for (const [name, def] of Object.entries(group)) {
+      methods[name] = (request = {}, options = {}) =>
+        call(http, def, request as RequestOf<EndpointDef>, { ...defaults, ...options });
+    }
+    api[area] = Object.freeze(methods);
+  }
+  return Object.freeze(api) as unknown as Api<G>;
+}

@@ -1,0 +1,77 @@
+import { Flags } from '@oclif/core';
+import { ApiCommand } from '../cli/api-command.js';
+import { promptOrFail } from '../cli/prompts.js';
+import { readSecretFromStdin } from '../cli/stdin.js';
+
+export default class Login extends ApiCommand<typeof Login> {
+  static override summary = 'Sign in to a deployment and save the credentials in a profile';
+  static override description = `Interactive on a terminal; fully scriptable without one. Secrets go to the OS keychain, or to a file readable only by you when no keychain answers. Secrets are read from standard input, never from arguments.`;
+  static override examples = [
+    '<%= config.bin %> login --base-url http://127.0.0.1:3000',
+    'printf %s "$PASSWORD" | <%= config.bin %> login --email admin@example.com --password-stdin',
+    'printf %s "$PASSWORD" | <%= config.bin %> login --email admin@example.com --password-stdin --otp 123456',
+    'printf %s "$SVC_KEY" | <%= config.bin %> login --api-key-stdin --profile ci',
+  ];
+
+  static override flags = {
+    email: Flags.string({ summary: 'Account e-mail.' }),
+    'password-stdin': Flags.boolean({ summary: 'Read the password from standard input.' }),
+    otp: Flags.string({ summary: 'A current code from the authenticator app (or a recovery code), when MFA is on.' }),
+    'api-key-stdin': Flags.boolean({ summary: 'Sign in with an API key read from standard input.', exclusive: ['email', 'password-stdin', 'otp'] }),
+    storage: Flags.string({ summary: 'Where to keep the secrets.', options: ['keychain', 'file'] }),
+  };
+
+  static override columns = ['profile', 'baseUrl', 'email', 'authKind', 'storage'];
+
+  async run() {
+    const flags = this.flags;
+    const session = await this.session();
+    if (!session.connection.persist) this.warn('SVC_API_KEY or SVC_TOKEN is set: nothing is saved, and commands use those credentials.');
+    const baseUrl = session.connection.baseUrl;
+    const profileName = session.profileName;
+    const storage = flags.storage as 'keychain' | 'file' | undefined;
+    const { CliSession } = await import('../cli/session.js');
+    const saving = await CliSession.open({ profile: profileName, baseUrl, storage, env: {} });
+    const store = await saving.secrets();
+    const api = session.unauthenticatedApi();
+
+    if (flags['api-key-stdin']) {
+      const apiKey = await readSecretFromStdin('--api-key-stdin');
+      await api.tenancy.listAccessibleOrganizations({ headers: { 'x-api-key': apiKey } });
+      await saving.forgetSecrets();
+      await store.set(`${profileName}:apiKey`, apiKey);
+      await saving.profiles.upsert(profileName, { baseUrl, authKind: 'apiKey', storage: store.kind });
+      await this.selectIfNone(saving, profileName);
+      this.info(`Saved the API key for ${baseUrl} in profile "${profileName}" (${store.kind}).`);
+      return { profile: profileName, baseUrl, email: null, authKind: 'apiKey', storage: store.kind };
+    }
+
+    const email = flags.email ?? (await promptOrFail({ kind: 'input', flag: '--email', message: 'Email', terminal: this.terminal }));
+    const password = flags['password-stdin']
+      ? await readSecretFromStdin('--password-stdin')
+      : await promptOrFail({ kind: 'password', flag: '--password-stdin', message: 'Password', terminal: this.terminal });
+    const outcome = await api.auth.login({ body: { email, password } });
+    let tokens;
+    let user;
+    if (outcome.mfaRequired) {
+      const code = flags.otp ?? (await promptOrFail({ kind: 'input', flag: '--otp', message: 'Authentication code', terminal: this.terminal }));
+      const verified = await api.auth.mfaVerify({ body: { code, tempToken: outcome.tempToken } });
+      tokens = verified.tokens;
+      user = verified.user;
+    } else {
+      tokens = outcome.tokens;
+      user = outcome.user;
+    }
+    await saving.forgetSecrets();
+    await saving.saveTokens(tokens);
+    await saving.profiles.upsert(profileName, { baseUrl, email: user.email, authKind: 'password', storage: store.kind, userId: user.id });
+    await this.selectIfNone(saving, profileName);
+    this.info(`Logged in to ${baseUrl} as ${user.email} (profile "${profileName}", credentials in ${store.kind === 'file' ? store.location : 'the OS keychain'}).`);
+    if (!user.mfaEnabled) this.info('MFA is not enabled on this account: some actions need it. Enable it with `svc mfa setup`.');
+    return { profile: profileName, baseUrl, email: user.email, authKind: 'password', storage: store.kind };
+  }
+
+  private async selectIfNone(session: { profiles: { current(): Promise<string | undefined>; use(name: string): Promise<void> } }, name: string) {
+    if (!(await session.profiles.current())) await session.profiles.use(name);
+  }
+}

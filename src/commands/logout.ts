@@ -1,0 +1,25 @@
+import { ApiCommand } from '../cli/api-command.js';
+
+export default class Logout extends ApiCommand<typeof Logout> {
+  static override summary = "Sign out: revoke the profile's sessions on the server and forget its secrets";
+  static override examples = ['<%= config.bin %> logout', '<%= config.bin %> logout --profile staging'];
+
+  async run() {
+    const session = await this.session();
+    if (!session.connection.persist) {
+      this.info('Credentials come from SVC_API_KEY or SVC_TOKEN: there is nothing saved to forget.');
+      return undefined;
+    }
+    const tokens = await session.storedTokens();
+    if (tokens) {
+      try {
+        await session.api().auth.logout();
+      } catch {
+        this.warn('The server did not confirm the logout; the saved secrets are removed anyway.');
+      }
+    }
+    await session.forgetSecrets();
+    this.info(`Logged out of profile "${session.profileName}".`);
+    return undefined;
+  }
+}

@@ -1,0 +1,19 @@
+import { ApiCommand, createFlags } from '../../cli/api-command.js';
+import { flagsFor } from '../../cli/schema-flags.js';
+import { contract } from '../../contract/index.js';
+
+const body = flagsFor(contract.tenancy.createPartner.body);
+
+export default class PartnersCreate extends ApiCommand<typeof PartnersCreate> {
+  static override summary = 'Create a partner (active unless --status says otherwise)';
+  static override examples = [
+    '<%= config.bin %> partners create --name "Acme MSP" --slug acme',
+    '<%= config.bin %> partners create --name "Acme MSP" --slug acme --plan pro --settings \'{"timezone":"Europe/Berlin"}\'',
+    '<%= config.bin %> partners create --from-file partner.yaml',
+  ];
+  static override flags = { ...body.flags, ...createFlags };
+
+  async run() {
+    return this.send(contract.tenancy.createPartner, { body: (await this.bodyFrom(body.fields)) as never });
+  }
+}

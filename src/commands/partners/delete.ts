@@ -1,0 +1,15 @@
+import { idArg } from '../../cli/args.js';
+import { ApiCommand, mutationFlags } from '../../cli/api-command.js';
+import { contract } from '../../contract/index.js';
+
+export default class PartnersDelete extends ApiCommand<typeof PartnersDelete> {
+  static override summary = 'Delete a partner (soft delete: it disappears from every query)';
+  static override examples = ['<%= config.bin %> partners delete 7f1c… --yes'];
+  static override args = idArg('Partner');
+  static override flags = { ...mutationFlags };
+
+  async run() {
+    await this.confirm(`Delete partner ${this.args.id}?`);
+    return this.send(contract.tenancy.deletePartner, { params: { id: this.args.id } });
+  }
+}

@@ -1,0 +1,12 @@
+import { idArg } from '../../cli/args.js';
+import { ApiCommand } from '../../cli/api-command.js';
+
+export default class PartnersGet extends ApiCommand<typeof PartnersGet> {
+  static override summary = 'Show a partner';
+  static override examples = ['<%= config.bin %> partners get 7f1c…', '<%= config.bin %> partners get 7f1c… -o json'];
+  static override args = idArg('Partner');
+
+  async run() {
+    return (await this.api()).tenancy.getPartner({ params: { id: this.args.id } });
+  }
+}

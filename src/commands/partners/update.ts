@@ -1,0 +1,17 @@
+import { idArg } from '../../cli/args.js';
+import { ApiCommand, updateFlags } from '../../cli/api-command.js';
+import { flagsFor } from '../../cli/schema-flags.js';
+import { contract } from '../../contract/index.js';
+
+const body = flagsFor(contract.tenancy.updatePartner.body);
+
+export default class PartnersUpdate extends ApiCommand<typeof PartnersUpdate> {
+  static override summary = 'Update a partner (settings are merged into the current ones)';
+  static override examples = ['<%= config.bin %> partners update 7f1c… --status suspended', '<%= config.bin %> partners update 7f1c… --settings \'{"timeFormat":"24h"}\''];
+  static override args = idArg('Partner');
+  static override flags = { ...body.flags, ...updateFlags };
+
+  async run() {
+    return this.send(contract.tenancy.updatePartner, { params: { id: this.args.id }, body: await this.bodyFrom(body.fields) });
+  }
+}

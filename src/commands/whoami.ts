@@ -1,0 +1,27 @@
+import { ApiCommand } from '../cli/api-command.js';
+
+export default class Whoami extends ApiCommand<typeof Whoami> {
+  static override summary = 'Show who the current credentials sign in as, and where they are kept';
+  static override examples = ['<%= config.bin %> whoami', '<%= config.bin %> whoami -o json'];
+  static override columns = ['email', 'name', 'scope', 'roleName', 'mfaEnabled', 'profile', 'baseUrl', 'credentials'];
+
+  async run() {
+    const session = await this.session();
+    const c = session.connection;
+    let credentials: string;
+    if (c.credentials.kind === 'apiKey') credentials = 'environment (SVC_API_KEY)';
+    else if (c.credentials.kind === 'token') credentials = 'environment (SVC_TOKEN)';
+    else if (c.credentials.kind === 'none') credentials = 'none';
+    else {
+      const store = await session.secrets();
+      credentials = store.kind === 'file' ? `file ${store.location}` : 'OS keychain';
+    }
+    const base = { profile: session.profileName, baseUrl: c.baseUrl, credentials };
+    if (c.credentials.kind === 'apiKey' || c.profile?.authKind === 'apiKey') {
+      const orgs = await session.api().tenancy.listAccessibleOrganizations();
+      return { ...base, authKind: 'apiKey', organizations: orgs.data.map((o) => o.name) };
+    }
+    const me = await session.api().auth.getMe();
+    return { ...me, ...base };
+  }
+}

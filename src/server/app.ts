@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import fastifyCookie from '@fastify/cookie';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { EndpointDef } from '../contract/endpoint.js';
+import type { ModuleContext, Services } from './app-context.js';
+import type { ServerConfig } from './config.js';
+import { applyMigrations, openDatabase, type Db } from './db/connection.js';
+import { bind, type Handler } from './http/bind.js';
+import { clientIpResolver, trustedProxyMatcher } from './http/client-ip.js';
+import { installErrorHandler } from './http/error-handler.js';
+import { createGuard } from './http/guard.js';
+import { createIdempotency, purgeIdempotencyKeys } from './http/idempotency.js';
+import { JobWorker } from './jobs/queue.js';
+import { loggerOptions } from './logging.js';
+import { registerAuditRoutes } from './modules/audit/routes.js';
+import { AuditService } from './modules/audit/service.js';
+import { registerHealthRoutes } from './modules/health/routes.js';
+import { AuthService } from './modules/identity/auth-service.js';
+import { ensureBuiltinRoles } from './modules/identity/builtin-roles.js';
+import { ensureSystemAdmin } from './modules/identity/first-start.js';
+import { registerIdentityRoutes } from './modules/identity/routes.js';
+import { SessionService } from './modules/identity/sessions.js';
+import { registerTenancyRoutes } from './modules/tenancy/routes.js';
+import { TenancyService } from './modules/tenancy/service.js';
+import { SecretBox } from './security/crypto.js';
+import { loadServerSecrets } from './security/server-secrets.js';
+import { TokenSigner } from './security/tokens.js';
+
+export interface BuildOptions {
+  /** Where first-start messages (the generated admin password) go; stderr by default. */
+  announce?: (message: string) => void;
+  /** Fastify logger settings; tests pass false. */
+  logger?: FastifyServerOptions['logger'];
+  /** An already open database (tests); otherwise config.databaseFile is opened. */
+  db?: Db;
+}
+
+export interface BuiltApp {
+  app: FastifyInstance;
+  db: Db;
+  services: Services;
+  worker: JobWorker;
+}
+
+/** Builds the whole service as one Fastify instance: database, services, routes. Used by tests through
+ * `inject` and by `svc server start` through server.ts. The worker is created but not started. */
+export async function buildApp(config: ServerConfig, options: BuildOptions = {}): Promise<BuiltApp> {
+  const secrets = loadServerSecrets(config.dataDir, config.secrets);
+  const db = options.db ?? openDatabase(config.databaseFile);
+  applyMigrations(db);
+  ensureBuiltinRoles(db);
+  await ensureSystemAdmin(db, config, options.announce ?? ((m) => process.stderr.write(`${m}\n`)));
+
+  const isTrusted = trustedProxyMatcher(config.trustedProxies);
+  const app = Fastify({
+    logger: options.logger ?? loggerOptions(config.logLevel),
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: config.trustedProxies.length > 0 ? (address: string) => isTrusted(address) : false,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    genReqId: () => randomUUID(),
+  });
+  await app.register(fastifyCookie);
+  installErrorHandler(app);
+
+  const box = new SecretBox(secrets.encryptionKey);
+  const signer = new TokenSigner(secrets.jwtSecret);
+  const worker = new JobWorker(db, config.jobs.pollMs, (err, job) => app.log.error({ err, jobId: job?.id, jobType: job?.type }, 'job failed'));
+  const sessions = new SessionService(db, signer, { accessTtlSeconds: config.tokens.accessTtlSeconds, refreshTtlSeconds: config.tokens.refreshTtlSeconds });
+  const auth = new AuthService(db, config, sessions, signer);
+  const services: Services = {
+    tenancy: new TenancyService(db),
+    sessions,
+    auth,
+    audit: new AuditService(db),
+  };
+
+  const guard = createGuard({
+    resolvers: { session: (token) => auth.callerForAccessToken(token) },
+    mfaEnabled: config.features.mfa,
+    clientIp: clientIpResolver(isTrusted, config.trustedProxies.length > 0),
+  });
+  const bindDeps = { guard, idempotency: createIdempotency(db) };
+  const moduleContext: ModuleContext = {
+    app,
+    config,
+    db,
+    secrets,
+    box,
+    signer,
+    worker,
+    services,
+    route: <E extends EndpointDef>(def: E, handler: Handler<E>) => bind(app, bindDeps, def, handler),
+  };
+
+  registerHealthRoutes(moduleContext);
+  registerIdentityRoutes(moduleContext);
+  registerTenancyRoutes(moduleContext);
+  registerAuditRoutes(moduleContext);
+
+  worker.every('maintenance.purge-idempotency-keys', 3600_000, () => {
+    purgeIdempotencyKeys(db);
+  });
+
+  app.addHook('onClose', async () => {
+    await worker.stop();
+    if (!options.db) db.$client.close();
+  });
+  return { app, db, services, worker };
+}

@@ -1,0 +1,51 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import * as schema from './schema/index.js';
+
+export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
+
+/** The committed drizzle-kit migrations, found from both src/ (tests) and dist/ (the built CLI). */
+export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../drizzle');
+
+export function openDatabase(file: string): Db {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const sqlite = new Database(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('synchronous = NORMAL');
+  return drizzle({ client: sqlite, schema, casing: 'snake_case' });
+}
+
+/** Applies pending migrations; returns how many were applied. */
+export function applyMigrations(db: Db): number {
+  const before = appliedMigrationCount(db);
+  migrate(db, { migrationsFolder: MIGRATIONS_DIR });
+  return appliedMigrationCount(db) - before;
+}
+
+export function appliedMigrationCount(db: Db): number {
+  const table = db.$client
+    .prepare("SELECT name FROM sqlite_master WHERE type='table' AND name='__drizzle_migrations'")
+    .get();
+  if (!table) return 0;
+  const row = db.$client.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get() as { n: number };
+  return row.n;
+}
+
+/** How many migrations this build ships (the schema version `svc server status` reports). */
+export function shippedMigrationCount(): number {
+  const journal = JSON.parse(fs.readFileSync(path.join(MIGRATIONS_DIR, 'meta/_journal.json'), 'utf8')) as {
+    entries: unknown[];
+  };
+  return journal.entries.length;
+}
+
+/** Runs fn in one SQLite transaction. better-sqlite3 is synchronous: fn must not await. */
+export function transaction<T>(db: Db, fn: (tx: Db) => T): T {
+  return db.$client.transaction(() => fn(db))();
+}

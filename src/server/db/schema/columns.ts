@@ -1,0 +1,14 @@
+import { randomUUID } from 'node:crypto';
+import { text } from 'drizzle-orm/sqlite-core';
+
+/** Every row has a UUID primary key (01 §1). */
+export const id = () => text().primaryKey().$defaultFn(() => randomUUID());
+
+/** Timestamps are ISO 8601 strings in UTC: they sort, compare and serialize without conversion. */
+export const createdAt = () => text().notNull().$defaultFn(() => new Date().toISOString());
+export const updatedAt = () =>
+  text()
+    .notNull()
+    .$defaultFn(() => new Date().toISOString());
+
+export const json = <T>() => text({ mode: 'json' }).$type<T>();

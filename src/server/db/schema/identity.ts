@@ -1,0 +1,152 @@
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { createdAt, id, json, updatedAt } from './columns.js';
+import { organizations, partners } from './tenancy.js';
+
+export const users = sqliteTable(
+  'users',
+  {
+    id: id(),
+    /** Stored lower-cased: e-mail lookups are case-insensitive. */
+    email: text().notNull(),
+    name: text().notNull(),
+    avatarUrl: text(),
+    status: text({ enum: ['active', 'invited', 'disabled'] }).notNull().default('active'),
+    /** scrypt hash (security/passwords.ts); null for passwordless (SSO-provisioned or invited) users. */
+    passwordHash: text(),
+    /** The platform operator: caller scope "system" with every permission. */
+    isSystemAdmin: integer({ mode: 'boolean' }).notNull().default(false),
+    mfaEnabled: integer({ mode: 'boolean' }).notNull().default(false),
+    mfaMethod: text({ enum: ['totp', 'sms'] }),
+    /** AES-256-GCM under the server key (security/crypto.ts). */
+    mfaSecretEnc: text(),
+    /** A secret from setup that becomes mfaSecretEnc once a code proves it. */
+    mfaPendingSecretEnc: text(),
+    phoneNumber: text(),
+    phoneVerified: integer({ mode: 'boolean' }).notNull().default(false),
+    failedLoginCount: integer().notNull().default(0),
+    lockedUntil: text(),
+    lastLoginAt: text(),
+    passwordChangedAt: text(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex('users_email_unique').on(t.email)],
+);
+
+export const roles = sqliteTable(
+  'roles',
+  {
+    id: id(),
+    /** Owner of a custom role; both null for the built-in system roles shared by every tenant. */
+    partnerId: text().references(() => partners.id),
+    orgId: text().references(() => organizations.id),
+    name: text().notNull(),
+    description: text(),
+    scope: text({ enum: ['partner', 'organization'] }).notNull(),
+    isSystem: integer({ mode: 'boolean' }).notNull().default(false),
+    parentRoleId: text(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('roles_partner_idx').on(t.partnerId), index('roles_org_idx').on(t.orgId)],
+);
+
+export const rolePermissions = sqliteTable(
+  'role_permissions',
+  {
+    roleId: text()
+      .notNull()
+      .references(() => roles.id, { onDelete: 'cascade' }),
+    resource: text().notNull(),
+    action: text().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.roleId, t.resource, t.action] })],
+);
+
+/** 01 §2.6 partner-user link. */
+export const partnerUsers = sqliteTable(
+  'partner_users',
+  {
+    partnerId: text()
+      .notNull()
+      .references(() => partners.id),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    roleId: text()
+      .notNull()
+      .references(() => roles.id),
+    orgAccess: text({ enum: ['all', 'selected', 'none'] }).notNull().default('all'),
+    orgIds: json<string[]>(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.partnerId, t.userId] }), index('partner_users_user_idx').on(t.userId)],
+);
+
+/** 01 §2.6 organization-user link, optionally restricted to sites and device groups. */
+export const organizationUsers = sqliteTable(
+  'organization_users',
+  {
+    orgId: text()
+      .notNull()
+      .references(() => organizations.id),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    roleId: text()
+      .notNull()
+      .references(() => roles.id),
+    siteIds: json<string[]>(),
+    deviceGroupIds: json<string[]>(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.userId] }), index('organization_users_user_idx').on(t.userId)],
+);
+
+/** A signed-in session; access tokens name it (`sid`) so revoking it ends them at once. */
+export const sessions = sqliteTable(
+  'sessions',
+  {
+    id: id(),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    mfa: integer({ mode: 'boolean' }).notNull().default(false),
+    ipAddress: text(),
+    userAgent: text(),
+    createdAt: createdAt(),
+    expiresAt: text().notNull(),
+    revokedAt: text(),
+  },
+  (t) => [index('sessions_user_idx').on(t.userId)],
+);
+
+/** Refresh tokens as SHA-256; each refresh revokes the presented one and issues its successor. */
+export const refreshTokens = sqliteTable(
+  'refresh_tokens',
+  {
+    id: id(),
+    sessionId: text()
+      .notNull()
+      .references(() => sessions.id, { onDelete: 'cascade' }),
+    tokenHash: text().notNull(),
+    createdAt: createdAt(),
+    expiresAt: text().notNull(),
+    revokedAt: text(),
+  },
+  (t) => [uniqueIndex('refresh_tokens_hash_unique').on(t.tokenHash), index('refresh_tokens_session_idx').on(t.sessionId)],
+);
+
+export const mfaRecoveryCodes = sqliteTable(
+  'mfa_recovery_codes',
+  {
+    id: id(),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    codeHash: text().notNull(),
+    usedAt: text(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('mfa_recovery_codes_user_idx').on(t.userId)],
+);

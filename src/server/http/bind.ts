@@ -1,0 +1,105 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import {
+  fullPath,
+  isRawResponse,
+  type BodyOf,
+  type EndpointDef,
+  type ParamsOf,
+  type QueryOf,
+  type ResponseOf,
+} from '../../contract/endpoint.js';
+import type { RequestContext } from './caller.js';
+import { validationError } from './validation.js';
+
+export interface HandlerInput<E extends EndpointDef> {
+  params: ParamsOf<E>;
+  query: QueryOf<E>;
+  body: BodyOf<E>;
+  ctx: RequestContext;
+  request: FastifyRequest;
+  reply: FastifyReply;
+}
+
+/** A handler returns the response body, or (for raw responses) sends it itself and returns nothing. */
+export type Handler<E extends EndpointDef> = (input: HandlerInput<E>) => Promise<ResponseOf<E> | undefined> | ResponseOf<E> | undefined;
+
+/** Resolves the request context and enforces the endpoint's auth declaration (http/guard.ts). */
+export type Guard = (request: FastifyRequest, reply: FastifyReply, def: EndpointDef) => Promise<RequestContext>;
+
+/** Wraps a create call so a repeated Idempotency-Key replays the first response (http/idempotency.ts). */
+export type IdempotencyWrapper = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  ctx: RequestContext,
+  run: () => Promise<{ status: number; body: unknown }>,
+) => Promise<{ status: number; body: unknown; replayed: boolean }>;
+
+export interface BindDeps {
+  guard: Guard;
+  idempotency: IdempotencyWrapper;
+}
+
+/** Every endpoint bound so far, so a test can prove the contract is fully served. */
+export const BOUND = Symbol('svc.boundEndpoints');
+
+function parseInput(schema: z.ZodType | undefined, value: unknown, where: 'params' | 'query' | 'body'): unknown {
+  if (!schema) return undefined;
+  // An absent JSON body is an empty object to the schema, so "required" messages name the fields.
+  const input = where === 'body' && (value === undefined || value === null) ? {} : value;
+  const result = schema.safeParse(input);
+  if (!result.success) throw validationError(result.error, where);
+  return result.data;
+}
+
+function successStatus(def: EndpointDef): number {
+  const statuses = Object.keys(def.responses)
+    .map(Number)
+    .filter((s) => s >= 200 && s < 300)
+    .sort((a, b) => a - b);
+  return statuses[0] ?? 200;
+}
+
+/** Registers one contract endpoint on the app: auth, input validation, the handler, output serialization. */
+export function bind<E extends EndpointDef>(app: FastifyInstance, deps: BindDeps, def: E, handler: Handler<E>): void {
+  const status = successStatus(def);
+  const responseSpec = def.responses[status];
+  const bound = ((app as unknown as Record<symbol, Set<EndpointDef>>)[BOUND] ??= new Set());
+  bound.add(def);
+
+  app.route({
+    method: def.method,
+    url: fullPath(def),
+    config: { endpoint: def },
+    handler: async (request, reply) => {
+      const ctx = await deps.guard(request, reply, def);
+      const params = parseInput(def.params, request.params, 'params') as ParamsOf<E>;
+      const query = parseInput(def.query, request.query, 'query') as QueryOf<E>;
+      const body = parseInput(def.body, request.body, 'body') as BodyOf<E>;
+
+      const run = async () => {
+        const result = await handler({ params, query, body, ctx, request, reply });
+        if (isRawResponse(responseSpec) || reply.sent) return { status, body: undefined };
+        // A handler may pick another declared status (readiness answers 503 with the same body shape).
+        const chosen = reply.statusCode !== 200 && def.responses[reply.statusCode] ? reply.statusCode : status;
+        const spec = def.responses[chosen];
+        // Response schemas strip every field they do not list: hashes and secrets never leave the server.
+        const serialized = spec && !isRawResponse(spec) ? spec.parse(result) : result;
+        return { status: chosen, body: serialized };
+      };
+
+      if (def.idempotent && request.headers['idempotency-key'] !== undefined) {
+        const outcome = await deps.idempotency(request, reply, ctx, run);
+        if (outcome.replayed) reply.header('idempotent-replayed', 'true');
+        return reply.code(outcome.status).send(outcome.body);
+      }
+      const outcome = await run();
+      if (reply.sent || isRawResponse(responseSpec)) return reply;
+      return reply.code(outcome.status).send(outcome.body);
+    },
+  });
+}
+
+export function boundEndpoints(app: FastifyInstance): Set<EndpointDef> {
+  return (app as unknown as Record<symbol, Set<EndpointDef> | undefined>)[BOUND] ?? new Set();
+}

@@ -1,0 +1,86 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { EndpointDef } from '../../contract/endpoint.js';
+import type { Guard } from './bind.js';
+import { grants, systemContext, type Caller, type RequestContext } from './caller.js';
+import { HttpError, forbidden, unauthorized } from './errors.js';
+
+export interface CredentialResolvers {
+  /** A bearer access token → the user caller; null when the token or its session is not valid. */
+  session(token: string): Promise<Caller | null>;
+  /** An X-API-Key value → the key's caller, or throws the 401/429 of 01 §5.2 (modules/api-keys). */
+  apiKey?(key: string, request: FastifyRequest, reply: FastifyReply): Promise<Caller>;
+  /** An agent bearer token for /agents/:id/* → the agent caller (modules/devices). */
+  agent?(token: string, request: FastifyRequest): Promise<Caller>;
+}
+
+export interface GuardOptions {
+  resolvers: CredentialResolvers;
+  mfaEnabled: boolean;
+  clientIp(request: FastifyRequest): string | null;
+}
+
+function anonymous(request: FastifyRequest, ip: string | null): RequestContext {
+  const ctx = systemContext(request.id);
+  return {
+    caller: { ...ctx.caller, name: null, permissions: [], mfa: false },
+    ip,
+    userAgent: request.headers['user-agent'] ?? null,
+    requestId: request.id,
+  };
+}
+
+function bearerToken(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1] ?? null;
+}
+
+/** The one guard: authenticates the request and enforces the endpoint's declared auth (01 §5, 04 notes). */
+export function createGuard(options: GuardOptions): Guard {
+  const { resolvers } = options;
+  return async (request, reply, def: EndpointDef) => {
+    const ip = options.clientIp(request);
+    const rule = def.auth;
+    if (rule.public) return anonymous(request, ip);
+
+    let caller: Caller;
+    if (rule.agent) {
+      const token = bearerToken(request);
+      if (!token || !resolvers.agent) throw unauthorized();
+      caller = await resolvers.agent(token, request);
+    } else {
+      const apiKey = request.headers['x-api-key'];
+      if (typeof apiKey === 'string' && resolvers.apiKey) {
+        // 01 §5.3: with both credentials present the API key wins.
+        caller = await resolvers.apiKey(apiKey, request, reply);
+        if (rule.sessionOnly) throw forbidden('This endpoint requires a user session, not an API key', 'SESSION_REQUIRED');
+      } else {
+        const token = bearerToken(request);
+        if (!token) throw unauthorized('Missing or invalid authorization header');
+        const resolved = await resolvers.session(token);
+        if (!resolved) throw unauthorized('Invalid or expired token', 'INVALID_TOKEN');
+        caller = resolved;
+      }
+    }
+
+    if (caller.partnerStatus && caller.partnerStatus !== 'active' && !rule.allowInactivePartner) {
+      throw new HttpError(403, 'Account inactive', 'PARTNER_INACTIVE', undefined, { status: caller.partnerStatus });
+    }
+    if (rule.callerScopes && !rule.callerScopes.includes(caller.scope)) throw forbidden();
+    if (caller.kind === 'apiKey') {
+      // 01 §5.4: at least one of the route's scopes; `*` satisfies all; empty scopes are denied here and
+      // allowed on unprotected routes.
+      const needed = rule.keyScopes ?? (rule.permission ? [rule.permission] : []);
+      if (needed.length > 0 && !needed.some((scope) => grants(caller.permissions, scope))) {
+        throw forbidden('Insufficient permissions', 'INSUFFICIENT_SCOPE');
+      }
+    } else if (rule.permission && !grants(caller.permissions, rule.permission)) {
+      throw forbidden();
+    }
+    if (rule.mfa && options.mfaEnabled && caller.kind === 'user' && !caller.mfa) {
+      throw forbidden('MFA required', 'MFA_REQUIRED');
+    }
+    return { caller, ip, userAgent: request.headers['user-agent'] ?? null, requestId: request.id };
+  };
+}

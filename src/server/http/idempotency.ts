@@ -1,0 +1,55 @@
+import { and, eq, lt } from 'drizzle-orm';
+import type { Db } from '../db/connection.js';
+import { idempotencyKeys } from '../db/schema/index.js';
+import { sha256Hex } from '../security/crypto.js';
+import { stableStringify } from '../lib/stable-json.js';
+import type { IdempotencyWrapper } from './bind.js';
+import { HttpError, badRequest, conflict, unprocessable } from './errors.js';
+
+export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+const PENDING = 0;
+
+/** Idempotency-Key on creating POSTs: the same key and body from the same caller within 24 hours replays the
+ * first response without creating again; the same key with another body is 422. */
+export function createIdempotency(db: Db): IdempotencyWrapper {
+  return async (request, _reply, ctx, run) => {
+    const key = String(request.headers['idempotency-key']);
+    if (key.length < 1 || key.length > 255) throw badRequest('Idempotency-Key must be 1-255 characters');
+    const who = ctx.caller.apiKeyId ?? ctx.caller.userId ?? 'anonymous';
+    const scopeKey = sha256Hex(`${who}\n${request.method}\n${request.routeOptions.url ?? request.url}\n${key}`);
+    const requestHash = sha256Hex(stableStringify(request.body ?? null));
+    const cutoff = new Date(Date.now() - IDEMPOTENCY_TTL_MS).toISOString();
+
+    const existing = db.$client.transaction(() => {
+      db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.scopeKey, scopeKey), lt(idempotencyKeys.createdAt, cutoff))).run();
+      const found = db.select().from(idempotencyKeys).where(eq(idempotencyKeys.scopeKey, scopeKey)).get();
+      if (!found) db.insert(idempotencyKeys).values({ scopeKey, requestHash, status: PENDING, body: '' }).run();
+      return found;
+    })();
+    if (existing) {
+      if (existing.requestHash !== requestHash) {
+        throw unprocessable('Idempotency-Key was already used with a different request body', 'IDEMPOTENCY_KEY_REUSED');
+      }
+      if (existing.status === PENDING) throw conflict('A request with this Idempotency-Key is still in progress', 'IDEMPOTENCY_IN_PROGRESS');
+      return { status: existing.status, body: JSON.parse(existing.body) as unknown, replayed: true };
+    }
+    try {
+      const outcome = await run();
+      db.update(idempotencyKeys)
+        .set({ status: outcome.status, body: JSON.stringify(outcome.body ?? null) })
+        .where(eq(idempotencyKeys.scopeKey, scopeKey))
+        .run();
+      return { ...outcome, replayed: false };
+    } catch (err) {
+      // A failed attempt leaves nothing behind: the client may retry with the same key.
+      db.delete(idempotencyKeys).where(eq(idempotencyKeys.scopeKey, scopeKey)).run();
+      throw err instanceof HttpError || err instanceof Error ? err : new Error(String(err));
+    }
+  };
+}
+
+/** Forgets replay records older than 24 hours (run by a periodic job). */
+export function purgeIdempotencyKeys(db: Db): number {
+  const cutoff = new Date(Date.now() - IDEMPOTENCY_TTL_MS).toISOString();
+  return db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, cutoff)).run().changes;
+}

@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import { and, desc, eq } from 'drizzle-orm';
+import type { Db } from '../../db/connection.js';
+import { auditLogs } from '../../db/schema/index.js';
+import type { RequestContext } from '../../http/caller.js';
+import { sha256Hex } from '../../security/crypto.js';
+import { stableStringify } from '../../lib/stable-json.js';
+
+export const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
+export const GENESIS = '0'.repeat(64);
+
+export interface AuditEntry {
+  action: string;
+  resourceType: string;
+  resourceId?: string | null;
+  resourceName?: string | null;
+  orgId?: string | null;
+  partnerId?: string | null;
+  details?: Record<string, unknown>;
+  result?: 'success' | 'failure' | 'denied';
+  errorMessage?: string | null;
+}
+
+type AuditRow = typeof auditLogs.$inferSelect;
+
+export function chainOf(orgId: string | null | undefined, partnerId: string | null | undefined): string {
+  if (orgId) return `o:${orgId}`;
+  if (partnerId) return `p:${partnerId}`;
+  return 'platform';
+}
+
+/** The fields a checksum covers: everything but the checksum itself. */
+export function checksumOf(row: Omit<AuditRow, 'checksum'>): string {
+  const { prevChecksum, ...fields } = row;
+  return sha256Hex(`${prevChecksum}\n${stableStringify(fields)}`);
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Appends an audit entry (03 §2.6) inside the caller's transaction. Each entry's checksum covers its fields
+ * and the previous entry's checksum in the same chain, so an edited or deleted row breaks verification.
+ */
+export function recordAudit(tx: Db, ctx: RequestContext, entry: AuditEntry): AuditRow {
+  const { caller } = ctx;
+  const partnerId = entry.partnerId !== undefined ? entry.partnerId : caller.partnerId;
+  const orgId = entry.orgId ?? null;
+  const chain = chainOf(orgId, partnerId);
+  const last = tx
+    .select({ seq: auditLogs.seq, checksum: auditLogs.checksum })
+    .from(auditLogs)
+    .where(eq(auditLogs.chain, chain))
+    .orderBy(desc(auditLogs.seq))
+    .limit(1)
+    .get();
+
+  const rawActorId = caller.apiKeyId ?? caller.agentId ?? caller.userId;
+  const actorType = caller.apiKeyId ? 'api_key' : caller.agentId ? 'agent' : caller.userId ? 'user' : 'system';
+  const details: Record<string, unknown> = { ...(entry.details ?? {}) };
+  // 03 §2.6: non-UUID actor and resource ids are stored as the zero UUID with the original in details.
+  let actorId = rawActorId ?? ZERO_UUID;
+  if (!UUID_RE.test(actorId)) {
+    details.rawActorId = actorId;
+    actorId = ZERO_UUID;
+  }
+  let resourceId = entry.resourceId ?? null;
+  if (resourceId !== null && !UUID_RE.test(resourceId)) {
+    details.rawResourceId = resourceId;
+    resourceId = ZERO_UUID;
+  }
+
+  const row: Omit<AuditRow, 'checksum'> = {
+    id: randomUUID(),
+    orgId,
+    partnerId: partnerId ?? null,
+    chain,
+    seq: (last?.seq ?? 0) + 1,
+    timestamp: new Date().toISOString(),
+    actorType,
+    actorId,
+    actorEmail: caller.email?.slice(0, 255) ?? null,
+    action: entry.action.slice(0, 100),
+    resourceType: entry.resourceType.slice(0, 50),
+    resourceId,
+    resourceName: entry.resourceName?.slice(0, 255) ?? null,
+    details,
+    ipAddress: ctx.ip?.slice(0, 45) ?? null,
+    userAgent: ctx.userAgent ?? null,
+    result: entry.result ?? 'success',
+    errorMessage: entry.errorMessage ?? null,
+    prevChecksum: last?.checksum ?? GENESIS,
+  };
+  const full: AuditRow = { ...row, checksum: checksumOf(row) };
+  tx.insert(auditLogs).values(full).run();
+  return full;
+}
+
+export interface ChainReport {
+  chain: string;
+  entries: number;
+  valid: boolean;
+  /** The first entry whose checksum or link does not hold, with why. */
+  firstBroken: { id: string | null; seq: number; reason: string } | null;
+}
+
+/** Walks one chain in seq order and checks every link and checksum; a missing seq is a deleted row. */
+export function verifyChain(db: Db, chain: string): ChainReport {
+  const rows = db
+    .select()
+    .from(auditLogs)
+    .where(and(eq(auditLogs.chain, chain)))
+    .orderBy(auditLogs.seq)
+    .all();
+  let prev = GENESIS;
+  let expectedSeq = 1;
+  let entries = 0;
+  for (const row of rows) {
+    entries++;
+    const { checksum, ...rest } = row;
+    let reason: string | null = null;
+    if (row.seq !== expectedSeq) reason = `entry ${expectedSeq} is missing`;
+    else if (row.prevChecksum !== prev) reason = 'link to the previous entry does not match';
+    else if (checksumOf(rest) !== checksum) reason = 'checksum does not match the entry';
+    if (reason) {
+      return { chain, entries, valid: false, firstBroken: { id: row.id, seq: row.seq, reason } };
+    }
+    prev = checksum;
+    expectedSeq++;
+  }
+  return { chain, entries, valid: true, firstBroken: null };
+}

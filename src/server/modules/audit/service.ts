@@ -1,0 +1,130 @@
+import { Readable } from 'node:stream';
+import { stringify } from 'csv-stringify';
+import { and, asc, desc, eq, gt, gte, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import type { z } from 'zod';
+import type { AuditFilterSchema } from '../../../contract/audit.js';
+import type { Db } from '../../db/connection.js';
+import { auditLogs } from '../../db/schema/index.js';
+import type { RequestContext } from '../../http/caller.js';
+import { notFound, orgAccessDenied } from '../../http/errors.js';
+import { countRows, page, paged, type Paged } from '../../lib/paging.js';
+import { neutraliseFormula } from '../../lib/csv-safety.js';
+import { accessibleOrgIds, canAccessOrg } from '../tenancy/access.js';
+import { verifyChain, type ChainReport } from './recorder.js';
+
+type AuditRow = typeof auditLogs.$inferSelect;
+type AuditFilter = Omit<z.infer<typeof AuditFilterSchema>, 'page' | 'limit'> & { q?: string | undefined };
+
+export const AUDIT_EXPORT_COLUMNS = [
+  'id', 'timestamp', 'orgId', 'partnerId', 'actorType', 'actorId', 'actorEmail', 'action', 'resourceType',
+  'resourceId', 'resourceName', 'result', 'errorMessage', 'ipAddress', 'userAgent', 'details', 'checksum',
+] as const;
+
+function escapeLike(value: string): string {
+  return `%${value.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+function ciContains(column: SQL | SQLiteColumn, value: string): SQL {
+  return sql`lower(${column}) LIKE ${escapeLike(value)} ESCAPE '\\'`;
+}
+
+/** The platform audit log (03 §2.6, §4.4): read, search, export and verify, within the caller's reach. */
+export class AuditService {
+  constructor(private readonly db: Db) {}
+
+  /** Rows the caller may see: system all; partner its partner's rows for organizations it reaches and the
+   * partner-level rows; organization its own organization's rows. */
+  private visibility(ctx: RequestContext, orgId?: string): SQL | undefined {
+    const { caller } = ctx;
+    if (orgId && !canAccessOrg(this.db, caller, orgId)) throw orgAccessDenied();
+    const byOrg = orgId ? eq(auditLogs.orgId, orgId) : undefined;
+    if (caller.scope === 'system') return byOrg;
+    if (caller.scope === 'organization') return eq(auditLogs.orgId, caller.orgId ?? '');
+    const ids = accessibleOrgIds(this.db, caller) ?? [];
+    const reach = or(isNull(auditLogs.orgId), ids.length ? inArray(auditLogs.orgId, ids) : sql`0`);
+    return and(eq(auditLogs.partnerId, caller.partnerId ?? ''), reach, byOrg);
+  }
+
+  private conditions(ctx: RequestContext, filter: AuditFilter): SQL | undefined {
+    const parts: (SQL | undefined)[] = [this.visibility(ctx, filter.orgId)];
+    if (filter.user) parts.push(or(ciContains(sql`coalesce(${auditLogs.actorEmail}, '')`, filter.user), eq(auditLogs.actorId, filter.user)));
+    if (filter.action) parts.push(ciContains(auditLogs.action, filter.action));
+    if (filter.resource) {
+      parts.push(or(ciContains(auditLogs.resourceType, filter.resource), ciContains(sql`coalesce(${auditLogs.resourceName}, '')`, filter.resource), eq(sql`coalesce(${auditLogs.resourceId}, '')`, filter.resource)));
+    }
+    if (filter.from) parts.push(gte(auditLogs.timestamp, new Date(filter.from).toISOString()));
+    if (filter.to) parts.push(lt(auditLogs.timestamp, new Date(filter.to).toISOString()));
+    if (filter.q) {
+      parts.push(
+        or(
+          ciContains(auditLogs.action, filter.q),
+          ciContains(sql`coalesce(${auditLogs.actorEmail}, '')`, filter.q),
+          ciContains(auditLogs.resourceType, filter.q),
+          ciContains(sql`coalesce(${auditLogs.resourceName}, '')`, filter.q),
+          ciContains(sql`${auditLogs.details}`, filter.q),
+        ),
+      );
+    }
+    return and(...parts.filter((p): p is SQL => p !== undefined));
+  }
+
+  list(ctx: RequestContext, query: AuditFilter & { page: number; limit: number }): Paged<AuditRow> {
+    const where = this.conditions(ctx, query);
+    const rows = page(this.db.select().from(auditLogs).where(where).orderBy(desc(auditLogs.timestamp), desc(auditLogs.id)).$dynamic(), query).all();
+    return paged(rows, query, countRows(this.db, auditLogs, where));
+  }
+
+  get(ctx: RequestContext, id: string): AuditRow {
+    const row = this.db.select().from(auditLogs).where(and(eq(auditLogs.id, id), this.visibility(ctx))).get();
+    if (!row) throw notFound('Audit log entry not found');
+    return row;
+  }
+
+  /** Matching rows oldest first, read from the database in keyset-paged batches as the socket drains. */
+  exportStream(ctx: RequestContext, filter: AuditFilter, format: 'csv' | 'jsonl'): Readable {
+    const where = this.conditions(ctx, filter);
+    const db = this.db;
+    async function* rows(): AsyncGenerator<AuditRow> {
+      let after: { timestamp: string; id: string } | null = null;
+      for (;;) {
+        const keyset: SQL | undefined = after
+          ? or(gt(auditLogs.timestamp, after.timestamp), and(eq(auditLogs.timestamp, after.timestamp), gt(auditLogs.id, after.id)))
+          : undefined;
+        const batch: AuditRow[] = db.select().from(auditLogs).where(and(where, keyset)).orderBy(asc(auditLogs.timestamp), asc(auditLogs.id)).limit(500).all();
+        if (batch.length === 0) return;
+        for (const row of batch) yield row;
+        const last: AuditRow | undefined = batch[batch.length - 1];
+        if (!last) return;
+        after = { timestamp: last.timestamp, id: last.id };
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+    if (format === 'jsonl') {
+      return Readable.from((async function* () {
+        for await (const row of rows()) yield `${JSON.stringify(Object.fromEntries(AUDIT_EXPORT_COLUMNS.map((c) => [c, row[c]])))}\n`;
+      })());
+    }
+    const csv = stringify({
+      header: true,
+      columns: [...AUDIT_EXPORT_COLUMNS],
+      record_delimiter: '\n',
+      cast: { string: neutraliseFormula, object: (value) => neutraliseFormula(JSON.stringify(value)) },
+    });
+    return Readable.from(rows()).pipe(csv);
+  }
+
+  /** Verifies every chain the caller can see (or one organization's). */
+  verify(ctx: RequestContext, orgId?: string): { valid: boolean; chains: ChainReport[] } {
+    const chains = this.db
+      .selectDistinct({ chain: auditLogs.chain })
+      .from(auditLogs)
+      .where(this.visibility(ctx, orgId))
+      .orderBy(asc(auditLogs.chain))
+      .all()
+      .map((r) => verifyChain(this.db, r.chain));
+    return { valid: chains.every((c) => c.valid), chains };
+  }
+}
+
+

@@ -1,0 +1,195 @@
+import { eq } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { MeUpdateSchema } from '../../../contract/auth.js';
+import type { ServerConfig } from '../../config.js';
+import type { Db } from '../../db/connection.js';
+import { users } from '../../db/schema/index.js';
+import type { Caller, RequestContext } from '../../http/caller.js';
+import { badRequest, notFound, tooManyRequests, unauthorized } from '../../http/errors.js';
+import { hashPassword, passwordProblem, verifyPassword } from '../../security/passwords.js';
+import { SlidingWindowLimiter } from '../../security/sliding-window.js';
+import type { TokenSigner } from '../../security/tokens.js';
+import { recordAudit } from '../audit/recorder.js';
+import { resolveUserCaller, roleNames } from './caller-resolver.js';
+import type { IssuedTokens, SessionService } from './sessions.js';
+
+export type User = typeof users.$inferSelect;
+
+export const MFA_TEMP_TOKEN_TTL_SECONDS = 300;
+const INVALID_CREDENTIALS = 'Invalid email or password';
+
+export type LoginOutcome =
+  | { mfaRequired: true; tempToken: string; mfaMethod: 'totp' | 'sms' }
+  | { mfaRequired: false; user: User; tokens: IssuedTokens };
+
+export function publicUser(user: User) {
+  return { id: user.id, email: user.email, name: user.name, mfaEnabled: user.mfaEnabled };
+}
+
+/** Sign-in (01 §4.5, §5.7): password login with throttling and lockout, sessions, and the signed-in user. */
+export class AuthService {
+  readonly limiter = new SlidingWindowLimiter();
+
+  constructor(
+    private readonly db: Db,
+    private readonly config: ServerConfig,
+    private readonly sessions: SessionService,
+    private readonly signer: TokenSigner,
+  ) {}
+
+  findUserByEmail(email: string): User | undefined {
+    return this.db.select().from(users).where(eq(users.email, email.trim().toLowerCase())).get();
+  }
+
+  getUser(id: string): User {
+    const user = this.db.select().from(users).where(eq(users.id, id)).get();
+    if (!user) throw notFound('User not found');
+    return user;
+  }
+
+  /** The request context of a user who has just proved who they are (for audit attribution). */
+  contextFor(user: User, base: RequestContext): RequestContext {
+    const resolved = resolveUserCaller(this.db, user.id, { sessionId: null, mfa: false });
+    return resolved.ok ? { ...base, caller: resolved.caller } : base;
+  }
+
+  private throttle(key: string, limit: number, windowSeconds: number, message: string): void {
+    const { allowed, retryAfterSeconds } = this.limiter.hit(key, limit, windowSeconds * 1000);
+    if (!allowed) throw tooManyRequests(message, retryAfterSeconds, 'TOO_MANY_ATTEMPTS');
+  }
+
+  async login(ctx: RequestContext, emailInput: string, password: string): Promise<LoginOutcome> {
+    const t = this.config.throttle;
+    const email = emailInput.trim().toLowerCase();
+    this.throttle(`login:ip:${ctx.ip ?? ''}`, t.loginPerIp, t.loginWindowSeconds, 'Too many login attempts');
+    this.throttle(`login:ip-email:${ctx.ip ?? ''}:${email}`, t.loginPerEmail, t.loginWindowSeconds, 'Too many login attempts');
+
+    const user = this.findUserByEmail(email);
+    const passwordOk = await verifyPassword(password, user?.passwordHash);
+    const nowIso = new Date().toISOString();
+    if (!user) throw unauthorized(INVALID_CREDENTIALS, 'INVALID_CREDENTIALS');
+
+    const userCtx = this.contextFor(user, ctx);
+    const locked = user.lockedUntil !== null && user.lockedUntil > nowIso;
+    if (!passwordOk || locked || user.status !== 'active') {
+      this.recordFailure(userCtx, user, locked ? 'locked' : passwordOk ? `status ${user.status}` : 'bad password');
+      throw unauthorized(INVALID_CREDENTIALS, 'INVALID_CREDENTIALS');
+    }
+    this.limiter.reset(`login:fail:${user.id}`);
+
+    if (user.mfaEnabled && this.config.features.mfa) {
+      const tempToken = await this.signer.sign({ sub: user.id, typ: 'mfa_pending' }, MFA_TEMP_TOKEN_TTL_SECONDS);
+      return { mfaRequired: true, tempToken, mfaMethod: user.mfaMethod ?? 'totp' };
+    }
+    const tokens = await this.startSession(userCtx, user, false);
+    return { mfaRequired: false, user, tokens };
+  }
+
+  /** Five failures within the lockout window lock the account for the rest of it (04 wire notes). */
+  private recordFailure(ctx: RequestContext, user: User, reason: string): void {
+    const t = this.config.throttle;
+    const windowMs = t.lockoutSeconds * 1000;
+    this.limiter.hit(`login:fail:${user.id}`, Number.MAX_SAFE_INTEGER, windowMs);
+    const failures = this.limiter.count(`login:fail:${user.id}`, windowMs);
+    this.db.$client.transaction(() => {
+      if (failures >= t.lockoutFailures && !(user.lockedUntil && user.lockedUntil > new Date().toISOString())) {
+        this.db
+          .update(users)
+          .set({ lockedUntil: new Date(Date.now() + windowMs).toISOString(), failedLoginCount: failures })
+          .where(eq(users.id, user.id))
+          .run();
+      }
+      recordAudit(this.db, ctx, { action: 'user.login.failed', resourceType: 'user', resourceId: user.id, resourceName: user.email, orgId: ctx.caller.orgId, result: 'failure', details: { reason } });
+    })();
+  }
+
+  /** Issues a session for a user who passed every factor, and records the login. */
+  async startSession(ctx: RequestContext, user: User, mfa: boolean, details: Record<string, unknown> = {}): Promise<IssuedTokens> {
+    const tokens = await this.sessions.issue(user.id, mfa, { ip: ctx.ip, userAgent: ctx.userAgent });
+    this.db.$client.transaction(() => {
+      this.db.update(users).set({ lastLoginAt: new Date().toISOString(), failedLoginCount: 0, lockedUntil: null }).where(eq(users.id, user.id)).run();
+      recordAudit(this.db, ctx, { action: 'user.login', resourceType: 'user', resourceId: user.id, resourceName: user.email, orgId: ctx.caller.orgId, details: { ...details, mfa } });
+    })();
+    return tokens;
+  }
+
+  async refresh(ctx: RequestContext, refreshToken: string): Promise<IssuedTokens> {
+    const issued = await this.sessions.refresh(refreshToken);
+    const user = this.getUser(issued.userId);
+    if (user.status !== 'active') {
+      this.db.$client.transaction(() => this.sessions.revokeAllForUser(this.db, user.id))();
+      throw unauthorized('Invalid or expired refresh token', 'INVALID_REFRESH_TOKEN');
+    }
+    void ctx;
+    return issued;
+  }
+
+  logout(ctx: RequestContext): void {
+    const userId = ctx.caller.userId;
+    if (!userId) return;
+    this.db.$client.transaction(() => {
+      this.sessions.revokeAllForUser(this.db, userId);
+      recordAudit(this.db, ctx, { action: 'user.logout', resourceType: 'user', resourceId: userId, resourceName: ctx.caller.email, orgId: ctx.caller.orgId });
+    })();
+  }
+
+  /**
+   * 01 §4.5 change-password: the current password must verify (401), the new one must be strong (400) and
+   * differ from it (400). The hash changes and every session of the account ends in one transaction.
+   */
+  async changePassword(ctx: RequestContext, currentPassword: string, newPassword: string): Promise<void> {
+    const user = this.getUser(ctx.caller.userId ?? '');
+    const t = this.config.throttle;
+    // Guessing the current password with a stolen session is throttled like login: failures only count.
+    const failKey = `password-change:fail:${user.id}`;
+    if (this.limiter.count(failKey, t.loginWindowSeconds * 1000) >= t.loginPerEmail) {
+      this.throttle(failKey, t.loginPerEmail, t.loginWindowSeconds, 'Too many password change attempts');
+    }
+    if (!(await verifyPassword(currentPassword, user.passwordHash))) {
+      this.limiter.hit(failKey, Number.MAX_SAFE_INTEGER, t.loginWindowSeconds * 1000);
+      throw unauthorized('Current password is incorrect', 'INVALID_CURRENT_PASSWORD');
+    }
+    const problem = passwordProblem(newPassword);
+    if (problem) throw badRequest(problem, 'WEAK_PASSWORD');
+    if (newPassword === currentPassword) throw badRequest('New password must be different from the current password', 'PASSWORD_UNCHANGED');
+    const passwordHash = await hashPassword(newPassword);
+    this.db.$client.transaction(() => {
+      const now = new Date().toISOString();
+      this.db.update(users).set({ passwordHash, passwordChangedAt: now, updatedAt: now }).where(eq(users.id, user.id)).run();
+      this.sessions.revokeAllForUser(this.db, user.id);
+      recordAudit(this.db, ctx, { action: 'user.password.change', resourceType: 'user', resourceId: user.id, resourceName: user.email, orgId: ctx.caller.orgId, details: { sessionsRevoked: true } });
+    })();
+  }
+
+  /** Resolves a bearer access token to its caller (the guard's session resolver). */
+  async callerForAccessToken(token: string): Promise<Caller | null> {
+    const session = await this.sessions.verifyAccess(token);
+    if (!session) return null;
+    const resolved = resolveUserCaller(this.db, session.userId, session);
+    return resolved.ok ? resolved.caller : null;
+  }
+
+  me(ctx: RequestContext) {
+    const user = this.getUser(ctx.caller.userId ?? '');
+    const roleName = ctx.caller.roleId ? (roleNames(this.db, [ctx.caller.roleId]).get(ctx.caller.roleId) ?? null) : null;
+    return {
+      ...user,
+      scope: ctx.caller.scope,
+      partnerId: ctx.caller.partnerId,
+      orgId: ctx.caller.orgId,
+      roleId: ctx.caller.roleId,
+      roleName,
+      permissions: ctx.caller.permissions,
+    };
+  }
+
+  updateMe(ctx: RequestContext, body: z.infer<typeof MeUpdateSchema>) {
+    const userId = ctx.caller.userId ?? '';
+    this.db.$client.transaction(() => {
+      const changes = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
+      this.db.update(users).set({ ...changes, updatedAt: new Date().toISOString() }).where(eq(users.id, userId)).run();
+      recordAudit(this.db, ctx, { action: 'user.update', resourceType: 'user', resourceId: userId, resourceName: ctx.caller.email, orgId: ctx.caller.orgId, details: { changes: Object.keys(changes) } });
+    })();
+    return this.me(ctx);
+  }
+}

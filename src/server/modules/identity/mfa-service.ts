@@ -1,0 +1,267 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import type { ServerConfig } from '../../config.js';
+import type { Db } from '../../db/connection.js';
+import { mfaRecoveryCodes, users } from '../../db/schema/index.js';
+import type { RequestContext } from '../../http/caller.js';
+import { HttpError, badRequest, forbidden, tooManyRequests, unauthorized } from '../../http/errors.js';
+import type { SecretBox } from '../../security/crypto.js';
+import { SlidingWindowLimiter } from '../../security/sliding-window.js';
+import type { TokenSigner } from '../../security/tokens.js';
+import { TOTP_PERIOD_SECONDS, hashRecoveryCode, isTotpCode, newRecoveryCodes, newTotpEnrollment, totpStep } from '../../security/totp.js';
+import { recordAudit } from '../audit/recorder.js';
+import type { TenancyService } from '../tenancy/service.js';
+import type { AuthService, User } from './auth-service.js';
+import type { IssuedTokens, SessionService } from './sessions.js';
+
+const INVALID_CODE = 'Invalid MFA code';
+/** How many users' last accepted TOTP steps are kept before stale ones are swept. */
+const STEP_SWEEP_THRESHOLD = 10_000;
+
+export interface MfaSetupResult {
+  secret: string;
+  otpAuthUrl: string;
+  qrCodeDataUrl: string;
+  recoveryCodes: string[];
+}
+
+export interface MfaSessionResult {
+  user: User;
+  tokens: IssuedTokens;
+}
+
+/** Which credential proved the second factor. */
+type ProvenBy = 'totp' | 'recovery_code';
+
+/** TOTP multi-factor authentication (01 §4.5, §5.7): setup, enable, verify (sign-in and step-up),
+ * disable and recovery codes, with the verification throttle of the 04 wire notes. */
+export class MfaService {
+  /** Failed code checks, per user and per client IP. */
+  readonly limiter = new SlidingWindowLimiter();
+  /** The last TOTP time step accepted per user: a code is refused once its step has been used. Kept in
+   * memory: after a restart a code could be replayed only within its remaining ±30 s of validity. */
+  private readonly lastStep = new Map<string, number>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly config: ServerConfig,
+    private readonly box: SecretBox,
+    private readonly signer: TokenSigner,
+    private readonly auth: AuthService,
+    private readonly sessions: SessionService,
+    private readonly tenancy: TenancyService,
+  ) {}
+
+  private requireFeature(): void {
+    if (!this.config.features.mfa) throw badRequest('MFA is disabled on this server', 'MFA_DISABLED');
+  }
+
+  private currentUser(ctx: RequestContext): User {
+    if (!ctx.caller.userId) throw unauthorized();
+    return this.auth.getUser(ctx.caller.userId);
+  }
+
+  private requireEnabled(user: User): string {
+    if (!user.mfaEnabled || !user.mfaSecretEnc) throw badRequest('MFA is not enabled for this account', 'MFA_NOT_ENABLED');
+    return user.mfaSecretEnc;
+  }
+
+  // ---- throttle (04 wire notes: 5 / 5 min → 429 `Too many MFA attempts`) ----
+
+  private throttleKeys(userId: string, ip: string | null): string[] {
+    return [`mfa:user:${userId}`, `mfa:ip:${ip ?? ''}`];
+  }
+
+  /** Refuses a check while the user or the IP has used up its failures in the window. */
+  private assertNotThrottled(userId: string, ip: string | null): void {
+    const { mfaAttempts, mfaWindowSeconds } = this.config.throttle;
+    const windowMs = mfaWindowSeconds * 1000;
+    for (const key of this.throttleKeys(userId, ip)) {
+      if (this.limiter.count(key, windowMs) < mfaAttempts) continue;
+      // At the limit, hit() records nothing and answers with the time until the oldest failure expires.
+      const { retryAfterSeconds } = this.limiter.hit(key, mfaAttempts, windowMs);
+      throw tooManyRequests('Too many MFA attempts', retryAfterSeconds, 'TOO_MANY_MFA_ATTEMPTS');
+    }
+  }
+
+  private recordFailedCheck(userId: string, ip: string | null): void {
+    const windowMs = this.config.throttle.mfaWindowSeconds * 1000;
+    for (const key of this.throttleKeys(userId, ip)) this.limiter.hit(key, Number.MAX_SAFE_INTEGER, windowMs);
+  }
+
+  // ---- code checks ----
+
+  /** A TOTP code of the (sealed) secret, not yet used: its time step is then consumed. */
+  private acceptTotp(userId: string, sealedSecret: string, code: string): boolean {
+    const step = totpStep(this.box.open(sealedSecret), code);
+    if (step === null) return false;
+    const last = this.lastStep.get(userId);
+    if (last !== undefined && step <= last) return false;
+    this.rememberStep(userId, step);
+    return true;
+  }
+
+  private rememberStep(userId: string, step: number): void {
+    this.lastStep.set(userId, step);
+    if (this.lastStep.size <= STEP_SWEEP_THRESHOLD) return;
+    const stale = Math.floor(Date.now() / 1000 / TOTP_PERIOD_SECONDS) - 2;
+    for (const [id, s] of this.lastStep) if (s < stale) this.lastStep.delete(id);
+  }
+
+  /** An unused recovery code of the user, marked used by the same statement (so it works once). */
+  private consumeRecoveryCode(userId: string, code: string): boolean {
+    const used = this.db
+      .update(mfaRecoveryCodes)
+      .set({ usedAt: new Date().toISOString() })
+      .where(and(eq(mfaRecoveryCodes.userId, userId), eq(mfaRecoveryCodes.codeHash, hashRecoveryCode(code)), isNull(mfaRecoveryCodes.usedAt)))
+      .returning({ id: mfaRecoveryCodes.id })
+      .all();
+    return used.length > 0;
+  }
+
+  /** Checks a code against the user's active factor, throttled; null when it does not match. */
+  private prove(ctx: RequestContext, user: User, code: string, allowRecovery: boolean): ProvenBy | null {
+    const sealed = this.requireEnabled(user);
+    this.assertNotThrottled(user.id, ctx.ip);
+    let provenBy: ProvenBy | null = null;
+    if (isTotpCode(code)) provenBy = this.acceptTotp(user.id, sealed, code) ? 'totp' : null;
+    else if (allowRecovery) provenBy = this.consumeRecoveryCode(user.id, code) ? 'recovery_code' : null;
+    if (!provenBy) this.recordFailedCheck(user.id, ctx.ip);
+    return provenBy;
+  }
+
+  private storeRecoveryCodes(userId: string, codes: string[]): void {
+    this.db.delete(mfaRecoveryCodes).where(eq(mfaRecoveryCodes.userId, userId)).run();
+    this.db
+      .insert(mfaRecoveryCodes)
+      .values(codes.map((code) => ({ userId, codeHash: hashRecoveryCode(code) })))
+      .run();
+  }
+
+  // ---- endpoints ----
+
+  /** POST /auth/mfa/setup: a pending secret (sealed) and fresh recovery codes; both shown once. */
+  async setup(ctx: RequestContext): Promise<MfaSetupResult> {
+    this.requireFeature();
+    const user = this.currentUser(ctx);
+    if (user.mfaEnabled) throw badRequest('MFA is already enabled; disable it before setting it up again', 'MFA_ALREADY_ENABLED');
+    const enrollment = await newTotpEnrollment(user.email);
+    const recoveryCodes = newRecoveryCodes();
+    this.db.$client.transaction(() => {
+      this.db
+        .update(users)
+        .set({ mfaPendingSecretEnc: this.box.seal(enrollment.secret), updatedAt: new Date().toISOString() })
+        .where(eq(users.id, user.id))
+        .run();
+      this.storeRecoveryCodes(user.id, recoveryCodes);
+      recordAudit(this.db, ctx, { action: 'user.mfa.setup', resourceType: 'user', resourceId: user.id, resourceName: user.email, orgId: ctx.caller.orgId, details: { method: 'totp' } });
+    })();
+    return { ...enrollment, recoveryCodes };
+  }
+
+  /** POST /auth/mfa/enable: a code of the pending secret turns MFA on and opens a session with mfa true. */
+  async enable(ctx: RequestContext, code: string): Promise<MfaSessionResult> {
+    this.requireFeature();
+    const user = this.currentUser(ctx);
+    if (user.mfaEnabled) throw badRequest('MFA is already enabled', 'MFA_ALREADY_ENABLED');
+    const pending = user.mfaPendingSecretEnc;
+    if (!pending) throw badRequest('MFA setup has not been started; call /auth/mfa/setup first', 'MFA_SETUP_REQUIRED');
+    this.assertNotThrottled(user.id, ctx.ip);
+    if (!this.acceptTotp(user.id, pending, code)) {
+      this.recordFailedCheck(user.id, ctx.ip);
+      throw badRequest(INVALID_CODE, 'INVALID_MFA_CODE');
+    }
+    const enabled = this.db.$client.transaction(() => {
+      const updated = this.db
+        .update(users)
+        .set({ mfaEnabled: true, mfaMethod: 'totp', mfaSecretEnc: pending, mfaPendingSecretEnc: null, updatedAt: new Date().toISOString() })
+        .where(eq(users.id, user.id))
+        .returning()
+        .get();
+      recordAudit(this.db, ctx, { action: 'user.mfa.enable', resourceType: 'user', resourceId: user.id, resourceName: user.email, orgId: ctx.caller.orgId, details: { method: 'totp' } });
+      return updated;
+    })();
+    const tokens = await this.sessions.issue(user.id, true, { ip: ctx.ip, userAgent: ctx.userAgent });
+    return { user: enabled, tokens };
+  }
+
+  /**
+   * POST /auth/mfa/verify: with a tempToken from login, completes the sign-in; without one, the bearer
+   * session's user steps up to a new session with mfa true. A TOTP code or an unused recovery code.
+   */
+  async verify(ctx: RequestContext, code: string, tempToken: string | undefined, bearer: string | null): Promise<MfaSessionResult> {
+    let userId: string;
+    let stepUp = false;
+    if (tempToken !== undefined) {
+      const claims = await this.signer.verify(tempToken, 'mfa_pending');
+      if (!claims) throw unauthorized('Invalid or expired MFA token', 'INVALID_MFA_TOKEN');
+      userId = claims.sub;
+    } else {
+      if (!bearer) throw unauthorized('Missing or invalid authorization header');
+      const caller = await this.auth.callerForAccessToken(bearer);
+      if (!caller?.userId) throw unauthorized('Invalid or expired token', 'INVALID_TOKEN');
+      userId = caller.userId;
+      stepUp = true;
+    }
+    const user = this.db.select().from(users).where(eq(users.id, userId)).get();
+    if (!user || user.status !== 'active') throw unauthorized('Invalid or expired MFA token', 'INVALID_MFA_TOKEN');
+
+    const userCtx = this.auth.contextFor(user, ctx);
+    const provenBy = this.prove(userCtx, user, code, true);
+    if (!provenBy) {
+      this.db.$client.transaction(() => {
+        recordAudit(this.db, userCtx, { action: 'user.login.failed', resourceType: 'user', resourceId: user.id, resourceName: user.email, orgId: userCtx.caller.orgId, result: 'failure', details: { reason: 'invalid MFA code', stepUp } });
+      })();
+      throw unauthorized(INVALID_CODE, 'INVALID_MFA_CODE');
+    }
+    const tokens = await this.auth.startSession(userCtx, user, true, { mfaMethod: provenBy, stepUp });
+    return { user, tokens };
+  }
+
+  /** POST /auth/mfa/disable: refused (403) while the partner or organization requires MFA. */
+  disable(ctx: RequestContext, code: string): void {
+    const user = this.currentUser(ctx);
+    this.requireEnabled(user);
+    if (this.mfaEnforced(ctx)) throw forbidden('MFA is required by your organization and cannot be disabled', 'MFA_ENFORCED');
+    if (!this.prove(ctx, user, code, true)) throw badRequest(INVALID_CODE, 'INVALID_MFA_CODE');
+    this.db.$client.transaction(() => {
+      this.db
+        .update(users)
+        .set({ mfaEnabled: false, mfaMethod: null, mfaSecretEnc: null, mfaPendingSecretEnc: null, updatedAt: new Date().toISOString() })
+        .where(eq(users.id, user.id))
+        .run();
+      this.db.delete(mfaRecoveryCodes).where(eq(mfaRecoveryCodes.userId, user.id)).run();
+      recordAudit(this.db, ctx, { action: 'user.mfa.disable', resourceType: 'user', resourceId: user.id, resourceName: user.email, orgId: ctx.caller.orgId });
+    })();
+  }
+
+  /** POST /auth/mfa/recovery-codes: a TOTP code replaces every recovery code with a new set. */
+  regenerateRecoveryCodes(ctx: RequestContext, code: string): string[] {
+    const user = this.currentUser(ctx);
+    if (!this.prove(ctx, user, code, false)) throw badRequest(INVALID_CODE, 'INVALID_MFA_CODE');
+    const recoveryCodes = newRecoveryCodes();
+    this.db.$client.transaction(() => {
+      this.storeRecoveryCodes(user.id, recoveryCodes);
+      recordAudit(this.db, ctx, { action: 'user.mfa.recovery_codes.regenerate', resourceType: 'user', resourceId: user.id, resourceName: user.email, orgId: ctx.caller.orgId, details: { count: recoveryCodes.length } });
+    })();
+    return recoveryCodes;
+  }
+
+  /** `requireMfa: true` in the settings of the caller's partner or organization (01 §4.5 disable). */
+  private mfaEnforced(ctx: RequestContext): boolean {
+    const { partnerId, orgId } = ctx.caller;
+    const required = (settings: Record<string, unknown> | undefined) => settings?.requireMfa === true;
+    if (orgId && required(this.lookup(() => this.tenancy.requireOrg(ctx, orgId).settings))) return true;
+    if (partnerId && required(this.lookup(() => this.tenancy.getPartner(partnerId).settings))) return true;
+    return false;
+  }
+
+  /** A tenant that is gone (deleted, out of reach) has no settings to enforce. */
+  private lookup<T>(read: () => T): T | undefined {
+    try {
+      return read();
+    } catch (err) {
+      if (err instanceof HttpError && err.status < 500) return undefined;
+      throw err;
+    }
+  }
+}

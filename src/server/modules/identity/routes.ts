@@ -1,0 +1,145 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { fullPath } from '../../../contract/endpoint.js';
+import { contract } from '../../../contract/index.js';
+import type { ModuleContext } from '../../app-context.js';
+import { clientIpResolver, trustedProxyMatcher } from '../../http/client-ip.js';
+import { unauthorized } from '../../http/errors.js';
+import { safeEqual } from '../../security/crypto.js';
+import { publicUser } from './auth-service.js';
+import { MfaService } from './mfa-service.js';
+import { REGISTRATION_RECEIVED, RegistrationService, type RegistrationKind } from './registration-service.js';
+import type { IssuedTokens } from './sessions.js';
+
+export const REFRESH_COOKIE = 'svc_refresh_token';
+export const CSRF_COOKIE = 'svc_csrf_token';
+export const CSRF_HEADER = 'x-svc-csrf';
+const COOKIE_PATH = '/api/v1/auth';
+
+/** Sets the HTTP-only refresh cookie and its CSRF companion (readable by the page, echoed in x-svc-csrf). */
+export function setSessionCookies(reply: FastifyReply, tokens: IssuedTokens, maxAgeSeconds: number, secure: boolean): void {
+  const common = { path: COOKIE_PATH, sameSite: 'strict' as const, secure, maxAge: maxAgeSeconds };
+  reply.setCookie(REFRESH_COOKIE, tokens.refreshToken, { ...common, httpOnly: true });
+  reply.setCookie(CSRF_COOKIE, randomBytes(16).toString('base64url'), { ...common, httpOnly: false });
+}
+
+export function clearSessionCookies(reply: FastifyReply): void {
+  reply.clearCookie(REFRESH_COOKIE, { path: COOKIE_PATH });
+  reply.clearCookie(CSRF_COOKIE, { path: COOKIE_PATH });
+}
+
+/** 01 §4.5: the refresh token from the body, or from the cookie with the x-svc-csrf header matching. */
+function presentedRefreshToken(request: FastifyRequest, bodyToken: string | undefined): string {
+  if (bodyToken) return bodyToken;
+  const cookie = request.cookies[REFRESH_COOKIE];
+  if (!cookie) throw unauthorized('Missing refresh token', 'INVALID_REFRESH_TOKEN');
+  const header = request.headers[CSRF_HEADER];
+  const csrf = request.cookies[CSRF_COOKIE];
+  if (typeof header !== 'string' || !csrf || !safeEqual(header, csrf)) {
+    throw unauthorized('Missing or invalid x-svc-csrf header', 'CSRF_REQUIRED');
+  }
+  return cookie;
+}
+
+export function tokenBody(tokens: IssuedTokens) {
+  return { accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, expiresInSeconds: tokens.expiresInSeconds };
+}
+
+/** The bearer token of a request, if it has one (MFA step-up on the public verify route). */
+function bearerOf(request: FastifyRequest): string | null {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+  return match?.[1] ?? null;
+}
+
+export function registerIdentityRoutes({ app, route, services, config, db, box, signer }: ModuleContext): void {
+  const a = contract.auth;
+  const { auth } = services;
+  const mfa = new MfaService(db, config, box, signer, auth, services.sessions, services.tenancy);
+  const registration = new RegistrationService(db, config, auth, services.tenancy);
+  const cookies = (reply: FastifyReply, tokens: IssuedTokens) =>
+    setSessionCookies(reply, tokens, config.tokens.refreshTtlSeconds, config.tokens.cookieSecure);
+
+  // 01 §4.6, §5.8: the feature flag and the per-IP limit come first, before the body is parsed or
+  // validated, so a disabled server answers REGISTRATION_DISABLED whatever was sent.
+  const clientIp = clientIpResolver(trustedProxyMatcher(config.trustedProxies), config.trustedProxies.length > 0);
+  const registrationRoutes = new Map<string, RegistrationKind>([
+    [fullPath(a.register), 'user'],
+    [fullPath(a.registerPartner), 'partner'],
+  ]);
+  app.addHook('onRequest', async (request) => {
+    const kind = request.method === 'POST' ? registrationRoutes.get(request.routeOptions.url ?? '') : undefined;
+    if (kind) registration.admit(kind, clientIp(request));
+  });
+
+  route(a.login, async ({ ctx, body, reply }) => {
+    const outcome = await auth.login(ctx, body.email, body.password);
+    if (outcome.mfaRequired) return outcome;
+    cookies(reply, outcome.tokens);
+    return { mfaRequired: false as const, user: publicUser(outcome.user), tokens: tokenBody(outcome.tokens) };
+  });
+
+  route(a.refresh, async ({ ctx, body, request, reply }) => {
+    const tokens = await auth.refresh(ctx, presentedRefreshToken(request, body.refreshToken));
+    cookies(reply, tokens);
+    return { tokens: tokenBody(tokens) };
+  });
+
+  route(a.logout, ({ ctx, reply }) => {
+    auth.logout(ctx);
+    clearSessionCookies(reply);
+    return { success: true, message: 'Logged out' };
+  });
+
+  route(a.register, async ({ ctx, body, reply }) => {
+    const outcome = await registration.registerUser(ctx, body);
+    if (!outcome.created) return REGISTRATION_RECEIVED;
+    cookies(reply, outcome.tokens);
+    return {
+      user: { id: outcome.user.id, name: outcome.user.name, mfaEnabled: outcome.user.mfaEnabled },
+      tokens: { accessToken: outcome.tokens.accessToken, expiresInSeconds: outcome.tokens.expiresInSeconds },
+      mfaRequired: false,
+    };
+  });
+
+  route(a.registerPartner, async ({ ctx, body, reply }) => {
+    const outcome = await registration.registerPartner(ctx, body);
+    if (!outcome.created) return REGISTRATION_RECEIVED;
+    cookies(reply, outcome.tokens);
+    return {
+      user: { id: outcome.user.id, name: outcome.user.name, mfaEnabled: outcome.user.mfaEnabled },
+      partner: { id: outcome.partner.id, name: outcome.partner.name, slug: outcome.partner.slug },
+      tokens: { accessToken: outcome.tokens.accessToken, expiresInSeconds: outcome.tokens.expiresInSeconds },
+      mfaRequired: false,
+    };
+  });
+
+  route(a.mfaSetup, ({ ctx }) => mfa.setup(ctx));
+
+  route(a.mfaEnable, async ({ ctx, body, reply }) => {
+    const { user, tokens } = await mfa.enable(ctx, body.code);
+    cookies(reply, tokens);
+    return { success: true as const, user: publicUser(user), tokens: tokenBody(tokens) };
+  });
+
+  route(a.mfaVerify, async ({ ctx, body, request, reply }) => {
+    const { user, tokens } = await mfa.verify(ctx, body.code, body.tempToken, bearerOf(request));
+    cookies(reply, tokens);
+    return { user: publicUser(user), tokens: tokenBody(tokens) };
+  });
+
+  route(a.mfaDisable, ({ ctx, body }) => {
+    mfa.disable(ctx, body.code);
+    return { success: true, message: 'MFA disabled' };
+  });
+
+  route(a.mfaRecoveryCodes, ({ ctx, body }) => ({ recoveryCodes: mfa.regenerateRecoveryCodes(ctx, body.code) }));
+
+  route(a.changePassword, async ({ ctx, body, reply }) => {
+    await auth.changePassword(ctx, body.currentPassword, body.newPassword);
+    clearSessionCookies(reply);
+    return { success: true, message: 'Password changed; every session has ended, sign in again' };
+  });
+
+  route(a.getMe, ({ ctx }) => auth.me(ctx));
+  route(a.updateMe, ({ ctx, body }) => auth.updateMe(ctx, body));
+}

@@ -1,0 +1,108 @@
+import { and, eq, gt, isNull } from 'drizzle-orm';
+import type { Db } from '../../db/connection.js';
+import { refreshTokens, sessions } from '../../db/schema/index.js';
+import { unauthorized } from '../../http/errors.js';
+import { randomToken, sha256Hex } from '../../security/crypto.js';
+import type { TokenSigner } from '../../security/tokens.js';
+
+export interface IssuedTokens {
+  accessToken: string;
+  refreshToken: string;
+  expiresInSeconds: number;
+  sessionId: string;
+}
+
+export interface SessionSettings {
+  accessTtlSeconds: number;
+  refreshTtlSeconds: number;
+}
+
+/** Sessions, access tokens bound to them, and rotating refresh tokens (01 §4.5). */
+export class SessionService {
+  constructor(
+    private readonly db: Db,
+    private readonly signer: TokenSigner,
+    private readonly settings: SessionSettings,
+  ) {}
+
+  async issue(userId: string, mfa: boolean, meta: { ip: string | null; userAgent: string | null }): Promise<IssuedTokens> {
+    const now = Date.now();
+    const refreshToken = randomToken(32);
+    const session = this.db.$client.transaction(() => {
+      const created = this.db
+        .insert(sessions)
+        .values({
+          userId,
+          mfa,
+          ipAddress: meta.ip,
+          userAgent: meta.userAgent?.slice(0, 512) ?? null,
+          expiresAt: new Date(now + this.settings.refreshTtlSeconds * 1000).toISOString(),
+        })
+        .returning()
+        .get();
+      this.db
+        .insert(refreshTokens)
+        .values({
+          sessionId: created.id,
+          tokenHash: sha256Hex(refreshToken),
+          expiresAt: created.expiresAt,
+        })
+        .run();
+      return created;
+    })();
+    return { ...(await this.accessFor(userId, session.id, mfa)), refreshToken, sessionId: session.id };
+  }
+
+  private async accessFor(userId: string, sessionId: string, mfa: boolean) {
+    const accessToken = await this.signer.sign({ sub: userId, sid: sessionId, mfa, typ: 'access' }, this.settings.accessTtlSeconds);
+    return { accessToken, expiresInSeconds: this.settings.accessTtlSeconds };
+  }
+
+  /** Rotates a refresh token: the presented one is revoked and a successor issued. Presenting an already
+   * revoked token ends the whole session (it was stolen or replayed). */
+  async refresh(presented: string): Promise<IssuedTokens & { userId: string }> {
+    const nowIso = new Date().toISOString();
+    const next = randomToken(32);
+    const outcome = this.db.$client.transaction(() => {
+      const row = this.db
+        .select({ token: refreshTokens, session: sessions })
+        .from(refreshTokens)
+        .innerJoin(sessions, eq(sessions.id, refreshTokens.sessionId))
+        .where(eq(refreshTokens.tokenHash, sha256Hex(presented)))
+        .get();
+      if (!row) return null;
+      if (row.token.revokedAt) {
+        this.db.update(sessions).set({ revokedAt: nowIso }).where(eq(sessions.id, row.session.id)).run();
+        return null;
+      }
+      if (row.session.revokedAt || row.token.expiresAt <= nowIso || row.session.expiresAt <= nowIso) return null;
+      this.db.update(refreshTokens).set({ revokedAt: nowIso }).where(eq(refreshTokens.id, row.token.id)).run();
+      this.db
+        .insert(refreshTokens)
+        .values({ sessionId: row.session.id, tokenHash: sha256Hex(next), expiresAt: row.session.expiresAt })
+        .run();
+      return row.session;
+    })();
+    if (!outcome) throw unauthorized('Invalid or expired refresh token', 'INVALID_REFRESH_TOKEN');
+    const access = await this.accessFor(outcome.userId, outcome.id, outcome.mfa);
+    return { ...access, refreshToken: next, sessionId: outcome.id, userId: outcome.userId };
+  }
+
+  /** The session named by a valid access token, if it is still live. */
+  async verifyAccess(token: string): Promise<{ userId: string; sessionId: string; mfa: boolean } | null> {
+    const claims = await this.signer.verify(token, 'access');
+    if (!claims) return null;
+    const live = this.db
+      .select({ id: sessions.id })
+      .from(sessions)
+      .where(and(eq(sessions.id, claims.sid), eq(sessions.userId, claims.sub), isNull(sessions.revokedAt), gt(sessions.expiresAt, new Date().toISOString())))
+      .get();
+    return live ? { userId: claims.sub, sessionId: claims.sid, mfa: claims.mfa } : null;
+  }
+
+  /** Ends every session of a user at once (logout, password change, disabling the account). */
+  revokeAllForUser(tx: Db, userId: string): void {
+    const nowIso = new Date().toISOString();
+    tx.update(sessions).set({ revokedAt: nowIso }).where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt))).run();
+  }
+}

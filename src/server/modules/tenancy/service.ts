@@ -1,0 +1,328 @@
+import { and, asc, eq, inArray, isNull, ne, type SQL } from 'drizzle-orm';
+import type { z } from 'zod';
+import type {
+  OrganizationCreateSchema,
+  OrganizationListQuerySchema,
+  OrganizationUpdateSchema,
+  PartnerCreateSchema,
+  PartnerSelfUpdateSchema,
+  PartnerUpdateSchema,
+  SiteCreateSchema,
+  SiteListQuerySchema,
+  SiteUpdateSchema,
+} from '../../../contract/tenancy.js';
+import type { PageQuerySchema } from '../../../contract/common.js';
+import type { Db } from '../../db/connection.js';
+import { organizations, partnerUsers, partners, sites } from '../../db/schema/index.js';
+import type { RequestContext } from '../../http/caller.js';
+import { badRequest, conflict, forbidden, notFound, siteAccessDenied } from '../../http/errors.js';
+import { fieldError } from '../../http/validation.js';
+import { deepMerge } from '../../lib/deep-merge.js';
+import { countRows, page, paged, type Paged } from '../../lib/paging.js';
+import { recordAudit } from '../audit/recorder.js';
+import { accessibleOrgIds, canAccessSite, requireOrg, requireSite, type Organization, type Site } from './access.js';
+
+type Partner = typeof partners.$inferSelect;
+type PageQuery = z.infer<typeof PageQuerySchema>;
+
+function requireChanges(body: Record<string, unknown>): void {
+  if (Object.values(body).every((v) => v === undefined)) throw badRequest('No updates provided', 'NO_UPDATES');
+}
+
+function definedOnly<T extends Record<string, unknown>>(body: T): Partial<T> {
+  return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** Contract dates are stored as UTC ISO strings (they sort and compare as text); the end may not precede
+ * the start, taking the stored value for whichever one a PATCH leaves out. */
+function contractDates(
+  changes: { contractStart?: string | null; contractEnd?: string | null },
+  current: { contractStart: string | null; contractEnd: string | null } = { contractStart: null, contractEnd: null },
+): { contractStart?: string | null; contractEnd?: string | null } {
+  const iso = (v: string | null) => (v === null ? null : new Date(v).toISOString());
+  const out: { contractStart?: string | null; contractEnd?: string | null } = {};
+  if (changes.contractStart !== undefined) out.contractStart = iso(changes.contractStart);
+  if (changes.contractEnd !== undefined) out.contractEnd = iso(changes.contractEnd);
+  const start = out.contractStart !== undefined ? out.contractStart : current.contractStart;
+  const end = out.contractEnd !== undefined ? out.contractEnd : current.contractEnd;
+  if (start && end && end < start) throw fieldError('contractEnd', 'must not be before contractStart');
+  return out;
+}
+
+/** Partners, organizations and sites (01 §2.3-2.5, §4.3), every query limited to the caller's reach. */
+export class TenancyService {
+  constructor(private readonly db: Db) {}
+
+  // ---- Partners ----
+
+  listPartners(query: PageQuery): Paged<Partner> {
+    const where = isNull(partners.deletedAt);
+    const rows = page(this.db.select().from(partners).where(where).orderBy(asc(partners.name), asc(partners.id)).$dynamic(), query).all();
+    return paged(rows, query, countRows(this.db, partners, where));
+  }
+
+  getPartner(id: string): Partner {
+    const partner = this.db.select().from(partners).where(and(eq(partners.id, id), isNull(partners.deletedAt))).get();
+    if (!partner) throw notFound('Partner not found');
+    return partner;
+  }
+
+  private assertSlugFree(slug: string, exceptId?: string): void {
+    const conditions: SQL[] = [eq(partners.slug, slug)];
+    if (exceptId) conditions.push(ne(partners.id, exceptId));
+    if (this.db.select({ id: partners.id }).from(partners).where(and(...conditions)).get()) {
+      throw conflict('A partner with this slug already exists', 'SLUG_TAKEN');
+    }
+  }
+
+  createPartner(ctx: RequestContext, body: z.infer<typeof PartnerCreateSchema>): Partner {
+    return this.db.$client.transaction(() => {
+      this.assertSlugFree(body.slug);
+      const partner = this.db
+        .insert(partners)
+        .values({ ...definedOnly(body), name: body.name, slug: body.slug, settings: body.settings ?? {}, status: body.status ?? 'active' })
+        .returning()
+        .get();
+      recordAudit(this.db, ctx, { action: 'partner.create', resourceType: 'partner', resourceId: partner.id, resourceName: partner.name, partnerId: partner.id, details: { slug: partner.slug, plan: partner.plan, type: partner.type } });
+      return partner;
+    })();
+  }
+
+  updatePartner(ctx: RequestContext, id: string, body: z.infer<typeof PartnerUpdateSchema> | z.infer<typeof PartnerSelfUpdateSchema>): Partner {
+    requireChanges(body);
+    return this.db.$client.transaction(() => {
+      const current = this.getPartner(id);
+      const changes = definedOnly(body);
+      if ('slug' in changes && changes.slug) this.assertSlugFree(changes.slug, id);
+      const settings = changes.settings ? deepMerge(current.settings, changes.settings) : current.settings;
+      const updated = this.db
+        .update(partners)
+        .set({ ...changes, settings, updatedAt: new Date().toISOString() })
+        .where(eq(partners.id, id))
+        .returning()
+        .get();
+      recordAudit(this.db, ctx, { action: 'partner.update', resourceType: 'partner', resourceId: id, resourceName: updated.name, partnerId: id, details: { changes: Object.keys(changes) } });
+      return updated;
+    })();
+  }
+
+  deletePartner(ctx: RequestContext, id: string): { success: true } {
+    return this.db.$client.transaction(() => {
+      const partner = this.getPartner(id);
+      const now = new Date().toISOString();
+      this.db.update(partners).set({ deletedAt: now, updatedAt: now }).where(eq(partners.id, id)).run();
+      // Its organizations go with it (01 §1: deleted rows are excluded from all queries), so no list shows an
+      // organization whose partner is gone.
+      const orgs = this.db
+        .update(organizations)
+        .set({ deletedAt: now, updatedAt: now })
+        .where(and(eq(organizations.partnerId, id), isNull(organizations.deletedAt)))
+        .run().changes;
+      recordAudit(this.db, ctx, { action: 'partner.delete', resourceType: 'partner', resourceId: id, resourceName: partner.name, partnerId: id, details: { organizationsDeleted: orgs } });
+      return { success: true as const };
+    })();
+  }
+
+  myPartner(ctx: RequestContext): Partner {
+    if (!ctx.caller.partnerId) throw notFound('Partner not found');
+    return this.getPartner(ctx.caller.partnerId);
+  }
+
+  // ---- Organizations ----
+
+  listAccessibleOrganizations(ctx: RequestContext): Organization[] {
+    const ids = accessibleOrgIds(this.db, ctx.caller);
+    const conditions: SQL[] = [isNull(organizations.deletedAt)];
+    if (ids !== null) {
+      if (ids.length === 0) return [];
+      conditions.push(inArray(organizations.id, ids));
+    }
+    return this.db.select().from(organizations).where(and(...conditions)).orderBy(asc(organizations.name), asc(organizations.id)).all();
+  }
+
+  listOrganizations(ctx: RequestContext, query: z.infer<typeof OrganizationListQuerySchema>): Paged<Organization> {
+    const { caller } = ctx;
+    if (query.partnerId && caller.scope === 'partner' && query.partnerId !== caller.partnerId) throw forbidden();
+    const ids = accessibleOrgIds(this.db, caller);
+    const conditions: SQL[] = [isNull(organizations.deletedAt)];
+    if (query.partnerId) conditions.push(eq(organizations.partnerId, query.partnerId));
+    if (ids !== null) {
+      if (ids.length === 0) return paged([], query, 0);
+      conditions.push(inArray(organizations.id, ids));
+    }
+    const where = and(...conditions);
+    const rows = page(this.db.select().from(organizations).where(where).orderBy(asc(organizations.name), asc(organizations.id)).$dynamic(), query).all();
+    return paged(rows, query, countRows(this.db, organizations, where));
+  }
+
+  getOrganization(ctx: RequestContext, id: string): Organization {
+    return requireOrg(this.db, ctx.caller, id);
+  }
+
+  createOrganization(ctx: RequestContext, body: z.infer<typeof OrganizationCreateSchema>): Organization {
+    const { caller } = ctx;
+    let partnerId: string;
+    if (caller.scope === 'partner') {
+      if (body.partnerId && body.partnerId !== caller.partnerId) throw forbidden('partnerId must be your own partner', 'PARTNER_MISMATCH');
+      partnerId = caller.partnerId ?? '';
+    } else {
+      if (!body.partnerId) throw fieldError('partnerId', 'Required for system callers');
+      partnerId = body.partnerId;
+    }
+    return this.db.$client.transaction(() => {
+      const partner = this.getPartner(partnerId);
+      const live = and(eq(organizations.partnerId, partnerId), isNull(organizations.deletedAt));
+      if (partner.maxOrganizations !== null && countRows(this.db, organizations, live) >= partner.maxOrganizations) {
+        throw forbidden(`Organization limit reached (${partner.maxOrganizations})`, 'ORGANIZATION_LIMIT_REACHED');
+      }
+      if (this.db.select({ id: organizations.id }).from(organizations).where(and(live, eq(organizations.slug, body.slug))).get()) {
+        throw conflict('An organization with this slug already exists for the partner', 'SLUG_TAKEN');
+      }
+      const org = this.db
+        .insert(organizations)
+        .values({ ...definedOnly(body), ...contractDates(body), partnerId, name: body.name, slug: body.slug, settings: body.settings ?? {} })
+        .returning()
+        .get();
+      // A partner user limited to selected organizations keeps reach over the ones they create.
+      if (caller.scope === 'partner' && caller.orgAccess === 'selected' && caller.userId) {
+        this.db
+          .update(partnerUsers)
+          .set({ orgIds: [...(caller.orgIds ?? []), org.id] })
+          .where(and(eq(partnerUsers.partnerId, partnerId), eq(partnerUsers.userId, caller.userId)))
+          .run();
+      }
+      recordAudit(this.db, ctx, { action: 'organization.create', resourceType: 'organization', resourceId: org.id, resourceName: org.name, orgId: org.id, partnerId, details: { slug: org.slug } });
+      return org;
+    })();
+  }
+
+  updateOrganization(ctx: RequestContext, id: string, body: z.infer<typeof OrganizationUpdateSchema>): Organization {
+    requireChanges(body);
+    return this.db.$client.transaction(() => {
+      const current = requireOrg(this.db, ctx.caller, id);
+      const { partnerId, ...rest } = definedOnly(body);
+      const changes = { ...rest, ...contractDates(rest, current) };
+      if (partnerId !== undefined && partnerId !== current.partnerId) throw badRequest('partnerId cannot be changed', 'IMMUTABLE_FIELD');
+      if (changes.slug && changes.slug !== current.slug) {
+        const clash = this.db
+          .select({ id: organizations.id })
+          .from(organizations)
+          .where(and(eq(organizations.partnerId, current.partnerId), eq(organizations.slug, changes.slug), isNull(organizations.deletedAt), ne(organizations.id, id)))
+          .get();
+        if (clash) throw conflict('An organization with this slug already exists for the partner', 'SLUG_TAKEN');
+      }
+      const updated = this.db
+        .update(organizations)
+        .set({ ...changes, updatedAt: new Date().toISOString() })
+        .where(eq(organizations.id, id))
+        .returning()
+        .get();
+      recordAudit(this.db, ctx, { action: 'organization.update', resourceType: 'organization', resourceId: id, resourceName: updated.name, orgId: id, partnerId: updated.partnerId, details: { changes: Object.keys(changes) } });
+      return updated;
+    })();
+  }
+
+  deleteOrganization(ctx: RequestContext, id: string): { success: true } {
+    return this.db.$client.transaction(() => {
+      const org = requireOrg(this.db, ctx.caller, id);
+      const now = new Date().toISOString();
+      this.db.update(organizations).set({ deletedAt: now, updatedAt: now }).where(eq(organizations.id, id)).run();
+      recordAudit(this.db, ctx, { action: 'organization.delete', resourceType: 'organization', resourceId: id, resourceName: org.name, orgId: id, partnerId: org.partnerId });
+      return { success: true as const };
+    })();
+  }
+
+  // ---- Sites ----
+
+  listSites(ctx: RequestContext, query: z.infer<typeof SiteListQuerySchema>): Paged<Site> {
+    const { caller } = ctx;
+    const orgId = query.orgId ?? query.organizationId;
+    const conditions: SQL[] = [];
+    if (orgId) {
+      requireOrg(this.db, caller, orgId);
+      conditions.push(eq(sites.orgId, orgId));
+    } else {
+      const ids = accessibleOrgIds(this.db, caller);
+      if (ids !== null && ids.length === 0) return paged([], query, 0);
+      const live = this.db.select({ id: organizations.id }).from(organizations).where(ids === null ? isNull(organizations.deletedAt) : and(isNull(organizations.deletedAt), inArray(organizations.id, ids)));
+      conditions.push(inArray(sites.orgId, live));
+    }
+    if (caller.siteIds !== null) {
+      if (caller.siteIds.length === 0) return paged([], query, 0);
+      conditions.push(inArray(sites.id, caller.siteIds));
+    }
+    const where = and(...conditions);
+    const rows = page(this.db.select().from(sites).where(where).orderBy(asc(sites.name), asc(sites.id)).$dynamic(), query).all();
+    return paged(rows, query, countRows(this.db, sites, where));
+  }
+
+  getSite(ctx: RequestContext, id: string): Site {
+    return requireSite(this.db, ctx.caller, id);
+  }
+
+  createSite(ctx: RequestContext, body: z.infer<typeof SiteCreateSchema>): Site {
+    return this.db.$client.transaction(() => {
+      const org = requireOrg(this.db, ctx.caller, body.orgId);
+      // A user restricted to some sites cannot widen their own reach by creating one.
+      if (ctx.caller.siteIds !== null) throw siteAccessDenied();
+      const site = this.db
+        .insert(sites)
+        .values({ ...definedOnly(body), orgId: org.id, name: body.name, settings: body.settings ?? {} })
+        .returning()
+        .get();
+      recordAudit(this.db, ctx, { action: 'site.create', resourceType: 'site', resourceId: site.id, resourceName: site.name, orgId: org.id, partnerId: org.partnerId });
+      return site;
+    })();
+  }
+
+  updateSite(ctx: RequestContext, id: string, body: z.infer<typeof SiteUpdateSchema>): Site {
+    requireChanges(body);
+    return this.db.$client.transaction(() => {
+      const current = requireSite(this.db, ctx.caller, id);
+      const { orgId, ...changes } = definedOnly(body);
+      if (orgId !== undefined && orgId !== current.orgId) throw badRequest('orgId cannot be changed', 'IMMUTABLE_FIELD');
+      const updated = this.db
+        .update(sites)
+        .set({ ...changes, updatedAt: new Date().toISOString() })
+        .where(eq(sites.id, id))
+        .returning()
+        .get();
+      recordAudit(this.db, ctx, { action: 'site.update', resourceType: 'site', resourceId: id, resourceName: updated.name, orgId: updated.orgId, partnerId: this.partnerOf(updated.orgId), details: { changes: Object.keys(changes) } });
+      return updated;
+    })();
+  }
+
+  deleteSite(ctx: RequestContext, id: string): { success: true } {
+    return this.db.$client.transaction(() => {
+      const site = requireSite(this.db, ctx.caller, id);
+      this.db.delete(sites).where(eq(sites.id, id)).run();
+      recordAudit(this.db, ctx, { action: 'site.delete', resourceType: 'site', resourceId: id, resourceName: site.name, orgId: site.orgId, partnerId: this.partnerOf(site.orgId) });
+      return { success: true as const };
+    })();
+  }
+
+  private partnerOf(orgId: string): string | null {
+    return this.db.select({ partnerId: organizations.partnerId }).from(organizations).where(eq(organizations.id, orgId)).get()?.partnerId ?? null;
+  }
+
+  /** Used by other modules: the organizations a caller reaches, and the site check. */
+  accessibleOrgIds(ctx: RequestContext): string[] | null {
+    return accessibleOrgIds(this.db, ctx.caller);
+  }
+
+  requireOrg(ctx: RequestContext, orgId: string): Organization {
+    return requireOrg(this.db, ctx.caller, orgId);
+  }
+
+  requireSite(ctx: RequestContext, siteId: string): Site {
+    return requireSite(this.db, ctx.caller, siteId);
+  }
+
+  canAccessSite(ctx: RequestContext, siteId: string): boolean {
+    return canAccessSite(ctx.caller, siteId);
+  }
+
+  countOrganizations(): number {
+    return countRows(this.db, organizations);
+  }
+}

@@ -1,0 +1,53 @@
+import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+
+// scrypt from Node's crypto (OpenSSL): memory-hard, no native addon to build. N=2^15, r=8, p=1 is the
+// OWASP-recommended floor; the parameters are stored with each hash so they can be raised later.
+const N = 2 ** 15;
+const R = 8;
+const P = 1;
+const KEYLEN = 64;
+const MAXMEM = 128 * N * R * 2;
+
+function scrypt(password: string, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    scryptCb(password.normalize('NFKC'), salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key)));
+  });
+}
+
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await scrypt(password, salt, KEYLEN, { N, r: R, p: P, maxmem: MAXMEM });
+  return `scrypt$${N}$${R}$${P}$${salt.toString('base64url')}$${key.toString('base64url')}`;
+}
+
+export async function verifyPassword(password: string, stored: string | null | undefined): Promise<boolean> {
+  if (!stored) {
+    // Spend the same time as a real check so a missing account is not told apart by timing.
+    await hashPassword(password);
+    return false;
+  }
+  const [scheme, n, r, p, salt, key] = stored.split('$');
+  if (scheme !== 'scrypt' || !n || !r || !p || !salt || !key) return false;
+  const expected = Buffer.from(key, 'base64url');
+  const actual = await scrypt(password, Buffer.from(salt, 'base64url'), expected.length, {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: 128 * Number(n) * Number(r) * 2,
+  });
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+const COMMON = new Set(['password', 'password1', 'password123', '12345678', '123456789', 'qwerty123', 'letmein1', 'iloveyou', 'admin123', 'welcome1']);
+
+/** Password strength (01 §4.5, §4.6): at least 8 characters, letters and digits, not a common password.
+ * Returns the first problem, or null. */
+export function passwordProblem(password: string): string | null {
+  if (password.length < 8) return 'Password must be at least 8 characters';
+  if (password.length > 256) return 'Password must be at most 256 characters';
+  if (!/[A-Za-z]/.test(password)) return 'Password must contain a letter';
+  if (!/[0-9]/.test(password)) return 'Password must contain a number';
+  if (!/[a-z]/.test(password) || !/[A-Z]/.test(password)) return 'Password must contain upper and lower case letters';
+  if (COMMON.has(password.toLowerCase())) return 'Password is too common';
+  return null;
+}

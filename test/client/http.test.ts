@@ -1,0 +1,434 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { errors as undiciErrors } from 'undici';
+import {
+  ApiError,
+  HttpClient,
+  NetworkError,
+  buildQuery,
+  parseRetryAfter,
+  type AuthProvider,
+  type RetryInfo,
+} from '../../src/client/index.js';
+import { JSON_HEADERS, ORIGIN, connectionRefused, harness, header, type Harness } from './helpers.js';
+
+let h: Harness | undefined;
+function setup(...args: Parameters<typeof harness>): Harness {
+  h = harness(...args);
+  return h;
+}
+afterEach(async () => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+  await h?.close();
+  h = undefined;
+});
+
+describe('query building', () => {
+  it('repeats array keys, skips undefined and null, stringifies booleans, numbers and dates', () => {
+    expect(
+      buildQuery({
+        page: 2,
+        active: false,
+        tag: ['a', 'b c'],
+        skip: undefined,
+        none: null,
+        since: new Date('2024-01-02T03:04:05.000Z'),
+      }),
+    ).toBe('?page=2&active=false&tag=a&tag=b+c&since=2024-01-02T03%3A04%3A05.000Z');
+    expect(buildQuery({})).toBe('');
+    expect(buildQuery(undefined)).toBe('');
+  });
+
+  it('joins base path, request path and query, appending to a query already in the path', () => {
+    const client = new HttpClient({ baseUrl: 'https://rmm.example.com/prefix/', dispatcher: setup().agent });
+    expect(client.resolvePath('/api/v1/orgs/sites', { orgId: 'x', page: 1 })).toBe(
+      '/prefix/api/v1/orgs/sites?orgId=x&page=1',
+    );
+    expect(client.resolvePath('/api/v1/x?a=1', { b: true })).toBe('/prefix/api/v1/x?a=1&b=true');
+    expect(client.resolvePath('health')).toBe('/prefix/health');
+  });
+});
+
+describe('HttpClient.request', () => {
+  it('sends method, path, query, JSON body and default headers; parses a JSON answer', async () => {
+    const { pool, client, calls } = setup({
+      userAgent: 'svc/9.9.9',
+      auth: { headers: () => Promise.resolve({ Authorization: 'Bearer t1' }) },
+    });
+    pool
+      .intercept({ path: '/api/v1/things?status=active&tag=a&tag=b', method: 'POST' })
+      .reply(201, { id: 1 }, { headers: JSON_HEADERS });
+
+    const res = await client.request({
+      method: 'POST',
+      path: '/api/v1/things',
+      query: { status: 'active', tag: ['a', 'b'], missing: undefined },
+      body: { name: 'n' },
+      headers: { 'X-Trace': 'abc' },
+    });
+
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ id: 1 });
+    const log = calls()[0];
+    expect(log?.method).toBe('POST');
+    expect(log?.body).toBe('{"name":"n"}');
+    expect(header(log, 'authorization')).toBe('Bearer t1');
+    expect(header(log, 'content-type')).toBe('application/json');
+    expect(header(log, 'accept')).toBe('application/json');
+    expect(header(log, 'user-agent')).toBe('svc/9.9.9');
+    expect(header(log, 'x-trace')).toBe('abc');
+    expect(header(log, 'idempotency-key')).toBeUndefined();
+  });
+
+  it('returns text for non-JSON answers, undefined for empty ones, and the unread stream with raw: true', async () => {
+    const { pool, client } = setup();
+    pool.intercept({ path: '/text' }).reply(200, 'hello', { headers: { 'content-type': 'text/plain' } });
+    pool.intercept({ path: '/empty', method: 'DELETE' }).reply(204, '');
+    pool
+      .intercept({ path: '/export.csv' })
+      .reply(200, 'a,b\n1,2\n', { headers: { 'content-type': 'text/csv', 'x-row-count': '1' } });
+
+    expect((await client.request({ method: 'GET', path: '/text' })).body).toBe('hello');
+    expect((await client.request({ method: 'DELETE', path: '/empty' })).body).toBeUndefined();
+    const raw = await client.request({ method: 'GET', path: '/export.csv', raw: true });
+    expect(raw.headers['x-row-count']).toBe('1');
+    expect(await raw.body.text()).toBe('a,b\n1,2\n');
+  });
+
+  it('turns the JSON error body into ApiError with status, code, details and headers', async () => {
+    const { pool, client } = setup();
+    pool
+      .intercept({ path: '/api/v1/orgs/partners', method: 'POST' })
+      .reply(
+        400,
+        { error: 'Validation failed', code: 'VALIDATION_ERROR', details: [{ path: ['slug'], message: 'bad' }] },
+        { headers: { ...JSON_HEADERS, 'x-request-id': 'r1' } },
+      );
+
+    const error = await client
+      .request({ method: 'POST', path: '/api/v1/orgs/partners', body: {} })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({
+      status: 400,
+      code: 'VALIDATION_ERROR',
+      message: 'Validation failed',
+      details: [{ path: ['slug'], message: 'bad' }],
+      headers: { 'x-request-id': 'r1' },
+    });
+  });
+
+  it('falls back to "HTTP <status>" when the error body is not JSON', async () => {
+    const { pool, client } = setup();
+    pool
+      .intercept({ path: '/x', method: 'POST' })
+      .reply(502, '<html>Bad gateway</html>', { headers: { 'content-type': 'text/html' } });
+
+    const error = await client.request({ method: 'POST', path: '/x' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 502, message: 'HTTP 502', body: '<html>Bad gateway</html>' });
+    expect((error as ApiError).code).toBeUndefined();
+  });
+});
+
+describe('retries (CLI.md "Retries")', () => {
+  it('retries a GET on 503 and returns the later success', async () => {
+    const retries: RetryInfo[] = [];
+    const { pool, client, calls } = setup({ onRetry: (info) => retries.push(info) });
+    pool.intercept({ path: '/r' }).reply(503, { error: 'busy' }, { headers: JSON_HEADERS });
+    pool.intercept({ path: '/r' }).reply(502, 'bad gateway');
+    pool.intercept({ path: '/r' }).reply(200, { ok: true }, { headers: JSON_HEADERS });
+
+    const res = await client.request({ method: 'GET', path: '/r' });
+    expect(res.body).toEqual({ ok: true });
+    expect(calls()).toHaveLength(3);
+    expect(retries.map((r) => [r.attempt, r.status, r.maxAttempts])).toEqual([
+      [1, 503, 3],
+      [2, 502, 3],
+    ]);
+  });
+
+  it('gives up after `retries` tries in all and throws the last ApiError', async () => {
+    const { pool, client, calls } = setup({ retries: 2 });
+    pool
+      .intercept({ path: '/r', method: 'PUT' })
+      .reply(504, { error: 'timeout', code: 'GATEWAY_TIMEOUT' }, { headers: JSON_HEADERS })
+      .times(2);
+
+    await expect(client.request({ method: 'PUT', path: '/r', body: {} })).rejects.toMatchObject({
+      status: 504,
+      code: 'GATEWAY_TIMEOUT',
+    });
+    expect(calls()).toHaveLength(2);
+  });
+
+  it('never retries a POST without an idempotency key', async () => {
+    const { pool, client, calls } = setup();
+    pool.intercept({ path: '/create', method: 'POST' }).reply(503, { error: 'busy' }, { headers: JSON_HEADERS });
+
+    await expect(client.request({ method: 'POST', path: '/create', body: { a: 1 } })).rejects.toMatchObject({
+      status: 503,
+    });
+    expect(calls()).toHaveLength(1);
+  });
+
+  it('never retries a PATCH on a connection reset without an idempotency key', async () => {
+    const { pool, client, calls } = setup();
+    pool
+      .intercept({ path: '/u', method: 'PATCH' })
+      .replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+
+    await expect(client.request({ method: 'PATCH', path: '/u', body: {} })).rejects.toBeInstanceOf(NetworkError);
+    expect(calls()).toHaveLength(1);
+  });
+
+  it('does not retry other errors (404, 500)', async () => {
+    const { pool, client, calls } = setup();
+    pool
+      .intercept({ path: '/missing' })
+      .reply(404, { error: 'Not found', code: 'NOT_FOUND' }, { headers: JSON_HEADERS });
+    pool.intercept({ path: '/boom' }).reply(500, { error: 'Internal error' }, { headers: JSON_HEADERS });
+
+    await expect(client.request({ method: 'GET', path: '/missing' })).rejects.toMatchObject({
+      status: 404,
+      code: 'NOT_FOUND',
+    });
+    await expect(client.request({ method: 'GET', path: '/boom' })).rejects.toMatchObject({ status: 500 });
+    expect(calls()).toHaveLength(2);
+  });
+
+  it('retries a POST with an idempotency key, sending the same Idempotency-Key each time', async () => {
+    const { pool, client, calls } = setup();
+    pool.intercept({ path: '/create', method: 'POST' }).reply(503, { error: 'busy' }, { headers: JSON_HEADERS });
+    pool
+      .intercept({ path: '/create', method: 'POST' })
+      .replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+    pool.intercept({ path: '/create', method: 'POST' }).reply(201, { id: 'new' }, { headers: JSON_HEADERS });
+
+    const res = await client.request({ method: 'POST', path: '/create', body: { a: 1 }, idempotencyKey: 'key-123' });
+    expect(res).toMatchObject({ status: 201, body: { id: 'new' } });
+    expect(calls().map((log) => header(log, 'idempotency-key'))).toEqual(['key-123', 'key-123', 'key-123']);
+    expect(calls().map((log) => log.body)).toEqual(['{"a":1}', '{"a":1}', '{"a":1}']);
+  });
+
+  it('honours Retry-After on 429 (seconds, capped at 60 s)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const retries: RetryInfo[] = [];
+    const { pool, client, calls } = setup({ onRetry: (info) => retries.push(info) });
+    pool
+      .intercept({ path: '/limited' })
+      .reply(
+        429,
+        { error: 'Too many requests', code: 'RATE_LIMITED' },
+        { headers: { ...JSON_HEADERS, 'retry-after': '2' } },
+      );
+    pool
+      .intercept({ path: '/limited' })
+      .reply(429, { error: 'Too many requests' }, { headers: { ...JSON_HEADERS, 'retry-after': '3600' } });
+    pool.intercept({ path: '/limited' }).reply(200, { ok: 1 }, { headers: JSON_HEADERS });
+
+    let settled = false;
+    const pending = client.request({ method: 'GET', path: '/limited' }).finally(() => {
+      settled = true;
+    });
+
+    await vi.advanceTimersByTimeAsync(1_999);
+    expect(calls()).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(calls()).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(59_999);
+    expect(settled).toBe(false);
+    expect(calls()).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(1);
+
+    expect((await pending).body).toEqual({ ok: 1 });
+    expect(calls()).toHaveLength(3);
+    expect(retries.map((r) => [r.status, r.delayMs])).toEqual([
+      [429, 2_000],
+      [429, 60_000],
+    ]);
+  });
+
+  it('throws ApiError 429 when the rate limit outlasts the tries', async () => {
+    const { pool, client } = setup({ retries: 2 });
+    pool
+      .intercept({ path: '/limited' })
+      .reply(
+        429,
+        { error: 'Too many requests', code: 'RATE_LIMITED' },
+        { headers: { ...JSON_HEADERS, 'retry-after': '0' } },
+      )
+      .times(2);
+
+    await expect(client.request({ method: 'GET', path: '/limited' })).rejects.toMatchObject({
+      status: 429,
+      code: 'RATE_LIMITED',
+    });
+  });
+
+  it('reads Retry-After as seconds or an HTTP date, capped at 60 s', () => {
+    const now = Date.parse('2024-05-01T12:00:00Z');
+    expect(parseRetryAfter('5', now)).toBe(5_000);
+    expect(parseRetryAfter('86400', now)).toBe(60_000);
+    expect(parseRetryAfter('Wed, 01 May 2024 12:00:07 GMT', now)).toBe(7_000);
+    expect(parseRetryAfter('Wed, 01 May 2024 11:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter(undefined, now)).toBeUndefined();
+  });
+
+  it('backs off exponentially with full jitter: base 200 ms, cap 5 s', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    const retries: RetryInfo[] = [];
+    const { pool, client } = setup({ retries: 7, backoff: {}, onRetry: (info) => retries.push(info) });
+    pool.intercept({ path: '/slow' }).reply(503, 'busy').times(6);
+    pool.intercept({ path: '/slow' }).reply(200, { ok: true }, { headers: JSON_HEADERS });
+
+    const pending = client.request({ method: 'GET', path: '/slow' });
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect((await pending).body).toEqual({ ok: true });
+    // half of min(5000, 200 · 2^(n-1)) for n = 1…6
+    expect(retries.map((r) => r.delayMs)).toEqual([100, 200, 400, 800, 1600, 2500]);
+  });
+
+  it('turns a refused connection into NetworkError after the retries', async () => {
+    const retries: RetryInfo[] = [];
+    const { pool, client, calls } = setup({ onRetry: (info) => retries.push(info) });
+    pool.intercept({ path: '/down' }).replyWithError(connectionRefused()).times(3);
+
+    const error = await client.request({ method: 'GET', path: '/down' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).toMatchObject({ code: 'ECONNREFUSED', attempts: 3 });
+    expect((error as NetworkError).cause).toBeInstanceOf(Error);
+    expect((error as NetworkError).message).toContain(`${ORIGIN}/down`);
+    expect(calls()).toHaveLength(3);
+    expect(retries.map((r) => r.error?.code)).toEqual(['ECONNREFUSED', 'ECONNREFUSED']);
+  });
+
+  it('retries timeouts too', async () => {
+    const { pool, client } = setup();
+    pool.intercept({ path: '/t' }).replyWithError(new undiciErrors.HeadersTimeoutError());
+    pool.intercept({ path: '/t' }).reply(200, { ok: true }, { headers: JSON_HEADERS });
+
+    expect((await client.request({ method: 'GET', path: '/t' })).body).toEqual({ ok: true });
+  });
+
+  it('does not retry a transport error that is not transient', async () => {
+    const { pool, client, calls } = setup();
+    pool
+      .intercept({ path: '/tls' })
+      .replyWithError(Object.assign(new Error('certificate has expired'), { code: 'CERT_HAS_EXPIRED' }));
+
+    await expect(client.request({ method: 'GET', path: '/tls' })).rejects.toMatchObject({
+      name: 'NetworkError',
+      code: 'CERT_HAS_EXPIRED',
+    });
+    expect(calls()).toHaveLength(1);
+  });
+});
+
+describe('transparent token refresh', () => {
+  function tokenAuth(refreshResult: boolean): AuthProvider & { token: string; refreshCalls: number } {
+    return {
+      token: 'old',
+      refreshCalls: 0,
+      headers() {
+        return Promise.resolve({ authorization: `Bearer ${this.token}` });
+      },
+      refresh() {
+        this.refreshCalls += 1;
+        if (refreshResult) this.token = 'new';
+        return Promise.resolve(refreshResult);
+      },
+    };
+  }
+
+  it('refreshes once on 401 and re-sends with the new token', async () => {
+    const auth = tokenAuth(true);
+    const { pool, client, calls } = setup({ auth, retries: 1 });
+    pool
+      .intercept({ path: '/api/v1/users/me', method: 'POST' })
+      .reply(401, { error: 'Token expired', code: 'TOKEN_EXPIRED' }, { headers: JSON_HEADERS });
+    pool.intercept({ path: '/api/v1/users/me', method: 'POST' }).reply(200, { id: 'u1' }, { headers: JSON_HEADERS });
+
+    // retries: 1 and a non-idempotent POST: the re-send after a refresh is not a retry
+    const res = await client.request({ method: 'POST', path: '/api/v1/users/me', body: {} });
+    expect(res.body).toEqual({ id: 'u1' });
+    expect(auth.refreshCalls).toBe(1);
+    expect(calls().map((log) => header(log, 'authorization'))).toEqual(['Bearer old', 'Bearer new']);
+  });
+
+  it('does not count the re-send after a refresh against the retries', async () => {
+    const auth = tokenAuth(true);
+    const { pool, client, calls } = setup({ auth, retries: 2 });
+    pool.intercept({ path: '/me' }).reply(401, { error: 'Token expired' }, { headers: JSON_HEADERS });
+    pool.intercept({ path: '/me' }).reply(503, { error: 'busy' }, { headers: JSON_HEADERS });
+    pool.intercept({ path: '/me' }).reply(200, { id: 'u1' }, { headers: JSON_HEADERS });
+
+    expect((await client.request({ method: 'GET', path: '/me' })).body).toEqual({ id: 'u1' });
+    expect(calls()).toHaveLength(3);
+  });
+
+  it('throws ApiError 401 when the refresh fails', async () => {
+    const auth = tokenAuth(false);
+    const { pool, client, calls } = setup({ auth });
+    pool
+      .intercept({ path: '/me' })
+      .reply(401, { error: 'Token expired', code: 'TOKEN_EXPIRED' }, { headers: JSON_HEADERS });
+
+    await expect(client.request({ method: 'GET', path: '/me' })).rejects.toMatchObject({
+      name: 'ApiError',
+      status: 401,
+      code: 'TOKEN_EXPIRED',
+      message: 'Token expired',
+    });
+    expect(auth.refreshCalls).toBe(1);
+    expect(calls()).toHaveLength(1);
+  });
+
+  it('refreshes at most once per request', async () => {
+    const auth = tokenAuth(true);
+    const { pool, client, calls } = setup({ auth });
+    pool.intercept({ path: '/me' }).reply(401, { error: 'Invalid token' }, { headers: JSON_HEADERS }).times(2);
+
+    await expect(client.request({ method: 'GET', path: '/me' })).rejects.toMatchObject({ status: 401 });
+    expect(auth.refreshCalls).toBe(1);
+    expect(calls()).toHaveLength(2);
+  });
+
+  it('shares one refresh between requests that hit 401 together', async () => {
+    const auth = tokenAuth(true);
+    const { pool, client } = setup({ auth });
+    pool
+      .intercept({ path: '/a', headers: { authorization: 'Bearer old' } })
+      .reply(401, { error: 'expired' }, { headers: JSON_HEADERS });
+    pool
+      .intercept({ path: '/b', headers: { authorization: 'Bearer old' } })
+      .reply(401, { error: 'expired' }, { headers: JSON_HEADERS });
+    pool
+      .intercept({ path: '/a', headers: { authorization: 'Bearer new' } })
+      .reply(200, { a: 1 }, { headers: JSON_HEADERS });
+    pool
+      .intercept({ path: '/b', headers: { authorization: 'Bearer new' } })
+      .reply(200, { b: 1 }, { headers: JSON_HEADERS });
+
+    const [a, b] = await Promise.all([
+      client.request({ method: 'GET', path: '/a' }),
+      client.request({ method: 'GET', path: '/b' }),
+    ]);
+    expect([a.body, b.body]).toEqual([{ a: 1 }, { b: 1 }]);
+    expect(auth.refreshCalls).toBe(1);
+  });
+
+  it('does not refresh when the request carried an API key rather than a bearer token', async () => {
+    const refresh = vi.fn(() => Promise.resolve(true));
+    const { pool, client } = setup({ auth: { headers: () => Promise.resolve({ 'x-api-key': 'k' }), refresh } });
+    pool.intercept({ path: '/me' }).reply(401, { error: 'API key is revoked' }, { headers: JSON_HEADERS });
+
+    await expect(client.request({ method: 'GET', path: '/me' })).rejects.toMatchObject({
+      status: 401,
+      message: 'API key is revoked',
+    });
+    expect(refresh).not.toHaveBeenCalled();
+  });
+});

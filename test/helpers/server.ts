@@ -1,0 +1,60 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import { TOTP } from 'otpauth';
+import { buildApp, type BuiltApp } from '../../src/server/app.js';
+import { loadConfig } from '../../src/server/config.js';
+
+export const ADMIN_EMAIL = 'admin@example.test';
+export const ADMIN_PASSWORD = 'Admin-Passw0rd!';
+
+export interface TestApp extends BuiltApp {
+  dataDir: string;
+  announced: string[];
+  close(): Promise<void>;
+  /** inject with a JSON body and an optional bearer token; returns status, headers and parsed JSON. */
+  call(method: InjectOptions['method'], url: string, options?: { token?: string; apiKey?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; headers: Record<string, unknown>; body: any; text: string }>;
+}
+
+/** A fresh app on a fresh SQLite file in its own temp dir (Fastify inject; no port). */
+export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-'));
+  const config = loadConfig({ SVC_DATA_DIR: dataDir, SVC_ADMIN_EMAIL: ADMIN_EMAIL, SVC_ADMIN_PASSWORD: ADMIN_PASSWORD, SVC_LOG_LEVEL: 'silent', ...env });
+  const announced: string[] = [];
+  const built = await buildApp(config, { logger: false, announce: (m) => announced.push(m) });
+  const app: FastifyInstance = built.app;
+  return {
+    ...built,
+    dataDir,
+    announced,
+    async close() {
+      await app.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+    async call(method, url, options = {}) {
+      const headers: Record<string, string> = { ...(options.headers ?? {}) };
+      if (options.token) headers.authorization = `Bearer ${options.token}`;
+      if (options.apiKey) headers['x-api-key'] = options.apiKey;
+      const res = await app.inject({ method, url, headers, ...(options.body !== undefined ? { payload: options.body as object } : {}) });
+      let body: unknown;
+      try {
+        body = res.body ? JSON.parse(res.body) : undefined;
+      } catch {
+        body = undefined;
+      }
+      return { status: res.statusCode, headers: res.headers, body, text: res.body };
+    },
+  };
+}
+
+/** Signs in with a password (no MFA) and returns the access token. */
+export async function loginAs(t: TestApp, email = ADMIN_EMAIL, password = ADMIN_PASSWORD): Promise<string> {
+  const res = await t.call('POST', '/api/v1/auth/login', { body: { email, password } });
+  if (res.status !== 200 || !res.body.tokens) throw new Error(`login failed: ${res.status} ${res.text}`);
+  return res.body.tokens.accessToken as string;
+}
+
+export function totpFor(secret: string): TOTP {
+  return new TOTP({ secret, algorithm: 'SHA1', digits: 6, period: 30 });
+}
