@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { Flags, type Command } from '@oclif/core';
+import type { z } from 'zod';
 import type { EndpointDef, RequestOf } from '../contract/endpoint.js';
 import { fillPath, fullPath } from '../contract/endpoint.js';
 import { call } from '../client/contract-client.js';
@@ -8,7 +9,7 @@ import type { Api } from '../client/contract-client.js';
 import type { Contract } from '../contract/index.js';
 import { BaseCommand } from './base-command.js';
 import { confirmOrRefuse, UsageError } from './prompts.js';
-import { FlagValueError, valuesFromFlags, type FieldFlag } from './schema-flags.js';
+import { FlagValueError, kebab, valuesFromFlags, type FieldFlag } from './schema-flags.js';
 import { CliSession } from './session.js';
 
 /** Flags of every command that talks to a server. */
@@ -43,7 +44,15 @@ export const listFlags = {
   all: Flags.boolean({ summary: 'Follow every page (streams with -o jsonl and csv).' }),
 };
 
-const SECRET_KEYS = /password|secret|token|key$/i;
+const SECRET_KEYS = /password|secret|token|key$|^code$/i;
+
+/** A zod issue as `--flag: message`, so a dry run names the flag that would fix it. */
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const [first, ...rest] = issue.path;
+  if (first === undefined) return issue.message;
+  const name = typeof first === 'string' ? `--${kebab(first)}` : String(first);
+  return `${[name, ...rest.map(String)].join('.')}: ${issue.message}`;
+}
 
 function redact(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redact);
@@ -73,10 +82,12 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
     return (await this.session()).api();
   }
 
-  /** Asks on a terminal; without one and without --yes, refuses with exit 2. */
+  /** Asks on a terminal; without one and without --yes, refuses with exit 2. A dry run sends nothing, so it
+   * needs no confirmation. */
   protected async confirm(message: string): Promise<void> {
-    const yes = (this.flags as Record<string, unknown>).yes === true;
-    await confirmOrRefuse(message, { yes, terminal: this.terminal });
+    const flags = this.flags as Record<string, unknown>;
+    if (flags['dry-run'] === true) return;
+    await confirmOrRefuse(message, { yes: flags.yes === true, terminal: this.terminal });
   }
 
   /** Sends one contract call, or with --dry-run prints the request and sends nothing. */
@@ -85,10 +96,21 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
     const headers: Record<string, string> = { ...(request.headers ?? {}) };
     if (def.idempotent && typeof flags['idempotency-key'] === 'string') headers['idempotency-key'] = flags['idempotency-key'];
     if (flags['dry-run'] === true) {
+      // Nothing reaches the server to validate the input, so the contract does it here (CLI.md "--dry-run").
+      if (def.body) {
+        const parsed = def.body.safeParse(request.body ?? {});
+        if (!parsed.success) throw new UsageError(`Invalid input: ${parsed.error.issues.map(describeIssue).join('; ')}`);
+      }
       const session = await this.session();
       const path = fillPath(fullPath(def), request.params as Record<string, unknown> | undefined);
       const query = request.query ? `?${new URLSearchParams(Object.entries(request.query as Record<string, unknown>).filter(([, v]) => v !== undefined).map(([k, v]): [string, string] => [k, String(v)])).toString()}` : '';
-      return { dryRun: true, method: def.method, url: `${session.connection.baseUrl}${path}${query}`, body: redact(request.body ?? null) };
+      return {
+        dryRun: true,
+        method: def.method,
+        url: `${session.connection.baseUrl}${path}${query}`,
+        ...(def.idempotent ? { idempotencyKey: headers['idempotency-key'] ?? '(random per invocation)' } : {}),
+        body: redact(request.body ?? null),
+      };
     }
     const session = await this.session();
     return call(session.http(), def, { ...request, headers });
@@ -113,6 +135,16 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
     }
     try {
       return { ...base, ...valuesFromFlags(fields, flags) };
+    } catch (err) {
+      if (err instanceof FlagValueError) throw new UsageError(err.message);
+      throw err;
+    }
+  }
+
+  /** Query filters from the given flag fields (only the flags that were given), typed as the query schema. */
+  protected queryFrom<S extends z.ZodType>(_schema: S, fields: readonly FieldFlag[]): Partial<z.input<S>> {
+    try {
+      return valuesFromFlags(fields, this.flags) as Partial<z.input<S>>;
     } catch (err) {
       if (err instanceof FlagValueError) throw new UsageError(err.message);
       throw err;

@@ -45,6 +45,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   static quietField: string | undefined;
   /** A secret in the result shown once: `-q` prints only it, and a warning goes to stderr. */
   static secretField: string | undefined;
+  /** The stderr warning printed with a secret shown once (default: one naming `secretField`). */
+  static secretNotice: string | undefined;
+  /** The format when `-o` is not given (default: table on a terminal, json otherwise). */
+  static defaultOutput: OutputFormat | undefined;
 
   protected flags!: BaseFlags<T>;
   protected args!: BaseArgs<T>;
@@ -72,7 +76,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   protected get format(): OutputFormat {
-    return (this.flags.output as OutputFormat | undefined) ?? (this.terminal.stdoutIsTTY ? 'table' : 'json');
+    const ctor = this.ctor as typeof BaseCommand;
+    return (this.flags.output as OutputFormat | undefined) ?? ctor.defaultOutput ?? (this.terminal.stdoutIsTTY ? 'table' : 'json');
   }
 
   protected renderOptions(): RenderOptions {
@@ -93,7 +98,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   protected print(result: unknown): void {
     const ctor = this.ctor as typeof BaseCommand;
-    if (ctor.secretField) this.warn(`The ${ctor.secretField} is shown once and cannot be retrieved again: store it now.`);
+    const notice = ctor.secretNotice ?? (ctor.secretField ? `The ${ctor.secretField} is shown once and cannot be retrieved again: store it now.` : undefined);
+    const dryRun = typeof result === 'object' && result !== null && 'dryRun' in result;
+    if (notice && !dryRun) this.warn(notice);
     const text = render(result, this.renderOptions());
     if (text) process.stdout.write(text);
   }

@@ -45,7 +45,7 @@ export function exitCodeForStatus(status: number, code?: string): ExitCode {
 export function hintFor(status: number, code?: string): string | undefined {
   if (status === 401) return 'Try this: svc login';
   if (status === 403 && code === 'MFA_REQUIRED')
-    return 'Try this: enable MFA with `svc mfa setup`, then `svc login` again';
+    return 'Try this: enable MFA with `svc mfa setup`, then `svc mfa enable --code CODE` (the profile keeps the new session)';
   if (status === 403 && code === 'PARTNER_INACTIVE') return 'the partner account is not active';
   return undefined;
 }

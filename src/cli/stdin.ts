@@ -9,3 +9,14 @@ export async function readSecretFromStdin(flag: string): Promise<string> {
   if (!value) throw new UsageError(`${flag}: nothing was read from standard input`, flag);
   return value;
 }
+
+/** Reads `names.length` secrets piped on stdin, one per line (`--passwords-stdin`: two secrets cannot share one
+ * stdin any other way). Extra trailing lines are an error, so a wrong pipe is not silently half-used. */
+export async function readSecretLinesFromStdin(flag: string, names: readonly string[]): Promise<string[]> {
+  const text = await readSecretFromStdin(flag);
+  const lines = text.split(/\r?\n/);
+  if (lines.length !== names.length || lines.some((line) => line === '')) {
+    throw new UsageError(`${flag} expects ${names.length} lines on standard input (${names.join(', then ')}), got ${lines.length}`, flag);
+  }
+  return lines;
+}

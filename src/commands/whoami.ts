@@ -2,7 +2,7 @@ import { ApiCommand } from '../cli/api-command.js';
 
 export default class Whoami extends ApiCommand<typeof Whoami> {
   static override summary = 'Show who the current credentials sign in as, and where they are kept';
-  static override examples = ['<%= config.bin %> whoami', '<%= config.bin %> whoami -o json'];
+  static override examples = ['<%= config.bin %> whoami', '<%= config.bin %> whoami --output json'];
   static override columns = ['email', 'name', 'scope', 'roleName', 'mfaEnabled', 'profile', 'baseUrl', 'credentials'];
 
   async run() {

@@ -49,6 +49,8 @@ export interface EndpointDef {
   readonly description?: string;
   /** The call creates a resource: the client sends an Idempotency-Key and the server honours it. */
   readonly idempotent?: boolean;
+  /** The largest request body this endpoint accepts, in bytes (default: the server's limit); larger → 413. */
+  readonly bodyLimit?: number;
 }
 
 /** Identity function that keeps the literal types of a declaration. */

@@ -1,11 +1,31 @@
+import { accessReviews } from './access-reviews.js';
+import { agents } from './agents.js';
+import { apiKeys } from './api-keys.js';
 import { audit } from './audit.js';
 import { auth } from './auth.js';
+import { devices } from './devices.js';
+import { enrollmentKeys } from './enrollment-keys.js';
 import { health } from './health.js';
+import { roles } from './roles.js';
 import { tenancy } from './tenancy.js';
+import { account, users } from './users.js';
 
 export * from './endpoint.js';
 export * from './common.js';
 
 /** Every endpoint of the API, by area. The server binds each one; the client derives a call for each. */
-export const contract = { health, auth, tenancy, audit } as const;
+export const contract = {
+  health,
+  auth,
+  account,
+  tenancy,
+  users,
+  roles,
+  accessReviews,
+  audit,
+  apiKeys,
+  enrollmentKeys,
+  agents,
+  devices,
+} as const;
 export type Contract = typeof contract;

@@ -3,11 +3,20 @@ import type { EndpointDef } from '../contract/endpoint.js';
 import type { ServerConfig } from './config.js';
 import type { Db } from './db/connection.js';
 import type { Handler } from './http/bind.js';
+import type { Mailer } from './delivery/mailer.js';
+import type { SmsSender } from './delivery/sms.js';
 import type { JobWorker } from './jobs/queue.js';
+import type { AccessReviewsService } from './modules/access-reviews/service.js';
+import type { ApiKeysService } from './modules/api-keys/service.js';
 import type { AuditService } from './modules/audit/service.js';
+import type { DevicesService } from './modules/devices/service.js';
+import type { EnrollmentKeysService } from './modules/enrollment-keys/service.js';
 import type { AuthService } from './modules/identity/auth-service.js';
+import type { Directory } from './modules/identity/directory.js';
 import type { SessionService } from './modules/identity/sessions.js';
+import type { RolesService } from './modules/roles/service.js';
 import type { TenancyService } from './modules/tenancy/service.js';
+import type { UsersService } from './modules/users/service.js';
 import type { SecretBox } from './security/crypto.js';
 import type { ServerSecrets } from './security/server-secrets.js';
 import type { TokenSigner } from './security/tokens.js';
@@ -18,6 +27,15 @@ export interface Services {
   sessions: SessionService;
   auth: AuthService;
   audit: AuditService;
+  apiKeys: ApiKeysService;
+  enrollmentKeys: EnrollmentKeysService;
+  devices: DevicesService;
+  mailer: Mailer;
+  sms: SmsSender;
+  directory: Directory;
+  roles: RolesService;
+  users: UsersService;
+  accessReviews: AccessReviewsService;
 }
 
 /** What a module's route registration receives. */

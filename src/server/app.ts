@@ -5,6 +5,8 @@ import type { EndpointDef } from '../contract/endpoint.js';
 import type { ModuleContext, Services } from './app-context.js';
 import type { ServerConfig } from './config.js';
 import { applyMigrations, openDatabase, type Db } from './db/connection.js';
+import { Mailer } from './delivery/mailer.js';
+import { SmsSender } from './delivery/sms.js';
 import { bind, type Handler } from './http/bind.js';
 import { clientIpResolver, trustedProxyMatcher } from './http/client-ip.js';
 import { installErrorHandler } from './http/error-handler.js';
@@ -12,16 +14,29 @@ import { createGuard } from './http/guard.js';
 import { createIdempotency, purgeIdempotencyKeys } from './http/idempotency.js';
 import { JobWorker } from './jobs/queue.js';
 import { loggerOptions } from './logging.js';
+import { registerAccessReviewRoutes } from './modules/access-reviews/routes.js';
+import { AccessReviewsService } from './modules/access-reviews/service.js';
+import { registerApiKeyRoutes } from './modules/api-keys/routes.js';
+import { ApiKeysService } from './modules/api-keys/service.js';
 import { registerAuditRoutes } from './modules/audit/routes.js';
 import { AuditService } from './modules/audit/service.js';
+import { registerDeviceRoutes } from './modules/devices/routes.js';
+import { DevicesService } from './modules/devices/service.js';
+import { registerEnrollmentKeyRoutes } from './modules/enrollment-keys/routes.js';
+import { EnrollmentKeysService } from './modules/enrollment-keys/service.js';
 import { registerHealthRoutes } from './modules/health/routes.js';
 import { AuthService } from './modules/identity/auth-service.js';
 import { ensureBuiltinRoles } from './modules/identity/builtin-roles.js';
+import { Directory } from './modules/identity/directory.js';
 import { ensureSystemAdmin } from './modules/identity/first-start.js';
 import { registerIdentityRoutes } from './modules/identity/routes.js';
 import { SessionService } from './modules/identity/sessions.js';
+import { registerRoleRoutes } from './modules/roles/routes.js';
+import { RolesService } from './modules/roles/service.js';
 import { registerTenancyRoutes } from './modules/tenancy/routes.js';
 import { TenancyService } from './modules/tenancy/service.js';
+import { registerUserRoutes } from './modules/users/routes.js';
+import { UsersService } from './modules/users/service.js';
 import { SecretBox } from './security/crypto.js';
 import { loadServerSecrets } from './security/server-secrets.js';
 import { TokenSigner } from './security/tokens.js';
@@ -67,19 +82,39 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   const worker = new JobWorker(db, config.jobs.pollMs, (err, job) => app.log.error({ err, jobId: job?.id, jobType: job?.type }, 'job failed'));
   const sessions = new SessionService(db, signer, { accessTtlSeconds: config.tokens.accessTtlSeconds, refreshTtlSeconds: config.tokens.refreshTtlSeconds });
   const auth = new AuthService(db, config, sessions, signer);
+  const tenancy = new TenancyService(db);
+  const apiKeys = new ApiKeysService(db, tenancy, (err) => app.log.error({ err }, 'API key usage flush failed'));
+  const enrollmentKeys = new EnrollmentKeysService(db, tenancy, secrets.enrollmentPepper, config.enrollment.keyTtlMinutes);
+  const mailer = new Mailer(config.mail, app.log);
+  const sms = new SmsSender(config.sms, app.log);
+  const directory = new Directory(db);
+  const roles = new RolesService(db, directory, tenancy);
   const services: Services = {
-    tenancy: new TenancyService(db),
+    tenancy,
     sessions,
     auth,
     audit: new AuditService(db),
+    apiKeys,
+    enrollmentKeys,
+    devices: new DevicesService(db, tenancy, enrollmentKeys),
+    mailer,
+    sms,
+    directory,
+    roles,
+    users: new UsersService(db, config, directory, roles, tenancy, sessions, mailer),
+    accessReviews: new AccessReviewsService(db, directory, sessions),
   };
 
   const guard = createGuard({
-    resolvers: { session: (token) => auth.callerForAccessToken(token) },
+    resolvers: {
+      session: (token) => auth.callerForAccessToken(token),
+      apiKey: async (key, _request, reply) => apiKeys.authenticate(key, reply),
+      agent: async (token, request) => services.devices.authenticateAgent(token, request),
+    },
     mfaEnabled: config.features.mfa,
     clientIp: clientIpResolver(isTrusted, config.trustedProxies.length > 0),
   });
-  const bindDeps = { guard, idempotency: createIdempotency(db) };
+  const bindDeps = { guard, idempotency: createIdempotency(db, box) };
   const moduleContext: ModuleContext = {
     app,
     config,
@@ -96,13 +131,23 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   registerIdentityRoutes(moduleContext);
   registerTenancyRoutes(moduleContext);
   registerAuditRoutes(moduleContext);
+  registerApiKeyRoutes(moduleContext);
+  registerEnrollmentKeyRoutes(moduleContext);
+  registerDeviceRoutes(moduleContext);
+  registerUserRoutes(moduleContext);
+  registerRoleRoutes(moduleContext);
+  registerAccessReviewRoutes(moduleContext);
+  apiKeys.start();
 
   worker.every('maintenance.purge-idempotency-keys', 3600_000, () => {
     purgeIdempotencyKeys(db);
   });
 
   app.addHook('onClose', async () => {
+    // API key usage counted since the last flush is written before the database closes.
+    apiKeys.stop();
     await worker.stop();
+    mailer.close();
     if (!options.db) db.$client.close();
   });
   return { app, db, services, worker };

@@ -71,7 +71,25 @@ const EnvSchema = z.object({
   SVC_REGISTER_PARTNER_LIMIT: int(3, 1, 1_000_000),
   SVC_REGISTER_WINDOW_SECONDS: int(3600, 1, 86_400),
   SVC_JOB_POLL_MS: int(1000, 10, 60_000),
+  SVC_ENROLLMENT_KEY_TTL_MINUTES: int(60, 1, 525_600),
   SVC_SHUTDOWN_TIMEOUT_MS: int(10_000, 100, 600_000),
+  SVC_SMTP_URL: optionalString.refine((v) => v === undefined || /^smtps?:\/\/\S+$/.test(v), 'must be an smtp:// or smtps:// URL'),
+  SVC_SMTP_FROM: z.string().min(3).optional().default('svc <no-reply@localhost>'),
+  SVC_SMTP_TIMEOUT_MS: int(10_000, 100, 120_000),
+  SVC_SMS_URL: optionalString.refine((v) => v === undefined || /^https?:\/\/\S+$/.test(v), 'must be an http:// or https:// URL'),
+  SVC_SMS_TOKEN: optionalString,
+  SVC_SMS_TIMEOUT_MS: int(10_000, 100, 120_000),
+  SVC_SMS_CODE_TTL_SECONDS: int(600, 30, 86_400),
+  SVC_SMS_CODE_ATTEMPTS: int(5, 1, 100),
+  SVC_SMS_SEND_LIMIT: int(5, 1, 1_000_000),
+  SVC_SMS_SEND_WINDOW_SECONDS: int(900, 1, 86_400),
+  SVC_INVITE_TTL_HOURS: int(72, 1, 8760),
+  SVC_PASSWORD_RESET_TTL_MINUTES: int(60, 1, 10_080),
+  SVC_PASSWORD_RESET_LIMIT: int(5, 1, 1_000_000),
+  SVC_PASSWORD_RESET_WINDOW_SECONDS: int(3600, 1, 86_400),
+  SVC_EXPORT_SETTLE_SECONDS: int(300, 0, 86_400),
+  SVC_WEBAUTHN_RP_ID: optionalString,
+  SVC_WEBAUTHN_ORIGIN: optionalString.refine((v) => v === undefined || v.split(',').every((o) => /^https?:\/\/[^/\s]+$/.test(o.trim())), 'must be comma-separated origins such as https://admin.example.com'),
 });
 
 export interface ServerConfig {
@@ -100,7 +118,20 @@ export interface ServerConfig {
     registerWindowSeconds: number;
   };
   jobs: { pollMs: number };
+  /** 01 §8: the default lifetime of an enrollment key. */
+  enrollment: { keyTtlMinutes: number };
   shutdownTimeoutMs: number;
+  /** Outgoing e-mail (invitations, password resets); without smtpUrl no mail is sent. */
+  mail: { smtpUrl: string | undefined; from: string; timeoutMs: number };
+  /** The SMS gateway: POST JSON `{to, body}` to url with an optional bearer token (01 §4.5, §5.7). */
+  sms: { url: string | undefined; token: string | undefined; timeoutMs: number; codeTtlSeconds: number; codeAttempts: number };
+  /** Lifetimes of the single-use links sent by e-mail (01 §8: a reset link lasts an hour). */
+  links: { inviteTtlHours: number; passwordResetTtlMinutes: number };
+  /** Sending limits: SMS codes per user, password-reset requests per client IP. */
+  delivery: { smsPerUser: number; smsWindowSeconds: number; passwordResetPerIp: number; passwordResetWindowSeconds: number };
+  /** Privileged elevation: how long the audit export withholds the newest rows (01 §4.9 X-Settled-Through), and
+   * the WebAuthn relying party of approver devices (default: the public URL's host and origin, else localhost). */
+  pam: { exportSettleSeconds: number; webauthnRpId: string; webauthnOrigins: string[] };
 }
 
 export class ConfigError extends Error {
@@ -165,6 +196,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
       registerWindowSeconds: e.SVC_REGISTER_WINDOW_SECONDS,
     },
     jobs: { pollMs: e.SVC_JOB_POLL_MS },
+    enrollment: { keyTtlMinutes: e.SVC_ENROLLMENT_KEY_TTL_MINUTES },
     shutdownTimeoutMs: e.SVC_SHUTDOWN_TIMEOUT_MS,
+    mail: { smtpUrl: e.SVC_SMTP_URL, from: e.SVC_SMTP_FROM, timeoutMs: e.SVC_SMTP_TIMEOUT_MS },
+    sms: {
+      url: e.SVC_SMS_URL,
+      token: e.SVC_SMS_TOKEN,
+      timeoutMs: e.SVC_SMS_TIMEOUT_MS,
+      codeTtlSeconds: e.SVC_SMS_CODE_TTL_SECONDS,
+      codeAttempts: e.SVC_SMS_CODE_ATTEMPTS,
+    },
+    links: { inviteTtlHours: e.SVC_INVITE_TTL_HOURS, passwordResetTtlMinutes: e.SVC_PASSWORD_RESET_TTL_MINUTES },
+    delivery: {
+      smsPerUser: e.SVC_SMS_SEND_LIMIT,
+      smsWindowSeconds: e.SVC_SMS_SEND_WINDOW_SECONDS,
+      passwordResetPerIp: e.SVC_PASSWORD_RESET_LIMIT,
+      passwordResetWindowSeconds: e.SVC_PASSWORD_RESET_WINDOW_SECONDS,
+    },
+    pam: {
+      exportSettleSeconds: e.SVC_EXPORT_SETTLE_SECONDS,
+      webauthnRpId: e.SVC_WEBAUTHN_RP_ID ?? (e.SVC_PUBLIC_URL ? new URL(e.SVC_PUBLIC_URL).hostname : 'localhost'),
+      webauthnOrigins: e.SVC_WEBAUTHN_ORIGIN
+        ? e.SVC_WEBAUTHN_ORIGIN.split(',').map((o) => o.trim())
+        : [e.SVC_PUBLIC_URL ? new URL(e.SVC_PUBLIC_URL).origin : `http://localhost:${overrides.port ?? e.PORT}`],
+    },
   };
 }

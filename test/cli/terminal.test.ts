@@ -90,7 +90,7 @@ describe('exit codes (CLI.md errors and exit codes)', () => {
 
   it('hints', () => {
     expect(hintFor(401, 'UNAUTHORIZED')).toBe('Try this: svc login');
-    expect(hintFor(403, 'MFA_REQUIRED')).toBe('Try this: enable MFA with `svc mfa setup`, then `svc login` again');
+    expect(hintFor(403, 'MFA_REQUIRED')).toBe('Try this: enable MFA with `svc mfa setup`, then `svc mfa enable --code CODE` (the profile keeps the new session)');
     expect(hintFor(403, 'PARTNER_INACTIVE')).toBe('the partner account is not active');
     expect(hintFor(403, 'FORBIDDEN')).toBeUndefined();
     expect(hintFor(500)).toBeUndefined();

@@ -45,7 +45,11 @@ async function enrol(t: TestApp, token: string): Promise<Enrolled> {
   const enable = await t.call('POST', '/api/v1/auth/mfa/enable', { token, body: { code: codeFor(secret) } });
   expect(enable.status).toBe(200);
   advance(STEP_MS);
-  return { secret, recoveryCodes: setup.body.recoveryCodes as string[], mfaToken: enable.body.tokens.accessToken as string };
+  return {
+    secret,
+    recoveryCodes: setup.body.recoveryCodes as string[],
+    mfaToken: enable.body.tokens.accessToken as string,
+  };
 }
 
 async function tempTokenFor(t: TestApp, email = ADMIN_EMAIL, password = ADMIN_PASSWORD): Promise<string> {
@@ -79,7 +83,13 @@ describe('TOTP multi-factor authentication (01 §4.5, §5.7)', () => {
     expect(url.protocol).toBe('otpauth:');
     expect(url.host).toBe('totp');
     expect(decodeURIComponent(url.pathname)).toBe(`/svc:${ADMIN_EMAIL}`);
-    expect(Object.fromEntries(url.searchParams)).toMatchObject({ issuer: 'svc', secret, algorithm: 'SHA1', digits: '6', period: '30' });
+    expect(Object.fromEntries(url.searchParams)).toMatchObject({
+      issuer: 'svc',
+      secret,
+      algorithm: 'SHA1',
+      digits: '6',
+      period: '30',
+    });
     expect(qrCodeDataUrl).toMatch(/^data:image\/png;base64,/);
     expect(recoveryCodes).toHaveLength(10);
     expect(new Set(recoveryCodes).size).toBe(10);
@@ -101,7 +111,10 @@ describe('TOTP multi-factor authentication (01 §4.5, §5.7)', () => {
 
     const setup = await t.call('POST', '/api/v1/auth/mfa/setup', { token });
     const secret = setup.body.secret as string;
-    const wrong = await t.call('POST', '/api/v1/auth/mfa/enable', { token, body: { code: codeFor(secret) === '000000' ? '111111' : '000000' } });
+    const wrong = await t.call('POST', '/api/v1/auth/mfa/enable', {
+      token,
+      body: { code: codeFor(secret) === '000000' ? '111111' : '000000' },
+    });
     expect(wrong.status).toBe(400);
     expect(wrong.body).toMatchObject({ error: 'Invalid MFA code', code: 'INVALID_MFA_CODE' });
 
@@ -130,12 +143,16 @@ describe('TOTP multi-factor authentication (01 §4.5, §5.7)', () => {
     expect(before.body).toEqual({ error: 'MFA required', code: 'MFA_REQUIRED' });
 
     const { secret } = await enrol(t, token);
-    const login = await t.call('POST', '/api/v1/auth/login', { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } });
+    const login = await t.call('POST', '/api/v1/auth/login', {
+      body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD },
+    });
     expect(login.status).toBe(200);
     expect(login.body).toEqual({ mfaRequired: true, tempToken: expect.any(String), mfaMethod: 'totp' });
     expect(setCookies(login.headers)).toEqual([]);
 
-    const verify = await t.call('POST', '/api/v1/auth/mfa/verify', { body: { code: codeFor(secret), tempToken: login.body.tempToken } });
+    const verify = await t.call('POST', '/api/v1/auth/mfa/verify', {
+      body: { code: codeFor(secret), tempToken: login.body.tempToken },
+    });
     expect(verify.status).toBe(200);
     expect(verify.body.user).toMatchObject({ email: ADMIN_EMAIL, mfaEnabled: true });
     expect(setCookies(verify.headers).some((c) => c.startsWith('svc_refresh_token='))).toBe(true);
@@ -153,24 +170,36 @@ describe('TOTP multi-factor authentication (01 §4.5, §5.7)', () => {
     const code = codeFor(secret);
     const first = await t.call('POST', '/api/v1/auth/mfa/verify', { body: { code, tempToken: await tempTokenFor(t) } });
     expect(first.status).toBe(200);
-    const replay = await t.call('POST', '/api/v1/auth/mfa/verify', { body: { code, tempToken: await tempTokenFor(t) } });
+    const replay = await t.call('POST', '/api/v1/auth/mfa/verify', {
+      body: { code, tempToken: await tempTokenFor(t) },
+    });
     expect(replay.status).toBe(401);
     expect(replay.body.code).toBe('INVALID_MFA_CODE');
     advance(STEP_MS);
-    const next = await t.call('POST', '/api/v1/auth/mfa/verify', { body: { code: codeFor(secret), tempToken: await tempTokenFor(t) } });
+    const next = await t.call('POST', '/api/v1/auth/mfa/verify', {
+      body: { code: codeFor(secret), tempToken: await tempTokenFor(t) },
+    });
     expect(next.status).toBe(200);
   });
 
   it('01§5.7 a recovery code signs in once and is then used up', async () => {
     const { recoveryCodes } = await enrol(t, token);
     const code = recoveryCodes[3] ?? '';
-    const first = await t.call('POST', '/api/v1/auth/mfa/verify', { body: { code: code.toLowerCase(), tempToken: await tempTokenFor(t) } });
+    const first = await t.call('POST', '/api/v1/auth/mfa/verify', {
+      body: { code: code.toLowerCase(), tempToken: await tempTokenFor(t) },
+    });
     expect(first.status).toBe(200);
     expect((await t.call('GET', EXPORT, { token: first.body.tokens.accessToken })).status).toBe(200);
-    const used = t.db.select().from(mfaRecoveryCodes).all().filter((r) => r.usedAt !== null);
+    const used = t.db
+      .select()
+      .from(mfaRecoveryCodes)
+      .all()
+      .filter((r) => r.usedAt !== null);
     expect(used).toHaveLength(1);
 
-    const second = await t.call('POST', '/api/v1/auth/mfa/verify', { body: { code, tempToken: await tempTokenFor(t) } });
+    const second = await t.call('POST', '/api/v1/auth/mfa/verify', {
+      body: { code, tempToken: await tempTokenFor(t) },
+    });
     expect(second.status).toBe(401);
     expect(second.body).toMatchObject({ error: 'Invalid MFA code', code: 'INVALID_MFA_CODE' });
   });
@@ -179,11 +208,15 @@ describe('TOTP multi-factor authentication (01 §4.5, §5.7)', () => {
     const { secret } = await enrol(t, token);
     const tempToken = await tempTokenFor(t);
     const current = codeFor(secret);
-    const wrong = await t.call('POST', '/api/v1/auth/mfa/verify', { body: { code: current === '999999' ? '999998' : '999999', tempToken } });
+    const wrong = await t.call('POST', '/api/v1/auth/mfa/verify', {
+      body: { code: current === '999999' ? '999998' : '999999', tempToken },
+    });
     expect(wrong.status).toBe(401);
     expect(wrong.body.code).toBe('INVALID_MFA_CODE');
 
-    const garbage = await t.call('POST', '/api/v1/auth/mfa/verify', { body: { code: current, tempToken: 'not-a-token' } });
+    const garbage = await t.call('POST', '/api/v1/auth/mfa/verify', {
+      body: { code: current, tempToken: 'not-a-token' },
+    });
     expect(garbage.status).toBe(401);
     expect(garbage.body.code).toBe('INVALID_MFA_TOKEN');
     // An access token is not a temp token.
@@ -213,7 +246,9 @@ describe('TOTP multi-factor authentication (01 §4.5, §5.7)', () => {
 
     // The window slides: five minutes later the user may try again.
     advance(5 * 60_000 + 1000);
-    const later = await t.call('POST', '/api/v1/auth/mfa/verify', { body: { code: codeFor(secret), tempToken: await tempTokenFor(t) } });
+    const later = await t.call('POST', '/api/v1/auth/mfa/verify', {
+      body: { code: codeFor(secret), tempToken: await tempTokenFor(t) },
+    });
     expect(later.status).toBe(200);
   });
 
@@ -224,9 +259,15 @@ describe('TOTP multi-factor authentication (01 §4.5, §5.7)', () => {
       const { secret } = await enrol(small, adminToken);
       const tempToken = await tempTokenFor(small);
       const bad = codeFor(secret) === '000000' ? '000001' : '000000';
-      expect((await small.call('POST', '/api/v1/auth/mfa/verify', { body: { code: bad, tempToken } })).status).toBe(401);
-      expect((await small.call('POST', '/api/v1/auth/mfa/verify', { body: { code: bad, tempToken } })).status).toBe(401);
-      expect((await small.call('POST', '/api/v1/auth/mfa/verify', { body: { code: bad, tempToken } })).status).toBe(429);
+      expect((await small.call('POST', '/api/v1/auth/mfa/verify', { body: { code: bad, tempToken } })).status).toBe(
+        401,
+      );
+      expect((await small.call('POST', '/api/v1/auth/mfa/verify', { body: { code: bad, tempToken } })).status).toBe(
+        401,
+      );
+      expect((await small.call('POST', '/api/v1/auth/mfa/verify', { body: { code: bad, tempToken } })).status).toBe(
+        429,
+      );
     } finally {
       await small.close();
     }
@@ -246,68 +287,116 @@ describe('TOTP multi-factor authentication (01 §4.5, §5.7)', () => {
 
   it('01§4.5 recovery-codes needs a TOTP code and replaces every code', async () => {
     const { secret, recoveryCodes, mfaToken } = await enrol(t, token);
-    const wrong = await t.call('POST', '/api/v1/auth/mfa/recovery-codes', { token: mfaToken, body: { code: codeFor(secret) === '000000' ? '000001' : '000000' } });
+    const wrong = await t.call('POST', '/api/v1/auth/mfa/recovery-codes', {
+      token: mfaToken,
+      body: { code: codeFor(secret) === '000000' ? '000001' : '000000' },
+    });
     expect(wrong.status).toBe(400);
-    const res = await t.call('POST', '/api/v1/auth/mfa/recovery-codes', { token: mfaToken, body: { code: codeFor(secret) } });
+    const res = await t.call('POST', '/api/v1/auth/mfa/recovery-codes', {
+      token: mfaToken,
+      body: { code: codeFor(secret) },
+    });
     expect(res.status).toBe(200);
     expect(res.body.recoveryCodes).toHaveLength(10);
     expect(res.body.recoveryCodes).not.toContain(recoveryCodes[0]);
     expect(t.db.select().from(mfaRecoveryCodes).all()).toHaveLength(10);
     expect(actions(t)).toContain('user.mfa.recovery_codes.regenerate');
 
-    const old = await t.call('POST', '/api/v1/auth/mfa/verify', { body: { code: recoveryCodes[0], tempToken: await tempTokenFor(t) } });
+    const old = await t.call('POST', '/api/v1/auth/mfa/verify', {
+      body: { code: recoveryCodes[0], tempToken: await tempTokenFor(t) },
+    });
     expect(old.status).toBe(401);
-    const fresh = await t.call('POST', '/api/v1/auth/mfa/verify', { body: { code: res.body.recoveryCodes[0], tempToken: await tempTokenFor(t) } });
+    const fresh = await t.call('POST', '/api/v1/auth/mfa/verify', {
+      body: { code: res.body.recoveryCodes[0], tempToken: await tempTokenFor(t) },
+    });
     expect(fresh.status).toBe(200);
   });
 
   it('01§4.5 disable needs a valid code, then login no longer asks for MFA', async () => {
     const { secret, mfaToken } = await enrol(t, token);
-    const wrong = await t.call('POST', '/api/v1/auth/mfa/disable', { token: mfaToken, body: { code: codeFor(secret) === '000000' ? '000001' : '000000' } });
+    const wrong = await t.call('POST', '/api/v1/auth/mfa/disable', {
+      token: mfaToken,
+      body: { code: codeFor(secret) === '000000' ? '000001' : '000000' },
+    });
     expect(wrong.status).toBe(400);
     const ok = await t.call('POST', '/api/v1/auth/mfa/disable', { token: mfaToken, body: { code: codeFor(secret) } });
     expect(ok.status).toBe(200);
     expect(ok.body.success).toBe(true);
-    expect(t.db.select().from(users).where(eq(users.email, ADMIN_EMAIL)).get()).toMatchObject({ mfaEnabled: false, mfaSecretEnc: null, mfaMethod: null });
+    expect(t.db.select().from(users).where(eq(users.email, ADMIN_EMAIL)).get()).toMatchObject({
+      mfaEnabled: false,
+      mfaSecretEnc: null,
+      mfaMethod: null,
+    });
     expect(t.db.select().from(mfaRecoveryCodes).all()).toHaveLength(0);
     expect(actions(t)).toContain('user.mfa.disable');
-    const login = await t.call('POST', '/api/v1/auth/login', { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } });
+    const login = await t.call('POST', '/api/v1/auth/login', {
+      body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD },
+    });
     expect(login.body.mfaRequired).toBe(false);
   });
 
   it('01§4.5 disable is refused with 403 while the partner settings require MFA', async () => {
     const reg = await t.call('POST', '/api/v1/auth/register-partner', {
-      body: { companyName: 'Strict MSP', name: 'Pat', email: 'pat@strict.test', password: 'Str0ng-Passw0rd', acceptTerms: true },
+      body: {
+        companyName: 'Strict MSP',
+        name: 'Pat',
+        email: 'pat@strict.test',
+        password: 'Str0ng-Passw0rd',
+        acceptTerms: true,
+      },
     });
     expect(reg.status).toBe(201);
     const patToken = reg.body.tokens.accessToken as string;
     const { secret, mfaToken } = await enrol(t, patToken);
 
-    const patch = await t.call('PATCH', `/api/v1/orgs/partners/${reg.body.partner.id}`, { token, body: { settings: { requireMfa: true } } });
+    const patch = await t.call('PATCH', `/api/v1/orgs/partners/${reg.body.partner.id}`, {
+      token,
+      body: { settings: { requireMfa: true } },
+    });
     expect(patch.status).toBe(200);
-    const refused = await t.call('POST', '/api/v1/auth/mfa/disable', { token: mfaToken, body: { code: codeFor(secret) } });
+    const refused = await t.call('POST', '/api/v1/auth/mfa/disable', {
+      token: mfaToken,
+      body: { code: codeFor(secret) },
+    });
     expect(refused.status).toBe(403);
     expect(refused.body.code).toBe('MFA_ENFORCED');
     expect(t.db.select().from(users).where(eq(users.email, 'pat@strict.test')).get()?.mfaEnabled).toBe(true);
 
-    await t.call('PATCH', `/api/v1/orgs/partners/${reg.body.partner.id}`, { token, body: { settings: { requireMfa: false } } });
-    const allowed = await t.call('POST', '/api/v1/auth/mfa/disable', { token: mfaToken, body: { code: codeFor(secret) } });
+    await t.call('PATCH', `/api/v1/orgs/partners/${reg.body.partner.id}`, {
+      token,
+      body: { settings: { requireMfa: false } },
+    });
+    const allowed = await t.call('POST', '/api/v1/auth/mfa/disable', {
+      token: mfaToken,
+      body: { code: codeFor(secret) },
+    });
     expect(allowed.status).toBe(200);
   });
 
   it('01§4.5 disable is refused with 403 while the organization settings require MFA', async () => {
     const partner = await t.call('POST', '/api/v1/orgs/partners', { token, body: { name: 'Open MSP', slug: 'open' } });
-    const org = await t.call('POST', '/api/v1/orgs/organizations', { token, body: { name: 'Strict Org', slug: 'strict', partnerId: partner.body.id, settings: { requireMfa: true } } });
+    const org = await t.call('POST', '/api/v1/orgs/organizations', {
+      token,
+      body: { name: 'Strict Org', slug: 'strict', partnerId: partner.body.id, settings: { requireMfa: true } },
+    });
     expect(org.status).toBe(201);
     const member = t.db
       .insert(users)
-      .values({ email: 'olga@strict.test', name: 'Olga', passwordHash: await hashPassword('Str0ng-Passw0rd'), status: 'active' })
+      .values({
+        email: 'olga@strict.test',
+        name: 'Olga',
+        passwordHash: await hashPassword('Str0ng-Passw0rd'),
+        status: 'active',
+      })
       .returning()
       .get();
     t.db.insert(organizationUsers).values({ orgId: org.body.id, userId: member.id, roleId: ORG_ADMIN_ROLE_ID }).run();
     const olga = await loginAs(t, 'olga@strict.test', 'Str0ng-Passw0rd');
     const { secret, mfaToken } = await enrol(t, olga);
-    const refused = await t.call('POST', '/api/v1/auth/mfa/disable', { token: mfaToken, body: { code: codeFor(secret) } });
+    const refused = await t.call('POST', '/api/v1/auth/mfa/disable', {
+      token: mfaToken,
+      body: { code: codeFor(secret) },
+    });
     expect(refused.status).toBe(403);
     expect(refused.body.code).toBe('MFA_ENFORCED');
   });
@@ -325,7 +414,9 @@ describe('TOTP multi-factor authentication (01 §4.5, §5.7)', () => {
 
       // A user who turned MFA on while the feature was on signs in with the password alone.
       off.db.update(users).set({ mfaEnabled: true, mfaMethod: 'totp' }).where(eq(users.email, ADMIN_EMAIL)).run();
-      const login = await off.call('POST', '/api/v1/auth/login', { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } });
+      const login = await off.call('POST', '/api/v1/auth/login', {
+        body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD },
+      });
       expect(login.status).toBe(200);
       expect(login.body.mfaRequired).toBe(false);
       // And the MFA gate does not apply.

@@ -13,8 +13,18 @@ describe('tenancy (01 §4.3)', () => {
   it('01§4.3 system caller creates and lists partners, organizations and sites', async () => {
     const partner = await t.call('POST', '/api/v1/orgs/partners', { token, body: { name: 'Acme MSP', slug: 'acme' } });
     expect(partner.status).toBe(201);
-    expect(partner.body).toMatchObject({ name: 'Acme MSP', slug: 'acme', type: 'msp', plan: 'free', status: 'active', deletedAt: null });
-    const org = await t.call('POST', '/api/v1/orgs/organizations', { token, body: { name: 'Contoso', slug: 'contoso', partnerId: partner.body.id } });
+    expect(partner.body).toMatchObject({
+      name: 'Acme MSP',
+      slug: 'acme',
+      type: 'msp',
+      plan: 'free',
+      status: 'active',
+      deletedAt: null,
+    });
+    const org = await t.call('POST', '/api/v1/orgs/organizations', {
+      token,
+      body: { name: 'Contoso', slug: 'contoso', partnerId: partner.body.id },
+    });
     expect(org.status).toBe(201);
     const site = await t.call('POST', '/api/v1/orgs/sites', { token, body: { orgId: org.body.id, name: 'HQ' } });
     expect(site.status).toBe(201);

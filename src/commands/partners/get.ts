@@ -3,7 +3,7 @@ import { ApiCommand } from '../../cli/api-command.js';
 
 export default class PartnersGet extends ApiCommand<typeof PartnersGet> {
   static override summary = 'Show a partner';
-  static override examples = ['<%= config.bin %> partners get 7f1c…', '<%= config.bin %> partners get 7f1c… -o json'];
+  static override examples = ['<%= config.bin %> partners get 7f1c…', '<%= config.bin %> partners get 7f1c… --output json'];
   static override args = idArg('Partner');
 
   async run() {

@@ -2,7 +2,7 @@ import { ApiCommand, listFlags } from '../../cli/api-command.js';
 
 export default class PartnersList extends ApiCommand<typeof PartnersList> {
   static override summary = 'List partners (system administrators)';
-  static override examples = ['<%= config.bin %> partners list', '<%= config.bin %> partners list --all -o csv > partners.csv'];
+  static override examples = ['<%= config.bin %> partners list', '<%= config.bin %> partners list --all --output csv > partners.csv'];
   static override flags = { ...listFlags };
   static override columns = ['id', 'name', 'slug', 'type', 'plan', 'status', 'createdAt'];
 

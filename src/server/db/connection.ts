@@ -21,10 +21,25 @@ export function openDatabase(file: string): Db {
   return drizzle({ client: sqlite, schema, casing: 'snake_case' });
 }
 
-/** Applies pending migrations; returns how many were applied. */
-export function applyMigrations(db: Db): number {
+/** Applies pending migrations; returns how many were applied.
+ * Foreign keys are off while they run: drizzle-kit rebuilds a changed table (create new, copy, drop old,
+ * rename), and inside the migration's transaction its own `PRAGMA foreign_keys=OFF` is a no-op, so dropping
+ * the old table would cascade-delete the rows that reference it. The references are checked afterwards. */
+export function applyMigrations(db: Db, migrationsFolder: string = MIGRATIONS_DIR): number {
   const before = appliedMigrationCount(db);
-  migrate(db, { migrationsFolder: MIGRATIONS_DIR });
+  const enforced = db.$client.pragma('foreign_keys', { simple: true }) === 1;
+  if (enforced) db.$client.pragma('foreign_keys = OFF');
+  try {
+    migrate(db, { migrationsFolder });
+    // Only after a migration ran: a full check costs a scan of every reference on each start otherwise.
+    if (appliedMigrationCount(db) > before) {
+      const broken = db.$client.pragma('foreign_key_check') as { table: string; parent: string }[];
+      const first = broken[0];
+      if (first) throw new Error(`migrations left ${broken.length} broken reference(s), e.g. ${first.table} → ${first.parent}`);
+    }
+  } finally {
+    if (enforced) db.$client.pragma('foreign_keys = ON');
+  }
   return appliedMigrationCount(db) - before;
 }
 

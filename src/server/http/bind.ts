@@ -71,6 +71,7 @@ export function bind<E extends EndpointDef>(app: FastifyInstance, deps: BindDeps
     method: def.method,
     url: fullPath(def),
     config: { endpoint: def },
+    ...(def.bodyLimit !== undefined ? { bodyLimit: def.bodyLimit } : {}),
     handler: async (request, reply) => {
       const ctx = await deps.guard(request, reply, def);
       const params = parseInput(def.params, request.params, 'params') as ParamsOf<E>;

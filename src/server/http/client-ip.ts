@@ -30,6 +30,7 @@ export function clientIpResolver(isTrusted: (address: string) => boolean, anyTru
         if (typeof realIp === 'string' && ipaddr.isValid(realIp.trim())) return realIp.trim();
       }
     }
-    return request.ip || socketAddress;
+    // A forwarded value that is not an address (a garbled header) falls back to the socket's address.
+    return request.ip && ipaddr.isValid(request.ip) ? request.ip : socketAddress;
   };
 }

@@ -1,7 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { ZodError } from 'zod';
 import { HttpError } from './errors.js';
-import { validationError } from './validation.js';
 
 /** Fastify's own client errors, mapped to the one error body (never a 500 for bad input). */
 function fastifyClientError(err: FastifyError): HttpError | null {
@@ -20,20 +19,69 @@ function fastifyClientError(err: FastifyError): HttpError | null {
   }
   if (err instanceof SyntaxError) return new HttpError(400, 'Malformed JSON in request body', 'MALFORMED_JSON');
   const status = err.statusCode;
-  if (status && status >= 400 && status < 500) return new HttpError(status, err.message, 'BAD_REQUEST');
+  if (status && status >= 400 && status < 500)
+    return new HttpError(status, err.message, CODE_BY_STATUS[status] ?? 'BAD_REQUEST');
   return null;
 }
 
-/** One error handler for the whole app: the DESIGN.md error body; messages only for statuses below 500. */
+const CODE_BY_STATUS: Record<number, string> = {
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  406: 'NOT_ACCEPTABLE',
+  408: 'REQUEST_TIMEOUT',
+  411: 'LENGTH_REQUIRED',
+  413: 'PAYLOAD_TOO_LARGE',
+  414: 'URI_TOO_LONG',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMITED',
+  431: 'HEADERS_TOO_LARGE',
+};
+
+/** JSON bodies may nest at most this deep. JSON.parse copes with any depth, but everything after it that
+ * walks the value recursively (JSON.stringify when a JSON column is stored, the idempotency hash) overflows
+ * the stack on a body such as 60 000 nested objects, which would be a 500. */
+export const MAX_BODY_DEPTH = 64;
+
+/** The nesting depth of a parsed JSON value, walked without recursion; stops counting past `limit`. */
+export function jsonDepth(value: unknown, limit = MAX_BODY_DEPTH): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop() as [unknown, number];
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth > deepest) deepest = depth;
+    if (deepest > limit) return deepest;
+    for (const child of Object.values(current))
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/** One error handler for the whole app: the DESIGN.md error body; messages only for statuses below 500.
+ * It also refuses over-deep JSON bodies before any handler sees them (see MAX_BODY_DEPTH). */
 export function installErrorHandler(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    if (typeof request.body === 'object' && request.body !== null && jsonDepth(request.body) > MAX_BODY_DEPTH) {
+      throw new HttpError(400, `Request body is nested too deeply (at most ${MAX_BODY_DEPTH} levels)`, 'BODY_TOO_DEEP');
+    }
+  });
+
   app.setErrorHandler((err, request, reply) => {
     let httpError: HttpError | null;
     if (err instanceof HttpError) httpError = err;
-    else if (err instanceof ZodError) httpError = validationError(err, 'body');
+    // Input is validated with safeParse and arrives here as an HttpError; a ZodError is a response that does
+    // not match its contract schema: a server bug, answered 500 (not blamed on the client) and logged.
+    else if (err instanceof ZodError) httpError = null;
     else httpError = fastifyClientError(err as FastifyError);
 
     if (!httpError) {
-      request.log.error({ err }, 'unhandled error');
+      const issues = err instanceof ZodError ? err.issues.slice(0, 10) : undefined;
+      request.log.error(
+        { err, issues, route: request.routeOptions.url },
+        issues ? 'response does not match the contract' : 'unhandled error',
+      );
       return reply.code(500).send({ error: 'Internal Server Error' });
     }
     if (httpError.headers) reply.headers(httpError.headers);
@@ -43,5 +91,7 @@ export function installErrorHandler(app: FastifyInstance): void {
     return reply.code(httpError.status).send(body);
   });
 
-  app.setNotFoundHandler((request, reply) => reply.code(404).send({ error: 'Not Found', path: request.url.split('?')[0] }));
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({ error: 'Not Found', path: request.url.split('?')[0] }),
+  );
 }

@@ -16,5 +16,8 @@ export function validationError(error: z.ZodError, where: 'params' | 'query' | '
 /** A validation failure found by a service rather than a schema (a field required only for some callers),
  * in the same shape as the schema failures. */
 export function fieldError(path: string, message: string): HttpError {
-  return new HttpError(400, `${path}: ${message}`, 'VALIDATION_ERROR', { formErrors: [], fieldErrors: { [path]: [message] } });
+  return new HttpError(400, `${path}: ${message}`, 'VALIDATION_ERROR', {
+    formErrors: [],
+    fieldErrors: { [path]: [message] },
+  });
 }

@@ -67,7 +67,8 @@ export function newRecoveryCodes(count = RECOVERY_CODE_COUNT): string[] {
     // 256 is a multiple of 32, so `byte % 32` is uniform.
     const chars = [...bytes].map((b) => RECOVERY_ALPHABET[b % RECOVERY_ALPHABET.length] ?? '0').join('');
     const groups: string[] = [];
-    for (let g = 0; g < RECOVERY_GROUPS; g++) groups.push(chars.slice(g * RECOVERY_GROUP_LENGTH, (g + 1) * RECOVERY_GROUP_LENGTH));
+    for (let g = 0; g < RECOVERY_GROUPS; g++)
+      groups.push(chars.slice(g * RECOVERY_GROUP_LENGTH, (g + 1) * RECOVERY_GROUP_LENGTH));
     codes.push(groups.join('-'));
   }
   return codes;

@@ -150,3 +150,41 @@ export const mfaRecoveryCodes = sqliteTable(
   },
   (t) => [index('mfa_recovery_codes_user_idx').on(t.userId)],
 );
+
+/** Single-use links sent by e-mail (invitations, password resets), stored as SHA-256 of the raw token. */
+export const userTokens = sqliteTable(
+  'user_tokens',
+  {
+    id: id(),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    purpose: text({ enum: ['invite', 'password_reset'] }).notNull(),
+    tokenHash: text().notNull(),
+    expiresAt: text().notNull(),
+    usedAt: text(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('user_tokens_hash_unique').on(t.tokenHash), index('user_tokens_user_idx').on(t.userId, t.purpose)],
+);
+
+/** Codes sent by SMS (phone verification, sign-in), stored as an HMAC under a server key, with an expiry and
+ * a count of wrong guesses (01 §4.5, §5.7). */
+export const smsCodes = sqliteTable(
+  'sms_codes',
+  {
+    id: id(),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    purpose: text({ enum: ['phone_verify', 'mfa_login'] }).notNull(),
+    /** The number the code went to (E.164); a verified phone_verify code makes it the user's number. */
+    phoneNumber: text().notNull(),
+    codeHash: text().notNull(),
+    attempts: integer().notNull().default(0),
+    expiresAt: text().notNull(),
+    consumedAt: text(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('sms_codes_user_idx').on(t.userId, t.purpose)],
+);

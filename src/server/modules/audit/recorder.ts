@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { and, desc, eq } from 'drizzle-orm';
+import ipaddr from 'ipaddr.js';
 import type { Db } from '../../db/connection.js';
 import { auditLogs } from '../../db/schema/index.js';
 import type { RequestContext } from '../../http/caller.js';
@@ -36,6 +37,19 @@ export function checksumOf(row: Omit<AuditRow, 'checksum'>): string {
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** SQLite stores text as UTF-8, where a lone UTF-16 surrogate (valid in a JS string, and in JSON as
+ * "\ud800") cannot be represented: the text read back would differ from the text the checksum covered and
+ * verification would report tampering. Such code units become U+FFFD before anything is hashed. */
+function wellFormed<T extends string | null>(value: T): T {
+  return (value === null ? null : value.replace(LONE_SURROGATE, '\uFFFD')) as T;
+}
+
+/** 03 §2.6: ipAddress is IPv4 or IPv6, at most 45 characters; anything else is kept only in details. */
+function ipOrNull(ip: string | null): string | null {
+  return ip !== null && ip.length <= 45 && ipaddr.isValid(ip) ? ip : null;
+}
 
 /**
  * Appends an audit entry (03 §2.6) inside the caller's transaction. Each entry's checksum covers its fields
@@ -68,6 +82,8 @@ export function recordAudit(tx: Db, ctx: RequestContext, entry: AuditEntry): Aud
     details.rawResourceId = resourceId;
     resourceId = ZERO_UUID;
   }
+  const ipAddress = ipOrNull(ctx.ip);
+  if (ctx.ip && ipAddress === null) details.rawIpAddress = ctx.ip.slice(0, 100);
 
   const row: Omit<AuditRow, 'checksum'> = {
     id: randomUUID(),
@@ -78,16 +94,16 @@ export function recordAudit(tx: Db, ctx: RequestContext, entry: AuditEntry): Aud
     timestamp: new Date().toISOString(),
     actorType,
     actorId,
-    actorEmail: caller.email?.slice(0, 255) ?? null,
-    action: entry.action.slice(0, 100),
-    resourceType: entry.resourceType.slice(0, 50),
+    actorEmail: wellFormed(caller.email?.slice(0, 255) ?? null),
+    action: wellFormed(entry.action.slice(0, 100)),
+    resourceType: wellFormed(entry.resourceType.slice(0, 50)),
     resourceId,
-    resourceName: entry.resourceName?.slice(0, 255) ?? null,
+    resourceName: wellFormed(entry.resourceName?.slice(0, 255) ?? null),
     details,
-    ipAddress: ctx.ip?.slice(0, 45) ?? null,
-    userAgent: ctx.userAgent ?? null,
+    ipAddress,
+    userAgent: wellFormed(ctx.userAgent ?? null),
     result: entry.result ?? 'success',
-    errorMessage: entry.errorMessage ?? null,
+    errorMessage: wellFormed(entry.errorMessage ?? null),
     prevChecksum: last?.checksum ?? GENESIS,
   };
   const full: AuditRow = { ...row, checksum: checksumOf(row) };

@@ -10,12 +10,16 @@ export function registerAuditRoutes({ route, services }: ModuleContext): void {
   route(a.verify, ({ ctx, query }) => audit.verify(ctx, query.orgId));
   route(a.export, ({ ctx, query, reply }) => {
     const format = query.format ?? 'csv';
+    // Building the stream checks the caller's reach (a denied export throws here and is not recorded); rows
+    // are read only as the response drains, so the export's own entry is part of what it exports.
+    const stream = audit.exportStream(ctx, query, format);
+    audit.recordExport(ctx, query, format);
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     reply
       .header('content-type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson')
       .header('content-disposition', `attachment; filename="audit-${stamp}.${format}"`)
       .header('cache-control', 'no-store');
-    void reply.send(audit.exportStream(ctx, query, format));
+    void reply.send(stream);
     return undefined;
   });
 }

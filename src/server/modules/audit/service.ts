@@ -11,22 +11,39 @@ import { notFound, orgAccessDenied } from '../../http/errors.js';
 import { countRows, page, paged, type Paged } from '../../lib/paging.js';
 import { neutraliseFormula } from '../../lib/csv-safety.js';
 import { accessibleOrgIds, canAccessOrg } from '../tenancy/access.js';
-import { verifyChain, type ChainReport } from './recorder.js';
+import { recordAudit, verifyChain, type ChainReport } from './recorder.js';
 
 type AuditRow = typeof auditLogs.$inferSelect;
 type AuditFilter = Omit<z.infer<typeof AuditFilterSchema>, 'page' | 'limit'> & { q?: string | undefined };
 
 export const AUDIT_EXPORT_COLUMNS = [
-  'id', 'timestamp', 'orgId', 'partnerId', 'actorType', 'actorId', 'actorEmail', 'action', 'resourceType',
-  'resourceId', 'resourceName', 'result', 'errorMessage', 'ipAddress', 'userAgent', 'details', 'checksum',
+  'id',
+  'timestamp',
+  'orgId',
+  'partnerId',
+  'actorType',
+  'actorId',
+  'actorEmail',
+  'action',
+  'resourceType',
+  'resourceId',
+  'resourceName',
+  'result',
+  'errorMessage',
+  'ipAddress',
+  'userAgent',
+  'details',
+  'checksum',
 ] as const;
 
 function escapeLike(value: string): string {
-  return `%${value.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
+/** Case-insensitive "contains" (03 §4.4). Both sides go through SQLite's lower(), which folds ASCII only:
+ * lowering the needle in JS as well would fold "É" to "é" and then never match the stored "É". */
 function ciContains(column: SQL | SQLiteColumn, value: string): SQL {
-  return sql`lower(${column}) LIKE ${escapeLike(value)} ESCAPE '\\'`;
+  return sql`lower(${column}) LIKE lower(${escapeLike(value)}) ESCAPE '\\'`;
 }
 
 /** The platform audit log (03 §2.6, §4.4): read, search, export and verify, within the caller's reach. */
@@ -48,10 +65,19 @@ export class AuditService {
 
   private conditions(ctx: RequestContext, filter: AuditFilter): SQL | undefined {
     const parts: (SQL | undefined)[] = [this.visibility(ctx, filter.orgId)];
-    if (filter.user) parts.push(or(ciContains(sql`coalesce(${auditLogs.actorEmail}, '')`, filter.user), eq(auditLogs.actorId, filter.user)));
+    if (filter.user)
+      parts.push(
+        or(ciContains(sql`coalesce(${auditLogs.actorEmail}, '')`, filter.user), eq(auditLogs.actorId, filter.user)),
+      );
     if (filter.action) parts.push(ciContains(auditLogs.action, filter.action));
     if (filter.resource) {
-      parts.push(or(ciContains(auditLogs.resourceType, filter.resource), ciContains(sql`coalesce(${auditLogs.resourceName}, '')`, filter.resource), eq(sql`coalesce(${auditLogs.resourceId}, '')`, filter.resource)));
+      parts.push(
+        or(
+          ciContains(auditLogs.resourceType, filter.resource),
+          ciContains(sql`coalesce(${auditLogs.resourceName}, '')`, filter.resource),
+          eq(sql`coalesce(${auditLogs.resourceId}, '')`, filter.resource),
+        ),
+      );
     }
     if (filter.from) parts.push(gte(auditLogs.timestamp, new Date(filter.from).toISOString()));
     if (filter.to) parts.push(lt(auditLogs.timestamp, new Date(filter.to).toISOString()));
@@ -71,12 +97,19 @@ export class AuditService {
 
   list(ctx: RequestContext, query: AuditFilter & { page: number; limit: number }): Paged<AuditRow> {
     const where = this.conditions(ctx, query);
-    const rows = page(this.db.select().from(auditLogs).where(where).orderBy(desc(auditLogs.timestamp), desc(auditLogs.id)).$dynamic(), query).all();
+    const rows = page(
+      this.db.select().from(auditLogs).where(where).orderBy(desc(auditLogs.timestamp), desc(auditLogs.id)).$dynamic(),
+      query,
+    ).all();
     return paged(rows, query, countRows(this.db, auditLogs, where));
   }
 
   get(ctx: RequestContext, id: string): AuditRow {
-    const row = this.db.select().from(auditLogs).where(and(eq(auditLogs.id, id), this.visibility(ctx))).get();
+    const row = this.db
+      .select()
+      .from(auditLogs)
+      .where(and(eq(auditLogs.id, id), this.visibility(ctx)))
+      .get();
     if (!row) throw notFound('Audit log entry not found');
     return row;
   }
@@ -89,9 +122,18 @@ export class AuditService {
       let after: { timestamp: string; id: string } | null = null;
       for (;;) {
         const keyset: SQL | undefined = after
-          ? or(gt(auditLogs.timestamp, after.timestamp), and(eq(auditLogs.timestamp, after.timestamp), gt(auditLogs.id, after.id)))
+          ? or(
+              gt(auditLogs.timestamp, after.timestamp),
+              and(eq(auditLogs.timestamp, after.timestamp), gt(auditLogs.id, after.id)),
+            )
           : undefined;
-        const batch: AuditRow[] = db.select().from(auditLogs).where(and(where, keyset)).orderBy(asc(auditLogs.timestamp), asc(auditLogs.id)).limit(500).all();
+        const batch: AuditRow[] = db
+          .select()
+          .from(auditLogs)
+          .where(and(where, keyset))
+          .orderBy(asc(auditLogs.timestamp), asc(auditLogs.id))
+          .limit(500)
+          .all();
         if (batch.length === 0) return;
         for (const row of batch) yield row;
         const last: AuditRow | undefined = batch[batch.length - 1];
@@ -101,9 +143,12 @@ export class AuditService {
       }
     }
     if (format === 'jsonl') {
-      return Readable.from((async function* () {
-        for await (const row of rows()) yield `${JSON.stringify(Object.fromEntries(AUDIT_EXPORT_COLUMNS.map((c) => [c, row[c]])))}\n`;
-      })());
+      return Readable.from(
+        (async function* () {
+          for await (const row of rows())
+            yield `${JSON.stringify(Object.fromEntries(AUDIT_EXPORT_COLUMNS.map((c) => [c, row[c]])))}\n`;
+        })(),
+      );
     }
     const csv = stringify({
       header: true,
@@ -112,6 +157,23 @@ export class AuditService {
       cast: { string: neutraliseFormula, object: (value) => neutraliseFormula(JSON.stringify(value)) },
     });
     return Readable.from(rows()).pipe(csv);
+  }
+
+  /** An export is itself a data export worth auditing (03 §2.6 "data.export"): who pulled which entries. */
+  recordExport(ctx: RequestContext, filter: AuditFilter, format: 'csv' | 'jsonl'): void {
+    const { caller } = ctx;
+    const orgId = filter.orgId ?? (caller.scope === 'organization' ? caller.orgId : null);
+    const criteria = Object.fromEntries(
+      Object.entries(filter).filter(([key, v]) => v !== undefined && key !== 'format'),
+    );
+    this.db.$client.transaction(() => {
+      recordAudit(this.db, ctx, {
+        action: 'audit_log.export',
+        resourceType: 'audit_log',
+        orgId,
+        details: { format, filter: criteria },
+      });
+    })();
   }
 
   /** Verifies every chain the caller can see (or one organization's). */
@@ -126,5 +188,3 @@ export class AuditService {
     return { valid: chains.every((c) => c.valid), chains };
   }
 }
-
-

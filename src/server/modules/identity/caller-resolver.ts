@@ -3,7 +3,8 @@ import type { Db } from '../../db/connection.js';
 import { organizationUsers, organizations, partnerUsers, partners, rolePermissions, roles, users } from '../../db/schema/index.js';
 import type { Caller } from '../../http/caller.js';
 
-const MAX_INHERITANCE_DEPTH = 16;
+/** How many roles an inheritance chain may hold (the role and its ancestors); longer chains are refused. */
+export const MAX_INHERITANCE_DEPTH = 16;
 
 /** A role's permissions with those it inherits through its parents (01 §2.8), as `resource:action`. */
 export function effectivePermissions(db: Db, roleId: string): string[] {

@@ -7,7 +7,14 @@ import { HttpError, badRequest, forbidden, tooManyRequests, unauthorized } from 
 import type { SecretBox } from '../../security/crypto.js';
 import { SlidingWindowLimiter } from '../../security/sliding-window.js';
 import type { TokenSigner } from '../../security/tokens.js';
-import { TOTP_PERIOD_SECONDS, hashRecoveryCode, isTotpCode, newRecoveryCodes, newTotpEnrollment, totpStep } from '../../security/totp.js';
+import {
+  TOTP_PERIOD_SECONDS,
+  hashRecoveryCode,
+  isTotpCode,
+  newRecoveryCodes,
+  newTotpEnrollment,
+  totpStep,
+} from '../../security/totp.js';
 import { recordAudit } from '../audit/recorder.js';
 import type { TenancyService } from '../tenancy/service.js';
 import type { AuthService, User } from './auth-service.js';
@@ -30,10 +37,16 @@ export interface MfaSessionResult {
 }
 
 /** Which credential proved the second factor. */
-type ProvenBy = 'totp' | 'recovery_code';
+type ProvenBy = 'totp' | 'sms' | 'recovery_code';
 
-/** TOTP multi-factor authentication (01 §4.5, §5.7): setup, enable, verify (sign-in and step-up),
- * disable and recovery codes, with the verification throttle of the 04 wire notes. */
+/** Checks (and uses up) an SMS sign-in code of a user (identity/sms-service.ts). */
+export interface SmsLoginCodes {
+  consume(userId: string, purpose: 'mfa_login', code: string): string | null;
+}
+
+/** Multi-factor authentication (01 §4.5, §5.7): TOTP setup and enable, verify (sign-in and step-up) with a
+ * TOTP code, an SMS code (for users whose method is sms) or a recovery code, disable and recovery codes,
+ * with the verification throttle of the 04 wire notes. */
 export class MfaService {
   /** Failed code checks, per user and per client IP. */
   readonly limiter = new SlidingWindowLimiter();
@@ -49,6 +62,7 @@ export class MfaService {
     private readonly auth: AuthService,
     private readonly sessions: SessionService,
     private readonly tenancy: TenancyService,
+    private readonly smsCodes?: SmsLoginCodes,
   ) {}
 
   private requireFeature(): void {
@@ -60,9 +74,9 @@ export class MfaService {
     return this.auth.getUser(ctx.caller.userId);
   }
 
-  private requireEnabled(user: User): string {
-    if (!user.mfaEnabled || !user.mfaSecretEnc) throw badRequest('MFA is not enabled for this account', 'MFA_NOT_ENABLED');
-    return user.mfaSecretEnc;
+  private requireEnabled(user: User): void {
+    if (!user.mfaEnabled || (user.mfaMethod !== 'sms' && !user.mfaSecretEnc))
+      throw badRequest('MFA is not enabled for this account', 'MFA_NOT_ENABLED');
   }
 
   // ---- throttle (04 wire notes: 5 / 5 min → 429 `Too many MFA attempts`) ----
@@ -112,7 +126,13 @@ export class MfaService {
     const used = this.db
       .update(mfaRecoveryCodes)
       .set({ usedAt: new Date().toISOString() })
-      .where(and(eq(mfaRecoveryCodes.userId, userId), eq(mfaRecoveryCodes.codeHash, hashRecoveryCode(code)), isNull(mfaRecoveryCodes.usedAt)))
+      .where(
+        and(
+          eq(mfaRecoveryCodes.userId, userId),
+          eq(mfaRecoveryCodes.codeHash, hashRecoveryCode(code)),
+          isNull(mfaRecoveryCodes.usedAt),
+        ),
+      )
       .returning({ id: mfaRecoveryCodes.id })
       .all();
     return used.length > 0;
@@ -120,11 +140,14 @@ export class MfaService {
 
   /** Checks a code against the user's active factor, throttled; null when it does not match. */
   private prove(ctx: RequestContext, user: User, code: string, allowRecovery: boolean): ProvenBy | null {
-    const sealed = this.requireEnabled(user);
+    this.requireEnabled(user);
     this.assertNotThrottled(user.id, ctx.ip);
     let provenBy: ProvenBy | null = null;
-    if (isTotpCode(code)) provenBy = this.acceptTotp(user.id, sealed, code) ? 'totp' : null;
-    else if (allowRecovery) provenBy = this.consumeRecoveryCode(user.id, code) ? 'recovery_code' : null;
+    if (isTotpCode(code)) {
+      // Six digits are the code of the user's method: from the authenticator, or the last SMS sent.
+      if (user.mfaMethod === 'sms') provenBy = this.smsCodes?.consume(user.id, 'mfa_login', code) ? 'sms' : null;
+      else if (user.mfaSecretEnc) provenBy = this.acceptTotp(user.id, user.mfaSecretEnc, code) ? 'totp' : null;
+    } else if (allowRecovery) provenBy = this.consumeRecoveryCode(user.id, code) ? 'recovery_code' : null;
     if (!provenBy) this.recordFailedCheck(user.id, ctx.ip);
     return provenBy;
   }
@@ -143,7 +166,8 @@ export class MfaService {
   async setup(ctx: RequestContext): Promise<MfaSetupResult> {
     this.requireFeature();
     const user = this.currentUser(ctx);
-    if (user.mfaEnabled) throw badRequest('MFA is already enabled; disable it before setting it up again', 'MFA_ALREADY_ENABLED');
+    if (user.mfaEnabled)
+      throw badRequest('MFA is already enabled; disable it before setting it up again', 'MFA_ALREADY_ENABLED');
     const enrollment = await newTotpEnrollment(user.email);
     const recoveryCodes = newRecoveryCodes();
     this.db.$client.transaction(() => {
@@ -153,7 +177,14 @@ export class MfaService {
         .where(eq(users.id, user.id))
         .run();
       this.storeRecoveryCodes(user.id, recoveryCodes);
-      recordAudit(this.db, ctx, { action: 'user.mfa.setup', resourceType: 'user', resourceId: user.id, resourceName: user.email, orgId: ctx.caller.orgId, details: { method: 'totp' } });
+      recordAudit(this.db, ctx, {
+        action: 'user.mfa.setup',
+        resourceType: 'user',
+        resourceId: user.id,
+        resourceName: user.email,
+        orgId: ctx.caller.orgId,
+        details: { method: 'totp' },
+      });
     })();
     return { ...enrollment, recoveryCodes };
   }
@@ -173,11 +204,24 @@ export class MfaService {
     const enabled = this.db.$client.transaction(() => {
       const updated = this.db
         .update(users)
-        .set({ mfaEnabled: true, mfaMethod: 'totp', mfaSecretEnc: pending, mfaPendingSecretEnc: null, updatedAt: new Date().toISOString() })
+        .set({
+          mfaEnabled: true,
+          mfaMethod: 'totp',
+          mfaSecretEnc: pending,
+          mfaPendingSecretEnc: null,
+          updatedAt: new Date().toISOString(),
+        })
         .where(eq(users.id, user.id))
         .returning()
         .get();
-      recordAudit(this.db, ctx, { action: 'user.mfa.enable', resourceType: 'user', resourceId: user.id, resourceName: user.email, orgId: ctx.caller.orgId, details: { method: 'totp' } });
+      recordAudit(this.db, ctx, {
+        action: 'user.mfa.enable',
+        resourceType: 'user',
+        resourceId: user.id,
+        resourceName: user.email,
+        orgId: ctx.caller.orgId,
+        details: { method: 'totp' },
+      });
       return updated;
     })();
     const tokens = await this.sessions.issue(user.id, true, { ip: ctx.ip, userAgent: ctx.userAgent });
@@ -188,7 +232,12 @@ export class MfaService {
    * POST /auth/mfa/verify: with a tempToken from login, completes the sign-in; without one, the bearer
    * session's user steps up to a new session with mfa true. A TOTP code or an unused recovery code.
    */
-  async verify(ctx: RequestContext, code: string, tempToken: string | undefined, bearer: string | null): Promise<MfaSessionResult> {
+  async verify(
+    ctx: RequestContext,
+    code: string,
+    tempToken: string | undefined,
+    bearer: string | null,
+  ): Promise<MfaSessionResult> {
     let userId: string;
     let stepUp = false;
     if (tempToken !== undefined) {
@@ -209,7 +258,15 @@ export class MfaService {
     const provenBy = this.prove(userCtx, user, code, true);
     if (!provenBy) {
       this.db.$client.transaction(() => {
-        recordAudit(this.db, userCtx, { action: 'user.login.failed', resourceType: 'user', resourceId: user.id, resourceName: user.email, orgId: userCtx.caller.orgId, result: 'failure', details: { reason: 'invalid MFA code', stepUp } });
+        recordAudit(this.db, userCtx, {
+          action: 'user.login.failed',
+          resourceType: 'user',
+          resourceId: user.id,
+          resourceName: user.email,
+          orgId: userCtx.caller.orgId,
+          result: 'failure',
+          details: { reason: 'invalid MFA code', stepUp },
+        });
       })();
       throw unauthorized(INVALID_CODE, 'INVALID_MFA_CODE');
     }
@@ -221,16 +278,29 @@ export class MfaService {
   disable(ctx: RequestContext, code: string): void {
     const user = this.currentUser(ctx);
     this.requireEnabled(user);
-    if (this.mfaEnforced(ctx)) throw forbidden('MFA is required by your organization and cannot be disabled', 'MFA_ENFORCED');
+    if (this.mfaEnforced(ctx))
+      throw forbidden('MFA is required by your organization and cannot be disabled', 'MFA_ENFORCED');
     if (!this.prove(ctx, user, code, true)) throw badRequest(INVALID_CODE, 'INVALID_MFA_CODE');
     this.db.$client.transaction(() => {
       this.db
         .update(users)
-        .set({ mfaEnabled: false, mfaMethod: null, mfaSecretEnc: null, mfaPendingSecretEnc: null, updatedAt: new Date().toISOString() })
+        .set({
+          mfaEnabled: false,
+          mfaMethod: null,
+          mfaSecretEnc: null,
+          mfaPendingSecretEnc: null,
+          updatedAt: new Date().toISOString(),
+        })
         .where(eq(users.id, user.id))
         .run();
       this.db.delete(mfaRecoveryCodes).where(eq(mfaRecoveryCodes.userId, user.id)).run();
-      recordAudit(this.db, ctx, { action: 'user.mfa.disable', resourceType: 'user', resourceId: user.id, resourceName: user.email, orgId: ctx.caller.orgId });
+      recordAudit(this.db, ctx, {
+        action: 'user.mfa.disable',
+        resourceType: 'user',
+        resourceId: user.id,
+        resourceName: user.email,
+        orgId: ctx.caller.orgId,
+      });
     })();
   }
 
@@ -241,7 +311,14 @@ export class MfaService {
     const recoveryCodes = newRecoveryCodes();
     this.db.$client.transaction(() => {
       this.storeRecoveryCodes(user.id, recoveryCodes);
-      recordAudit(this.db, ctx, { action: 'user.mfa.recovery_codes.regenerate', resourceType: 'user', resourceId: user.id, resourceName: user.email, orgId: ctx.caller.orgId, details: { count: recoveryCodes.length } });
+      recordAudit(this.db, ctx, {
+        action: 'user.mfa.recovery_codes.regenerate',
+        resourceType: 'user',
+        resourceId: user.id,
+        resourceName: user.email,
+        orgId: ctx.caller.orgId,
+        details: { count: recoveryCodes.length },
+      });
     })();
     return recoveryCodes;
   }

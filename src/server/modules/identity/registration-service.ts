@@ -22,7 +22,8 @@ const SLUG_FALLBACK = 'partner';
 /** The answer for an e-mail that is already registered: the same status and no error (01 §4.6). */
 export const REGISTRATION_RECEIVED = {
   success: true,
-  message: 'Registration received. If this e-mail address can be used, the account is ready; otherwise sign in or reset your password.',
+  message:
+    'Registration received. If this e-mail address can be used, the account is ready; otherwise sign in or reset your password.',
 } as const;
 
 type Partner = ReturnType<TenancyService['createPartner']>;
@@ -32,6 +33,9 @@ export type RegistrationOutcome<T> = ({ created: true; user: User; tokens: Issue
 /** 01 §4.6: lowercase, every run of non-alphanumerics one hyphen, trimmed of hyphens, at most 50 chars. */
 export function slugBase(companyName: string): string {
   const slug = companyName
+    // Letters with accents keep their base letter (Ünited → united) rather than becoming a hyphen.
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .slice(0, SLUG_MAX_LENGTH)
@@ -64,10 +68,15 @@ export class RegistrationService {
    * limit (01 §4.6 "Order of checks"). Every attempt counts, whatever its body.
    */
   admit(kind: RegistrationKind, ip: string | null): void {
-    if (!this.config.features.registration) throw forbidden('Registration is currently disabled', 'REGISTRATION_DISABLED');
+    if (!this.config.features.registration)
+      throw forbidden('Registration is currently disabled', 'REGISTRATION_DISABLED');
     const t = this.config.throttle;
     const limit = kind === 'partner' ? t.registerPartnerPerIp : t.registerPerIp;
-    const { allowed, retryAfterSeconds } = this.limiter.hit(`register:${kind}:${ip ?? ''}`, limit, t.registerWindowSeconds * 1000);
+    const { allowed, retryAfterSeconds } = this.limiter.hit(
+      `register:${kind}:${ip ?? ''}`,
+      limit,
+      t.registerWindowSeconds * 1000,
+    );
     if (!allowed) throw tooManyRequests('Too many registration attempts', retryAfterSeconds, 'TOO_MANY_REGISTRATIONS');
   }
 
@@ -88,7 +97,16 @@ export class RegistrationService {
   private actorContext(ctx: RequestContext, user: User, partnerId: string | null): RequestContext {
     return {
       ...ctx,
-      caller: { ...ctx.caller, kind: 'user', userId: user.id, email: user.email, name: user.name, scope: partnerId ? 'partner' : 'organization', partnerId, permissions: [] },
+      caller: {
+        ...ctx.caller,
+        kind: 'user',
+        userId: user.id,
+        email: user.email,
+        name: user.name,
+        scope: partnerId ? 'partner' : 'organization',
+        partnerId,
+        permissions: [],
+      },
     };
   }
 
@@ -99,11 +117,20 @@ export class RegistrationService {
     const user = this.db.$client.transaction(() => {
       if (this.auth.findUserByEmail(email)) return null;
       const created = this.insertUser(email, body.name, passwordHash);
-      recordAudit(this.db, this.actorContext(ctx, created, null), { action: 'user.create', resourceType: 'user', resourceId: created.id, resourceName: email, partnerId: null, details: { selfRegistration: true } });
+      recordAudit(this.db, this.actorContext(ctx, created, null), {
+        action: 'user.create',
+        resourceType: 'user',
+        resourceId: created.id,
+        resourceName: email,
+        partnerId: null,
+        details: { selfRegistration: true },
+      });
       return created;
     })();
     if (!user) return { created: false };
-    const tokens = await this.auth.startSession(this.auth.contextFor(user, ctx), user, false, { selfRegistration: true });
+    const tokens = await this.auth.startSession(this.auth.contextFor(user, ctx), user, false, {
+      selfRegistration: true,
+    });
     return { created: true, user, tokens };
   }
 
@@ -111,7 +138,10 @@ export class RegistrationService {
    * POST /auth/register-partner: in one transaction a pending msp partner on the free plan, its own Partner
    * Admin role (`*:*`), the active user and the partner-user link with orgAccess all; then a session.
    */
-  async registerPartner(ctx: RequestContext, body: z.infer<typeof RegisterPartnerSchema>): Promise<RegistrationOutcome<{ partner: Partner }>> {
+  async registerPartner(
+    ctx: RequestContext,
+    body: z.infer<typeof RegisterPartnerSchema>,
+  ): Promise<RegistrationOutcome<{ partner: Partner }>> {
     const passwordHash = await this.checkInput(body.acceptTerms, body.password);
     const email = body.email.trim().toLowerCase();
     const created = this.db.$client.transaction(() => {
@@ -121,17 +151,42 @@ export class RegistrationService {
       const actor = this.actorContext(ctx, user, partner.id);
       const role = this.db
         .insert(roles)
-        .values({ partnerId: partner.id, name: 'Partner Admin', description: 'Everything in the partner', scope: 'partner', isSystem: true })
+        .values({
+          partnerId: partner.id,
+          name: 'Partner Admin',
+          description: 'Everything in the partner',
+          scope: 'partner',
+          isSystem: true,
+        })
         .returning()
         .get();
       this.db.insert(rolePermissions).values({ roleId: role.id, resource: '*', action: '*' }).run();
-      this.db.insert(partnerUsers).values({ partnerId: partner.id, userId: user.id, roleId: role.id, orgAccess: 'all' }).run();
-      recordAudit(this.db, actor, { action: 'role.create', resourceType: 'role', resourceId: role.id, resourceName: role.name, partnerId: partner.id, details: { permissions: ['*:*'], system: true, selfRegistration: true } });
-      recordAudit(this.db, actor, { action: 'user.create', resourceType: 'user', resourceId: user.id, resourceName: email, partnerId: partner.id, details: { selfRegistration: true, roleId: role.id, orgAccess: 'all' } });
+      this.db
+        .insert(partnerUsers)
+        .values({ partnerId: partner.id, userId: user.id, roleId: role.id, orgAccess: 'all' })
+        .run();
+      recordAudit(this.db, actor, {
+        action: 'role.create',
+        resourceType: 'role',
+        resourceId: role.id,
+        resourceName: role.name,
+        partnerId: partner.id,
+        details: { permissions: ['*:*'], system: true, selfRegistration: true },
+      });
+      recordAudit(this.db, actor, {
+        action: 'user.create',
+        resourceType: 'user',
+        resourceId: user.id,
+        resourceName: email,
+        partnerId: partner.id,
+        details: { selfRegistration: true, roleId: role.id, orgAccess: 'all' },
+      });
       return { user, partner };
     })();
     if (!created) return { created: false };
-    const tokens = await this.auth.startSession(this.auth.contextFor(created.user, ctx), created.user, false, { selfRegistration: true });
+    const tokens = await this.auth.startSession(this.auth.contextFor(created.user, ctx), created.user, false, {
+      selfRegistration: true,
+    });
     return { created: true, ...created, tokens };
   }
 
@@ -140,7 +195,13 @@ export class RegistrationService {
     const base = slugBase(companyName);
     for (let attempt = 1; attempt <= SLUG_MAX_ATTEMPTS; attempt++) {
       try {
-        return this.tenancy.createPartner(ctx, { name: companyName, slug: slugCandidate(base, attempt), type: 'msp', plan: 'free', status: 'pending' });
+        return this.tenancy.createPartner(ctx, {
+          name: companyName,
+          slug: slugCandidate(base, attempt),
+          type: 'msp',
+          plan: 'free',
+          status: 'pending',
+        });
       } catch (err) {
         if (err instanceof HttpError && err.code === 'SLUG_TAKEN') continue;
         throw err;

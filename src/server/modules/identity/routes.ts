@@ -6,10 +6,12 @@ import type { ModuleContext } from '../../app-context.js';
 import { clientIpResolver, trustedProxyMatcher } from '../../http/client-ip.js';
 import { unauthorized } from '../../http/errors.js';
 import { safeEqual } from '../../security/crypto.js';
+import { AccountService } from './account-service.js';
 import { publicUser } from './auth-service.js';
 import { MfaService } from './mfa-service.js';
 import { REGISTRATION_RECEIVED, RegistrationService, type RegistrationKind } from './registration-service.js';
 import type { IssuedTokens } from './sessions.js';
+import { SmsService } from './sms-service.js';
 
 export const REFRESH_COOKIE = 'svc_refresh_token';
 export const CSRF_COOKIE = 'svc_csrf_token';
@@ -51,10 +53,12 @@ function bearerOf(request: FastifyRequest): string | null {
   return match?.[1] ?? null;
 }
 
-export function registerIdentityRoutes({ app, route, services, config, db, box, signer }: ModuleContext): void {
+export function registerIdentityRoutes({ app, route, services, config, db, box, signer, secrets }: ModuleContext): void {
   const a = contract.auth;
   const { auth } = services;
-  const mfa = new MfaService(db, config, box, signer, auth, services.sessions, services.tenancy);
+  const sms = new SmsService(db, config, services.sms, auth, signer, secrets.jwtSecret);
+  const mfa = new MfaService(db, config, box, signer, auth, services.sessions, services.tenancy, sms);
+  const account = new AccountService(db, config, auth, services.sessions, services.directory, services.mailer, app.log);
   const registration = new RegistrationService(db, config, auth, services.tenancy);
   const cookies = (reply: FastifyReply, tokens: IssuedTokens) =>
     setSessionCookies(reply, tokens, config.tokens.refreshTtlSeconds, config.tokens.cookieSecure);
@@ -142,4 +146,26 @@ export function registerIdentityRoutes({ app, route, services, config, db, box, 
 
   route(a.getMe, ({ ctx }) => auth.me(ctx));
   route(a.updateMe, ({ ctx, body }) => auth.updateMe(ctx, body));
+
+  // ---- invitations, password reset, phone and SMS MFA (01 §4.4, §4.5) ----
+  const acc = contract.account;
+
+  route(acc.acceptInvite, async ({ ctx, body, reply }) => {
+    const { user, tokens } = await account.acceptInvite(ctx, body.token, body.password, body.name);
+    cookies(reply, tokens);
+    return { user: publicUser(user), tokens: tokenBody(tokens) };
+  });
+
+  route(acc.forgotPassword, ({ ctx, body }) => account.forgotPassword(ctx, body.email));
+
+  route(acc.resetPassword, async ({ ctx, body, reply }) => {
+    await account.resetPassword(ctx, body.token, body.password);
+    clearSessionCookies(reply);
+    return { success: true, message: 'Password reset; every session has ended, sign in with the new password' };
+  });
+
+  route(acc.phoneVerify, ({ ctx, body }) => sms.verifyPhone(ctx, body.phoneNumber));
+  route(acc.phoneConfirm, ({ ctx, body }) => sms.confirmPhone(ctx, body.code));
+  route(acc.mfaSmsSend, ({ body, request }) => sms.sendLoginCode(body.tempToken, bearerOf(request)));
+  route(acc.mfaSmsEnable, ({ ctx }) => sms.enableSmsMfa(ctx));
 }

@@ -57,12 +57,19 @@ export class TenancyService {
 
   listPartners(query: PageQuery): Paged<Partner> {
     const where = isNull(partners.deletedAt);
-    const rows = page(this.db.select().from(partners).where(where).orderBy(asc(partners.name), asc(partners.id)).$dynamic(), query).all();
+    const rows = page(
+      this.db.select().from(partners).where(where).orderBy(asc(partners.name), asc(partners.id)).$dynamic(),
+      query,
+    ).all();
     return paged(rows, query, countRows(this.db, partners, where));
   }
 
   getPartner(id: string): Partner {
-    const partner = this.db.select().from(partners).where(and(eq(partners.id, id), isNull(partners.deletedAt))).get();
+    const partner = this.db
+      .select()
+      .from(partners)
+      .where(and(eq(partners.id, id), isNull(partners.deletedAt)))
+      .get();
     if (!partner) throw notFound('Partner not found');
     return partner;
   }
@@ -70,7 +77,13 @@ export class TenancyService {
   private assertSlugFree(slug: string, exceptId?: string): void {
     const conditions: SQL[] = [eq(partners.slug, slug)];
     if (exceptId) conditions.push(ne(partners.id, exceptId));
-    if (this.db.select({ id: partners.id }).from(partners).where(and(...conditions)).get()) {
+    if (
+      this.db
+        .select({ id: partners.id })
+        .from(partners)
+        .where(and(...conditions))
+        .get()
+    ) {
       throw conflict('A partner with this slug already exists', 'SLUG_TAKEN');
     }
   }
@@ -80,15 +93,32 @@ export class TenancyService {
       this.assertSlugFree(body.slug);
       const partner = this.db
         .insert(partners)
-        .values({ ...definedOnly(body), name: body.name, slug: body.slug, settings: body.settings ?? {}, status: body.status ?? 'active' })
+        .values({
+          ...definedOnly(body),
+          name: body.name,
+          slug: body.slug,
+          settings: body.settings ?? {},
+          status: body.status ?? 'active',
+        })
         .returning()
         .get();
-      recordAudit(this.db, ctx, { action: 'partner.create', resourceType: 'partner', resourceId: partner.id, resourceName: partner.name, partnerId: partner.id, details: { slug: partner.slug, plan: partner.plan, type: partner.type } });
+      recordAudit(this.db, ctx, {
+        action: 'partner.create',
+        resourceType: 'partner',
+        resourceId: partner.id,
+        resourceName: partner.name,
+        partnerId: partner.id,
+        details: { slug: partner.slug, plan: partner.plan, type: partner.type },
+      });
       return partner;
     })();
   }
 
-  updatePartner(ctx: RequestContext, id: string, body: z.infer<typeof PartnerUpdateSchema> | z.infer<typeof PartnerSelfUpdateSchema>): Partner {
+  updatePartner(
+    ctx: RequestContext,
+    id: string,
+    body: z.infer<typeof PartnerUpdateSchema> | z.infer<typeof PartnerSelfUpdateSchema>,
+  ): Partner {
     requireChanges(body);
     return this.db.$client.transaction(() => {
       const current = this.getPartner(id);
@@ -101,7 +131,14 @@ export class TenancyService {
         .where(eq(partners.id, id))
         .returning()
         .get();
-      recordAudit(this.db, ctx, { action: 'partner.update', resourceType: 'partner', resourceId: id, resourceName: updated.name, partnerId: id, details: { changes: Object.keys(changes) } });
+      recordAudit(this.db, ctx, {
+        action: 'partner.update',
+        resourceType: 'partner',
+        resourceId: id,
+        resourceName: updated.name,
+        partnerId: id,
+        details: { changes: Object.keys(changes) },
+      });
       return updated;
     })();
   }
@@ -118,7 +155,14 @@ export class TenancyService {
         .set({ deletedAt: now, updatedAt: now })
         .where(and(eq(organizations.partnerId, id), isNull(organizations.deletedAt)))
         .run().changes;
-      recordAudit(this.db, ctx, { action: 'partner.delete', resourceType: 'partner', resourceId: id, resourceName: partner.name, partnerId: id, details: { organizationsDeleted: orgs } });
+      recordAudit(this.db, ctx, {
+        action: 'partner.delete',
+        resourceType: 'partner',
+        resourceId: id,
+        resourceName: partner.name,
+        partnerId: id,
+        details: { organizationsDeleted: orgs },
+      });
       return { success: true as const };
     })();
   }
@@ -137,7 +181,12 @@ export class TenancyService {
       if (ids.length === 0) return [];
       conditions.push(inArray(organizations.id, ids));
     }
-    return this.db.select().from(organizations).where(and(...conditions)).orderBy(asc(organizations.name), asc(organizations.id)).all();
+    return this.db
+      .select()
+      .from(organizations)
+      .where(and(...conditions))
+      .orderBy(asc(organizations.name), asc(organizations.id))
+      .all();
   }
 
   listOrganizations(ctx: RequestContext, query: z.infer<typeof OrganizationListQuerySchema>): Paged<Organization> {
@@ -151,7 +200,15 @@ export class TenancyService {
       conditions.push(inArray(organizations.id, ids));
     }
     const where = and(...conditions);
-    const rows = page(this.db.select().from(organizations).where(where).orderBy(asc(organizations.name), asc(organizations.id)).$dynamic(), query).all();
+    const rows = page(
+      this.db
+        .select()
+        .from(organizations)
+        .where(where)
+        .orderBy(asc(organizations.name), asc(organizations.id))
+        .$dynamic(),
+      query,
+    ).all();
     return paged(rows, query, countRows(this.db, organizations, where));
   }
 
@@ -163,7 +220,8 @@ export class TenancyService {
     const { caller } = ctx;
     let partnerId: string;
     if (caller.scope === 'partner') {
-      if (body.partnerId && body.partnerId !== caller.partnerId) throw forbidden('partnerId must be your own partner', 'PARTNER_MISMATCH');
+      if (body.partnerId && body.partnerId !== caller.partnerId)
+        throw forbidden('partnerId must be your own partner', 'PARTNER_MISMATCH');
       partnerId = caller.partnerId ?? '';
     } else {
       if (!body.partnerId) throw fieldError('partnerId', 'Required for system callers');
@@ -175,12 +233,25 @@ export class TenancyService {
       if (partner.maxOrganizations !== null && countRows(this.db, organizations, live) >= partner.maxOrganizations) {
         throw forbidden(`Organization limit reached (${partner.maxOrganizations})`, 'ORGANIZATION_LIMIT_REACHED');
       }
-      if (this.db.select({ id: organizations.id }).from(organizations).where(and(live, eq(organizations.slug, body.slug))).get()) {
+      if (
+        this.db
+          .select({ id: organizations.id })
+          .from(organizations)
+          .where(and(live, eq(organizations.slug, body.slug)))
+          .get()
+      ) {
         throw conflict('An organization with this slug already exists for the partner', 'SLUG_TAKEN');
       }
       const org = this.db
         .insert(organizations)
-        .values({ ...definedOnly(body), ...contractDates(body), partnerId, name: body.name, slug: body.slug, settings: body.settings ?? {} })
+        .values({
+          ...definedOnly(body),
+          ...contractDates(body),
+          partnerId,
+          name: body.name,
+          slug: body.slug,
+          settings: body.settings ?? {},
+        })
         .returning()
         .get();
       // A partner user limited to selected organizations keeps reach over the ones they create.
@@ -191,7 +262,15 @@ export class TenancyService {
           .where(and(eq(partnerUsers.partnerId, partnerId), eq(partnerUsers.userId, caller.userId)))
           .run();
       }
-      recordAudit(this.db, ctx, { action: 'organization.create', resourceType: 'organization', resourceId: org.id, resourceName: org.name, orgId: org.id, partnerId, details: { slug: org.slug } });
+      recordAudit(this.db, ctx, {
+        action: 'organization.create',
+        resourceType: 'organization',
+        resourceId: org.id,
+        resourceName: org.name,
+        orgId: org.id,
+        partnerId,
+        details: { slug: org.slug },
+      });
       return org;
     })();
   }
@@ -202,12 +281,20 @@ export class TenancyService {
       const current = requireOrg(this.db, ctx.caller, id);
       const { partnerId, ...rest } = definedOnly(body);
       const changes = { ...rest, ...contractDates(rest, current) };
-      if (partnerId !== undefined && partnerId !== current.partnerId) throw badRequest('partnerId cannot be changed', 'IMMUTABLE_FIELD');
+      if (partnerId !== undefined && partnerId !== current.partnerId)
+        throw badRequest('partnerId cannot be changed', 'IMMUTABLE_FIELD');
       if (changes.slug && changes.slug !== current.slug) {
         const clash = this.db
           .select({ id: organizations.id })
           .from(organizations)
-          .where(and(eq(organizations.partnerId, current.partnerId), eq(organizations.slug, changes.slug), isNull(organizations.deletedAt), ne(organizations.id, id)))
+          .where(
+            and(
+              eq(organizations.partnerId, current.partnerId),
+              eq(organizations.slug, changes.slug),
+              isNull(organizations.deletedAt),
+              ne(organizations.id, id),
+            ),
+          )
           .get();
         if (clash) throw conflict('An organization with this slug already exists for the partner', 'SLUG_TAKEN');
       }
@@ -217,7 +304,15 @@ export class TenancyService {
         .where(eq(organizations.id, id))
         .returning()
         .get();
-      recordAudit(this.db, ctx, { action: 'organization.update', resourceType: 'organization', resourceId: id, resourceName: updated.name, orgId: id, partnerId: updated.partnerId, details: { changes: Object.keys(changes) } });
+      recordAudit(this.db, ctx, {
+        action: 'organization.update',
+        resourceType: 'organization',
+        resourceId: id,
+        resourceName: updated.name,
+        orgId: id,
+        partnerId: updated.partnerId,
+        details: { changes: Object.keys(changes) },
+      });
       return updated;
     })();
   }
@@ -227,7 +322,14 @@ export class TenancyService {
       const org = requireOrg(this.db, ctx.caller, id);
       const now = new Date().toISOString();
       this.db.update(organizations).set({ deletedAt: now, updatedAt: now }).where(eq(organizations.id, id)).run();
-      recordAudit(this.db, ctx, { action: 'organization.delete', resourceType: 'organization', resourceId: id, resourceName: org.name, orgId: id, partnerId: org.partnerId });
+      recordAudit(this.db, ctx, {
+        action: 'organization.delete',
+        resourceType: 'organization',
+        resourceId: id,
+        resourceName: org.name,
+        orgId: id,
+        partnerId: org.partnerId,
+      });
       return { success: true as const };
     })();
   }
@@ -244,7 +346,14 @@ export class TenancyService {
     } else {
       const ids = accessibleOrgIds(this.db, caller);
       if (ids !== null && ids.length === 0) return paged([], query, 0);
-      const live = this.db.select({ id: organizations.id }).from(organizations).where(ids === null ? isNull(organizations.deletedAt) : and(isNull(organizations.deletedAt), inArray(organizations.id, ids)));
+      const live = this.db
+        .select({ id: organizations.id })
+        .from(organizations)
+        .where(
+          ids === null
+            ? isNull(organizations.deletedAt)
+            : and(isNull(organizations.deletedAt), inArray(organizations.id, ids)),
+        );
       conditions.push(inArray(sites.orgId, live));
     }
     if (caller.siteIds !== null) {
@@ -252,7 +361,10 @@ export class TenancyService {
       conditions.push(inArray(sites.id, caller.siteIds));
     }
     const where = and(...conditions);
-    const rows = page(this.db.select().from(sites).where(where).orderBy(asc(sites.name), asc(sites.id)).$dynamic(), query).all();
+    const rows = page(
+      this.db.select().from(sites).where(where).orderBy(asc(sites.name), asc(sites.id)).$dynamic(),
+      query,
+    ).all();
     return paged(rows, query, countRows(this.db, sites, where));
   }
 
@@ -270,7 +382,14 @@ export class TenancyService {
         .values({ ...definedOnly(body), orgId: org.id, name: body.name, settings: body.settings ?? {} })
         .returning()
         .get();
-      recordAudit(this.db, ctx, { action: 'site.create', resourceType: 'site', resourceId: site.id, resourceName: site.name, orgId: org.id, partnerId: org.partnerId });
+      recordAudit(this.db, ctx, {
+        action: 'site.create',
+        resourceType: 'site',
+        resourceId: site.id,
+        resourceName: site.name,
+        orgId: org.id,
+        partnerId: org.partnerId,
+      });
       return site;
     })();
   }
@@ -280,14 +399,23 @@ export class TenancyService {
     return this.db.$client.transaction(() => {
       const current = requireSite(this.db, ctx.caller, id);
       const { orgId, ...changes } = definedOnly(body);
-      if (orgId !== undefined && orgId !== current.orgId) throw badRequest('orgId cannot be changed', 'IMMUTABLE_FIELD');
+      if (orgId !== undefined && orgId !== current.orgId)
+        throw badRequest('orgId cannot be changed', 'IMMUTABLE_FIELD');
       const updated = this.db
         .update(sites)
         .set({ ...changes, updatedAt: new Date().toISOString() })
         .where(eq(sites.id, id))
         .returning()
         .get();
-      recordAudit(this.db, ctx, { action: 'site.update', resourceType: 'site', resourceId: id, resourceName: updated.name, orgId: updated.orgId, partnerId: this.partnerOf(updated.orgId), details: { changes: Object.keys(changes) } });
+      recordAudit(this.db, ctx, {
+        action: 'site.update',
+        resourceType: 'site',
+        resourceId: id,
+        resourceName: updated.name,
+        orgId: updated.orgId,
+        partnerId: this.partnerOf(updated.orgId),
+        details: { changes: Object.keys(changes) },
+      });
       return updated;
     })();
   }
@@ -296,13 +424,26 @@ export class TenancyService {
     return this.db.$client.transaction(() => {
       const site = requireSite(this.db, ctx.caller, id);
       this.db.delete(sites).where(eq(sites.id, id)).run();
-      recordAudit(this.db, ctx, { action: 'site.delete', resourceType: 'site', resourceId: id, resourceName: site.name, orgId: site.orgId, partnerId: this.partnerOf(site.orgId) });
+      recordAudit(this.db, ctx, {
+        action: 'site.delete',
+        resourceType: 'site',
+        resourceId: id,
+        resourceName: site.name,
+        orgId: site.orgId,
+        partnerId: this.partnerOf(site.orgId),
+      });
       return { success: true as const };
     })();
   }
 
   private partnerOf(orgId: string): string | null {
-    return this.db.select({ partnerId: organizations.partnerId }).from(organizations).where(eq(organizations.id, orgId)).get()?.partnerId ?? null;
+    return (
+      this.db
+        .select({ partnerId: organizations.partnerId })
+        .from(organizations)
+        .where(eq(organizations.id, orgId))
+        .get()?.partnerId ?? null
+    );
   }
 
   /** Used by other modules: the organizations a caller reaches, and the site check. */

@@ -1,0 +1,124 @@
+#!/usr/bin/env node
+// Writes the generated, committed references from the built package (run `npm run build` first; `npm run
+// generate` does both):
+//   oclif.manifest.json  the command manifest bin/run.js loads instead of importing every command
+//   docs/commands.md     the command reference: every command with summary, usage, arguments, flags, examples
+//   docs/openapi.json    the OpenAPI 3.1 document of the contract
+// Output is deterministic (sorted, no timestamps, no absolute paths), so a test can regenerate into a temp dir
+// and compare: `node scripts/generate.js --out DIR [--root PACKAGE_ROOT]`.
+import fs from 'node:fs';
+import path from 'node:path';
+import process from 'node:process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Config, Plugin } from '@oclif/core';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const { values } = parseArgs({ options: { out: { type: 'string' }, root: { type: 'string' } } });
+const root = path.resolve(values.root ?? path.join(here, '..'));
+const out = path.resolve(values.out ?? path.join(here, '..'));
+
+function write(file, text) {
+  const target = path.join(out, file);
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  fs.writeFileSync(target, text);
+}
+
+// ---- oclif.manifest.json: what `oclif manifest` writes, built from dist/ with the manifest ignored ----
+const plugin = new Plugin({ root, type: 'core', ignoreManifest: true, errorOnManifestCreate: true, respectNoCacheDefault: true });
+await plugin.load();
+// Commands load in parallel, so their order varies from run to run: sort them for a stable file.
+const manifest = { ...plugin.manifest, commands: Object.fromEntries(Object.entries(plugin.manifest.commands).sort(([a], [b]) => a.localeCompare(b))) };
+const manifestText = `${JSON.stringify(manifest, null, 2)}\n`;
+if (manifestText.includes(root)) throw new Error(`the manifest contains the absolute path ${root}`);
+write('oclif.manifest.json', manifestText);
+
+// ---- docs/commands.md ----
+const pjson = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+const bin = pjson.oclif?.bin ?? pjson.name;
+const separator = pjson.oclif?.topicSeparator ?? ':';
+const spaced = (id) => id.split(':').join(separator);
+const template = (text) => (text ?? '').replaceAll('<%= config.bin %>', bin).replaceAll('<%= command.id %>', '');
+const cell = (text) => template(text).replaceAll('|', '\\|').replaceAll('\n', ' ');
+const anchor = (id) => `${bin} ${spaced(id)}`.toLowerCase().replace(/[^a-z0-9 -]/g, '').replaceAll(' ', '-');
+
+// Plugin commands (help, autocomplete) come from the plugins' own manifests; ours from the fresh manifest.
+const config = await Config.load({ root });
+const pluginCommands = config.commands.filter((c) => c.pluginName !== pjson.name && !c.hidden);
+const commands = [...Object.values(manifest.commands).filter((c) => !c.hidden), ...pluginCommands].sort((a, b) => a.id.localeCompare(b.id));
+
+function usage(c) {
+  if (c.usage) return (Array.isArray(c.usage) ? c.usage : [c.usage]).map((u) => `${bin} ${template(u)}`);
+  const args = Object.values(c.args ?? {}).map((a) => (a.required ? a.name.toUpperCase() : `[${a.name.toUpperCase()}]`));
+  return [[bin, spaced(c.id), ...args, ...(Object.keys(c.flags ?? {}).length ? ['[FLAGS]'] : [])].join(' ')];
+}
+
+function flagName(f) {
+  const value = f.type === 'option' ? ` ${f.helpValue ?? (f.options ? `<${f.options.join('|')}>` : '<value>')}` : '';
+  const long = f.type === 'boolean' && f.allowNo ? `--[no-]${f.name}` : `--${f.name}`;
+  return `${f.char ? `-${f.char}, ` : ''}${long}${value}`;
+}
+
+function flagNotes(f) {
+  const notes = [];
+  if (f.multiple) notes.push('repeatable');
+  if (f.required) notes.push('required');
+  if (f.default !== undefined && f.default !== false) notes.push(`default: ${JSON.stringify(f.default)}`);
+  if (f.env) notes.push(`env: ${f.env}`);
+  if (f.exclusive?.length) notes.push(`not with ${f.exclusive.map((e) => `--${e}`).join(', ')}`);
+  return notes.length ? ` (${notes.join('; ')})` : '';
+}
+
+const GROUP_ORDER = ['FLAGS', 'OUTPUT', 'GLOBAL'];
+function flagSections(c) {
+  const groups = new Map();
+  for (const f of Object.values(c.flags ?? {})) {
+    if (f.hidden) continue;
+    const group = f.helpGroup ?? 'FLAGS';
+    if (!groups.has(group)) groups.set(group, []);
+    groups.get(group).push(f);
+  }
+  const order = [...groups.keys()].sort((a, b) => (GROUP_ORDER.indexOf(a) + 1 || 99) - (GROUP_ORDER.indexOf(b) + 1 || 99) || a.localeCompare(b));
+  return order.map((group) => {
+    const rows = groups.get(group).map((f) => `| \`${flagName(f).replaceAll('|', '\\|')}\` | ${cell(f.summary ?? f.description)}${flagNotes(f)} |`);
+    const title = group === 'FLAGS' ? 'Flags' : `${group[0]}${group.slice(1).toLowerCase()} flags`;
+    return [`**${title}**`, '', '| flag | description |', '|---|---|', ...rows, ''].join('\n');
+  });
+}
+
+const lines = [
+  `# \`${bin}\` command reference`,
+  '',
+  '<!-- Generated by `npm run generate` (scripts/generate.js) from the command definitions. Do not edit. -->',
+  '',
+  `Version ${manifest.version}. Topics are separated by spaces. Global flags (output, connection, debugging) are listed`,
+  `with each command. Exit codes: \`${bin} help exit-codes\`; environment variables: \`${bin} help environment\`.`,
+  '',
+  '## Commands',
+  '',
+  ...commands.map((c) => `- [\`${bin} ${spaced(c.id)}\`](#${anchor(c.id)}): ${cell(c.summary ?? c.description?.split('\n')[0])}`),
+  '',
+];
+for (const c of commands) {
+  lines.push(`## \`${bin} ${spaced(c.id)}\``, '');
+  if (c.summary) lines.push(template(c.summary), '');
+  if (c.description) lines.push(template(c.description).trim(), '');
+  lines.push('```', ...usage(c), '```', '');
+  const args = Object.values(c.args ?? {});
+  if (args.length) {
+    lines.push('**Arguments**', '', '| argument | description |', '|---|---|');
+    for (const a of args) lines.push(`| \`${a.name.toUpperCase()}\` | ${cell(a.description)}${a.required ? ' (required)' : ''} |`);
+    lines.push('');
+  }
+  lines.push(...flagSections(c));
+  const examples = (c.examples ?? []).map((e) => (typeof e === 'string' ? e : e.command));
+  if (examples.length) lines.push('**Examples**', '', '```sh', ...examples.map(template), '```', '');
+}
+write('docs/commands.md', `${lines.join('\n').trimEnd()}\n`);
+
+// ---- docs/openapi.json ----
+const { buildOpenApi } = await import(pathToFileURL(path.join(root, 'dist/contract/openapi.js')).href);
+const { contract } = await import(pathToFileURL(path.join(root, 'dist/contract/index.js')).href);
+write('docs/openapi.json', `${JSON.stringify(buildOpenApi(contract, pjson.version), null, 2)}\n`);
+
+process.stderr.write(`Wrote oclif.manifest.json, docs/commands.md and docs/openapi.json under ${out}\n`);

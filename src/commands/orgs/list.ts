@@ -1,0 +1,46 @@
+import { Flags } from '@oclif/core';
+import { ApiCommand, listFlags } from '../../cli/api-command.js';
+import { CommandError } from '../../cli/base-command.js';
+import { ExitCode } from '../../cli/exit-codes.js';
+import { flagsFor } from '../../cli/schema-flags.js';
+import { ApiError } from '../../client/errors.js';
+import { contract } from '../../contract/index.js';
+
+const def = contract.tenancy.listOrganizations;
+const filters = flagsFor(def.query, { omit: ['page', 'limit'], descriptions: { partnerId: 'Only the organizations of this partner.' } });
+
+export default class OrgsList extends ApiCommand<typeof OrgsList> {
+  static override summary = 'List organizations';
+  static override description = `Pages through GET /orgs/organizations (partner and system callers). Organization-scope users and API keys, which that list refuses, use --accessible: every organization the caller can reach, in one unpaged list.`;
+  static override examples = [
+    '<%= config.bin %> orgs list',
+    '<%= config.bin %> orgs list --partner-id 7f1c… --all --output csv > orgs.csv',
+    '<%= config.bin %> orgs list --accessible',
+  ];
+  static override flags = {
+    ...filters.flags,
+    ...listFlags,
+    accessible: Flags.boolean({
+      summary: 'List every organization the caller can reach (unpaged; works for organization-scope callers too).',
+      exclusive: ['limit', 'page', 'all'],
+    }),
+  };
+  static override columns = ['id', 'name', 'slug', 'partnerId', 'type', 'status', 'createdAt'];
+
+  async run() {
+    const api = await this.api();
+    const query = this.queryFrom(def.query, filters.fields);
+    if (this.flags.accessible) {
+      const { data } = await api.tenancy.listAccessibleOrganizations();
+      return query.partnerId === undefined ? data : data.filter((o) => o.partnerId === query.partnerId);
+    }
+    try {
+      return await this.list((page, limit) => api.tenancy.listOrganizations({ query: { ...query, page, limit } }));
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 403) {
+        throw new CommandError(`${err.message} (${[err.code, 'HTTP 403'].filter(Boolean).join(', ')})`, ExitCode.FORBIDDEN, err.code, 'Organization-scope callers: try `svc orgs list --accessible`.');
+      }
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,15 @@
+import { ApiCommand, updateFlags } from '../../../cli/api-command.js';
+import { flagsFor } from '../../../cli/schema-flags.js';
+import { contract } from '../../../contract/index.js';
+
+const body = flagsFor(contract.auth.updateMe.body);
+
+export default class UsersMeUpdate extends ApiCommand<typeof UsersMeUpdate> {
+  static override summary = "Update the signed-in user's name or avatar";
+  static override examples = ['<%= config.bin %> users me update --name "Ada Lovelace"', '<%= config.bin %> users me update --avatar-url null'];
+  static override flags = { ...body.flags, ...updateFlags };
+
+  async run() {
+    return this.send(contract.auth.updateMe, { body: await this.bodyFrom(body.fields) });
+  }
+}

@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { JsonObjectSchema, UuidSchema } from './common.js';
+import { OsTypeSchema } from './devices.js';
+import { endpoint } from './endpoint.js';
+
+/** `svc_` followed by 64 hex characters: the agent's bearer token, returned once at enrollment. */
+export const AGENT_TOKEN_PATTERN = /^svc_[0-9a-f]{64}$/;
+
+const Text = (max: number) => z.string().trim().min(1).max(max);
+
+export const AgentEnrollSchema = z.object({
+  enrollmentKey: z.string().min(1).max(256).describe('The enrollment key (64 hex characters)'),
+  hostname: Text(255).describe('Host name of the device'),
+  osType: OsTypeSchema.describe('Operating system family'),
+  osVersion: Text(255).describe('Operating system version'),
+  architecture: Text(50).describe('CPU architecture, e.g. x86_64 or arm64'),
+  agentVersion: Text(50).describe('Version of the agent'),
+  displayName: Text(255).optional().describe('Display name; defaults to the host name'),
+  lastUser: z.string().max(255).optional().describe('The last signed-in user'),
+  hardwareInfo: JsonObjectSchema.optional().describe('Hardware inventory'),
+  networkInfo: z.array(JsonObjectSchema).max(100).optional().describe('Network interfaces'),
+});
+
+export const AgentConfigSchema = z.object({
+  heartbeatIntervalSeconds: z.number().int(),
+  metricsCollectionIntervalSeconds: z.number().int(),
+});
+
+export const AgentEnrollResponseSchema = z.object({
+  agentId: z.string(),
+  deviceId: UuidSchema,
+  authToken: z.string().describe('Bearer token for /agents/:id/* (svc_ + 64 hex); not shown again'),
+  orgId: UuidSchema,
+  siteId: UuidSchema.nullable(),
+  config: AgentConfigSchema,
+});
+
+/** What an agent may report about itself; administrative states (quarantined, decommissioned) are not its to set. */
+export const AgentHeartbeatSchema = z.object({
+  status: z.enum(['online', 'maintenance', 'updating']).optional().describe('Reported state (default online)'),
+  agentVersion: Text(50).optional().describe('Version of the agent, when it changed'),
+  lastUser: z.string().max(255).optional().describe('The signed-in user'),
+  metrics: JsonObjectSchema.optional().describe('Current metrics'),
+});
+
+export const AgentHeartbeatResponseSchema = z.object({ success: z.literal(true), config: AgentConfigSchema });
+
+const AgentParams = z.object({ id: UuidSchema });
+
+/** The agent's own endpoints: enrollment with a key (no user auth), then its bearer token (01 §5.13). */
+export const agents = {
+  enroll: endpoint({
+    method: 'POST',
+    path: '/agents/enroll',
+    body: AgentEnrollSchema,
+    responses: { 201: AgentEnrollResponseSchema },
+    auth: { public: true },
+    summary: 'Enroll a device with an enrollment key; answers the agent id and its token',
+  }),
+  heartbeat: endpoint({
+    method: 'POST',
+    path: '/agents/:id/heartbeat',
+    params: AgentParams,
+    body: AgentHeartbeatSchema,
+    responses: { 200: AgentHeartbeatResponseSchema },
+    auth: { agent: true },
+    summary: 'Report that the agent is alive; answers its configuration',
+  }),
+} as const;

@@ -1,0 +1,141 @@
+import { z } from 'zod';
+import { DateTimeSchema, PageQuerySchema, TimestampSchema, UuidSchema, pagedSchema } from './common.js';
+import { endpoint } from './endpoint.js';
+
+const IdParams = z.object({ id: UuidSchema });
+
+/** 01 §2.1: `svc_` followed by 32 base64url characters. */
+export const API_KEY_PATTERN = /^svc_[A-Za-z0-9_-]{32}$/;
+export const API_KEY_PREFIX = 'svc_';
+
+/** The text every response that carries a new key repeats (04 wire notes "API keys"). */
+export const API_KEY_WARNING = 'Store this API key securely. It will not be shown again.';
+
+export const ApiKeyStatusSchema = z.enum(['active', 'expired', 'revoked']);
+export type ApiKeyStatus = z.infer<typeof ApiKeyStatusSchema>;
+
+/** A key scope: a `resource:action` permission (either part may be `*`) or `*` for everything (01 §5.4). */
+export const ApiKeyScopeSchema = z
+  .string()
+  .max(100)
+  .regex(/^(\*|(\*|[a-z_]+):(\*|[a-z_]+))$/, 'expected resource:action or *');
+
+const Name = z.string().trim().min(1).max(255);
+const RateLimit = z.number().int().min(1).max(100_000);
+
+/** 01 §2.1 metadata; keyHash is never listed, so the response schemas strip it. */
+export const ApiKeySchema = z.object({
+  id: UuidSchema,
+  orgId: UuidSchema,
+  name: z.string(),
+  keyPrefix: z.string(),
+  scopes: z.array(z.string()),
+  expiresAt: TimestampSchema.nullable(),
+  rateLimit: z.number().int(),
+  status: ApiKeyStatusSchema,
+  createdBy: UuidSchema.nullable(),
+  createdAt: TimestampSchema,
+  updatedAt: TimestampSchema,
+  lastUsedAt: TimestampSchema.nullable(),
+  usageCount: z.number().int(),
+});
+export type ApiKey = z.infer<typeof ApiKeySchema>;
+
+/** Create and rotate answers: the metadata plus the full key, shown this once, and the warning. */
+export const ApiKeyWithSecretSchema = ApiKeySchema.extend({
+  key: z.string().describe('The full API key; it is not shown again'),
+  warning: z.string(),
+});
+export type ApiKeyWithSecret = z.infer<typeof ApiKeyWithSecretSchema>;
+
+export const ApiKeyCreateSchema = z.strictObject({
+  orgId: UuidSchema.describe('Organization the key belongs to'),
+  name: Name.describe('Name of the key (1-255 characters)'),
+  scopes: z
+    .array(ApiKeyScopeSchema)
+    .max(200)
+    .optional()
+    .describe('Permissions of the key: resource:action strings, or * for all (default none)'),
+  expiresAt: DateTimeSchema.nullable().optional().describe('When the key stops working (ISO 8601); omitted or null: never'),
+  rateLimit: RateLimit.optional().describe('Requests per hour, 1-100000 (default 1000)'),
+});
+
+export const ApiKeyUpdateSchema = z.strictObject({
+  name: Name.optional().describe('New name (1-255 characters)'),
+  scopes: z.array(ApiKeyScopeSchema).max(200).optional().describe('Replaces the scopes: resource:action strings, or *'),
+  rateLimit: RateLimit.optional().describe('Requests per hour, 1-100000'),
+});
+
+export const ApiKeyListQuerySchema = PageQuerySchema.extend({
+  orgId: UuidSchema.optional().describe('Only keys of this organization'),
+  status: ApiKeyStatusSchema.optional().describe('Only keys in this state'),
+});
+
+export const ApiKeyRevokedSchema = z.object({
+  success: z.literal(true),
+  message: z.string(),
+  apiKey: z.object({
+    id: UuidSchema,
+    name: z.string(),
+    keyPrefix: z.string(),
+    status: ApiKeyStatusSchema,
+    updatedAt: TimestampSchema,
+  }),
+});
+
+const READ = { permission: 'organizations:read', sessionOnly: true } as const;
+const WRITE = { permission: 'organizations:write', mfa: true, sessionOnly: true } as const;
+
+/** 01 §4.1: key management needs a user session (never a key) and MFA for changes (01 §5.5). */
+export const apiKeys = {
+  list: endpoint({
+    method: 'GET',
+    path: '/api-keys',
+    query: ApiKeyListQuerySchema,
+    responses: { 200: pagedSchema(ApiKeySchema) },
+    auth: READ,
+    summary: 'List API keys, newest first',
+  }),
+  create: endpoint({
+    method: 'POST',
+    path: '/api-keys',
+    body: ApiKeyCreateSchema,
+    responses: { 201: ApiKeyWithSecretSchema },
+    auth: WRITE,
+    idempotent: true,
+    summary: 'Create an API key; the key is shown only in this response',
+  }),
+  get: endpoint({
+    method: 'GET',
+    path: '/api-keys/:id',
+    params: IdParams,
+    responses: { 200: ApiKeySchema },
+    auth: READ,
+    summary: 'Get an API key (metadata only)',
+  }),
+  update: endpoint({
+    method: 'PATCH',
+    path: '/api-keys/:id',
+    params: IdParams,
+    body: ApiKeyUpdateSchema,
+    responses: { 200: ApiKeySchema },
+    auth: WRITE,
+    summary: 'Update the name, scopes or rate limit of an active API key',
+  }),
+  revoke: endpoint({
+    method: 'DELETE',
+    path: '/api-keys/:id',
+    params: IdParams,
+    responses: { 200: ApiKeyRevokedSchema },
+    auth: WRITE,
+    summary: 'Revoke an API key; it stops working at once, permanently',
+  }),
+  rotate: endpoint({
+    method: 'POST',
+    path: '/api-keys/:id/rotate',
+    params: IdParams,
+    responses: { 200: ApiKeyWithSecretSchema },
+    auth: WRITE,
+    summary: 'Replace the key material; the old key stops working at once',
+  }),
+} as const;

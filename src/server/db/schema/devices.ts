@@ -1,0 +1,50 @@
+import { index, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { createdAt, id, json, updatedAt } from './columns.js';
+import { organizations, sites } from './tenancy.js';
+
+/** Devices enrolled by their agents (04 wire notes "Enrollment keys and agents"). */
+export const devices = sqliteTable(
+  'devices',
+  {
+    id: id(),
+    orgId: text()
+      .notNull()
+      .references(() => organizations.id),
+    /** The organization's partner (immutable), kept so partner-wide device caps count without a join. */
+    partnerId: text().notNull(),
+    /** A deleted site leaves its devices in the organization without a site. */
+    siteId: text().references(() => sites.id, { onDelete: 'set null' }),
+    agentId: text().notNull(),
+    /** SHA-256 hex of the agent's bearer token; never returned. */
+    agentTokenHash: text().notNull(),
+    hostname: text().notNull(),
+    displayName: text(),
+    osType: text({ enum: ['windows', 'macos', 'linux'] }).notNull(),
+    osVersion: text().notNull(),
+    architecture: text().notNull(),
+    agentVersion: text().notNull(),
+    status: text({ enum: ['online', 'offline', 'maintenance', 'decommissioned', 'quarantined', 'updating', 'pending'] })
+      .notNull()
+      .default('pending'),
+    tags: json<string[]>().notNull().default([]),
+    customFields: json<Record<string, unknown>>().notNull().default({}),
+    hardwareInfo: json<Record<string, unknown>>(),
+    networkInfo: json<Record<string, unknown>[]>(),
+    lastMetrics: json<Record<string, unknown>>(),
+    lastSeenAt: text(),
+    enrolledAt: text().notNull(),
+    lastUser: text(),
+    /** The enrollment key used (kept as a plain id: enrollment keys are hard-deleted). */
+    enrollmentKeyId: text(),
+    decommissionedAt: text(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('devices_agent_id_unique').on(t.agentId),
+    uniqueIndex('devices_agent_token_hash_unique').on(t.agentTokenHash),
+    index('devices_org_idx').on(t.orgId, t.hostname),
+    index('devices_site_idx').on(t.siteId),
+    index('devices_partner_idx').on(t.partnerId, t.status),
+  ],
+);

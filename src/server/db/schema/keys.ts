@@ -1,0 +1,67 @@
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { createdAt, id, json, updatedAt } from './columns.js';
+import { users } from './identity.js';
+import { organizations, sites } from './tenancy.js';
+
+/** 01 §2.1 API keys: only the prefix and the SHA-256 of the key are stored. Revocation is a soft delete. */
+export const apiKeys = sqliteTable(
+  'api_keys',
+  {
+    id: id(),
+    orgId: text()
+      .notNull()
+      .references(() => organizations.id),
+    name: text().notNull(),
+    keyPrefix: text().notNull(),
+    /** SHA-256 hex of the full key; never returned. */
+    keyHash: text().notNull(),
+    scopes: json<string[]>().notNull().default([]),
+    expiresAt: text(),
+    rateLimit: integer().notNull().default(1000),
+    status: text({ enum: ['active', 'expired', 'revoked'] }).notNull().default('active'),
+    createdBy: text().references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    /** Written asynchronously in batches (modules/api-keys/usage.ts); reset on rotation. */
+    lastUsedAt: text(),
+    usageCount: integer().notNull().default(0),
+  },
+  (t) => [uniqueIndex('api_keys_hash_unique').on(t.keyHash), index('api_keys_org_idx').on(t.orgId, t.createdAt)],
+);
+
+/** The sliding one-hour rate window of every key (01 §5.6): one row per admitted request, pruned after an
+ * hour, so the window survives a restart. */
+export const apiKeyHits = sqliteTable(
+  'api_key_hits',
+  {
+    keyId: text()
+      .notNull()
+      .references(() => apiKeys.id, { onDelete: 'cascade' }),
+    /** Unix milliseconds. */
+    at: integer().notNull(),
+  },
+  (t) => [index('api_key_hits_key_at_idx').on(t.keyId, t.at), index('api_key_hits_at_idx').on(t.at)],
+);
+
+/** 01 §2.2 enrollment keys: the raw key is stored only as SHA-256 of `<pepper>:<key>`. Deletion is hard. */
+export const enrollmentKeys = sqliteTable(
+  'enrollment_keys',
+  {
+    id: id(),
+    orgId: text()
+      .notNull()
+      .references(() => organizations.id),
+    /** Deleting the site deletes the keys pinned to it: they could only enroll into a site that is gone. */
+    siteId: text().references(() => sites.id, { onDelete: 'cascade' }),
+    name: text().notNull(),
+    keyHash: text().notNull(),
+    usageCount: integer().notNull().default(0),
+    /** null: unlimited. */
+    maxUsage: integer(),
+    expiresAt: text().notNull(),
+    createdBy: text().references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex('enrollment_keys_hash_unique').on(t.keyHash), index('enrollment_keys_org_idx').on(t.orgId, t.createdAt)],
+);

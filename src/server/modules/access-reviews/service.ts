@@ -1,0 +1,281 @@
+import { and, asc, eq, inArray, isNull, ne } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { AccessReviewCreateSchema, AccessReviewItemUpdateSchema } from '../../../contract/access-reviews.js';
+import type { Db } from '../../db/connection.js';
+import { accessReviewItems, accessReviews, roles, users } from '../../db/schema/index.js';
+import type { RequestContext } from '../../http/caller.js';
+import { badRequest, forbidden, notFound } from '../../http/errors.js';
+import { recordAudit } from '../audit/recorder.js';
+import { effectivePermissions } from '../identity/caller-resolver.js';
+import type { Directory, LinkFilter } from '../identity/directory.js';
+import type { SessionService } from '../identity/sessions.js';
+
+type ReviewRow = typeof accessReviews.$inferSelect;
+
+/** The tenant a review belongs to: the caller's partner (partner-user links) or organization. */
+type ReviewScope = { kind: 'partner'; partnerId: string } | { kind: 'organization'; orgId: string; partnerId: string | null };
+
+/**
+ * Access reviews (01 §2.10, §3, §4.8): a snapshot of the user-role mappings of the caller's partner or
+ * organization, one item each, decided approved or revoked; completing removes the revoked users from the
+ * scope in one transaction. A completed review is immutable.
+ */
+export class AccessReviewsService {
+  constructor(
+    private readonly db: Db,
+    private readonly directory: Directory,
+    private readonly sessions: SessionService,
+  ) {}
+
+  /** 01 §7: 403 without a partner or organization context, and for partner users who do not reach every
+   * organization of the partner. */
+  private scopeOf(ctx: RequestContext): ReviewScope {
+    const { caller } = ctx;
+    if (caller.scope === 'partner' && caller.partnerId) {
+      if (caller.orgAccess !== 'all') {
+        throw forbidden("Access reviews need access to all of the partner's organizations", 'ORG_ACCESS_ALL_REQUIRED');
+      }
+      return { kind: 'partner', partnerId: caller.partnerId };
+    }
+    if (caller.scope === 'organization' && caller.orgId) return { kind: 'organization', orgId: caller.orgId, partnerId: caller.partnerId };
+    throw forbidden('Access reviews need a partner or organization context', 'TENANT_CONTEXT_REQUIRED');
+  }
+
+  private links(scope: ReviewScope): LinkFilter {
+    return scope.kind === 'partner' ? { partnerIds: [scope.partnerId], orgIds: [] } : { partnerIds: [], orgIds: [scope.orgId] };
+  }
+
+  private scopeCondition(scope: ReviewScope) {
+    return scope.kind === 'partner'
+      ? and(eq(accessReviews.partnerId, scope.partnerId), isNull(accessReviews.orgId))
+      : eq(accessReviews.orgId, scope.orgId);
+  }
+
+  private auditScope(scope: ReviewScope) {
+    return scope.kind === 'partner' ? { partnerId: scope.partnerId, orgId: null } : { partnerId: scope.partnerId, orgId: scope.orgId };
+  }
+
+  private requireReview(scope: ReviewScope, id: string): ReviewRow {
+    const review = this.db
+      .select()
+      .from(accessReviews)
+      .where(and(eq(accessReviews.id, id), this.scopeCondition(scope)))
+      .get();
+    if (!review) throw notFound('Access review not found');
+    return review;
+  }
+
+  private reviewerNames(ids: (string | null)[]): Map<string, string> {
+    const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
+    if (wanted.length === 0) return new Map();
+    return new Map(
+      this.db
+        .select({ id: users.id, name: users.name })
+        .from(users)
+        .where(inArray(users.id, wanted))
+        .all()
+        .map((u) => [u.id, u.name]),
+    );
+  }
+
+  private view(review: ReviewRow, reviewerName: string | null) {
+    return {
+      id: review.id,
+      name: review.name,
+      description: review.description,
+      status: review.status,
+      reviewerId: review.reviewerId,
+      reviewerName,
+      dueDate: review.dueDate,
+      partnerId: review.partnerId,
+      orgId: review.orgId,
+      createdAt: review.createdAt,
+      updatedAt: review.updatedAt,
+      completedAt: review.completedAt,
+    };
+  }
+
+  list(ctx: RequestContext) {
+    const scope = this.scopeOf(ctx);
+    const rows = this.db
+      .select()
+      .from(accessReviews)
+      .where(this.scopeCondition(scope))
+      .orderBy(asc(accessReviews.createdAt), asc(accessReviews.id))
+      .all();
+    const names = this.reviewerNames(rows.map((r) => r.reviewerId));
+    return { data: rows.map((r) => this.view(r, r.reviewerId ? (names.get(r.reviewerId) ?? null) : null)) };
+  }
+
+  create(ctx: RequestContext, body: z.infer<typeof AccessReviewCreateSchema>) {
+    const scope = this.scopeOf(ctx);
+    const links = this.links(scope);
+    const reviewerId = body.reviewerId ?? ctx.caller.userId;
+    return this.db.$client.transaction(() => {
+      if (body.reviewerId !== undefined) {
+        const membership = this.directory.membershipOf(body.reviewerId);
+        if (!membership || !this.directory.covers(links, membership)) {
+          throw badRequest('The reviewer must be a user of the same partner or organization', 'REVIEWER_NOT_IN_SCOPE');
+        }
+      }
+      const members = this.directory.members(links);
+      const roleNames = new Map(
+        members.length === 0
+          ? []
+          : this.db
+              .select({ id: roles.id, name: roles.name })
+              .from(roles)
+              .where(inArray(roles.id, [...new Set(members.flatMap((m) => (m.membership ? [m.membership.roleId] : [])))]))
+              .all()
+              .map((r) => [r.id, r.name]),
+      );
+      const review = this.db
+        .insert(accessReviews)
+        .values({
+          partnerId: scope.kind === 'partner' ? scope.partnerId : null,
+          orgId: scope.kind === 'organization' ? scope.orgId : null,
+          name: body.name,
+          description: body.description ?? null,
+          dueDate: body.dueDate ?? null,
+          reviewerId: reviewerId ?? null,
+          createdBy: ctx.caller.userId,
+        })
+        .returning()
+        .get();
+      const items = members.flatMap(({ user, membership }) =>
+        membership ? [{ reviewId: review.id, userId: user.id, roleId: membership.roleId, roleName: roleNames.get(membership.roleId) ?? '' }] : [],
+      );
+      if (items.length > 0) this.db.insert(accessReviewItems).values(items).run();
+      recordAudit(this.db, ctx, {
+        action: 'access_review.create',
+        resourceType: 'access_review',
+        resourceId: review.id,
+        resourceName: review.name,
+        ...this.auditScope(scope),
+        details: { itemCount: items.length },
+      });
+      return { id: review.id, name: review.name, status: review.status, itemCount: items.length };
+    })();
+  }
+
+  get(ctx: RequestContext, id: string) {
+    const scope = this.scopeOf(ctx);
+    const review = this.requireReview(scope, id);
+    const rows = this.db
+      .select({ item: accessReviewItems, user: users, liveRoleName: roles.name })
+      .from(accessReviewItems)
+      .innerJoin(users, eq(users.id, accessReviewItems.userId))
+      .leftJoin(roles, eq(roles.id, accessReviewItems.roleId))
+      .where(eq(accessReviewItems.reviewId, review.id))
+      .orderBy(asc(users.email), asc(accessReviewItems.id))
+      .all();
+    const permissions = new Map<string, string[]>();
+    const permissionsOf = (roleId: string, exists: boolean) => {
+      let list = permissions.get(roleId);
+      if (!list) {
+        list = exists ? effectivePermissions(this.db, roleId) : [];
+        permissions.set(roleId, list);
+      }
+      return list;
+    };
+    const names = this.reviewerNames([review.reviewerId]);
+    return {
+      ...this.view(review, review.reviewerId ? (names.get(review.reviewerId) ?? null) : null),
+      items: rows.map(({ item, user, liveRoleName }) => ({
+        id: item.id,
+        userId: user.id,
+        userName: user.name,
+        userEmail: user.email,
+        lastActiveAt: user.lastLoginAt,
+        roleId: item.roleId,
+        roleName: liveRoleName ?? item.roleName,
+        decision: item.decision,
+        notes: item.notes,
+        reviewedAt: item.reviewedAt,
+        reviewedBy: item.reviewedBy,
+        permissions: permissionsOf(item.roleId, liveRoleName !== null),
+      })),
+    };
+  }
+
+  updateItem(ctx: RequestContext, id: string, itemId: string, body: z.infer<typeof AccessReviewItemUpdateSchema>) {
+    const scope = this.scopeOf(ctx);
+    return this.db.$client.transaction(() => {
+      const review = this.requireReview(scope, id);
+      const item = this.db
+        .select()
+        .from(accessReviewItems)
+        .where(and(eq(accessReviewItems.id, itemId), eq(accessReviewItems.reviewId, review.id)))
+        .get();
+      if (!item) throw notFound('Access review item not found');
+      if (review.status === 'completed') throw badRequest('Cannot modify completed review', 'REVIEW_COMPLETED');
+      const now = new Date().toISOString();
+      const decided = body.decision !== 'pending';
+      const updated = this.db
+        .update(accessReviewItems)
+        .set({
+          decision: body.decision,
+          ...(body.notes !== undefined ? { notes: body.notes } : {}),
+          reviewedAt: decided ? now : null,
+          reviewedBy: decided ? ctx.caller.userId : null,
+        })
+        .where(eq(accessReviewItems.id, item.id))
+        .returning()
+        .get();
+      // 01 §3: the first decision recorded moves the review from pending to in_progress.
+      this.db
+        .update(accessReviews)
+        .set({ updatedAt: now, ...(review.status === 'pending' && decided ? { status: 'in_progress' as const } : {}) })
+        .where(eq(accessReviews.id, review.id))
+        .run();
+      recordAudit(this.db, ctx, {
+        action: 'access_review.item.update',
+        resourceType: 'access_review_item',
+        resourceId: item.id,
+        resourceName: review.name,
+        ...this.auditScope(scope),
+        details: { reviewId: review.id, decision: body.decision, userId: item.userId },
+      });
+      return { id: updated.id, decision: updated.decision, notes: updated.notes, reviewedAt: updated.reviewedAt };
+    })();
+  }
+
+  complete(ctx: RequestContext, id: string) {
+    const scope = this.scopeOf(ctx);
+    return this.db.$client.transaction(() => {
+      const review = this.requireReview(scope, id);
+      if (review.status === 'completed') throw badRequest('Review is already completed', 'REVIEW_COMPLETED');
+      const pending = this.db
+        .select({ id: accessReviewItems.id })
+        .from(accessReviewItems)
+        .where(and(eq(accessReviewItems.reviewId, review.id), eq(accessReviewItems.decision, 'pending')))
+        .get();
+      if (pending) throw badRequest('Cannot complete review with pending items', 'REVIEW_HAS_PENDING_ITEMS');
+      const revoked = this.db
+        .select({ userId: accessReviewItems.userId })
+        .from(accessReviewItems)
+        .where(and(eq(accessReviewItems.reviewId, review.id), eq(accessReviewItems.decision, 'revoked')))
+        .all();
+      const revokedUserIds = [...new Set(revoked.map((r) => r.userId))];
+      for (const userId of revokedUserIds) {
+        // Only the link of this review's scope goes; the account stays (as with DELETE /users/:id).
+        if (this.directory.removeLink(this.db, userId, scope)) this.sessions.revokeAllForUser(this.db, userId);
+      }
+      const completedAt = new Date().toISOString();
+      this.db
+        .update(accessReviews)
+        .set({ status: 'completed', completedAt, updatedAt: completedAt })
+        .where(and(eq(accessReviews.id, review.id), ne(accessReviews.status, 'completed')))
+        .run();
+      recordAudit(this.db, ctx, {
+        action: 'access_review.complete',
+        resourceType: 'access_review',
+        resourceId: review.id,
+        resourceName: review.name,
+        ...this.auditScope(scope),
+        details: { revokedCount: revokedUserIds.length, revokedUserIds },
+      });
+      return { id: review.id, status: 'completed' as const, completedAt, revokedCount: revokedUserIds.length };
+    })();
+  }
+}

@@ -1,0 +1,386 @@
+import { and, count, desc, eq, getTableColumns, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import type { FastifyReply } from 'fastify';
+import type { z } from 'zod';
+import {
+  API_KEY_PATTERN,
+  API_KEY_WARNING,
+  type ApiKeyCreateSchema,
+  type ApiKeyListQuerySchema,
+  type ApiKeyStatus,
+  type ApiKeyUpdateSchema,
+} from '../../../contract/api-keys.js';
+import type { Db } from '../../db/connection.js';
+import { apiKeys, organizations, partners } from '../../db/schema/index.js';
+import { grants, systemContext, type Caller, type RequestContext } from '../../http/caller.js';
+import { HttpError, badRequest, forbidden, notFound, siteAccessDenied, tooManyRequests, unauthorized } from '../../http/errors.js';
+import { fieldError } from '../../http/validation.js';
+import { paged, type Paged } from '../../lib/paging.js';
+import { sha256Hex } from '../../security/crypto.js';
+import { recordAudit } from '../audit/recorder.js';
+import { accessibleOrgIds, requireOrg } from '../tenancy/access.js';
+import type { TenancyService } from '../tenancy/service.js';
+import { newApiKeyMaterial } from './material.js';
+import { ApiKeyRateLimiter } from './rate-limiter.js';
+import { ApiKeyUsage } from './usage.js';
+
+export type ApiKeyRow = typeof apiKeys.$inferSelect;
+export type ApiKeyWithSecret = ApiKeyRow & { key: string; warning: string };
+
+/** The columns the authentication path reads, by hash (one prepared statement on every key request). */
+interface KeyAuthRow {
+  id: string;
+  orgId: string;
+  name: string;
+  scopes: string;
+  expiresAt: string | null;
+  rateLimit: number;
+  status: ApiKeyStatus;
+  createdBy: string | null;
+}
+
+const SYSTEM = systemContext().caller;
+
+function isoNow(): string {
+  return new Date().toISOString();
+}
+
+/** A key past its expiresAt is expired even before an authentication attempt has recorded it (01 §3). */
+function effectiveStatus(row: Pick<ApiKeyRow, 'status' | 'expiresAt'>, now = isoNow()): ApiKeyStatus {
+  return row.status === 'active' && row.expiresAt !== null && row.expiresAt <= now ? 'expired' : row.status;
+}
+
+function present<R extends Pick<ApiKeyRow, 'status' | 'expiresAt'>>(row: R): R {
+  return { ...row, status: effectiveStatus(row) };
+}
+
+/** The list's status filter by effective status (null: any): an active key past its expiry lists as expired. */
+function byEffectiveStatus(status: Placeholder, now: Placeholder): SQL {
+  const pastExpiry = sql`(${apiKeys.status} = 'active' AND ${apiKeys.expiresAt} <= ${now})`;
+  return sql`(${status} IS NULL
+    OR (${status} = 'revoked' AND ${apiKeys.status} = 'revoked')
+    OR (${status} = 'expired' AND (${apiKeys.status} = 'expired' OR ${pastExpiry}))
+    OR (${status} = 'active' AND ${apiKeys.status} = 'active' AND (${apiKeys.expiresAt} IS NULL OR ${apiKeys.expiresAt} > ${now})))`;
+}
+
+function unique(values: readonly string[]): string[] {
+  return [...new Set(values)];
+}
+
+/**
+ * API keys (01 §2.1, §3, §4.1) and authentication by key (01 §5.2-5.6). Management is limited to the caller's
+ * organizations: keys of organizations out of reach answer 404, naming such an organization answers 403.
+ */
+export class ApiKeysService {
+  readonly usage: ApiKeyUsage;
+  readonly limiter: ApiKeyRateLimiter;
+  private readonly byHash;
+  private readonly markExpired;
+  private readonly orgOfKey;
+  private readonly listQuery;
+  private readonly countQuery;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly tenancy: TenancyService,
+    private readonly onError: (err: unknown) => void = () => {},
+  ) {
+    this.usage = new ApiKeyUsage(db.$client);
+    this.limiter = new ApiKeyRateLimiter(db.$client);
+    // Lists run as prepared statements (the organization ids travel as one JSON array): drizzle builds an
+    // unprepared query on every call, which costs more than the rest of the request.
+    const where = and(
+      sql`${apiKeys.orgId} IN (SELECT value FROM json_each(${sql.placeholder('orgIds')}))`,
+      byEffectiveStatus(sql.placeholder('status'), sql.placeholder('now')),
+    );
+    // keyHash is not even read: the list cannot leak it.
+    const { keyHash: _hash, ...listed } = getTableColumns(apiKeys);
+    this.listQuery = db
+      .select(listed)
+      .from(apiKeys)
+      .where(where)
+      .orderBy(desc(apiKeys.createdAt), sql`rowid DESC`)
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset'))
+      .prepare();
+    this.countQuery = db.select({ n: count() }).from(apiKeys).where(where).prepare();
+    // The hot path reads the organization and partner state of the key with one prepared statement (a
+    // read-only look at tenancy's rows; the tenancy helpers build their query on every call).
+    this.orgOfKey = db
+      .select({ partnerId: organizations.partnerId, orgDeletedAt: organizations.deletedAt, partnerStatus: partners.status, partnerDeletedAt: partners.deletedAt })
+      .from(organizations)
+      .innerJoin(partners, eq(partners.id, organizations.partnerId))
+      .where(eq(organizations.id, sql.placeholder('orgId')))
+      .prepare();
+    this.byHash = db.$client.prepare<[string], KeyAuthRow>(
+      `SELECT id, org_id AS orgId, name, scopes, expires_at AS expiresAt, rate_limit AS rateLimit, status,
+              created_by AS createdBy
+         FROM api_keys WHERE key_hash = ?`,
+    );
+    this.markExpired = db.$client.prepare<[string, string]>(
+      "UPDATE api_keys SET status = 'expired', updated_at = ? WHERE id = ? AND status = 'active'",
+    );
+  }
+
+  /** Starts the batched writes of usage and rate-window entries (every second). */
+  start(intervalMs = 1000): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      try {
+        this.flush();
+      } catch (err) {
+        this.onError(err);
+      }
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  /** Writes the rate-window entries and usage counted since the last flush. */
+  flush(): void {
+    this.limiter.flush();
+    this.usage.flush();
+  }
+
+  /** Stops the timer and writes what is left; run before the database closes. */
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.flush();
+  }
+
+  // ---- Authentication (01 §5.2) ----
+
+  /**
+   * The caller of an `X-API-Key` request, in the order of 01 §5.2 and the 04 wire notes: format, hash lookup,
+   * status, expiry (recorded), the sliding hourly window (headers set on the reply whatever follows), usage
+   * (counted for the batched write), then the key's organization context.
+   */
+  authenticate(raw: string, reply: FastifyReply): Caller {
+    if (raw.length === 0) throw unauthorized('Missing X-API-Key header', 'MISSING_API_KEY');
+    if (!API_KEY_PATTERN.test(raw)) throw unauthorized('Invalid API key format', 'INVALID_API_KEY_FORMAT');
+    const row = this.byHash.get(sha256Hex(raw));
+    if (!row) throw unauthorized('Invalid API key', 'INVALID_API_KEY');
+    if (row.status === 'revoked') throw unauthorized('API key is revoked', 'API_KEY_REVOKED');
+    const now = Date.now();
+    const nowIso = new Date(now).toISOString();
+    if (row.status === 'expired') throw unauthorized('API key is expired', 'API_KEY_EXPIRED');
+    if (row.expiresAt !== null && row.expiresAt <= nowIso) {
+      this.markExpired.run(nowIso, row.id);
+      throw unauthorized('API key is expired', 'API_KEY_EXPIRED');
+    }
+
+    const decision = this.limiter.hit(row.id, row.rateLimit, now);
+    void reply.headers({
+      'x-ratelimit-limit': String(decision.limit),
+      'x-ratelimit-remaining': String(decision.remaining),
+      'x-ratelimit-reset': String(decision.reset),
+    });
+    if (!decision.allowed) throw tooManyRequests('Rate limit exceeded', decision.retryAfter, 'RATE_LIMIT_EXCEEDED');
+    this.usage.record(row.id, new Date(now));
+
+    const { partnerId, partnerStatus } = this.orgContext(row.orgId);
+    return {
+      kind: 'apiKey',
+      userId: row.createdBy,
+      email: null,
+      name: row.name,
+      scope: 'organization',
+      partnerId,
+      orgId: row.orgId,
+      orgAccess: null,
+      orgIds: null,
+      siteIds: null,
+      deviceGroupIds: null,
+      roleId: null,
+      permissions: JSON.parse(row.scopes) as string[],
+      mfa: false,
+      sessionId: null,
+      apiKeyId: row.id,
+      agentId: null,
+      partnerStatus,
+    };
+  }
+
+  /** The partner of the key's organization and its status; a deleted organization or partner reads as
+   * "deleted", which the guard refuses like any inactive partner. */
+  private orgContext(orgId: string): { partnerId: string | null; partnerStatus: string } {
+    const row = this.orgOfKey.get({ orgId });
+    if (!row) return { partnerId: null, partnerStatus: 'deleted' };
+    return { partnerId: row.partnerId, partnerStatus: row.orgDeletedAt || row.partnerDeletedAt ? 'deleted' : row.partnerStatus };
+  }
+
+  // ---- Management (01 §4.1) ----
+
+  list(ctx: RequestContext, query: z.infer<typeof ApiKeyListQuerySchema>): Paged<Omit<ApiKeyRow, 'keyHash'>> {
+    let orgIds: string[];
+    if (query.orgId) {
+      requireOrg(this.db, ctx.caller, query.orgId);
+      orgIds = [query.orgId];
+    } else {
+      orgIds = accessibleOrgIds(this.db, ctx.caller) ?? this.tenancy.listAccessibleOrganizations(ctx).map((o) => o.id);
+    }
+    if (orgIds.length === 0) return paged([], query, 0);
+    const filter = { orgIds: JSON.stringify(orgIds), status: query.status ?? null, now: isoNow() };
+    const rows = this.listQuery.all({ ...filter, limit: query.limit, offset: (query.page - 1) * query.limit });
+    return paged(rows.map(present), query, this.countQuery.get(filter)?.n ?? 0);
+  }
+
+  get(ctx: RequestContext, id: string): ApiKeyRow {
+    return present(this.findVisible(ctx, id));
+  }
+
+  create(ctx: RequestContext, body: z.infer<typeof ApiKeyCreateSchema>): ApiKeyWithSecret {
+    this.assertOrgWide(ctx);
+    const scopes = unique(body.scopes ?? []);
+    this.assertGrantable(ctx, scopes);
+    const expiresAt = body.expiresAt ? new Date(body.expiresAt).toISOString() : null;
+    if (expiresAt !== null && expiresAt <= isoNow()) throw fieldError('expiresAt', 'must be in the future');
+    return this.db.$client.transaction(() => {
+      const org = requireOrg(this.db, ctx.caller, body.orgId);
+      const material = newApiKeyMaterial();
+      const row = this.db
+        .insert(apiKeys)
+        .values({
+          orgId: org.id,
+          name: body.name,
+          keyPrefix: material.keyPrefix,
+          keyHash: material.keyHash,
+          scopes,
+          expiresAt,
+          rateLimit: body.rateLimit ?? 1000,
+          createdBy: ctx.caller.userId,
+        })
+        .returning()
+        .get();
+      recordAudit(this.db, ctx, {
+        action: 'api_key.create',
+        resourceType: 'api_key',
+        resourceId: row.id,
+        resourceName: row.name,
+        orgId: org.id,
+        partnerId: org.partnerId,
+        details: { keyPrefix: row.keyPrefix, scopes, rateLimit: row.rateLimit, expiresAt },
+      });
+      return { ...row, key: material.key, warning: API_KEY_WARNING };
+    })();
+  }
+
+  update(ctx: RequestContext, id: string, body: z.infer<typeof ApiKeyUpdateSchema>): ApiKeyRow {
+    const changes = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)) as z.infer<typeof ApiKeyUpdateSchema>;
+    if (Object.keys(changes).length === 0) throw badRequest('No updates provided', 'NO_UPDATES');
+    if (changes.scopes) changes.scopes = unique(changes.scopes);
+    return this.db.$client.transaction(() => {
+      const current = this.findVisible(ctx, id);
+      this.assertOrgWide(ctx);
+      const status = effectiveStatus(current);
+      if (status !== 'active') throw badRequest(`Cannot update ${status} API key`, 'API_KEY_NOT_ACTIVE');
+      if (changes.scopes) this.assertGrantable(ctx, changes.scopes);
+      const updated = this.db
+        .update(apiKeys)
+        .set({ ...changes, updatedAt: isoNow() })
+        .where(eq(apiKeys.id, id))
+        .returning()
+        .get();
+      recordAudit(this.db, ctx, {
+        action: 'api_key.update',
+        resourceType: 'api_key',
+        resourceId: id,
+        resourceName: updated.name,
+        orgId: updated.orgId,
+        partnerId: this.partnerOf(updated.orgId),
+        details: { changes: Object.keys(changes), ...changes },
+      });
+      return present(updated);
+    })();
+  }
+
+  revoke(ctx: RequestContext, id: string) {
+    return this.db.$client.transaction(() => {
+      const current = this.findVisible(ctx, id);
+      this.assertOrgWide(ctx);
+      if (current.status === 'revoked') throw badRequest('API key is already revoked', 'API_KEY_ALREADY_REVOKED');
+      const updated = this.db
+        .update(apiKeys)
+        .set({ status: 'revoked', updatedAt: isoNow() })
+        .where(eq(apiKeys.id, id))
+        .returning()
+        .get();
+      recordAudit(this.db, ctx, {
+        action: 'api_key.revoke',
+        resourceType: 'api_key',
+        resourceId: id,
+        resourceName: updated.name,
+        orgId: updated.orgId,
+        partnerId: this.partnerOf(updated.orgId),
+        details: { keyPrefix: updated.keyPrefix, previousStatus: effectiveStatus(current) },
+      });
+      return {
+        success: true as const,
+        message: 'API key revoked',
+        apiKey: { id: updated.id, name: updated.name, keyPrefix: updated.keyPrefix, status: updated.status, updatedAt: updated.updatedAt },
+      };
+    })();
+  }
+
+  rotate(ctx: RequestContext, id: string): ApiKeyWithSecret {
+    return this.db.$client.transaction(() => {
+      const current = this.findVisible(ctx, id);
+      this.assertOrgWide(ctx);
+      const status = effectiveStatus(current);
+      if (status !== 'active') throw badRequest(`Cannot rotate ${status} API key`, 'API_KEY_NOT_ACTIVE');
+      const material = newApiKeyMaterial();
+      const updated = this.db
+        .update(apiKeys)
+        .set({ keyPrefix: material.keyPrefix, keyHash: material.keyHash, usageCount: 0, lastUsedAt: null, updatedAt: isoNow() })
+        .where(eq(apiKeys.id, id))
+        .returning()
+        .get();
+      // Uses of the old key not yet written belong to the statistics that rotation resets.
+      this.usage.discard(id);
+      recordAudit(this.db, ctx, {
+        action: 'api_key.rotate',
+        resourceType: 'api_key',
+        resourceId: id,
+        resourceName: updated.name,
+        orgId: updated.orgId,
+        partnerId: this.partnerOf(updated.orgId),
+        details: { previousKeyPrefix: current.keyPrefix, keyPrefix: updated.keyPrefix },
+      });
+      return { ...updated, key: material.key, warning: API_KEY_WARNING };
+    })();
+  }
+
+  /** A key the caller may see: absent, in a deleted organization or out of reach all answer 404. */
+  private findVisible(ctx: RequestContext, id: string): ApiKeyRow {
+    const row = this.db.select().from(apiKeys).where(eq(apiKeys.id, id)).get();
+    if (!row) throw notFound('API key not found');
+    try {
+      requireOrg(this.db, ctx.caller, row.orgId);
+    } catch (err) {
+      if (err instanceof HttpError) throw notFound('API key not found');
+      throw err;
+    }
+    return row;
+  }
+
+  /** Keys act for the whole organization: a user restricted to some sites may not manage them. */
+  private assertOrgWide(ctx: RequestContext): void {
+    if (ctx.caller.siteIds !== null) throw siteAccessDenied();
+  }
+
+  /** A key cannot carry more than its creator holds. */
+  private assertGrantable(ctx: RequestContext, scopes: readonly string[]): void {
+    const missing = scopes.filter((scope) => !grants(ctx.caller.permissions, scope));
+    if (missing.length > 0) {
+      throw forbidden(`Cannot grant scopes you do not hold: ${missing.join(', ')}`, 'SCOPE_NOT_HELD');
+    }
+  }
+
+  private partnerOf(orgId: string): string | null {
+    try {
+      return requireOrg(this.db, SYSTEM, orgId).partnerId;
+    } catch {
+      return null;
+    }
+  }
+}

@@ -1,0 +1,257 @@
+import { randomBytes } from 'node:crypto';
+import { and, desc, eq, gt, inArray, lte, sql, type SQL } from 'drizzle-orm';
+import type { z } from 'zod';
+import type {
+  EnrollmentKeyCreateSchema,
+  EnrollmentKeyListQuerySchema,
+  EnrollmentKeyRotateSchema,
+} from '../../../contract/enrollment-keys.js';
+import type { Db } from '../../db/connection.js';
+import { enrollmentKeys } from '../../db/schema/index.js';
+import { systemContext, type RequestContext } from '../../http/caller.js';
+import { HttpError, notFound, siteAccessDenied } from '../../http/errors.js';
+import { fieldError } from '../../http/validation.js';
+import { countRows, page, paged, type Paged } from '../../lib/paging.js';
+import { sha256Hex } from '../../security/crypto.js';
+import { recordAudit } from '../audit/recorder.js';
+import { canAccessSite, requireOrg, requireSite } from '../tenancy/access.js';
+import type { TenancyService } from '../tenancy/service.js';
+
+export type EnrollmentKeyRow = typeof enrollmentKeys.$inferSelect;
+export type EnrollmentKeyWithSecret = EnrollmentKeyRow & { key: string };
+
+/** Why an enrollment key was refused (04 wire notes: the `reason` of the 401). */
+export type EnrollmentRefusal = 'enrollment_key_not_found' | 'enrollment_key_expired' | 'enrollment_key_exhausted';
+
+const REFUSALS: Record<EnrollmentRefusal, string> = {
+  enrollment_key_not_found: 'Enrollment key not recognized',
+  enrollment_key_expired: 'Enrollment key has expired',
+  enrollment_key_exhausted: 'Enrollment key has reached its maximum usage',
+};
+
+export function enrollmentRefused(reason: EnrollmentRefusal): HttpError {
+  return new HttpError(401, REFUSALS[reason], reason.toUpperCase(), undefined, { reason });
+}
+
+const SYSTEM = systemContext().caller;
+
+function isoNow(): string {
+  return new Date().toISOString();
+}
+
+/** 01 §2.2: 64 hex characters from 32 random bytes. */
+function newRawKey(): string {
+  return randomBytes(32).toString('hex');
+}
+
+/**
+ * Enrollment keys (01 §2.2, §3, §4.2): stored as SHA-256 of `<pepper>:<key>`, limited to the caller's
+ * organizations (and, for site-restricted users, to keys pinned to their sites), and consumed by agent
+ * enrollment through `claim`, which re-checks expiry and usage in the enrolling transaction.
+ */
+export class EnrollmentKeysService {
+  constructor(
+    private readonly db: Db,
+    private readonly tenancy: TenancyService,
+    private readonly pepper: string,
+    private readonly defaultTtlMinutes: number,
+  ) {}
+
+  private hash(raw: string): string {
+    return sha256Hex(`${this.pepper}:${raw}`);
+  }
+
+  /** The expiry a create or rotate asks for: expiresAt (in the future), ttlMinutes from now, or the fallback. */
+  private expiryOf(body: { expiresAt?: string | undefined; ttlMinutes?: number | undefined }, fallback: () => string): string {
+    if (body.expiresAt !== undefined) {
+      const at = new Date(body.expiresAt).toISOString();
+      if (at <= isoNow()) throw fieldError('expiresAt', 'must be in the future');
+      return at;
+    }
+    if (body.ttlMinutes !== undefined) return new Date(Date.now() + body.ttlMinutes * 60_000).toISOString();
+    return fallback();
+  }
+
+  list(ctx: RequestContext, query: z.infer<typeof EnrollmentKeyListQuerySchema>): Paged<EnrollmentKeyRow> {
+    const { caller } = ctx;
+    const conditions: SQL[] = [];
+    if (query.orgId) {
+      requireOrg(this.db, caller, query.orgId);
+      conditions.push(eq(enrollmentKeys.orgId, query.orgId));
+    } else {
+      const ids = this.tenancy.listAccessibleOrganizations(ctx).map((o) => o.id);
+      if (ids.length === 0) return paged([], query, 0);
+      conditions.push(inArray(enrollmentKeys.orgId, ids));
+    }
+    if (query.siteId) {
+      requireSite(this.db, caller, query.siteId);
+      conditions.push(eq(enrollmentKeys.siteId, query.siteId));
+    }
+    if (caller.siteIds !== null) {
+      if (caller.siteIds.length === 0) return paged([], query, 0);
+      conditions.push(inArray(enrollmentKeys.siteId, caller.siteIds));
+    }
+    if (query.expired !== undefined) {
+      const now = isoNow();
+      conditions.push(query.expired ? lte(enrollmentKeys.expiresAt, now) : gt(enrollmentKeys.expiresAt, now));
+    }
+    const where = and(...conditions);
+    const rows = page(
+      this.db.select().from(enrollmentKeys).where(where).orderBy(desc(enrollmentKeys.createdAt), sql`rowid DESC`).$dynamic(),
+      query,
+    ).all();
+    return paged(rows, query, countRows(this.db, enrollmentKeys, where));
+  }
+
+  get(ctx: RequestContext, id: string): EnrollmentKeyRow {
+    return this.findVisible(ctx, id);
+  }
+
+  create(ctx: RequestContext, body: z.infer<typeof EnrollmentKeyCreateSchema>): EnrollmentKeyWithSecret {
+    const { caller } = ctx;
+    // 01 §4.2: inferred for organization callers; required for partner and system callers.
+    const orgId = body.orgId ?? (caller.scope === 'organization' ? caller.orgId : null);
+    if (!orgId) throw fieldError('orgId', 'Required for partner and system callers');
+    const expiresAt = this.expiryOf(body, () => new Date(Date.now() + this.defaultTtlMinutes * 60_000).toISOString());
+    return this.db.$client.transaction(() => {
+      const org = requireOrg(this.db, caller, orgId);
+      const siteId = body.siteId ?? null;
+      if (siteId === null) {
+        // An organization-wide key would enroll into sites a site-restricted user cannot reach.
+        if (caller.siteIds !== null) throw siteAccessDenied();
+      } else {
+        this.assertSiteOfOrg(siteId, org.id);
+        if (!canAccessSite(caller, siteId)) throw siteAccessDenied();
+      }
+      const raw = newRawKey();
+      const row = this.db
+        .insert(enrollmentKeys)
+        .values({ orgId: org.id, siteId, name: body.name, keyHash: this.hash(raw), maxUsage: body.maxUsage ?? 1, expiresAt, createdBy: caller.userId })
+        .returning()
+        .get();
+      recordAudit(this.db, ctx, {
+        action: 'enrollment_key.create',
+        resourceType: 'enrollment_key',
+        resourceId: row.id,
+        resourceName: row.name,
+        orgId: org.id,
+        partnerId: org.partnerId,
+        details: { siteId, maxUsage: row.maxUsage, expiresAt },
+      });
+      return { ...row, key: raw };
+    })();
+  }
+
+  /** A siteId outside the organization is a bad request (04 wire notes), whether or not the site exists. */
+  private assertSiteOfOrg(siteId: string, orgId: string): void {
+    let siteOrg: string | null = null;
+    try {
+      siteOrg = requireSite(this.db, SYSTEM, siteId).orgId;
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err;
+    }
+    if (siteOrg !== orgId) throw fieldError('siteId', 'Site does not belong to the organization');
+  }
+
+  rotate(ctx: RequestContext, id: string, body: z.infer<typeof EnrollmentKeyRotateSchema>): EnrollmentKeyWithSecret {
+    return this.db.$client.transaction(() => {
+      const current = this.findVisible(ctx, id);
+      const expiresAt = this.expiryOf(body, () => current.expiresAt);
+      const maxUsage = body.maxUsage !== undefined ? body.maxUsage : current.maxUsage;
+      const raw = newRawKey();
+      const updated = this.db
+        .update(enrollmentKeys)
+        .set({ keyHash: this.hash(raw), usageCount: 0, maxUsage, expiresAt, updatedAt: isoNow() })
+        .where(eq(enrollmentKeys.id, id))
+        .returning()
+        .get();
+      recordAudit(this.db, ctx, {
+        action: 'enrollment_key.rotate',
+        resourceType: 'enrollment_key',
+        resourceId: id,
+        resourceName: updated.name,
+        orgId: updated.orgId,
+        partnerId: this.partnerOf(updated.orgId),
+        details: { maxUsage, expiresAt, previousUsageCount: current.usageCount },
+      });
+      return { ...updated, key: raw };
+    })();
+  }
+
+  delete(ctx: RequestContext, id: string): { success: true } {
+    return this.db.$client.transaction(() => {
+      const current = this.findVisible(ctx, id);
+      this.db.delete(enrollmentKeys).where(eq(enrollmentKeys.id, id)).run();
+      recordAudit(this.db, ctx, {
+        action: 'enrollment_key.delete',
+        resourceType: 'enrollment_key',
+        resourceId: id,
+        resourceName: current.name,
+        orgId: current.orgId,
+        partnerId: this.partnerOf(current.orgId),
+        details: { siteId: current.siteId, usageCount: current.usageCount },
+      });
+      return { success: true as const };
+    })();
+  }
+
+  /**
+   * Takes one use of a raw key for an enrollment; run inside the enrolling transaction so a failure after it
+   * gives the use back. The conditional UPDATE re-checks expiry and maxUsage, so concurrent enrollments can
+   * never exceed maxUsage. Throws the 401 of 04 wire notes with its `reason`.
+   */
+  claim(raw: string): EnrollmentKeyRow {
+    const row = this.db.select().from(enrollmentKeys).where(eq(enrollmentKeys.keyHash, this.hash(raw))).get();
+    if (!row) throw enrollmentRefused('enrollment_key_not_found');
+    try {
+      requireOrg(this.db, SYSTEM, row.orgId);
+    } catch (err) {
+      if (err instanceof HttpError) throw enrollmentRefused('enrollment_key_not_found');
+      throw err;
+    }
+    const now = isoNow();
+    const refusal = (key: EnrollmentKeyRow): EnrollmentRefusal | null => {
+      if (key.expiresAt <= now) return 'enrollment_key_expired';
+      if (key.maxUsage !== null && key.usageCount >= key.maxUsage) return 'enrollment_key_exhausted';
+      return null;
+    };
+    const early = refusal(row);
+    if (early) throw enrollmentRefused(early);
+    const taken = this.db.$client
+      .prepare(
+        `UPDATE enrollment_keys SET usage_count = usage_count + 1
+          WHERE id = ? AND expires_at > ? AND (max_usage IS NULL OR usage_count < max_usage)`,
+      )
+      .run(row.id, now);
+    if (taken.changes !== 1) {
+      const again = this.db.select().from(enrollmentKeys).where(eq(enrollmentKeys.id, row.id)).get();
+      throw enrollmentRefused(again ? (refusal(again) ?? 'enrollment_key_exhausted') : 'enrollment_key_not_found');
+    }
+    return { ...row, usageCount: row.usageCount + 1 };
+  }
+
+  /** A key the caller may see: absent, out of reach, or (for site-restricted users) not pinned to one of
+   * their sites all answer 404. */
+  private findVisible(ctx: RequestContext, id: string): EnrollmentKeyRow {
+    const row = this.db.select().from(enrollmentKeys).where(eq(enrollmentKeys.id, id)).get();
+    if (!row) throw notFound('Enrollment key not found');
+    try {
+      requireOrg(this.db, ctx.caller, row.orgId);
+    } catch (err) {
+      if (err instanceof HttpError) throw notFound('Enrollment key not found');
+      throw err;
+    }
+    if (ctx.caller.siteIds !== null && (row.siteId === null || !canAccessSite(ctx.caller, row.siteId))) {
+      throw notFound('Enrollment key not found');
+    }
+    return row;
+  }
+
+  private partnerOf(orgId: string): string | null {
+    try {
+      return requireOrg(this.db, SYSTEM, orgId).partnerId;
+    } catch {
+      return null;
+    }
+  }
+}

@@ -1,0 +1,150 @@
+import { eq } from 'drizzle-orm';
+import type { ServerConfig } from '../../config.js';
+import type { Db } from '../../db/connection.js';
+import { users } from '../../db/schema/index.js';
+import { publicBaseUrl, tokenLink } from '../../delivery/links.js';
+import type { DeliveryLog, Mailer } from '../../delivery/mailer.js';
+import { passwordResetMessage } from '../../delivery/messages.js';
+import type { RequestContext } from '../../http/caller.js';
+import { badRequest, tooManyRequests } from '../../http/errors.js';
+import { hashPassword, passwordProblem } from '../../security/passwords.js';
+import { SlidingWindowLimiter } from '../../security/sliding-window.js';
+import { recordAudit } from '../audit/recorder.js';
+import type { AuthService, User } from './auth-service.js';
+import type { Directory } from './directory.js';
+import type { IssuedTokens, SessionService } from './sessions.js';
+import { consumeUserToken, issueUserToken, peekUserToken } from './user-tokens.js';
+
+const INVALID_INVITE = 'Invalid or expired invitation';
+const INVALID_RESET = 'Invalid or expired reset token';
+
+/** The one answer of forgot-password, whether or not the address has an account (01 §4.5). */
+export const FORGOT_PASSWORD_ANSWER = {
+  success: true,
+  message: 'If an account exists for this e-mail address, a password reset link has been sent to it.',
+} as const;
+
+/**
+ * What users do with the links they are sent (01 §4.4, §4.5): accept an invitation (set the password,
+ * activate, sign in), ask for a password reset, and reset the password with the link. Tokens are single-use
+ * and stored hashed (identity/user-tokens.ts); they never reach a log.
+ */
+export class AccountService {
+  /** Reset requests per client IP (429) and per e-mail address (silently dropped). */
+  readonly limiter = new SlidingWindowLimiter();
+
+  constructor(
+    private readonly db: Db,
+    private readonly config: ServerConfig,
+    private readonly auth: AuthService,
+    private readonly sessions: SessionService,
+    private readonly directory: Directory,
+    private readonly mailer: Mailer,
+    private readonly log: DeliveryLog,
+  ) {}
+
+  private membershipScope(userId: string): { orgId: string | null; partnerId: string | null } {
+    const membership = this.directory.membershipOf(userId);
+    return {
+      orgId: membership?.kind === 'organization' ? membership.orgId : null,
+      partnerId: membership?.partnerId ?? null,
+    };
+  }
+
+  /** POST /auth/accept-invite: the password is checked before the token is used, so a weak one can be
+   * corrected with the same link; then one transaction uses the token, sets the password and activates. */
+  async acceptInvite(ctx: RequestContext, token: string, password: string, name: string | undefined): Promise<{ user: User; tokens: IssuedTokens }> {
+    if (!peekUserToken(this.db, token, 'invite')) throw badRequest(INVALID_INVITE, 'INVALID_INVITE_TOKEN');
+    const problem = passwordProblem(password);
+    if (problem) throw badRequest(problem, 'WEAK_PASSWORD');
+    const passwordHash = await hashPassword(password);
+    const { user, userCtx } = this.db.$client.transaction(() => {
+      const userId = consumeUserToken(this.db, token, 'invite');
+      const current = userId ? this.db.select().from(users).where(eq(users.id, userId)).get() : undefined;
+      if (!current || current.status !== 'invited') throw badRequest(INVALID_INVITE, 'INVALID_INVITE_TOKEN');
+      const now = new Date().toISOString();
+      const user = this.db
+        .update(users)
+        .set({ passwordHash, status: 'active', passwordChangedAt: now, updatedAt: now, ...(name !== undefined ? { name } : {}) })
+        .where(eq(users.id, current.id))
+        .returning()
+        .get();
+      const userCtx = this.auth.contextFor(user, ctx);
+      recordAudit(this.db, userCtx, {
+        action: 'user.invite.accept',
+        resourceType: 'user',
+        resourceId: user.id,
+        resourceName: user.email,
+        ...this.membershipScope(user.id),
+      });
+      return { user, userCtx };
+    })();
+    const tokens = await this.auth.startSession(userCtx, user, false, { via: 'invitation' });
+    return { user, tokens };
+  }
+
+  /**
+   * POST /auth/forgot-password: always the same answer. With a mail service and an active account, a reset
+   * link valid for the configured time (1 hour) is mailed in the background, so the answer's timing does not
+   * tell whether the account exists. Without a mail service nothing happens (docs/api-notes.md: an
+   * administrator issues a link with POST /users/:id/reset-password instead).
+   */
+  forgotPassword(ctx: RequestContext, emailInput: string): typeof FORGOT_PASSWORD_ANSWER {
+    const d = this.config.delivery;
+    const windowMs = d.passwordResetWindowSeconds * 1000;
+    const perIp = this.limiter.hit(`reset:ip:${ctx.ip ?? ''}`, d.passwordResetPerIp, windowMs);
+    if (!perIp.allowed) throw tooManyRequests('Too many password reset requests', perIp.retryAfterSeconds, 'TOO_MANY_RESET_REQUESTS');
+    const email = emailInput.trim().toLowerCase();
+    if (!this.mailer.configured) return FORGOT_PASSWORD_ANSWER;
+    const user = this.auth.findUserByEmail(email);
+    if (!user || user.status !== 'active') return FORGOT_PASSWORD_ANSWER;
+    if (!this.limiter.hit(`reset:email:${email}`, d.passwordResetPerIp, windowMs).allowed) return FORGOT_PASSWORD_ANSWER;
+    const token = this.db.$client.transaction(() => {
+      const issued = issueUserToken(this.db, user.id, 'password_reset', this.config.links.passwordResetTtlMinutes * 60_000);
+      recordAudit(this.db, this.auth.contextFor(user, ctx), {
+        action: 'user.password.reset.request',
+        resourceType: 'user',
+        resourceId: user.id,
+        resourceName: user.email,
+        ...this.membershipScope(user.id),
+      });
+      return issued;
+    })();
+    const link = tokenLink(publicBaseUrl(this.config), 'reset-password', token.token);
+    // Not awaited: the answer must not wait for (or reveal) the mail. Failures are logged by the mailer.
+    this.mailer
+      .send(passwordResetMessage(user.email, { name: user.name, link, expiresAt: token.expiresAt }))
+      .catch((err: unknown) => this.log.warn({ error: err instanceof Error ? err.message : String(err) }, 'password reset e-mail failed'));
+    return FORGOT_PASSWORD_ANSWER;
+  }
+
+  /** POST /auth/reset-password: a strong new password; the token is used once; every session ends. */
+  async resetPassword(ctx: RequestContext, token: string, password: string): Promise<void> {
+    if (!peekUserToken(this.db, token, 'password_reset')) throw badRequest(INVALID_RESET, 'INVALID_RESET_TOKEN');
+    const problem = passwordProblem(password);
+    if (problem) throw badRequest(problem, 'WEAK_PASSWORD');
+    const passwordHash = await hashPassword(password);
+    const userId = this.db.$client.transaction(() => {
+      const userId = consumeUserToken(this.db, token, 'password_reset');
+      const current = userId ? this.db.select().from(users).where(eq(users.id, userId)).get() : undefined;
+      if (!current || current.status !== 'active') throw badRequest(INVALID_RESET, 'INVALID_RESET_TOKEN');
+      const now = new Date().toISOString();
+      this.db
+        .update(users)
+        .set({ passwordHash, passwordChangedAt: now, updatedAt: now, failedLoginCount: 0, lockedUntil: null })
+        .where(eq(users.id, current.id))
+        .run();
+      this.sessions.revokeAllForUser(this.db, current.id);
+      recordAudit(this.db, this.auth.contextFor(current, ctx), {
+        action: 'user.password.reset',
+        resourceType: 'user',
+        resourceId: current.id,
+        resourceName: current.email,
+        ...this.membershipScope(current.id),
+        details: { sessionsRevoked: true },
+      });
+      return current.id;
+    })();
+    this.auth.limiter.reset(`login:fail:${userId}`);
+  }
+}

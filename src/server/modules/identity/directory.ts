@@ -1,0 +1,179 @@
+import { and, eq, inArray, isNull, notInArray, type SQL } from 'drizzle-orm';
+import type { Db } from '../../db/connection.js';
+import { organizationUsers, organizations, partnerUsers, users } from '../../db/schema/index.js';
+import type { Caller } from '../../http/caller.js';
+import { accessibleOrgIds } from '../tenancy/access.js';
+
+export type UserRow = typeof users.$inferSelect;
+
+/** The one link that makes a user a member of a tenant (01 §2.6). This implementation keeps at most one
+ * link per user (docs/api-notes.md). */
+export type Membership =
+  | {
+      kind: 'partner';
+      partnerId: string;
+      roleId: string;
+      orgAccess: 'all' | 'selected' | 'none';
+      orgIds: string[];
+    }
+  | {
+      kind: 'organization';
+      partnerId: string;
+      orgId: string;
+      roleId: string;
+      siteIds: string[] | null;
+      deviceGroupIds: string[] | null;
+    };
+
+/** Names one link: a user's partner link or organization link. */
+export type LinkRef = { kind: 'partner'; partnerId: string } | { kind: 'organization'; orgId: string };
+
+export interface Member {
+  user: UserRow;
+  membership: Membership | null;
+}
+
+type PartnerLink = typeof partnerUsers.$inferSelect;
+type OrgLink = typeof organizationUsers.$inferSelect;
+
+function partnerMembership(link: PartnerLink): Membership {
+  return { kind: 'partner', partnerId: link.partnerId, roleId: link.roleId, orgAccess: link.orgAccess, orgIds: link.orgIds ?? [] };
+}
+
+function orgMembership(link: OrgLink, partnerId: string): Membership {
+  return {
+    kind: 'organization',
+    partnerId,
+    orgId: link.orgId,
+    roleId: link.roleId,
+    siteIds: link.siteIds ?? null,
+    deviceGroupIds: link.deviceGroupIds ?? null,
+  };
+}
+
+/** Which links a query covers: partner links of some partners, organization links of some organizations. */
+export interface LinkFilter {
+  /** null: every partner; []: none. */
+  partnerIds: string[] | null;
+  /** null: every organization; []: none. */
+  orgIds: string[] | null;
+}
+
+/**
+ * Who is a member of what: the partner-user and organization-user links (01 §2.6), read for the users,
+ * roles and access-review modules. Every query is bounded by a LinkFilter derived from the caller.
+ */
+export class Directory {
+  constructor(private readonly db: Db) {}
+
+  /** The links a caller can manage: system all; partner its partner's links and the organization links of
+   * the organizations it reaches; organization its organization's links. */
+  reach(caller: Caller): LinkFilter {
+    if (caller.scope === 'system') return { partnerIds: null, orgIds: null };
+    if (caller.scope === 'partner') {
+      return { partnerIds: caller.partnerId ? [caller.partnerId] : [], orgIds: accessibleOrgIds(this.db, caller) ?? [] };
+    }
+    return { partnerIds: [], orgIds: caller.orgId ? [caller.orgId] : [] };
+  }
+
+  membershipOf(userId: string): Membership | null {
+    const partnerLink = this.db.select().from(partnerUsers).where(eq(partnerUsers.userId, userId)).get();
+    if (partnerLink) return partnerMembership(partnerLink);
+    const orgLink = this.db
+      .select({ link: organizationUsers, partnerId: organizations.partnerId })
+      .from(organizationUsers)
+      .innerJoin(organizations, eq(organizations.id, organizationUsers.orgId))
+      .where(eq(organizationUsers.userId, userId))
+      .get();
+    return orgLink ? orgMembership(orgLink.link, orgLink.partnerId) : null;
+  }
+
+  /** Every member under the filter, each with their link; optionally only holders of some roles. */
+  members(filter: LinkFilter, options: { roleIds?: string[] } = {}): Member[] {
+    const out: Member[] = [];
+    if (filter.partnerIds === null || filter.partnerIds.length > 0) {
+      const conditions: SQL[] = [];
+      if (filter.partnerIds !== null) conditions.push(inArray(partnerUsers.partnerId, filter.partnerIds));
+      if (options.roleIds) conditions.push(inArray(partnerUsers.roleId, options.roleIds));
+      const rows = this.db
+        .select({ user: users, link: partnerUsers })
+        .from(partnerUsers)
+        .innerJoin(users, eq(users.id, partnerUsers.userId))
+        .where(and(...conditions))
+        .all();
+      for (const row of rows) out.push({ user: row.user, membership: partnerMembership(row.link) });
+    }
+    if (filter.orgIds === null || filter.orgIds.length > 0) {
+      const conditions: SQL[] = [isNull(organizations.deletedAt)];
+      if (filter.orgIds !== null) conditions.push(inArray(organizationUsers.orgId, filter.orgIds));
+      if (options.roleIds) conditions.push(inArray(organizationUsers.roleId, options.roleIds));
+      const rows = this.db
+        .select({ user: users, link: organizationUsers, partnerId: organizations.partnerId })
+        .from(organizationUsers)
+        .innerJoin(users, eq(users.id, organizationUsers.userId))
+        .innerJoin(organizations, eq(organizations.id, organizationUsers.orgId))
+        .where(and(...conditions))
+        .all();
+      for (const row of rows) out.push({ user: row.user, membership: orgMembership(row.link, row.partnerId) });
+    }
+    return out;
+  }
+
+  /** Users with no link at all (the system administrator, standalone users): only system callers see them. */
+  unlinkedUsers(): UserRow[] {
+    const linkedToPartner = this.db.select({ id: partnerUsers.userId }).from(partnerUsers);
+    const linkedToOrg = this.db.select({ id: organizationUsers.userId }).from(organizationUsers);
+    return this.db
+      .select()
+      .from(users)
+      .where(and(notInArray(users.id, linkedToPartner), notInArray(users.id, linkedToOrg)))
+      .all();
+  }
+
+  /** Whether a link is inside the filter. */
+  covers(filter: LinkFilter, membership: Membership): boolean {
+    if (membership.kind === 'partner') return filter.partnerIds === null || filter.partnerIds.includes(membership.partnerId);
+    return filter.orgIds === null || filter.orgIds.includes(membership.orgId);
+  }
+
+  /** Whether any link (in any tenant) names the role. */
+  roleInUse(roleId: string): boolean {
+    return (
+      this.db.select({ id: partnerUsers.userId }).from(partnerUsers).where(eq(partnerUsers.roleId, roleId)).get() !== undefined ||
+      this.db.select({ id: organizationUsers.userId }).from(organizationUsers).where(eq(organizationUsers.roleId, roleId)).get() !==
+        undefined
+    );
+  }
+
+  /** Removes a user's link (the account stays). Returns whether there was one. */
+  removeLink(tx: Db, userId: string, membership: LinkRef): boolean {
+    if (membership.kind === 'partner') {
+      return (
+        tx
+          .delete(partnerUsers)
+          .where(and(eq(partnerUsers.partnerId, membership.partnerId), eq(partnerUsers.userId, userId)))
+          .run().changes > 0
+      );
+    }
+    return (
+      tx
+        .delete(organizationUsers)
+        .where(and(eq(organizationUsers.orgId, membership.orgId), eq(organizationUsers.userId, userId)))
+        .run().changes > 0
+    );
+  }
+
+  setRole(tx: Db, userId: string, membership: LinkRef, roleId: string): void {
+    if (membership.kind === 'partner') {
+      tx.update(partnerUsers)
+        .set({ roleId })
+        .where(and(eq(partnerUsers.partnerId, membership.partnerId), eq(partnerUsers.userId, userId)))
+        .run();
+    } else {
+      tx.update(organizationUsers)
+        .set({ roleId })
+        .where(and(eq(organizationUsers.orgId, membership.orgId), eq(organizationUsers.userId, userId)))
+        .run();
+    }
+  }
+}

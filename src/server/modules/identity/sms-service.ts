@@ -1,0 +1,191 @@
+import { createHmac, randomInt } from 'node:crypto';
+import { and, desc, eq, isNull } from 'drizzle-orm';
+import type { ServerConfig } from '../../config.js';
+import type { Db } from '../../db/connection.js';
+import { mfaRecoveryCodes, smsCodes, users } from '../../db/schema/index.js';
+import { smsCodeText } from '../../delivery/messages.js';
+import type { SmsSender } from '../../delivery/sms.js';
+import type { RequestContext } from '../../http/caller.js';
+import { badRequest, tooManyRequests, unauthorized } from '../../http/errors.js';
+import { safeEqual } from '../../security/crypto.js';
+import { SlidingWindowLimiter } from '../../security/sliding-window.js';
+import type { TokenSigner } from '../../security/tokens.js';
+import { hashRecoveryCode, newRecoveryCodes } from '../../security/totp.js';
+import { recordAudit } from '../audit/recorder.js';
+import type { AuthService, User } from './auth-service.js';
+
+export type SmsCodePurpose = 'phone_verify' | 'mfa_login';
+
+const INVALID_CODE = 'Invalid or expired verification code';
+
+/**
+ * Phone verification and SMS sign-in codes (01 §4.5, §5.7). A code is six random digits, stored as an HMAC
+ * under a server key (a plain hash of a six-digit number would be reversed at once), valid for the
+ * configured time (10 minutes) and dead after the configured number of wrong guesses (5). Issuing a code
+ * ends the earlier ones of the same purpose. Codes go out through the SMS gateway and are never logged.
+ */
+export class SmsService {
+  /** Codes sent per user, so nobody can use the gateway to flood a phone. */
+  readonly limiter = new SlidingWindowLimiter();
+
+  constructor(
+    private readonly db: Db,
+    private readonly config: ServerConfig,
+    private readonly sms: SmsSender,
+    private readonly auth: AuthService,
+    private readonly signer: TokenSigner,
+    private readonly hmacKey: string,
+  ) {}
+
+  private codeHash(userId: string, purpose: SmsCodePurpose, code: string): string {
+    return createHmac('sha256', this.hmacKey).update(`svc-sms-code\n${purpose}\n${userId}\n${code}`).digest('hex');
+  }
+
+  private throttleSends(userId: string): void {
+    const d = this.config.delivery;
+    const { allowed, retryAfterSeconds } = this.limiter.hit(`sms:${userId}`, d.smsPerUser, d.smsWindowSeconds * 1000);
+    if (!allowed) throw tooManyRequests('Too many SMS codes requested', retryAfterSeconds, 'TOO_MANY_SMS');
+  }
+
+  /** Stores a new code (ending earlier ones) and sends it; if sending fails the code is withdrawn. */
+  private async issueAndSend(user: User, purpose: SmsCodePurpose, phoneNumber: string): Promise<number> {
+    this.sms.assertConfigured();
+    this.throttleSends(user.id);
+    const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+    const ttl = this.config.sms.codeTtlSeconds;
+    const row = this.db.$client.transaction(() => {
+      this.db
+        .delete(smsCodes)
+        .where(and(eq(smsCodes.userId, user.id), eq(smsCodes.purpose, purpose), isNull(smsCodes.consumedAt)))
+        .run();
+      return this.db
+        .insert(smsCodes)
+        .values({
+          userId: user.id,
+          purpose,
+          phoneNumber,
+          codeHash: this.codeHash(user.id, purpose, code),
+          expiresAt: new Date(Date.now() + ttl * 1000).toISOString(),
+        })
+        .returning({ id: smsCodes.id })
+        .get();
+    })();
+    try {
+      await this.sms.send(phoneNumber, smsCodeText(purpose, code, ttl));
+    } catch (err) {
+      this.db.delete(smsCodes).where(eq(smsCodes.id, row.id)).run();
+      throw err;
+    }
+    return ttl;
+  }
+
+  /**
+   * Checks a code against the user's latest live code of the purpose. A match uses it up; a miss counts
+   * against it. Returns the phone number the code went to, or null.
+   */
+  consume(userId: string, purpose: SmsCodePurpose, code: string): string | null {
+    return this.db.$client.transaction(() => {
+      const row = this.db
+        .select()
+        .from(smsCodes)
+        .where(and(eq(smsCodes.userId, userId), eq(smsCodes.purpose, purpose), isNull(smsCodes.consumedAt)))
+        .orderBy(desc(smsCodes.createdAt))
+        .get();
+      if (!row || row.expiresAt <= new Date().toISOString() || row.attempts >= this.config.sms.codeAttempts) return null;
+      if (!safeEqual(row.codeHash, this.codeHash(userId, purpose, code))) {
+        this.db.update(smsCodes).set({ attempts: row.attempts + 1 }).where(eq(smsCodes.id, row.id)).run();
+        return null;
+      }
+      this.db.update(smsCodes).set({ consumedAt: new Date().toISOString() }).where(eq(smsCodes.id, row.id)).run();
+      return row.phoneNumber;
+    })();
+  }
+
+  private currentUser(ctx: RequestContext): User {
+    if (!ctx.caller.userId) throw unauthorized();
+    return this.auth.getUser(ctx.caller.userId);
+  }
+
+  /** POST /auth/phone/verify: a code to the number; it becomes the user's once confirmed. */
+  async verifyPhone(ctx: RequestContext, phoneNumber: string) {
+    const user = this.currentUser(ctx);
+    const expiresInSeconds = await this.issueAndSend(user, 'phone_verify', phoneNumber);
+    return { success: true as const, message: 'Verification code sent', expiresInSeconds };
+  }
+
+  /** POST /auth/phone/confirm: the code proves the phone; the number is stored as verified. */
+  confirmPhone(ctx: RequestContext, code: string) {
+    const user = this.currentUser(ctx);
+    const phoneNumber = this.consume(user.id, 'phone_verify', code);
+    if (!phoneNumber) throw badRequest(INVALID_CODE, 'INVALID_VERIFICATION_CODE');
+    this.db.$client.transaction(() => {
+      this.db.update(users).set({ phoneNumber, phoneVerified: true, updatedAt: new Date().toISOString() }).where(eq(users.id, user.id)).run();
+      recordAudit(this.db, ctx, {
+        action: 'user.phone.verify',
+        resourceType: 'user',
+        resourceId: user.id,
+        resourceName: user.email,
+        orgId: ctx.caller.orgId,
+        details: { phoneSuffix: phoneNumber.slice(-4) },
+      });
+    })();
+    return { success: true as const, phoneNumber, phoneVerified: true as const };
+  }
+
+  /** POST /auth/mfa/sms/send: a sign-in code for an SMS-MFA user, named by the login tempToken or (to step
+   * up) by the bearer session. */
+  async sendLoginCode(tempToken: string | undefined, bearer: string | null) {
+    let userId: string;
+    if (tempToken !== undefined) {
+      const claims = await this.signer.verify(tempToken, 'mfa_pending');
+      if (!claims) throw unauthorized('Invalid or expired MFA token', 'INVALID_MFA_TOKEN');
+      userId = claims.sub;
+    } else {
+      if (!bearer) throw unauthorized('Missing or invalid authorization header');
+      const caller = await this.auth.callerForAccessToken(bearer);
+      if (!caller?.userId) throw unauthorized('Invalid or expired token', 'INVALID_TOKEN');
+      userId = caller.userId;
+    }
+    const user = this.db.select().from(users).where(eq(users.id, userId)).get();
+    if (!user || user.status !== 'active') throw unauthorized('Invalid or expired MFA token', 'INVALID_MFA_TOKEN');
+    if (!user.mfaEnabled || user.mfaMethod !== 'sms' || !user.phoneVerified || !user.phoneNumber) {
+      throw badRequest('SMS MFA is not enabled for this account', 'SMS_MFA_NOT_ENABLED');
+    }
+    const expiresInSeconds = await this.issueAndSend(user, 'mfa_login', user.phoneNumber);
+    return { success: true as const, message: 'Sign-in code sent', expiresInSeconds };
+  }
+
+  /** POST /auth/mfa/sms/enable: SMS becomes the second factor (the phone must be verified); recovery codes
+   * are replaced and shown once. */
+  enableSmsMfa(ctx: RequestContext) {
+    if (!this.config.features.mfa) throw badRequest('MFA is disabled on this server', 'MFA_DISABLED');
+    const user = this.currentUser(ctx);
+    if (user.mfaEnabled) throw badRequest('MFA is already enabled', 'MFA_ALREADY_ENABLED');
+    if (!user.phoneVerified || !user.phoneNumber) {
+      throw badRequest('A verified phone number is required: POST /auth/phone/verify, then /auth/phone/confirm', 'PHONE_NOT_VERIFIED');
+    }
+    this.sms.assertConfigured();
+    const recoveryCodes = newRecoveryCodes();
+    this.db.$client.transaction(() => {
+      this.db
+        .update(users)
+        .set({ mfaEnabled: true, mfaMethod: 'sms', mfaSecretEnc: null, mfaPendingSecretEnc: null, updatedAt: new Date().toISOString() })
+        .where(eq(users.id, user.id))
+        .run();
+      this.db.delete(mfaRecoveryCodes).where(eq(mfaRecoveryCodes.userId, user.id)).run();
+      this.db
+        .insert(mfaRecoveryCodes)
+        .values(recoveryCodes.map((code) => ({ userId: user.id, codeHash: hashRecoveryCode(code) })))
+        .run();
+      recordAudit(this.db, ctx, {
+        action: 'user.mfa.enable',
+        resourceType: 'user',
+        resourceId: user.id,
+        resourceName: user.email,
+        orgId: ctx.caller.orgId,
+        details: { method: 'sms' },
+      });
+    })();
+    return { success: true as const, mfaMethod: 'sms' as const, recoveryCodes };
+  }
+}

@@ -1,0 +1,55 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ANSI, cliUser, E2E_TIMEOUT_MS } from '../helpers/cli.js';
+
+const REPO = path.join(import.meta.dirname, '..', '..');
+
+describe('e2e: help topics and unknown commands (CLI.md "Scripting conveniences", "oclif pitfalls")', { timeout: E2E_TIMEOUT_MS }, () => {
+  const user = cliUser();
+  afterAll(() => user.cleanup());
+
+  it.concurrent('CLI.md: svc help exit-codes prints the exit-code table, even off a terminal', async () => {
+    const result = await user.run(['help', 'exit-codes']);
+    expect(result.exitCode).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines[0]?.split(/\s+/)).toEqual(['code', 'meaning']);
+    expect(lines.slice(1).map((l) => Number(l.split(/\s+/)[0]))).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(result.stdout).toMatch(/^3\s+authentication failed/m);
+    const json = await user.json(['help', 'exit-codes']);
+    expect(json).toHaveLength(10);
+  });
+
+  it.concurrent('CLI.md: svc help environment lists every variable of the CLI and of the server configuration', async () => {
+    const names = (await user.json(['help', 'environment'])).map((v: { name: string }) => v.name);
+    for (const name of ['SVC_PROFILE', 'SVC_BASE_URL', 'SVC_API_KEY', 'SVC_TOKEN', 'NO_COLOR', 'CI']) expect(names).toContain(name);
+    // Every variable the server's zod-parsed environment reads (src/server/config.ts) is documented.
+    const source = fs.readFileSync(path.join(REPO, 'src', 'server', 'config.ts'), 'utf8');
+    const block = /const EnvSchema = z\.object\(\{([\s\S]*?)\n\}\);/.exec(source)?.[1] ?? '';
+    const serverVars = [...block.matchAll(/^\s{2}([A-Z][A-Z0-9_]*):/gm)].map((m) => m[1]);
+    expect(serverVars.length).toBeGreaterThan(10);
+    expect(serverVars.filter((name) => !names.includes(name))).toEqual([]);
+  });
+
+  it.concurrent('an unknown command suggests the closest one and exits 2 without running anything', async () => {
+    const typo = await user.run(['orgs', 'lst']);
+    expect(typo.exitCode).toBe(2);
+    expect(typo.stderr).toContain('Did you mean `svc orgs list`?');
+    expect(typo.stdout).toBe('');
+    const topic = await user.run(['partner', 'list']);
+    expect(topic.exitCode).toBe(2);
+    expect(topic.stderr).toContain('Did you mean `svc partners list`?');
+    const withArgs = await user.run(['sites', 'gte', '3b9e']);
+    expect(withArgs.stderr).toContain('Did you mean `svc sites get`?');
+    const nonsense = await user.run(['zzzzzzzz']);
+    expect(nonsense.exitCode).toBe(2);
+    expect(nonsense.stderr).not.toContain('Did you mean');
+  });
+
+  it.concurrent('CLI.md output: NO_COLOR keeps help free of ANSI escapes', async () => {
+    const result = await user.run(['--help'], { env: { NO_COLOR: '1', CI: '' } });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('TOPICS');
+    expect(result.stdout + result.stderr).not.toMatch(ANSI);
+  });
+});

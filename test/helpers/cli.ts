@@ -1,0 +1,187 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execa, type ResultPromise } from 'execa';
+
+/**
+ * End-to-end plumbing: the built CLI (`bin/run.js`, so `dist/` must be built: `npm test` does it) run with
+ * execa against a real `svc server start` process on a random loopback port.
+ *
+ * `SVC_E2E_ROOT` points the suite at another copy of the package (a private build while others rebuild
+ * `dist/`); by default it is this repository.
+ */
+export const ROOT = path.resolve(process.env.SVC_E2E_ROOT ?? path.join(import.meta.dirname, '..', '..'));
+export const BIN = path.join(ROOT, 'bin', 'run.js');
+
+export const ADMIN = { email: 'admin@e2e.test', password: 'E2e-Admin-Passw0rd!' };
+
+const CLI_TIMEOUT_MS = 20_000;
+/** Per test: several CLI processes in a row, on a two-core machine that may be busy. */
+export const E2E_TIMEOUT_MS = 60_000;
+const START_TIMEOUT_MS = 30_000;
+
+/** The start of an ANSI escape sequence (ESC [). */
+export const ANSI = new RegExp(`${String.fromCharCode(27)}\\[`);
+
+function tempDir(prefix: string): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** What every child gets: a PATH to find node, and nothing else from this process (no SVC_TOKEN leaking in). */
+function baseEnv(): Record<string, string> {
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' };
+}
+
+export interface E2eServer {
+  url: string;
+  dataDir: string;
+  stop(): Promise<void>;
+}
+
+/** Starts `svc server start --port 0` with its own data dir and reads the URL from its "listening" line. */
+export async function startServer(env: Record<string, string> = {}): Promise<E2eServer> {
+  const dataDir = tempDir('svc-e2e-data-');
+  const home = tempDir('svc-e2e-server-home-');
+  const child: ResultPromise = execa('node', [BIN, 'server', 'start', '--port', '0', '--host', '127.0.0.1'], {
+    env: {
+      ...baseEnv(),
+      HOME: home,
+      XDG_CONFIG_HOME: path.join(home, '.config'),
+      XDG_DATA_HOME: path.join(home, '.local', 'share'),
+      SVC_DATA_DIR: dataDir,
+      SVC_ADMIN_EMAIL: ADMIN.email,
+      SVC_ADMIN_PASSWORD: ADMIN.password,
+      SVC_LOG_LEVEL: 'silent',
+      // The suite signs in more often than the sign-in throttle allows one person in five minutes.
+      SVC_LOGIN_IP_LIMIT: '10000',
+      SVC_LOGIN_EMAIL_LIMIT: '10000',
+      SVC_LOGIN_LOCKOUT_FAILURES: '10000',
+      SVC_MFA_LIMIT: '10000',
+      ...env,
+    },
+    extendEnv: false,
+    stdin: 'ignore',
+    reject: false,
+    buffer: false,
+  });
+  let stderr = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server did not start within ${START_TIMEOUT_MS} ms:\n${stderr}`)), START_TIMEOUT_MS);
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+      const match = /svc server listening on (http:\/\/\S+)/.exec(stderr);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.stdout?.resume();
+    void child.then((result) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited (${String(result.exitCode)}) before listening:\n${stderr}`));
+    });
+  });
+  return {
+    url,
+    dataDir,
+    async stop() {
+      child.kill('SIGTERM');
+      await child;
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      fs.rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface RunResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  /** Standard input; without it the child gets none (never a terminal, never a hang). */
+  input?: string;
+  env?: Record<string, string>;
+}
+
+/** A CLI user with its own HOME and XDG dirs: profiles and credentials live only there. */
+export interface CliUser {
+  home: string;
+  configDir: string;
+  run(args: readonly string[], options?: RunOptions): Promise<RunResult>;
+  /** `run` that fails the test unless the exit code is 0, returning stdout parsed as JSON. */
+  json<T = any>(args: readonly string[], options?: RunOptions): Promise<T>;
+  cleanup(): void;
+}
+
+export function cliUser(defaults: Record<string, string> = {}): CliUser {
+  const home = tempDir('svc-e2e-home-');
+  const configDir = path.join(home, '.config');
+  const env = {
+    ...baseEnv(),
+    HOME: home,
+    XDG_CONFIG_HOME: configDir,
+    XDG_DATA_HOME: path.join(home, '.local', 'share'),
+    XDG_CACHE_HOME: path.join(home, '.cache'),
+    CI: '1',
+    ...defaults,
+  };
+  const run = async (args: readonly string[], options: RunOptions = {}): Promise<RunResult> => {
+    const result = await execa('node', [BIN, ...args], {
+      env: { ...env, ...options.env },
+      extendEnv: false,
+      reject: false,
+      timeout: CLI_TIMEOUT_MS,
+      cwd: home,
+      ...(options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input }),
+    });
+    return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
+  };
+  return {
+    home,
+    configDir,
+    run,
+    async json(args, options) {
+      const result = await run([...args, '--output', 'json'], options);
+      if (result.exitCode !== 0) throw new Error(`svc ${args.join(' ')} exited ${result.exitCode}:\n${result.stderr}`);
+      return JSON.parse(result.stdout);
+    },
+    cleanup() {
+      fs.rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+/** `svc login` as the administrator, password on stdin. */
+export async function login(user: CliUser, url: string, credentials = ADMIN, extra: string[] = []): Promise<RunResult> {
+  return user.run(['login', '--base-url', url, '--email', credentials.email, '--password-stdin', ...extra], { input: credentials.password });
+}
+
+/** Direct HTTP to the server, for seeding many rows fast (no CLI process per row). */
+export async function http(url: string, method: string, apiPath: string, options: { token?: string; body?: unknown } = {}): Promise<{ status: number; body: any }> {
+  const headers: Record<string, string> = {};
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${url}/api/v1${apiPath}`, { method, headers, ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }) });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: res.status, body };
+}
+
+export async function adminToken(url: string): Promise<string> {
+  const res = await http(url, 'POST', '/auth/login', { body: ADMIN });
+  if (res.status !== 200 || !res.body?.tokens) throw new Error(`admin login failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.tokens.accessToken as string;
+}
+
+/** Every file below a directory (to prove nothing was written). */
+export function filesUnder(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
+}

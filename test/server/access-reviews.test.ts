@@ -1,0 +1,277 @@
+import { randomUUID } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { accessReviews, auditLogs, organizationUsers, partnerUsers, users } from '../../src/server/db/schema/index.js';
+import { createTestApp, type TestApp } from '../helpers/server.js';
+import { ROLES, mintToken, seedWorld, type World, type WorldCaller } from '../helpers/seed.js';
+
+const API = '/api/v1';
+type Method = 'GET' | 'POST' | 'PATCH';
+
+interface Item {
+  id: string;
+  userId: string;
+  userEmail: string;
+  decision: string;
+}
+
+describe('access reviews (01 §2.10, §3, §4.8)', () => {
+  let t: TestApp;
+  let w: World;
+  const as = (who: WorldCaller, method: Method, url: string, body?: unknown) =>
+    t.call(method, `${API}${url}`, { token: w.tokens[who], ...(body !== undefined ? { body } : {}) });
+
+  async function create(who: WorldCaller, name = 'Q1 review', extra: Record<string, unknown> = {}): Promise<string> {
+    const res = await as(who, 'POST', '/access-reviews', { name, ...extra });
+    expect(res.status, res.text).toBe(201);
+    return res.body.id as string;
+  }
+
+  async function items(who: WorldCaller, reviewId: string): Promise<Item[]> {
+    const res = await as(who, 'GET', `/access-reviews/${reviewId}`);
+    expect(res.status).toBe(200);
+    return res.body.items as Item[];
+  }
+
+  const decide = (who: WorldCaller, reviewId: string, itemId: string, decision: string, notes?: string) =>
+    as(who, 'PATCH', `/access-reviews/${reviewId}/items/${itemId}`, { decision, ...(notes !== undefined ? { notes } : {}) });
+
+  beforeEach(async () => {
+    t = await createTestApp();
+    w = await seedWorld(t, { mfa: true });
+  });
+  afterEach(async () => {
+    vi.useRealTimers();
+    await t.close();
+  });
+
+  it('01§4.8 create snapshots one pending item per user-role mapping in scope: 201 {id,name,status,itemCount}; audit itemCount', async () => {
+    const res = await as('aAdmin', 'POST', '/access-reviews', { name: 'Partner review', description: 'Quarterly', dueDate: '2030-01-31' });
+    expect(res.status).toBe(201);
+    // Partner A's partner-user links: aAdmin, aTech, aSelAdmin, aNone (organization users are not partner links).
+    expect(res.body).toEqual({ id: expect.any(String), name: 'Partner review', status: 'pending', itemCount: 4 });
+    const org = await as('orgUser', 'POST', '/access-reviews', { name: 'Org review' });
+    expect(org.body.itemCount).toBe(2);
+
+    const audit = t.db.select().from(auditLogs).where(eq(auditLogs.action, 'access_review.create')).all();
+    expect(audit.map((a) => a.details)).toEqual([{ itemCount: 4 }, { itemCount: 2 }]);
+    expect(audit[1]).toMatchObject({ orgId: w.orgA1.id, resourceId: org.body.id });
+
+    expect((await as('aAdmin', 'POST', '/access-reviews', { name: '' })).status).toBe(400);
+    expect((await as('aAdmin', 'POST', '/access-reviews', { name: 'x'.repeat(256) })).status).toBe(400);
+    expect((await as('aAdmin', 'POST', '/access-reviews', { name: 'x'.repeat(255) })).status).toBe(201);
+  });
+
+  it('01§4.8 get: the review with items {id,userId,userName,userEmail,lastActiveAt,roleId,roleName,decision,notes,reviewedAt,permissions[]}', async () => {
+    t.db.update(users).set({ lastLoginAt: '2030-01-02T03:04:05.000Z' }).where(eq(users.id, w.users.aTech.id)).run();
+    const id = await create('aAdmin', 'Detail', { reviewerId: w.users.aSelAdmin.id });
+    const res = await as('aAdmin', 'GET', `/access-reviews/${id}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      id,
+      name: 'Detail',
+      description: null,
+      status: 'pending',
+      reviewerId: w.users.aSelAdmin.id,
+      reviewerName: 'a-sel',
+      dueDate: null,
+      partnerId: w.partnerA.id,
+      orgId: null,
+      completedAt: null,
+    });
+    const tech = (res.body.items as Item[]).find((i) => i.userId === w.users.aTech.id);
+    expect(tech).toEqual({
+      id: expect.any(String),
+      userId: w.users.aTech.id,
+      userName: 'a-tech',
+      userEmail: 'a-tech@a.test',
+      lastActiveAt: '2030-01-02T03:04:05.000Z',
+      roleId: ROLES.partnerTechnician,
+      roleName: 'Partner Technician',
+      decision: 'pending',
+      notes: null,
+      reviewedAt: null,
+      reviewedBy: null,
+      permissions: expect.arrayContaining(['devices:read', 'pam:approve', 'users:read']),
+    });
+    // A reviewer must belong to the same scope.
+    const outsider = await as('aAdmin', 'POST', '/access-reviews', { name: 'Bad', reviewerId: w.users.bAdmin.id });
+    expect(outsider.status).toBe(400);
+    expect(outsider.body.code).toBe('REVIEWER_NOT_IN_SCOPE');
+  });
+
+  it('01§4.8 list: {data:[…]} ordered by createdAt ascending with reviewerName; each tenant sees its own', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const first = await create('aAdmin', 'First');
+    vi.setSystemTime(Date.now() + 1000);
+    const second = await create('aAdmin', 'Second');
+    vi.setSystemTime(Date.now() + 1000);
+    await create('bAdmin', 'Theirs');
+    await create('orgUser', 'Org');
+    const res = await as('aAdmin', 'GET', '/access-reviews');
+    expect(res.status).toBe(200);
+    expect((res.body.data as { id: string }[]).map((r) => r.id)).toEqual([first, second]);
+    expect(res.body.data[0]).toMatchObject({ name: 'First', status: 'pending', reviewerId: w.users.aAdmin.id, reviewerName: 'a-admin' });
+    expect((await as('orgUser', 'GET', '/access-reviews')).body.data.map((r: { name: string }) => r.name)).toEqual(['Org']);
+    expect((await as('bAdmin', 'GET', `/access-reviews/${first}`)).status).toBe(404);
+    expect((await as('orgUser', 'GET', `/access-reviews/${first}`)).status).toBe(404);
+  });
+
+  it('01§3 the first decision moves pending → in_progress; PATCH returns id, decision, notes, reviewedAt; audit reviewId and decision', async () => {
+    const id = await create('aAdmin');
+    const [first, second] = await items('aAdmin', id);
+    if (!first || !second) throw new Error('expected items');
+
+    const res = await decide('aAdmin', id, first.id, 'approved', 'Still needed');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ id: first.id, decision: 'approved', notes: 'Still needed', reviewedAt: expect.any(String) });
+    expect((await as('aAdmin', 'GET', `/access-reviews/${id}`)).body.status).toBe('in_progress');
+
+    // Back to pending: the review stays in progress; the decision's time is cleared.
+    const undo = await decide('aAdmin', id, first.id, 'pending');
+    expect(undo.body).toEqual({ id: first.id, decision: 'pending', notes: 'Still needed', reviewedAt: null });
+    expect((await as('aAdmin', 'GET', `/access-reviews/${id}`)).body.status).toBe('in_progress');
+
+    expect((await decide('aAdmin', id, second.id, 'maybe')).status).toBe(400);
+    expect((await decide('aAdmin', id, randomUUID(), 'approved')).status).toBe(404);
+    expect((await decide('aAdmin', randomUUID(), first.id, 'approved')).status).toBe(404);
+    const other = await create('aAdmin', 'Other');
+    const otherItem = (await items('aAdmin', other))[0];
+    expect((await decide('aAdmin', id, otherItem?.id ?? '', 'approved')).status).toBe(404);
+
+    const audit = t.db.select().from(auditLogs).where(eq(auditLogs.action, 'access_review.item.update')).all();
+    expect(audit[0]?.details).toMatchObject({ reviewId: id, decision: 'approved' });
+  });
+
+  it('01§4.8 complete refuses pending items with `Cannot complete review with pending items`', async () => {
+    const id = await create('aAdmin');
+    const all = await items('aAdmin', id);
+    for (const item of all.slice(1)) await decide('aAdmin', id, item.id, 'approved');
+    const res = await as('aAdmin', 'POST', `/access-reviews/${id}/complete`);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: 'Cannot complete review with pending items', code: 'REVIEW_HAS_PENDING_ITEMS' });
+    expect((await as('aAdmin', 'GET', `/access-reviews/${id}`)).body.status).toBe('in_progress');
+  });
+
+  it('01§3 complete removes revoked users from the scope and ends their sessions in one transaction; approved users stay', async () => {
+    const id = await create('aAdmin');
+    const all = await items('aAdmin', id);
+    const revokedIds = [w.users.aTech.id, w.users.aNone.id];
+    for (const item of all) await decide('aAdmin', id, item.id, revokedIds.includes(item.userId) ? 'revoked' : 'approved');
+    expect((await t.call('GET', `${API}/users/me`, { token: w.tokens.aTech })).status).toBe(200);
+
+    const res = await as('aAdmin', 'POST', `/access-reviews/${id}/complete`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ id, status: 'completed', completedAt: expect.any(String), revokedCount: 2 });
+
+    for (const userId of revokedIds) {
+      expect(t.db.select().from(partnerUsers).where(eq(partnerUsers.userId, userId)).get()).toBeUndefined();
+      // The account itself stays.
+      expect(t.db.select().from(users).where(eq(users.id, userId)).get()).toBeDefined();
+    }
+    expect(t.db.select().from(partnerUsers).where(eq(partnerUsers.userId, w.users.aSelAdmin.id)).get()).toBeDefined();
+    expect((await t.call('GET', `${API}/users/me`, { token: w.tokens.aTech })).status).toBe(401);
+    expect((await t.call('GET', `${API}/users/me`, { token: w.tokens.aSelAdmin })).status).toBe(200);
+
+    const got = await as('aAdmin', 'GET', `/access-reviews/${id}`);
+    expect(got.body).toMatchObject({ status: 'completed', completedAt: res.body.completedAt });
+    const audit = t.db.select().from(auditLogs).where(eq(auditLogs.action, 'access_review.complete')).get();
+    expect(audit?.details).toMatchObject({ revokedCount: 2 });
+  });
+
+  it('01§3 completion is one transaction: a failure part-way removes nobody and leaves the review open', async () => {
+    const id = await create('aAdmin');
+    for (const item of await items('aAdmin', id)) {
+      await decide('aAdmin', id, item.id, item.userId === w.users.aAdmin.id ? 'approved' : 'revoked');
+    }
+    const revoke = t.services.sessions.revokeAllForUser.bind(t.services.sessions);
+    let calls = 0;
+    const spy = vi.spyOn(t.services.sessions, 'revokeAllForUser').mockImplementation((tx, userId) => {
+      if (++calls === 2) throw new Error('simulated failure');
+      revoke(tx, userId);
+    });
+    const res = await as('aAdmin', 'POST', `/access-reviews/${id}/complete`);
+    spy.mockRestore();
+    expect(res.status).toBe(500);
+    for (const who of ['aTech', 'aSelAdmin', 'aNone'] as const) {
+      expect(t.db.select().from(partnerUsers).where(eq(partnerUsers.userId, w.users[who].id)).get()).toBeDefined();
+      expect((await t.call('GET', `${API}/users/me`, { token: w.tokens[who] })).status).toBe(200);
+    }
+    expect((await as('aAdmin', 'GET', `/access-reviews/${id}`)).body.status).toBe('in_progress');
+    expect((await as('aAdmin', 'POST', `/access-reviews/${id}/complete`)).body.revokedCount).toBe(3);
+  });
+
+  it('01§4.8 organization reviews remove organization-user links', async () => {
+    const id = await create('orgUser');
+    for (const item of await items('orgUser', id)) {
+      await decide('orgUser', id, item.id, item.userId === w.users.siteUser.id ? 'revoked' : 'approved');
+    }
+    const res = await as('orgUser', 'POST', `/access-reviews/${id}/complete`);
+    expect(res.body.revokedCount).toBe(1);
+    expect(t.db.select().from(organizationUsers).where(eq(organizationUsers.userId, w.users.siteUser.id)).get()).toBeUndefined();
+    expect(t.db.select().from(organizationUsers).where(eq(organizationUsers.userId, w.users.orgUser.id)).get()).toBeDefined();
+  });
+
+  it('01§3 a completed review is immutable: `Cannot modify completed review`, `Review is already completed`', async () => {
+    const id = await create('aAdmin');
+    const all = await items('aAdmin', id);
+    for (const item of all) await decide('aAdmin', id, item.id, 'approved');
+    expect((await as('aAdmin', 'POST', `/access-reviews/${id}/complete`)).status).toBe(200);
+
+    const patch = await decide('aAdmin', id, all[0]?.id ?? '', 'revoked');
+    expect(patch.status).toBe(400);
+    expect(patch.body).toMatchObject({ error: 'Cannot modify completed review' });
+    const again = await as('aAdmin', 'POST', `/access-reviews/${id}/complete`);
+    expect(again.status).toBe(400);
+    expect(again.body).toMatchObject({ error: 'Review is already completed' });
+    expect((await as('aAdmin', 'POST', `/access-reviews/${randomUUID()}/complete`)).status).toBe(404);
+    expect((await items('aAdmin', id)).every((i) => i.decision === 'approved')).toBe(true);
+  });
+
+  it('01§4.8 a review with zero items can be completed at once', async () => {
+    const review = t.db
+      .insert(accessReviews)
+      .values({ partnerId: w.partnerB.id, name: 'Empty', reviewerId: w.users.bAdmin.id })
+      .returning()
+      .get();
+    const res = await as('bAdmin', 'POST', `/access-reviews/${review.id}/complete`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'completed', revokedCount: 0 });
+    // A pending review with items decided (none pending) completes too, straight from pending.
+    const id = await create('bAdmin');
+    const [only] = await items('bAdmin', id);
+    await decide('bAdmin', id, only?.id ?? '', 'approved');
+    expect((await as('bAdmin', 'POST', `/access-reviews/${id}/complete`)).status).toBe(200);
+  });
+
+  it('01§7 403 without partner or organization context and for partner users without access to all organizations', async () => {
+    for (const method of ['GET', 'POST'] as const) {
+      const system = await as('system', method, '/access-reviews', method === 'POST' ? { name: 'Nope' } : undefined);
+      expect(system.status).toBe(403);
+      expect(system.body).toMatchObject({ error: 'Access reviews need a partner or organization context', code: 'TENANT_CONTEXT_REQUIRED' });
+      for (const who of ['aSelAdmin', 'aNone'] as const) {
+        const partial = await as(who, method, '/access-reviews', method === 'POST' ? { name: 'Nope' } : undefined);
+        expect(partial.status).toBe(403);
+        expect(partial.body).toMatchObject({ error: "Access reviews need access to all of the partner's organizations" });
+      }
+    }
+    const id = await create('aAdmin');
+    expect((await as('aSelAdmin', 'GET', `/access-reviews/${id}`)).status).toBe(403);
+    expect((await as('aNone', 'POST', `/access-reviews/${id}/complete`)).status).toBe(403);
+  });
+
+  it('01§4.8 reads need users:read, writes users:write (and MFA: docs/api-notes)', async () => {
+    const id = await create('aAdmin');
+    const viewerOrg = await as('orgUser', 'POST', `/users/${w.users.siteUser.id}/role`, { roleId: ROLES.orgViewer });
+    expect(viewerOrg.status).toBe(200);
+    // The Org Viewer reads (users:read via *:read) but cannot write.
+    expect((await as('siteUser', 'GET', '/access-reviews')).status).toBe(200);
+    const write = await as('siteUser', 'POST', '/access-reviews', { name: 'Viewer review' });
+    expect(write.status).toBe(403);
+    expect(write.body.error).toBe('Permission denied');
+
+    const noMfa = await mintToken(t, w.users.aAdmin.id, { mfa: false });
+    const res = await t.call('POST', `${API}/access-reviews/${id}/complete`, { token: noMfa });
+    expect(res.body.code).toBe('MFA_REQUIRED');
+  });
+});

@@ -1,0 +1,242 @@
+import { eq } from 'drizzle-orm';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/server/config.js';
+import { auditLogs, users } from '../../src/server/db/schema/index.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, createTestApp, type TestApp } from '../helpers/server.js';
+
+const LOGIN = '/api/v1/auth/login';
+const REFRESH = '/api/v1/auth/refresh';
+const ME = '/api/v1/users/me';
+
+interface Reply {
+  status: number;
+  headers: Record<string, unknown>;
+  body: any;
+  cookies: Map<string, string>;
+}
+
+/** inject with a client address and cookies; answers the JSON body and the cookies set. */
+async function send(
+  t: TestApp,
+  method: 'GET' | 'POST',
+  url: string,
+  options: {
+    ip?: string;
+    body?: object;
+    token?: string;
+    cookies?: Record<string, string>;
+    headers?: Record<string, string>;
+  } = {},
+): Promise<Reply> {
+  const headers: Record<string, string> = { ...(options.headers ?? {}) };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  const res = await t.app.inject({
+    method,
+    url,
+    headers,
+    remoteAddress: options.ip ?? '127.0.0.1',
+    ...(options.cookies ? { cookies: options.cookies } : {}),
+    ...(options.body ? { payload: options.body } : {}),
+  });
+  const cookies = new Map(res.cookies.map((c) => [c.name, c.value]));
+  return { status: res.statusCode, headers: res.headers, body: res.body ? JSON.parse(res.body) : undefined, cookies };
+}
+
+const login = (t: TestApp, email: string, password: string, ip = '127.0.0.1') =>
+  send(t, 'POST', LOGIN, { ip, body: { email, password } });
+
+describe('sign-in (01 §4.5, §8; 04 "Sign-in")', () => {
+  let t: TestApp | undefined;
+  afterEach(async () => {
+    await t?.close();
+    t = undefined;
+  });
+
+  it('04 Sign-in: default limits are 10/5 min per IP, 5/5 min per IP+e-mail, lockout 5 in 15 min, MFA 5/5 min; 01§8 registration 5 and 3 per IP per hour', () => {
+    const { throttle } = loadConfig({ SVC_DATA_DIR: '/tmp/svc-config-test' });
+    expect(throttle).toEqual({
+      loginPerIp: 10,
+      loginPerEmail: 5,
+      loginWindowSeconds: 300,
+      lockoutFailures: 5,
+      lockoutSeconds: 900,
+      mfaAttempts: 5,
+      mfaWindowSeconds: 300,
+      registerPerIp: 5,
+      registerPartnerPerIp: 3,
+      registerWindowSeconds: 3600,
+    });
+  });
+
+  it('04 Sign-in: login is throttled per IP (SVC_LOGIN_IP_LIMIT) with 429 and Retry-After; other IPs are unaffected', async () => {
+    t = await createTestApp({
+      SVC_LOGIN_IP_LIMIT: '3',
+      SVC_LOGIN_EMAIL_LIMIT: '100',
+      SVC_LOGIN_LOCKOUT_FAILURES: '100',
+    });
+    for (const email of ['a@x.test', 'b@x.test', 'c@x.test']) {
+      expect((await login(t, email, 'Wrong-Passw0rd', '10.0.0.1')).status).toBe(401);
+    }
+    const blocked = await login(t, ADMIN_EMAIL, ADMIN_PASSWORD, '10.0.0.1');
+    expect(blocked.status).toBe(429);
+    expect(blocked.body).toMatchObject({ error: 'Too many login attempts', code: 'TOO_MANY_ATTEMPTS' });
+    const retryAfter = Number(blocked.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(300);
+    expect((await login(t, ADMIN_EMAIL, ADMIN_PASSWORD, '10.0.0.2')).status).toBe(200);
+  });
+
+  it('04 Sign-in: login is throttled per IP and e-mail (SVC_LOGIN_EMAIL_LIMIT); another e-mail from the same IP still gets through', async () => {
+    t = await createTestApp({ SVC_LOGIN_EMAIL_LIMIT: '2', SVC_LOGIN_LOCKOUT_FAILURES: '100' });
+    expect((await login(t, ADMIN_EMAIL, 'Wrong-Passw0rd')).status).toBe(401);
+    expect((await login(t, ADMIN_EMAIL, 'Wrong-Passw0rd')).status).toBe(401);
+    const blocked = await login(t, ADMIN_EMAIL, ADMIN_PASSWORD);
+    expect(blocked.status).toBe(429);
+    expect(blocked.headers['retry-after']).toBeDefined();
+    expect((await login(t, 'someone@x.test', 'Wrong-Passw0rd')).status).toBe(401);
+    expect((await login(t, ADMIN_EMAIL, ADMIN_PASSWORD, '10.9.9.9')).status).toBe(200);
+  });
+
+  it('04 Sign-in: with the default limits the 11th attempt from one IP and the 6th for one e-mail are refused', async () => {
+    t = await createTestApp();
+    for (let i = 0; i < 5; i++)
+      expect((await login(t, 'nobody@x.test', 'Wrong-Passw0rd', '10.1.1.1')).status).toBe(401);
+    expect((await login(t, 'nobody@x.test', 'Wrong-Passw0rd', '10.1.1.1')).status).toBe(429);
+    // Every attempt counts against the IP, the refused sixth one included: four more reach ten.
+    for (let i = 0; i < 4; i++)
+      expect((await login(t, `other${i}@x.test`, 'Wrong-Passw0rd', '10.1.1.1')).status).toBe(401);
+    expect((await login(t, 'fresh@x.test', 'Wrong-Passw0rd', '10.1.1.1')).status).toBe(429);
+  });
+
+  it('04 Sign-in: 5 failures lock the account; the correct password then gets the generic 401 (SVC_LOGIN_LOCKOUT_FAILURES)', async () => {
+    // The per-IP and per-e-mail throttles are raised so that only the lockout is at work.
+    for (const [env, failures] of [
+      [{}, 5],
+      [{ SVC_LOGIN_LOCKOUT_FAILURES: '2' }, 2],
+    ] as const) {
+      const app = await createTestApp({ SVC_LOGIN_EMAIL_LIMIT: '100', SVC_LOGIN_IP_LIMIT: '100', ...env });
+      t = app;
+      for (let i = 0; i < failures - 1; i++) expect((await login(app, ADMIN_EMAIL, 'Wrong-Passw0rd')).status).toBe(401);
+      expect(app.db.select().from(users).where(eq(users.email, ADMIN_EMAIL)).get()?.lockedUntil).toBeNull();
+      const last = await login(app, ADMIN_EMAIL, 'Wrong-Passw0rd');
+      expect(last.body.error).toBe('Invalid email or password');
+      const locked = await login(app, ADMIN_EMAIL, ADMIN_PASSWORD);
+      expect(locked.status).toBe(401);
+      expect(locked.body).toEqual({ error: 'Invalid email or password', code: 'INVALID_CREDENTIALS' });
+      // The lock is on the account, not on the address.
+      expect((await login(app, ADMIN_EMAIL, ADMIN_PASSWORD, '10.2.2.2')).status).toBe(401);
+      expect(app.db.select().from(users).where(eq(users.email, ADMIN_EMAIL)).get()?.lockedUntil).toBeTruthy();
+      await app.close();
+      t = undefined;
+    }
+  });
+
+  it('01§4.5 refresh rotates the pair: the old refresh token is refused, and presenting it again ends the session', async () => {
+    t = await createTestApp();
+    const first = await login(t, ADMIN_EMAIL, ADMIN_PASSWORD);
+    const r1 = first.body.tokens.refreshToken as string;
+    const rotated = await send(t, 'POST', REFRESH, { body: { refreshToken: r1 } });
+    expect(rotated.status).toBe(200);
+    const r2 = rotated.body.tokens.refreshToken as string;
+    expect(r2).not.toBe(r1);
+    expect((await send(t, 'GET', ME, { token: rotated.body.tokens.accessToken })).status).toBe(200);
+
+    const reused = await send(t, 'POST', REFRESH, { body: { refreshToken: r1 } });
+    expect(reused.status).toBe(401);
+    expect(reused.body.code).toBe('INVALID_REFRESH_TOKEN');
+    // The reuse revoked the whole session: its newest refresh token and its access tokens stop working.
+    expect((await send(t, 'POST', REFRESH, { body: { refreshToken: r2 } })).status).toBe(401);
+    expect((await send(t, 'GET', ME, { token: rotated.body.tokens.accessToken })).status).toBe(401);
+    expect((await send(t, 'GET', ME, { token: first.body.tokens.accessToken })).status).toBe(401);
+  });
+
+  it('01§4.5 refresh from the svc_refresh_token cookie requires a matching x-svc-csrf header', async () => {
+    t = await createTestApp();
+    const first = await login(t, ADMIN_EMAIL, ADMIN_PASSWORD);
+    const refreshCookie = first.cookies.get('svc_refresh_token') ?? '';
+    const csrf = first.cookies.get('svc_csrf_token') ?? '';
+    expect(refreshCookie).toBe(first.body.tokens.refreshToken);
+    expect(csrf).not.toBe('');
+    const cookies = { svc_refresh_token: refreshCookie, svc_csrf_token: csrf };
+
+    const missing = await send(t, 'POST', REFRESH, { cookies });
+    expect(missing.status).toBe(401);
+    expect(missing.body.code).toBe('CSRF_REQUIRED');
+    const wrong = await send(t, 'POST', REFRESH, { cookies, headers: { 'x-svc-csrf': `${csrf}x` } });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.code).toBe('CSRF_REQUIRED');
+
+    const ok = await send(t, 'POST', REFRESH, { cookies, headers: { 'x-svc-csrf': csrf } });
+    expect(ok.status).toBe(200);
+    expect(ok.cookies.get('svc_refresh_token')).toBe(ok.body.tokens.refreshToken);
+    expect(ok.cookies.get('svc_refresh_token')).not.toBe(refreshCookie);
+  });
+
+  it('01§4.5 logout revokes every token of the user and clears the cookie', async () => {
+    t = await createTestApp();
+    const a = await login(t, ADMIN_EMAIL, ADMIN_PASSWORD);
+    const b = await login(t, ADMIN_EMAIL, ADMIN_PASSWORD, '10.3.3.3');
+    const out = await send(t, 'POST', '/api/v1/auth/logout', { token: a.body.tokens.accessToken });
+    expect(out.status).toBe(200);
+    expect(out.body.success).toBe(true);
+    expect(out.cookies.get('svc_refresh_token')).toBe('');
+    for (const session of [a, b]) {
+      expect((await send(t, 'GET', ME, { token: session.body.tokens.accessToken })).status).toBe(401);
+      expect(
+        (await send(t, 'POST', REFRESH, { body: { refreshToken: session.body.tokens.refreshToken } })).status,
+      ).toBe(401);
+    }
+  });
+
+  it('01§4.5 change-password checks the current password, strength and difference, then ends every session', async () => {
+    t = await createTestApp();
+    const a = await login(t, ADMIN_EMAIL, ADMIN_PASSWORD);
+    const b = await login(t, ADMIN_EMAIL, ADMIN_PASSWORD, '10.4.4.4');
+    const token = a.body.tokens.accessToken as string;
+    const change = (currentPassword: string, newPassword: string) =>
+      send(t as TestApp, 'POST', '/api/v1/auth/change-password', { token, body: { currentPassword, newPassword } });
+
+    const wrongCurrent = await change('Not-The-Passw0rd', 'New-Passw0rd-2024');
+    expect(wrongCurrent.status).toBe(401);
+    expect(wrongCurrent.body).toEqual({ error: 'Current password is incorrect', code: 'INVALID_CURRENT_PASSWORD' });
+    const weak = await change(ADMIN_PASSWORD, 'short1A');
+    expect(weak.status).toBe(400);
+    expect(weak.body.error).toBe('Password must be at least 8 characters');
+    const noDigit = await change(ADMIN_PASSWORD, 'OnlyLettersHere');
+    expect(noDigit.body.error).toBe('Password must contain a number');
+    const same = await change(ADMIN_PASSWORD, ADMIN_PASSWORD);
+    expect(same.status).toBe(400);
+    expect(same.body.code).toBe('PASSWORD_UNCHANGED');
+
+    const ok = await change(ADMIN_PASSWORD, 'New-Passw0rd-2024');
+    expect(ok.status).toBe(200);
+    expect(ok.body.success).toBe(true);
+    expect(ok.cookies.get('svc_refresh_token')).toBe('');
+    for (const session of [a, b]) {
+      expect((await send(t, 'GET', ME, { token: session.body.tokens.accessToken })).status).toBe(401);
+      expect(
+        (await send(t, 'POST', REFRESH, { body: { refreshToken: session.body.tokens.refreshToken } })).status,
+      ).toBe(401);
+    }
+    expect((await login(t, ADMIN_EMAIL, ADMIN_PASSWORD, '10.5.5.5')).status).toBe(401);
+    expect((await login(t, ADMIN_EMAIL, 'New-Passw0rd-2024', '10.5.5.6')).status).toBe(200);
+    expect(t.db.select().from(users).where(eq(users.email, ADMIN_EMAIL)).get()?.passwordChangedAt).toBeTruthy();
+    const entry = t.db.select().from(auditLogs).where(eq(auditLogs.action, 'user.password.change')).get();
+    expect(entry).toMatchObject({ actorEmail: ADMIN_EMAIL, result: 'success' });
+  });
+
+  it('01§4.5 change-password: wrong current passwords are throttled like login (SVC_LOGIN_EMAIL_LIMIT failures)', async () => {
+    t = await createTestApp({ SVC_LOGIN_EMAIL_LIMIT: '2' });
+    const token = (await login(t, ADMIN_EMAIL, ADMIN_PASSWORD)).body.tokens.accessToken as string;
+    const change = (currentPassword: string) =>
+      send(t as TestApp, 'POST', '/api/v1/auth/change-password', {
+        token,
+        body: { currentPassword, newPassword: 'New-Passw0rd-2024' },
+      });
+    expect((await change('Wrong-Passw0rd-1')).status).toBe(401);
+    expect((await change('Wrong-Passw0rd-2')).status).toBe(401);
+    const blocked = await change(ADMIN_PASSWORD);
+    expect(blocked.status).toBe(429);
+    expect(blocked.headers['retry-after']).toBeDefined();
+  });
+});

@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import { eq } from 'drizzle-orm';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/server/app.js';
+import { loadConfig } from '../../src/server/config.js';
+import { apiKeyHits } from '../../src/server/db/schema/index.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, createTestApp, type TestApp } from '../helpers/server.js';
+import { seedWorld, type World } from '../helpers/seed.js';
+
+const API = '/api/v1';
+const HOUR = 3_600_000;
+
+type Res = Awaited<ReturnType<TestApp['call']>>;
+
+function limits(res: Res) {
+  return {
+    status: res.status,
+    limit: res.headers['x-ratelimit-limit'],
+    remaining: res.headers['x-ratelimit-remaining'],
+  };
+}
+
+describe('API key rate limit (01 §5.2, §5.6, §8)', () => {
+  let t: TestApp;
+  let w: World;
+  const newKey = async (rateLimit: number, scopes: string[] = ['*']) => {
+    const res = await t.call('POST', `${API}/api-keys`, { token: w.tokens.system, body: { orgId: w.orgA1.id, name: `limit ${rateLimit}`, rateLimit, scopes } });
+    expect(res.status).toBe(201);
+    return res.body as { id: string; key: string };
+  };
+  const use = (key: string, url = '/devices') => t.call('GET', `${API}${url}`, { apiKey: key });
+
+  beforeEach(async () => {
+    t = await createTestApp();
+    w = await seedWorld(t, { mfa: true });
+  });
+  afterEach(async () => t.close());
+
+  it('01§5.6 rateLimit 3 admits exactly three requests an hour; the fourth is 429 with Retry-After', async () => {
+    const { key } = await newKey(3);
+    const first = Date.now();
+    const admitted = [await use(key), await use(key), await use(key)];
+    const last = Date.now();
+    expect(admitted.map(limits)).toEqual([
+      { status: 200, limit: '3', remaining: '2' },
+      { status: 200, limit: '3', remaining: '1' },
+      { status: 200, limit: '3', remaining: '0' },
+    ]);
+    // X-RateLimit-Reset: the oldest entry of the window plus one hour, in Unix seconds.
+    const resetLow = Math.floor((first + HOUR) / 1000);
+    const resetHigh = Math.ceil((last + HOUR) / 1000);
+    for (const res of admitted) {
+      const reset = Number(res.headers['x-ratelimit-reset']);
+      expect(reset).toBeGreaterThanOrEqual(resetLow);
+      expect(reset).toBeLessThanOrEqual(resetHigh);
+      expect(res.headers['retry-after']).toBeUndefined();
+    }
+    expect(new Set(admitted.map((r) => r.headers['x-ratelimit-reset'])).size).toBe(1);
+
+    for (let i = 0; i < 3; i++) {
+      const refused = await use(key);
+      expect(limits(refused)).toEqual({ status: 429, limit: '3', remaining: '0' });
+      expect(refused.body).toMatchObject({ error: 'Rate limit exceeded' });
+      expect(refused.headers['x-ratelimit-reset']).toBe(admitted[0]?.headers['x-ratelimit-reset']);
+      const retryAfter = Number(refused.headers['retry-after']);
+      expect(retryAfter).toBeGreaterThan(3590);
+      expect(retryAfter).toBeLessThanOrEqual(3600);
+    }
+    // Refusals are not entries of the window.
+    t.services.apiKeys.flush();
+    expect(t.db.select().from(apiKeyHits).all()).toHaveLength(3);
+  });
+
+  it('01§5.6 the headers come with every key-authenticated answer, errors after the key check included', async () => {
+    const { key } = await newKey(10, ['devices:read']);
+    const denied = await use(key, '/orgs/sites');
+    expect(denied.status).toBe(403);
+    expect(limits(denied)).toEqual({ status: 403, limit: '10', remaining: '9' });
+    const missing = await use(key, `/devices/${randomUUID()}`);
+    expect(limits(missing)).toEqual({ status: 404, limit: '10', remaining: '8' });
+    const invalid = await t.call('GET', `${API}/devices?status=bogus`, { apiKey: key });
+    expect(limits(invalid)).toEqual({ status: 400, limit: '10', remaining: '7' });
+    const sessionOnly = await use(key, '/api-keys');
+    expect(limits(sessionOnly)).toEqual({ status: 403, limit: '10', remaining: '6' });
+    expect(Number(sessionOnly.headers['x-ratelimit-reset'])).toBeGreaterThan(Date.now() / 1000);
+    // Bearer-authenticated answers carry none.
+    expect((await t.call('GET', `${API}/devices`, { token: w.tokens.system })).headers['x-ratelimit-limit']).toBeUndefined();
+  });
+
+  it('01§5.6 concurrent requests never get past the limit', async () => {
+    const { key } = await newKey(5);
+    const results = await Promise.all(Array.from({ length: 20 }, () => use(key)));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(5);
+    expect(results.filter((r) => r.status === 429)).toHaveLength(15);
+    expect(results.map((r) => r.headers['x-ratelimit-remaining']).filter((v) => v !== '0').sort()).toEqual(['1', '2', '3', '4']);
+  });
+
+  it('01§5.6 the window slides: an entry leaves it one hour after it was admitted', async () => {
+    const { id } = await newKey(3);
+    const limiter = t.services.apiKeys.limiter;
+    const t0 = Date.now();
+    expect(limiter.hit(id, 3, t0)).toMatchObject({ allowed: true, remaining: 2, reset: Math.ceil((t0 + HOUR) / 1000) });
+    expect(limiter.hit(id, 3, t0 + 1000)).toMatchObject({ allowed: true, remaining: 1 });
+    expect(limiter.hit(id, 3, t0 + 2000)).toMatchObject({ allowed: true, remaining: 0, reset: Math.ceil((t0 + HOUR) / 1000) });
+    expect(limiter.hit(id, 3, t0 + 3000)).toMatchObject({ allowed: false, remaining: 0, retryAfter: 3597 });
+    expect(limiter.hit(id, 3, t0 + HOUR - 1)).toMatchObject({ allowed: false, retryAfter: 1 });
+    // At t0 + 1 h the first entry has left the window: exactly one slot frees up.
+    expect(limiter.hit(id, 3, t0 + HOUR)).toMatchObject({ allowed: true, remaining: 0, reset: Math.ceil((t0 + 1000 + HOUR) / 1000) });
+    expect(limiter.hit(id, 3, t0 + HOUR + 1)).toMatchObject({ allowed: false, retryAfter: 1 });
+    expect(limiter.hit(id, 3, t0 + HOUR + 1000)).toMatchObject({ allowed: true });
+  });
+
+  it('01§5.6 a lower or higher rateLimit applies from the next request', async () => {
+    const { id, key } = await newKey(2);
+    expect((await use(key)).status).toBe(200);
+    expect((await use(key)).status).toBe(200);
+    expect((await use(key)).status).toBe(429);
+    expect((await t.call('PATCH', `${API}/api-keys/${id}`, { token: w.tokens.system, body: { rateLimit: 3 } })).status).toBe(200);
+    expect(limits(await use(key))).toEqual({ status: 200, limit: '3', remaining: '0' });
+    expect((await use(key)).status).toBe(429);
+    expect((await t.call('PATCH', `${API}/api-keys/${id}`, { token: w.tokens.system, body: { rateLimit: 1 } })).status).toBe(200);
+    expect(limits(await use(key))).toEqual({ status: 429, limit: '1', remaining: '0' });
+  });
+
+  it('01§5.6 the window is read back from the database on first use (entries written before this start count)', async () => {
+    const { id, key } = await newKey(3);
+    const now = Date.now();
+    t.db.insert(apiKeyHits).values([{ keyId: id, at: now - HOUR - 10 }, { keyId: id, at: now - HOUR + 5000 }, { keyId: id, at: now - 20_000 }]).run();
+    // Yet unseen by this process: the oldest row is outside the window, two are inside.
+    expect(limits(await use(key))).toEqual({ status: 200, limit: '3', remaining: '0' });
+    const refused = await use(key);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(5);
+    expect(Number(refused.headers['x-ratelimit-reset'])).toBe(Math.ceil((now + 5000) / 1000));
+    // Pruning drops what is older than the window.
+    t.services.apiKeys.flush();
+    t.services.apiKeys.limiter.prune();
+    expect(t.db.select().from(apiKeyHits).where(eq(apiKeyHits.keyId, id)).all()).toHaveLength(3);
+  });
+});
+
+describe('API key rate limit across a restart (01 §5.6)', () => {
+  it('01§5.6 the window survives a restart of the server on the same database', async () => {
+    const t = await createTestApp();
+    let second: Awaited<ReturnType<typeof buildApp>> | undefined;
+    try {
+      const w = await seedWorld(t, { mfa: true });
+      const created = await t.call('POST', `${API}/api-keys`, { token: w.tokens.system, body: { orgId: w.orgA1.id, name: 'restart', rateLimit: 3, scopes: ['*'] } });
+      const key: string = created.body.key;
+      const first = await t.call('GET', `${API}/devices`, { apiKey: key });
+      expect((await t.call('GET', `${API}/devices`, { apiKey: key })).status).toBe(200);
+      expect(first.headers['x-ratelimit-remaining']).toBe('2');
+      await t.app.close();
+
+      const config = loadConfig({ SVC_DATA_DIR: t.dataDir, SVC_ADMIN_EMAIL: ADMIN_EMAIL, SVC_ADMIN_PASSWORD: ADMIN_PASSWORD, SVC_LOG_LEVEL: 'silent' });
+      second = await buildApp(config, { logger: false, announce: () => {} });
+      const inject = (apiKey: string) => second?.app.inject({ method: 'GET', url: `${API}/devices`, headers: { 'x-api-key': apiKey } });
+      const third = await inject(key);
+      expect(third?.statusCode).toBe(200);
+      expect(third?.headers['x-ratelimit-remaining']).toBe('0');
+      expect(third?.headers['x-ratelimit-reset']).toBe(first.headers['x-ratelimit-reset']);
+      const fourth = await inject(key);
+      expect(fourth?.statusCode).toBe(429);
+      expect(Number(fourth?.headers['retry-after'])).toBeGreaterThan(3500);
+    } finally {
+      await second?.app.close();
+      await t.close();
+      fs.rmSync(t.dataDir, { recursive: true, force: true });
+    }
+  });
+});
