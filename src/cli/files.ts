@@ -1,0 +1,24 @@
+import fs from 'node:fs';
+import { UsageError } from './prompts.js';
+
+/** The text of a file named by a flag (`-` for standard input); an unreadable file is a usage error (exit 2). */
+export function readFlagFile(file: string, flag: string): string {
+  if (file === '-' && process.stdin.isTTY)
+    throw new UsageError(`${flag} - reads standard input, but it is a terminal: pipe the data in`, flag);
+  try {
+    return fs.readFileSync(file === '-' ? 0 : file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`Cannot read ${flag} ${file}: ${(err as Error).message}`, flag);
+  }
+}
+
+/** A JSON or YAML file (JSON is YAML), parsed; a file that does not parse is a usage error. */
+export async function readDataFile(file: string, flag: string): Promise<unknown> {
+  const text = readFlagFile(file, flag);
+  const { parse } = await import('yaml');
+  try {
+    return parse(text) as unknown;
+  } catch (err) {
+    throw new UsageError(`${flag} ${file} is not JSON or YAML: ${(err as Error).message}`, flag);
+  }
+}

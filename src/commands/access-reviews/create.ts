@@ -1,0 +1,19 @@
+import { ApiCommand, createFlags } from '../../cli/api-command.js';
+import { flagsFor } from '../../cli/schema-flags.js';
+import { contract } from '../../contract/index.js';
+
+const body = flagsFor(contract.accessReviews.create.body);
+
+export default class AccessReviewsCreate extends ApiCommand<typeof AccessReviewsCreate> {
+  static override summary =
+    'Start an access review: one pending item per user-role mapping of your partner or organization (needs a session with MFA)';
+  static override examples = [
+    '<%= config.bin %> access-reviews create --name "Q1 2026" --due-date 2026-03-31',
+    'REVIEW=$(<%= config.bin %> access-reviews create --name "Q1 2026" --reviewer-id 2c8d… --quiet)',
+  ];
+  static override flags = { ...body.flags, ...createFlags };
+
+  async run() {
+    return this.send(contract.accessReviews.create, { body: (await this.bodyFrom(body.fields)) as never });
+  }
+}

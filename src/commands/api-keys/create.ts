@@ -1,0 +1,28 @@
+import { ApiCommand, createFlags } from '../../cli/api-command.js';
+import { flagsFor } from '../../cli/schema-flags.js';
+import { API_KEY_WARNING } from '../../contract/api-keys.js';
+import { contract } from '../../contract/index.js';
+
+const body = flagsFor(contract.apiKeys.create.body, {
+  descriptions: { scopes: 'Permissions of the key, resource:action (e.g. sites:read) or * for all; default none.' },
+});
+
+export default class ApiKeysCreate extends ApiCommand<typeof ApiKeysCreate> {
+  static override summary = 'Create an API key for an organization; the key is shown once (needs a session with MFA)';
+  static override description = `The new key is printed once and cannot be retrieved again; the warning goes to stderr. With --quiet only the key is printed, so it can be captured: KEY=$(svc api-keys create … -q). --output json prints the whole answer (metadata, key and warning).
+
+A key's scopes must be permissions its creator holds. Key management needs a user session with MFA (\`svc mfa setup\`), never an API key.`;
+  static override examples = [
+    '<%= config.bin %> api-keys create --org-id 3b9e… --name "CI pipeline" --scopes sites:read,devices:read',
+    'KEY=$(<%= config.bin %> api-keys create --org-id 3b9e… --name backup --scopes devices:read --expires-at 2027-01-01T00:00:00Z --quiet)',
+    '<%= config.bin %> api-keys create --from-file key.yaml --idempotency-key ci-run-42 --output json',
+  ];
+  static override flags = { ...body.flags, ...createFlags };
+  static override columns = ['id', 'name', 'key', 'keyPrefix', 'orgId', 'scopes', 'expiresAt', 'rateLimit', 'status'];
+  static override secretField = 'key';
+  static override secretNotice = API_KEY_WARNING;
+
+  async run() {
+    return this.send(contract.apiKeys.create, { body: (await this.bodyFrom(body.fields)) as never });
+  }
+}

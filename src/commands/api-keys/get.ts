@@ -1,0 +1,15 @@
+import { idArg } from '../../cli/args.js';
+import { ApiCommand } from '../../cli/api-command.js';
+
+export default class ApiKeysGet extends ApiCommand<typeof ApiKeysGet> {
+  static override summary = "Show an API key's metadata (never the key itself)";
+  static override examples = [
+    '<%= config.bin %> api-keys get 9a2e…',
+    '<%= config.bin %> api-keys get 9a2e… --output json',
+  ];
+  static override args = idArg('API key');
+
+  async run() {
+    return (await this.api()).apiKeys.get({ params: { id: this.args.id } });
+  }
+}

@@ -1,0 +1,24 @@
+import { ApiCommand, listFlags } from '../../cli/api-command.js';
+import { flagsFor } from '../../cli/schema-flags.js';
+import { contract } from '../../contract/index.js';
+
+const def = contract.apiKeys.list;
+const filters = flagsFor(def.query, { omit: ['page', 'limit'] });
+
+export default class ApiKeysList extends ApiCommand<typeof ApiKeysList> {
+  static override summary = 'List API keys, newest first (metadata only: a key is shown once, when created or rotated)';
+  static override description = `Key management needs a user session (not an API key).`;
+  static override examples = [
+    '<%= config.bin %> api-keys list',
+    '<%= config.bin %> api-keys list --org-id 3b9e… --status active',
+    '<%= config.bin %> api-keys list --all --output csv > api-keys.csv',
+  ];
+  static override flags = { ...filters.flags, ...listFlags };
+  static override columns = ['id', 'name', 'keyPrefix', 'orgId', 'status', 'scopes', 'expiresAt', 'lastUsedAt'];
+
+  async run() {
+    const api = await this.api();
+    const query = this.queryFrom(def.query, filters.fields);
+    return this.list((page, limit) => api.apiKeys.list({ query: { ...query, page, limit } }));
+  }
+}

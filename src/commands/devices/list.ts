@@ -1,0 +1,23 @@
+import { ApiCommand, listFlags } from '../../cli/api-command.js';
+import { flagsFor } from '../../cli/schema-flags.js';
+import { contract } from '../../contract/index.js';
+
+const def = contract.devices.list;
+const filters = flagsFor(def.query, { omit: ['page', 'limit'] });
+
+export default class DevicesList extends ApiCommand<typeof DevicesList> {
+  static override summary = 'List devices, by hostname (decommissioned ones included)';
+  static override examples = [
+    '<%= config.bin %> devices list',
+    '<%= config.bin %> devices list --org-id 3b9e… --status online --os-type windows',
+    '<%= config.bin %> devices list --search web- --all --output csv > devices.csv',
+  ];
+  static override flags = { ...filters.flags, ...listFlags };
+  static override columns = ['id', 'hostname', 'orgId', 'siteId', 'osType', 'status', 'agentVersion', 'lastSeenAt'];
+
+  async run() {
+    const api = await this.api();
+    const query = this.queryFrom(def.query, filters.fields);
+    return this.list((page, limit) => api.devices.list({ query: { ...query, page, limit } }));
+  }
+}

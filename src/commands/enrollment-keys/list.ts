@@ -1,0 +1,23 @@
+import { ApiCommand, listFlags } from '../../cli/api-command.js';
+import { flagsFor } from '../../cli/schema-flags.js';
+import { contract } from '../../contract/index.js';
+
+const def = contract.enrollmentKeys.list;
+const filters = flagsFor(def.query, { omit: ['page', 'limit'] });
+
+export default class EnrollmentKeysList extends ApiCommand<typeof EnrollmentKeysList> {
+  static override summary = 'List enrollment keys, newest first (metadata only)';
+  static override examples = [
+    '<%= config.bin %> enrollment-keys list',
+    '<%= config.bin %> enrollment-keys list --org-id 3b9e… --expired false',
+    '<%= config.bin %> enrollment-keys list --site-id 5d0a… --all --output jsonl',
+  ];
+  static override flags = { ...filters.flags, ...listFlags };
+  static override columns = ['id', 'name', 'orgId', 'siteId', 'usageCount', 'maxUsage', 'expiresAt', 'createdAt'];
+
+  async run() {
+    const api = await this.api();
+    const query = this.queryFrom(def.query, filters.fields);
+    return this.list((page, limit) => api.enrollmentKeys.list({ query: { ...query, page, limit } }));
+  }
+}

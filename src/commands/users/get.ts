@@ -1,0 +1,12 @@
+import { idArg } from '../../cli/args.js';
+import { ApiCommand } from '../../cli/api-command.js';
+
+export default class UsersGet extends ApiCommand<typeof UsersGet> {
+  static override summary = 'Show a user with their role and membership';
+  static override examples = ['<%= config.bin %> users get 2c8d…', '<%= config.bin %> users get 2c8d… --output json'];
+  static override args = idArg('User');
+
+  async run() {
+    return (await this.api()).users.get({ params: { id: this.args.id } });
+  }
+}

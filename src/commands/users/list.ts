@@ -1,0 +1,24 @@
+import { ApiCommand, listFlags } from '../../cli/api-command.js';
+import { flagsFor } from '../../cli/schema-flags.js';
+import { contract } from '../../contract/index.js';
+
+const def = contract.users.list;
+const filters = flagsFor(def.query, { omit: ['page', 'limit'] });
+
+export default class UsersList extends ApiCommand<typeof UsersList> {
+  static override summary = "List the users of the caller's partner or organization, by e-mail";
+  static override examples = [
+    '<%= config.bin %> users list',
+    '<%= config.bin %> users list --status invited',
+    '<%= config.bin %> users list --org-id 3b9e… --role-id 5e1b… --all --output csv > users.csv',
+    '<%= config.bin %> users list --search ada',
+  ];
+  static override flags = { ...filters.flags, ...listFlags };
+  static override columns = ['id', 'email', 'name', 'status', 'roleName', 'scope', 'mfaEnabled', 'lastLoginAt'];
+
+  async run() {
+    const api = await this.api();
+    const query = this.queryFrom(def.query, filters.fields);
+    return this.list((page, limit) => api.users.list({ query: { ...query, page, limit } }));
+  }
+}

@@ -1,0 +1,11 @@
+import { ApiCommand } from '../../cli/api-command.js';
+
+export default class UsersRoles extends ApiCommand<typeof UsersRoles> {
+  static override summary = 'List the roles you can see and assign to users';
+  static override examples = ['<%= config.bin %> users roles', '<%= config.bin %> users roles --output json'];
+  static override columns = ['id', 'name', 'scope', 'isSystem', 'description'];
+
+  async run() {
+    return (await (await this.api()).users.listRoles()).data;
+  }
+}
