@@ -2,6 +2,18 @@ import { Agent, type Dispatcher } from 'undici';
 import { ApiError, NetworkError, UnexpectedResponseError, headerValue, type ResponseHeaders } from './errors.js';
 
 /** Supplies credentials for each request; the CLI implements it over its profile and secret store. */
+/** Error codes with which a server refuses the bearer token itself (04 wire notes "Cross-cutting"). */
+const TOKEN_REFUSED_CODES = new Set(['INVALID_TOKEN', 'UNAUTHORIZED', 'TOKEN_EXPIRED']);
+
+function tokenRefused(bodyText: string): boolean {
+  try {
+    const parsed = JSON.parse(bodyText) as { code?: unknown };
+    return typeof parsed.code !== 'string' || TOKEN_REFUSED_CODES.has(parsed.code);
+  } catch {
+    return true;
+  }
+}
+
 export interface AuthProvider {
   /** Headers to send with every request, e.g. `{ authorization: 'Bearer …' }` or `{ 'x-api-key': … }`. */
   headers(): Promise<Record<string, string>>;
@@ -270,7 +282,9 @@ export class HttpClient {
       if (status === 401 && !refreshed && this.auth?.refresh && sentBearer(headers, authHeaders)) {
         const text = await this.readText(body, status, method, path, options.signal);
         refreshed = true;
-        if (await this.refreshOnce()) {
+        // Only a refused token is worth a refresh: a 401 about something else (a wrong re-auth password, a bad
+        // MFA code) would be sent twice for nothing.
+        if (tokenRefused(text) && (await this.refreshOnce())) {
           attempt -= 1; // the re-send with a fresh token is not a retry
           continue;
         }

@@ -6,6 +6,7 @@ import { auth } from './auth.js';
 import { devices } from './devices.js';
 import { enrollmentKeys } from './enrollment-keys.js';
 import { health } from './health.js';
+import { pam } from './pam.js';
 import { roles } from './roles.js';
 import { tenancy } from './tenancy.js';
 import { account, users } from './users.js';
@@ -27,5 +28,6 @@ export const contract = {
   enrollmentKeys,
   agents,
   devices,
+  pam,
 } as const;
 export type Contract = typeof contract;

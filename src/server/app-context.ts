@@ -12,6 +12,7 @@ import type { AuditService } from './modules/audit/service.js';
 import type { DevicesService } from './modules/devices/service.js';
 import type { EnrollmentKeysService } from './modules/enrollment-keys/service.js';
 import type { AuthService } from './modules/identity/auth-service.js';
+import type { PamService } from './modules/pam/service.js';
 import type { Directory } from './modules/identity/directory.js';
 import type { SessionService } from './modules/identity/sessions.js';
 import type { RolesService } from './modules/roles/service.js';
@@ -36,6 +37,7 @@ export interface Services {
   roles: RolesService;
   users: UsersService;
   accessReviews: AccessReviewsService;
+  pam: PamService;
 }
 
 /** What a module's route registration receives. */

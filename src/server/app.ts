@@ -30,6 +30,8 @@ import { ensureBuiltinRoles } from './modules/identity/builtin-roles.js';
 import { Directory } from './modules/identity/directory.js';
 import { ensureSystemAdmin } from './modules/identity/first-start.js';
 import { registerIdentityRoutes } from './modules/identity/routes.js';
+import { registerPamRoutes } from './modules/pam/routes.js';
+import { PamService } from './modules/pam/service.js';
 import { SessionService } from './modules/identity/sessions.js';
 import { registerRoleRoutes } from './modules/roles/routes.js';
 import { RolesService } from './modules/roles/service.js';
@@ -89,6 +91,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   const sms = new SmsSender(config.sms, app.log);
   const directory = new Directory(db);
   const roles = new RolesService(db, directory, tenancy);
+  const devices = new DevicesService(db, tenancy, enrollmentKeys);
   const services: Services = {
     tenancy,
     sessions,
@@ -96,13 +99,14 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     audit: new AuditService(db),
     apiKeys,
     enrollmentKeys,
-    devices: new DevicesService(db, tenancy, enrollmentKeys),
+    devices,
     mailer,
     sms,
     directory,
     roles,
     users: new UsersService(db, config, directory, roles, tenancy, sessions, mailer),
     accessReviews: new AccessReviewsService(db, directory, sessions),
+    pam: new PamService(db, config, box, { auth, tenancy, devices }),
   };
 
   const guard = createGuard({
@@ -137,6 +141,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   registerUserRoutes(moduleContext);
   registerRoleRoutes(moduleContext);
   registerAccessReviewRoutes(moduleContext);
+  registerPamRoutes(moduleContext);
   apiKeys.start();
 
   worker.every('maintenance.purge-idempotency-keys', 3600_000, () => {

@@ -369,6 +369,20 @@ describe('transparent token refresh', () => {
     expect(calls()).toHaveLength(3);
   });
 
+  it('does not refresh on a 401 that is not about the token (a wrong re-auth password)', async () => {
+    const auth = tokenAuth(true);
+    const { pool, client, calls } = setup({ auth });
+    pool
+      .intercept({ path: '/api/v1/pam/elevation-requests/x/respond', method: 'POST' })
+      .reply(401, { error: 'Re-authentication required', code: 'reauth_required' }, { headers: JSON_HEADERS });
+
+    await expect(
+      client.request({ method: 'POST', path: '/api/v1/pam/elevation-requests/x/respond', body: {} }),
+    ).rejects.toMatchObject({ status: 401, code: 'reauth_required' });
+    expect(auth.refreshCalls).toBe(0);
+    expect(calls()).toHaveLength(1);
+  });
+
   it('throws ApiError 401 when the refresh fails', async () => {
     const auth = tokenAuth(false);
     const { pool, client, calls } = setup({ auth });

@@ -5,3 +5,4 @@ export * from './platform.js';
 export * from './keys.js';
 export * from './devices.js';
 export * from './access-reviews.js';
+export * from './pam.js';

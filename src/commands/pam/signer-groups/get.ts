@@ -1,0 +1,12 @@
+import { ApiCommand } from '../../../cli/api-command.js';
+import { idArg } from '../../../cli/args.js';
+
+export default class PamSignerGroupsGet extends ApiCommand<typeof PamSignerGroupsGet> {
+  static override summary = 'Show a signer group';
+  static override examples = ['<%= config.bin %> pam signer-groups get 4e8b…'];
+  static override args = idArg('Signer group');
+
+  async run() {
+    return (await (await this.api()).pam.getSignerGroup({ params: { id: this.args.id } })).signerGroup;
+  }
+}

@@ -1,0 +1,22 @@
+import { ApiCommand } from '../../../cli/api-command.js';
+import { SIGNER_GROUP_COLUMNS } from '../../../cli/pam-command.js';
+import { flagsFor } from '../../../cli/schema-flags.js';
+import { contract } from '../../../contract/index.js';
+
+const def = contract.pam.listSignerGroups;
+const filters = flagsFor(def.query);
+
+export default class PamSignerGroupsList extends ApiCommand<typeof PamSignerGroupsList> {
+  static override summary = 'List signer groups (reusable sets of code signers for elevation rules), by name';
+  static override examples = [
+    '<%= config.bin %> pam signer-groups list',
+    '<%= config.bin %> pam signer-groups list --org-id 3b9e… --output json',
+  ];
+  static override flags = { ...filters.flags };
+  static override columns = SIGNER_GROUP_COLUMNS;
+
+  async run() {
+    return (await (await this.api()).pam.listSignerGroups({ query: this.queryFrom(def.query, filters.fields) }))
+      .signerGroups;
+  }
+}

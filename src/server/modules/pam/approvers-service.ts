@@ -1,0 +1,310 @@
+import {
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+  type AuthenticationResponseJSON,
+  type RegistrationResponseJSON,
+} from '@simplewebauthn/server';
+import { and, asc, eq, lt } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { ApproverDeviceRegisterSchema, WebAuthnAssertionSchema } from '../../../contract/pam.js';
+import type { Db } from '../../db/connection.js';
+import { pamApproverDevices, pamWebauthnChallenges } from '../../db/schema/index.js';
+import type { RequestContext } from '../../http/caller.js';
+import { HttpError, badRequest, conflict, notFound, unauthorized } from '../../http/errors.js';
+import { recordAudit } from '../audit/recorder.js';
+
+/** 01 §8: an assertion challenge lives 120 seconds (registration challenges too). */
+export const CHALLENGE_TTL_MS = 120_000;
+
+export type ApproverDeviceRow = typeof pamApproverDevices.$inferSelect;
+
+export interface RelyingParty {
+  rpId: string;
+  origins: string[];
+}
+
+const INVALID_PROOF = 'Invalid approval proof';
+
+function challengeOf(clientDataJSON: string): string | null {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(clientDataJSON, 'base64url').toString('utf8'));
+    if (typeof parsed !== 'object' || parsed === null) return null;
+    const challenge = (parsed as Record<string, unknown>).challenge;
+    return typeof challenge === 'string' && challenge.length > 0 && challenge.length <= 1024 ? challenge : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Platform approver devices (WebAuthn) of PAM approvers: registration, and the assertion challenge and proof
+ * of 01 §4.9. A challenge is single use, lives 120 s and is bound to its user (and, for an assertion, to the
+ * elevation request). A proof that does not verify is 401 — never a silent fall-back to a plain approval.
+ */
+export class PamApproversService {
+  constructor(
+    private readonly db: Db,
+    private readonly rp: RelyingParty,
+  ) {}
+
+  private userOf(ctx: RequestContext): { id: string; email: string } {
+    const { userId, email } = ctx.caller;
+    if (!userId) throw unauthorized();
+    return { id: userId, email: email ?? userId };
+  }
+
+  listDevices(ctx: RequestContext): ApproverDeviceRow[] {
+    const user = this.userOf(ctx);
+    return this.db
+      .select()
+      .from(pamApproverDevices)
+      .where(eq(pamApproverDevices.userId, user.id))
+      .orderBy(asc(pamApproverDevices.createdAt))
+      .all();
+  }
+
+  private storeChallenge(
+    purpose: 'registration' | 'assertion',
+    userId: string,
+    challenge: string,
+    elevationRequestId: string | null,
+  ): void {
+    const now = Date.now();
+    this.db.$client.transaction(() => {
+      this.db
+        .delete(pamWebauthnChallenges)
+        .where(lt(pamWebauthnChallenges.expiresAt, new Date(now).toISOString()))
+        .run();
+      this.db
+        .insert(pamWebauthnChallenges)
+        .values({
+          purpose,
+          userId,
+          elevationRequestId,
+          challenge,
+          expiresAt: new Date(now + CHALLENGE_TTL_MS).toISOString(),
+        })
+        .run();
+    })();
+  }
+
+  /** Takes (deletes) the caller's live challenge of this purpose and request; null when there is none. */
+  private consumeChallenge(
+    purpose: 'registration' | 'assertion',
+    userId: string,
+    challenge: string | null,
+    elevationRequestId: string | null,
+  ): string | null {
+    if (challenge === null) return null;
+    const row = this.db
+      .delete(pamWebauthnChallenges)
+      .where(
+        and(
+          eq(pamWebauthnChallenges.challenge, challenge),
+          eq(pamWebauthnChallenges.purpose, purpose),
+          eq(pamWebauthnChallenges.userId, userId),
+        ),
+      )
+      .returning()
+      .get();
+    if (!row || row.expiresAt <= new Date().toISOString()) return null;
+    if (row.elevationRequestId !== elevationRequestId) return null;
+    return row.challenge;
+  }
+
+  // ---- registration ----
+
+  async registrationOptions(ctx: RequestContext): Promise<Record<string, unknown>> {
+    const user = this.userOf(ctx);
+    const existing = this.listDevices(ctx);
+    const options = await generateRegistrationOptions({
+      rpName: 'svc',
+      rpID: this.rp.rpId,
+      userName: user.email,
+      userID: new TextEncoder().encode(user.id),
+      attestationType: 'none',
+      timeout: CHALLENGE_TTL_MS,
+      excludeCredentials: existing.map((d) => ({ id: d.credentialId, transports: d.transports })),
+      authenticatorSelection: {
+        authenticatorAttachment: 'platform',
+        residentKey: 'preferred',
+        userVerification: 'required',
+      },
+    });
+    this.storeChallenge('registration', user.id, options.challenge, null);
+    return { ...options };
+  }
+
+  async register(ctx: RequestContext, body: z.infer<typeof ApproverDeviceRegisterSchema>): Promise<ApproverDeviceRow> {
+    const user = this.userOf(ctx);
+    const invalid = () => badRequest('Invalid registration response', 'INVALID_ATTESTATION');
+    const expected = this.consumeChallenge(
+      'registration',
+      user.id,
+      challengeOf(body.response.response.clientDataJSON),
+      null,
+    );
+    if (!expected) throw invalid();
+    const response: RegistrationResponseJSON = {
+      id: body.response.id,
+      rawId: body.response.rawId,
+      type: 'public-key',
+      response: {
+        clientDataJSON: body.response.response.clientDataJSON,
+        attestationObject: body.response.response.attestationObject,
+        ...(body.response.response.transports ? { transports: body.response.response.transports } : {}),
+      },
+      clientExtensionResults: {},
+      ...(body.response.authenticatorAttachment
+        ? { authenticatorAttachment: body.response.authenticatorAttachment }
+        : {}),
+    };
+    let verified;
+    try {
+      verified = await verifyRegistrationResponse({
+        response,
+        expectedChallenge: expected,
+        expectedOrigin: this.rp.origins,
+        expectedRPID: this.rp.rpId,
+        requireUserVerification: true,
+      });
+    } catch {
+      throw invalid();
+    }
+    if (!verified.verified) throw invalid();
+    const credential = verified.registrationInfo.credential;
+    return this.db.$client.transaction(() => {
+      const clash = this.db
+        .select({ id: pamApproverDevices.id })
+        .from(pamApproverDevices)
+        .where(eq(pamApproverDevices.credentialId, credential.id))
+        .get();
+      if (clash) throw conflict('This authenticator is already registered', 'APPROVER_DEVICE_EXISTS');
+      const device = this.db
+        .insert(pamApproverDevices)
+        .values({
+          userId: user.id,
+          name: body.name,
+          credentialId: credential.id,
+          publicKey: Buffer.from(credential.publicKey).toString('base64url'),
+          counter: credential.counter,
+          transports: body.response.response.transports ?? [],
+        })
+        .returning()
+        .get();
+      recordAudit(this.db, ctx, {
+        action: 'pam.approver_device.register',
+        resourceType: 'pam_approver_device',
+        resourceId: device.id,
+        resourceName: device.name,
+        orgId: ctx.caller.orgId,
+        details: { credentialId: device.credentialId },
+      });
+      return device;
+    })();
+  }
+
+  deleteDevice(ctx: RequestContext, id: string): void {
+    const user = this.userOf(ctx);
+    this.db.$client.transaction(() => {
+      const device = this.db
+        .delete(pamApproverDevices)
+        .where(and(eq(pamApproverDevices.id, id), eq(pamApproverDevices.userId, user.id)))
+        .returning()
+        .get();
+      if (!device) throw notFound('Approver device not found');
+      recordAudit(this.db, ctx, {
+        action: 'pam.approver_device.delete',
+        resourceType: 'pam_approver_device',
+        resourceId: device.id,
+        resourceName: device.name,
+        orgId: ctx.caller.orgId,
+      });
+    })();
+  }
+
+  // ---- assertion ----
+
+  /** The options for approving one request with a platform approver device; without any registered device
+   * of the caller allowCredentials is absent (the client falls back to a plain session tap). */
+  async assertionOptions(ctx: RequestContext, elevationRequestId: string): Promise<Record<string, unknown>> {
+    const user = this.userOf(ctx);
+    const devices = this.listDevices(ctx);
+    const options = await generateAuthenticationOptions({
+      rpID: this.rp.rpId,
+      timeout: CHALLENGE_TTL_MS,
+      userVerification: 'required',
+      ...(devices.length > 0
+        ? { allowCredentials: devices.map((d) => ({ id: d.credentialId, transports: d.transports })) }
+        : {}),
+    });
+    this.storeChallenge('assertion', user.id, options.challenge, elevationRequestId);
+    const result: Record<string, unknown> = { ...options };
+    if (devices.length === 0) delete result.allowCredentials;
+    return result;
+  }
+
+  /** Verifies a proof against the caller's live challenge for this request and one of the caller's
+   * registered devices; any failure is 401. The challenge is used up either way. */
+  async verifyAssertion(
+    ctx: RequestContext,
+    elevationRequestId: string,
+    proof: z.infer<typeof WebAuthnAssertionSchema>,
+  ): Promise<void> {
+    const user = this.userOf(ctx);
+    const fail = () => new HttpError(401, INVALID_PROOF, 'INVALID_PROOF');
+    const expected = this.consumeChallenge(
+      'assertion',
+      user.id,
+      challengeOf(proof.response.clientDataJSON),
+      elevationRequestId,
+    );
+    if (!expected) throw fail();
+    const device = this.db
+      .select()
+      .from(pamApproverDevices)
+      .where(and(eq(pamApproverDevices.credentialId, proof.id), eq(pamApproverDevices.userId, user.id)))
+      .get();
+    if (!device) throw fail();
+    const response: AuthenticationResponseJSON = {
+      id: proof.id,
+      rawId: proof.rawId,
+      type: 'public-key',
+      response: {
+        clientDataJSON: proof.response.clientDataJSON,
+        authenticatorData: proof.response.authenticatorData,
+        signature: proof.response.signature,
+        ...(proof.response.userHandle !== undefined ? { userHandle: proof.response.userHandle } : {}),
+      },
+      clientExtensionResults: {},
+      ...(proof.authenticatorAttachment ? { authenticatorAttachment: proof.authenticatorAttachment } : {}),
+    };
+    let newCounter: number;
+    try {
+      const verified = await verifyAuthenticationResponse({
+        response,
+        expectedChallenge: expected,
+        expectedOrigin: this.rp.origins,
+        expectedRPID: this.rp.rpId,
+        credential: {
+          id: device.credentialId,
+          publicKey: new Uint8Array(Buffer.from(device.publicKey, 'base64url')),
+          counter: device.counter,
+          transports: device.transports,
+        },
+        requireUserVerification: true,
+      });
+      if (!verified.verified) throw fail();
+      newCounter = verified.authenticationInfo.newCounter;
+    } catch {
+      throw fail();
+    }
+    this.db
+      .update(pamApproverDevices)
+      .set({ counter: newCounter, lastUsedAt: new Date().toISOString() })
+      .where(eq(pamApproverDevices.id, device.id))
+      .run();
+  }
+}

@@ -1,0 +1,431 @@
+import { and, asc, count, eq, inArray, isNull, or, type SQL } from 'drizzle-orm';
+import type { z } from 'zod';
+import type {
+  PamConfigPutSchema,
+  PamRuleCreate,
+  PamRuleListQuerySchema,
+  PamRulePatch,
+  PamSignerGroupCreateSchema,
+  PamSignerGroupPatchSchema,
+} from '../../../contract/pam.js';
+import type { Db } from '../../db/connection.js';
+import { pamOrgConfig, pamRules, pamSignerGroups } from '../../db/schema/index.js';
+import type { RequestContext } from '../../http/caller.js';
+import { HttpError, badRequest, conflict, notFound } from '../../http/errors.js';
+import { fieldError } from '../../http/validation.js';
+import { recordAudit } from '../audit/recorder.js';
+import { canAccessOrg, requireOrg, requireSite } from '../tenancy/access.js';
+import type { EngineRule, RuleCriteria, SignerGroupData } from './engine.js';
+import { validateRuleShape, type RuleShape } from './rule-validation.js';
+import { SYSTEM_CALLER, assertWritableScope, listOrgs, siteVisible, targetOrg } from './scope.js';
+
+export type PamRuleRow = typeof pamRules.$inferSelect;
+export type SignerGroupRow = typeof pamSignerGroups.$inferSelect;
+
+export interface PamOrgDefaults {
+  orgId: string;
+  defaultUnmatchedVerdict: 'require_approval' | 'auto_deny';
+  defaultApprovalDurationMinutes: number | null;
+  updatedAt: string | null;
+}
+
+type CriteriaInput = Partial<{ [K in keyof RuleCriteria]: RuleCriteria[K] | undefined }>;
+
+/** The criteria of a body over a base (absent keys keep the base's value; null clears). */
+export function criteriaOf(body: CriteriaInput, base?: RuleCriteria): RuleCriteria {
+  const pick = <K extends keyof RuleCriteria>(key: K): RuleCriteria[K] | null => {
+    const value = body[key];
+    return value === undefined ? (base ? base[key] : null) : value;
+  };
+  return {
+    matchSigner: pick('matchSigner'),
+    matchSignerGroupId: pick('matchSignerGroupId'),
+    matchSignerThumbprint: pick('matchSignerThumbprint'),
+    matchHash: pick('matchHash'),
+    matchPathGlob: pick('matchPathGlob'),
+    matchParentImage: pick('matchParentImage'),
+    matchCommandLine: pick('matchCommandLine'),
+    matchUser: pick('matchUser'),
+    matchAdGroup: pick('matchAdGroup'),
+    matchToolName: pick('matchToolName'),
+    matchRiskTier: pick('matchRiskTier'),
+    matchNegate: pick('matchNegate'),
+    timeWindow: pick('timeWindow'),
+  };
+}
+
+const nowIso = () => new Date().toISOString();
+
+/** Elevation rules, signer groups and organization defaults (01 §2.12, §4.9; 04 wire notes "PAM"). */
+export class PamRulesService {
+  constructor(private readonly db: Db) {}
+
+  // ---- rules ----
+
+  listRules(ctx: RequestContext, query: z.infer<typeof PamRuleListQuerySchema>): PamRuleRow[] {
+    const { caller } = ctx;
+    const orgIds = listOrgs(this.db, caller, query.orgId);
+    if (orgIds !== null && orgIds.length === 0) return [];
+    const conditions: (SQL | undefined)[] = [orgIds === null ? undefined : inArray(pamRules.orgId, orgIds)];
+    if (query.siteId) {
+      requireSite(this.db, caller, query.siteId);
+      conditions.push(eq(pamRules.siteId, query.siteId));
+    }
+    if (caller.siteIds !== null) {
+      conditions.push(
+        caller.siteIds.length
+          ? or(isNull(pamRules.siteId), inArray(pamRules.siteId, caller.siteIds))
+          : isNull(pamRules.siteId),
+      );
+    }
+    return this.db
+      .select()
+      .from(pamRules)
+      .where(and(...conditions))
+      .orderBy(asc(pamRules.priority), asc(pamRules.createdAt), asc(pamRules.id))
+      .all();
+  }
+
+  getRule(ctx: RequestContext, id: string): PamRuleRow {
+    const rule = this.db.select().from(pamRules).where(eq(pamRules.id, id)).get();
+    if (!rule || !canAccessOrg(this.db, ctx.caller, rule.orgId) || !siteVisible(ctx.caller, rule.siteId, true)) {
+      throw notFound('Rule not found');
+    }
+    return rule;
+  }
+
+  /** A signer group referenced by a rule must be one of the rule's organization. */
+  private assertGroupOfOrg(orgId: string, groupId: string | null): void {
+    if (groupId === null) return;
+    const group = this.db
+      .select({ id: pamSignerGroups.id })
+      .from(pamSignerGroups)
+      .where(and(eq(pamSignerGroups.id, groupId), eq(pamSignerGroups.orgId, orgId)))
+      .get();
+    if (!group) throw fieldError('matchSignerGroupId', 'no such signer group in the organization');
+  }
+
+  createRule(ctx: RequestContext, body: PamRuleCreate): PamRuleRow {
+    const { caller } = ctx;
+    const org = targetOrg(this.db, caller, body.orgId);
+    const siteId = body.siteId ?? null;
+    assertWritableScope(this.db, caller, org.id, siteId);
+    const shape: RuleShape = { verdict: body.verdict, ...criteriaOf(body) };
+    validateRuleShape(shape);
+    this.assertGroupOfOrg(org.id, shape.matchSignerGroupId);
+    return this.db.$client.transaction(() => {
+      const rule = this.db
+        .insert(pamRules)
+        .values({
+          orgId: org.id,
+          siteId,
+          name: body.name,
+          verdict: body.verdict,
+          priority: body.priority,
+          enabled: body.enabled,
+          ...criteriaOf(body),
+          approvalDurationMinutes: body.approvalDurationMinutes ?? null,
+          createdBy: caller.userId,
+        })
+        .returning()
+        .get();
+      recordAudit(this.db, ctx, {
+        action: 'pam.rule.create',
+        resourceType: 'pam_rule',
+        resourceId: rule.id,
+        resourceName: rule.name,
+        orgId: rule.orgId,
+        details: { verdict: rule.verdict, priority: rule.priority, siteId: rule.siteId, enabled: rule.enabled },
+      });
+      return rule;
+    })();
+  }
+
+  /** A rule the caller may change: 404 out of reach, 403 outside a site restriction (org-wide included). */
+  private writableRule(ctx: RequestContext, id: string): PamRuleRow {
+    const rule = this.db.select().from(pamRules).where(eq(pamRules.id, id)).get();
+    if (!rule || !canAccessOrg(this.db, ctx.caller, rule.orgId)) throw notFound('Rule not found');
+    assertWritableScope(this.db, ctx.caller, rule.orgId, rule.siteId);
+    return rule;
+  }
+
+  updateRule(ctx: RequestContext, id: string, body: PamRulePatch): PamRuleRow {
+    const { caller } = ctx;
+    const given = Object.entries(body).filter(([, v]) => v !== undefined);
+    if (given.length === 0 || (given.length === 1 && body.reapprove === false))
+      throw badRequest('No updates provided', 'NO_UPDATES');
+    return this.db.$client.transaction(() => {
+      const current = this.writableRule(ctx, id);
+      const siteId = body.siteId !== undefined ? body.siteId : current.siteId;
+      if (body.siteId !== undefined) assertWritableScope(this.db, caller, current.orgId, siteId);
+
+      let verdict = body.verdict ?? current.verdict;
+      let suspendedVerdict = current.suspendedVerdict;
+      let reapproval: { reapprovedAt: string; reapprovedByUserId: string | null } | null = null;
+      if (body.reapprove === true) {
+        if (body.verdict !== undefined) {
+          throw badRequest(
+            'A re-approval restores the suspended verdict; do not send a verdict with it',
+            'PAM_REAPPROVE_WITH_VERDICT',
+          );
+        }
+        if (current.suspendedVerdict === null)
+          throw badRequest('Rule is not suspended pending re-approval', 'PAM_RULE_NOT_SUSPENDED');
+        verdict = current.suspendedVerdict;
+        suspendedVerdict = null;
+        reapproval = { reapprovedAt: nowIso(), reapprovedByUserId: caller.userId };
+      } else if (body.verdict !== undefined) {
+        // An explicit verdict is a new decision: the suspended one no longer waits for re-approval.
+        suspendedVerdict = null;
+      }
+
+      const criteria = criteriaOf(body, current);
+      validateRuleShape({ verdict, ...criteria });
+      this.assertGroupOfOrg(current.orgId, criteria.matchSignerGroupId);
+
+      const updated = this.db
+        .update(pamRules)
+        .set({
+          name: body.name ?? current.name,
+          priority: body.priority ?? current.priority,
+          enabled: body.enabled ?? current.enabled,
+          siteId,
+          verdict,
+          suspendedVerdict,
+          ...criteria,
+          approvalDurationMinutes:
+            body.approvalDurationMinutes !== undefined ? body.approvalDurationMinutes : current.approvalDurationMinutes,
+          ...(reapproval ?? {}),
+          updatedAt: nowIso(),
+        })
+        .where(eq(pamRules.id, id))
+        .returning()
+        .get();
+      const changed = given.map(([k]) => k).filter((k) => k !== 'reapprove');
+      recordAudit(this.db, ctx, {
+        action: reapproval ? 'pam.rule.reapprove' : 'pam.rule.update',
+        resourceType: 'pam_rule',
+        resourceId: id,
+        resourceName: updated.name,
+        orgId: updated.orgId,
+        details: {
+          changed,
+          verdict: updated.verdict,
+          previousVerdict: current.verdict,
+          ...(reapproval ? { restoredVerdict: verdict } : {}),
+        },
+      });
+      return updated;
+    })();
+  }
+
+  deleteRule(ctx: RequestContext, id: string): void {
+    this.db.$client.transaction(() => {
+      const rule = this.writableRule(ctx, id);
+      this.db.delete(pamRules).where(eq(pamRules.id, id)).run();
+      recordAudit(this.db, ctx, {
+        action: 'pam.rule.delete',
+        resourceType: 'pam_rule',
+        resourceId: id,
+        resourceName: rule.name,
+        orgId: rule.orgId,
+        details: { verdict: rule.verdict, siteId: rule.siteId },
+      });
+    })();
+  }
+
+  /** What the engine needs of an organization: its enabled rules that reach the device's site, its signer
+   * groups, and its defaults. */
+  engineInputs(
+    orgId: string,
+    siteId: string | null,
+  ): { rules: (EngineRule & PamRuleRow)[]; groups: Map<string, SignerGroupData>; defaults: PamOrgDefaults } {
+    const rules = this.db
+      .select()
+      .from(pamRules)
+      .where(
+        and(
+          eq(pamRules.orgId, orgId),
+          eq(pamRules.enabled, true),
+          siteId === null ? isNull(pamRules.siteId) : or(isNull(pamRules.siteId), eq(pamRules.siteId, siteId)),
+        ),
+      )
+      .orderBy(asc(pamRules.priority), asc(pamRules.createdAt), asc(pamRules.id))
+      .all();
+    return { rules, groups: this.groupsOf(orgId), defaults: this.defaultsOf(orgId) };
+  }
+
+  groupsOf(orgId: string): Map<string, SignerGroupData> {
+    const groups = this.db.select().from(pamSignerGroups).where(eq(pamSignerGroups.orgId, orgId)).all();
+    return new Map(groups.map((g) => [g.id, { signers: g.signers, thumbprints: g.thumbprints }]));
+  }
+
+  // ---- signer groups ----
+
+  listSignerGroups(ctx: RequestContext, orgId: string | undefined): SignerGroupRow[] {
+    const orgIds = listOrgs(this.db, ctx.caller, orgId);
+    if (orgIds !== null && orgIds.length === 0) return [];
+    return this.db
+      .select()
+      .from(pamSignerGroups)
+      .where(orgIds === null ? undefined : inArray(pamSignerGroups.orgId, orgIds))
+      .orderBy(asc(pamSignerGroups.name), asc(pamSignerGroups.id))
+      .all();
+  }
+
+  getSignerGroup(ctx: RequestContext, id: string): SignerGroupRow {
+    const group = this.db.select().from(pamSignerGroups).where(eq(pamSignerGroups.id, id)).get();
+    if (!group || !canAccessOrg(this.db, ctx.caller, group.orgId)) throw notFound('Signer group not found');
+    return group;
+  }
+
+  private assertGroupNameFree(orgId: string, name: string, exceptId?: string): void {
+    const clash = this.db
+      .select({ id: pamSignerGroups.id })
+      .from(pamSignerGroups)
+      .where(and(eq(pamSignerGroups.orgId, orgId), eq(pamSignerGroups.name, name)))
+      .get();
+    if (clash && clash.id !== exceptId)
+      throw conflict('A signer group with this name already exists', 'PAM_SIGNER_GROUP_EXISTS');
+  }
+
+  createSignerGroup(ctx: RequestContext, body: z.infer<typeof PamSignerGroupCreateSchema>): SignerGroupRow {
+    const org = targetOrg(this.db, ctx.caller, body.orgId);
+    assertWritableScope(this.db, ctx.caller, org.id, null);
+    return this.db.$client.transaction(() => {
+      this.assertGroupNameFree(org.id, body.name);
+      const group = this.db
+        .insert(pamSignerGroups)
+        .values({
+          orgId: org.id,
+          name: body.name,
+          description: body.description ?? null,
+          signers: [...new Set(body.signers)],
+          thumbprints: [...new Set(body.thumbprints)],
+          createdBy: ctx.caller.userId,
+        })
+        .returning()
+        .get();
+      recordAudit(this.db, ctx, {
+        action: 'pam.signer_group.create',
+        resourceType: 'pam_signer_group',
+        resourceId: group.id,
+        resourceName: group.name,
+        orgId: group.orgId,
+        details: { signers: group.signers.length, thumbprints: group.thumbprints.length },
+      });
+      return group;
+    })();
+  }
+
+  updateSignerGroup(ctx: RequestContext, id: string, body: z.infer<typeof PamSignerGroupPatchSchema>): SignerGroupRow {
+    if (Object.values(body).every((v) => v === undefined)) throw badRequest('No updates provided', 'NO_UPDATES');
+    return this.db.$client.transaction(() => {
+      const current = this.getSignerGroup(ctx, id);
+      assertWritableScope(this.db, ctx.caller, current.orgId, null);
+      if (body.name !== undefined) this.assertGroupNameFree(current.orgId, body.name, id);
+      const group = this.db
+        .update(pamSignerGroups)
+        .set({
+          ...(body.name !== undefined ? { name: body.name } : {}),
+          ...(body.description !== undefined ? { description: body.description } : {}),
+          ...(body.signers !== undefined ? { signers: [...new Set(body.signers)] } : {}),
+          ...(body.thumbprints !== undefined ? { thumbprints: [...new Set(body.thumbprints)] } : {}),
+          updatedAt: nowIso(),
+        })
+        .where(eq(pamSignerGroups.id, id))
+        .returning()
+        .get();
+      recordAudit(this.db, ctx, {
+        action: 'pam.signer_group.update',
+        resourceType: 'pam_signer_group',
+        resourceId: id,
+        resourceName: group.name,
+        orgId: group.orgId,
+        details: { changed: Object.keys(body).filter((k) => body[k as keyof typeof body] !== undefined) },
+      });
+      return group;
+    })();
+  }
+
+  deleteSignerGroup(ctx: RequestContext, id: string): void {
+    this.db.$client.transaction(() => {
+      const group = this.getSignerGroup(ctx, id);
+      assertWritableScope(this.db, ctx.caller, group.orgId, null);
+      const used =
+        this.db.select({ n: count() }).from(pamRules).where(eq(pamRules.matchSignerGroupId, id)).get()?.n ?? 0;
+      if (used > 0) throw conflict(`Signer group is used by ${used} rule(s)`, 'PAM_SIGNER_GROUP_IN_USE');
+      this.db.delete(pamSignerGroups).where(eq(pamSignerGroups.id, id)).run();
+      recordAudit(this.db, ctx, {
+        action: 'pam.signer_group.delete',
+        resourceType: 'pam_signer_group',
+        resourceId: id,
+        resourceName: group.name,
+        orgId: group.orgId,
+      });
+    })();
+  }
+
+  // ---- organization defaults ----
+
+  defaultsOf(orgId: string): PamOrgDefaults {
+    const row = this.db.select().from(pamOrgConfig).where(eq(pamOrgConfig.orgId, orgId)).get();
+    return {
+      orgId,
+      defaultUnmatchedVerdict: row?.defaultUnmatchedVerdict ?? 'require_approval',
+      defaultApprovalDurationMinutes: row?.defaultApprovalDurationMinutes ?? null,
+      updatedAt: row?.updatedAt ?? null,
+    };
+  }
+
+  getConfig(ctx: RequestContext, orgId: string | undefined): PamOrgDefaults {
+    return this.defaultsOf(targetOrg(this.db, ctx.caller, orgId).id);
+  }
+
+  putConfig(ctx: RequestContext, body: z.infer<typeof PamConfigPutSchema>): PamOrgDefaults {
+    const org = targetOrg(this.db, ctx.caller, body.orgId);
+    assertWritableScope(this.db, ctx.caller, org.id, null);
+    return this.db.$client.transaction(() => {
+      const previous = this.defaultsOf(org.id);
+      const values = {
+        defaultUnmatchedVerdict: body.defaultUnmatchedVerdict,
+        defaultApprovalDurationMinutes:
+          body.defaultApprovalDurationMinutes !== undefined
+            ? body.defaultApprovalDurationMinutes
+            : previous.defaultApprovalDurationMinutes,
+        updatedBy: ctx.caller.userId,
+        updatedAt: nowIso(),
+      };
+      this.db
+        .insert(pamOrgConfig)
+        .values({ orgId: org.id, ...values })
+        .onConflictDoUpdate({ target: pamOrgConfig.orgId, set: values })
+        .run();
+      recordAudit(this.db, ctx, {
+        action: 'pam.config.update',
+        resourceType: 'pam_config',
+        resourceId: org.id,
+        resourceName: org.name,
+        orgId: org.id,
+        details: {
+          previous: {
+            defaultUnmatchedVerdict: previous.defaultUnmatchedVerdict,
+            defaultApprovalDurationMinutes: previous.defaultApprovalDurationMinutes,
+          },
+          ...values,
+        },
+      });
+      return this.defaultsOf(org.id);
+    })();
+  }
+}
+
+/** Organization lookups outside the caller's reach (the engine runs for an agent). */
+export function liveOrg(db: Db, orgId: string) {
+  try {
+    return requireOrg(db, SYSTEM_CALLER, orgId);
+  } catch (err) {
+    if (err instanceof HttpError) return null;
+    throw err;
+  }
+}

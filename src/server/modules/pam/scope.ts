@@ -1,0 +1,54 @@
+import type { Db } from '../../db/connection.js';
+import { systemContext, type Caller } from '../../http/caller.js';
+import { forbidden, orgAccessDenied } from '../../http/errors.js';
+import { fieldError } from '../../http/validation.js';
+import { accessibleOrgIds, requireOrg, requireSite, type Organization } from '../tenancy/access.js';
+
+/** Who the server is when it acts on its own (the expiry enforcer, lookups outside a caller's reach). */
+export const SYSTEM_CALLER: Caller = systemContext().caller;
+
+/**
+ * The organization a PAM write (or a read that needs exactly one organization) is about: an organization
+ * caller's own (a different orgId in the body is 403); partner and system callers must name one they reach.
+ */
+export function targetOrg(db: Db, caller: Caller, orgId: string | undefined): Organization {
+  if (caller.scope === 'organization') {
+    if (!caller.orgId || (orgId !== undefined && orgId !== caller.orgId)) throw orgAccessDenied();
+    return requireOrg(db, caller, caller.orgId);
+  }
+  if (orgId === undefined) throw fieldError('orgId', 'required for partner and system callers');
+  return requireOrg(db, caller, orgId);
+}
+
+/** The organizations a PAM list covers: the one named (checked), else all the caller reaches (null = all). */
+export function listOrgs(db: Db, caller: Caller, orgId: string | undefined): string[] | null {
+  if (orgId !== undefined) {
+    requireOrg(db, caller, orgId);
+    return [orgId];
+  }
+  return accessibleOrgIds(db, caller);
+}
+
+/**
+ * A write that targets a site or the whole organization (01 §4.9 "Site-restricted technicians see only their
+ * sites; writes outside them give 403"): a site must be of the organization (400) and within the caller's
+ * sites (403); organization-wide objects (rules without a site, signer groups, defaults) are refused to
+ * site-restricted callers (403).
+ */
+export function assertWritableScope(db: Db, caller: Caller, orgId: string, siteId: string | null): void {
+  if (siteId === null) {
+    if (caller.siteIds !== null) {
+      throw forbidden('Site-restricted users cannot change organization-wide elevation settings', 'SITE_ACCESS_DENIED');
+    }
+    return;
+  }
+  const site = requireSite(db, caller, siteId);
+  if (site.orgId !== orgId) throw fieldError('siteId', 'not a site of the organization');
+}
+
+/** Site-restricted callers read objects of their sites and organization-wide ones. */
+export function siteVisible(caller: Caller, siteId: string | null, orgWideVisible: boolean): boolean {
+  if (caller.siteIds === null) return true;
+  if (siteId === null) return orgWideVisible;
+  return caller.siteIds.includes(siteId);
+}
