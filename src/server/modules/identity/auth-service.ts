@@ -161,6 +161,27 @@ export class AuthService {
     })();
   }
 
+  /** The user a second factor is being proved for: named by the login tempToken, or (a step-up) by the bearer
+   * session. Refuses anything else with 401. */
+  async userForSecondFactor(tempToken: string | undefined, bearer: string | null): Promise<{ user: User; stepUp: boolean }> {
+    let userId: string;
+    let stepUp = false;
+    if (tempToken !== undefined) {
+      const claims = await this.signer.verify(tempToken, 'mfa_pending');
+      if (!claims) throw unauthorized('Invalid or expired MFA token', 'INVALID_MFA_TOKEN');
+      userId = claims.sub;
+    } else {
+      if (!bearer) throw unauthorized('Missing or invalid authorization header');
+      const caller = await this.callerForAccessToken(bearer);
+      if (!caller?.userId) throw unauthorized('Invalid or expired token', 'INVALID_TOKEN');
+      userId = caller.userId;
+      stepUp = true;
+    }
+    const user = this.db.select().from(users).where(eq(users.id, userId)).get();
+    if (!user || user.status !== 'active') throw unauthorized('Invalid or expired MFA token', 'INVALID_MFA_TOKEN');
+    return { user, stepUp };
+  }
+
   /** Resolves a bearer access token to its caller (the guard's session resolver). */
   async callerForAccessToken(token: string): Promise<Caller | null> {
     const session = await this.sessions.verifyAccess(token);

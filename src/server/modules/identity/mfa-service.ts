@@ -238,21 +238,7 @@ export class MfaService {
     tempToken: string | undefined,
     bearer: string | null,
   ): Promise<MfaSessionResult> {
-    let userId: string;
-    let stepUp = false;
-    if (tempToken !== undefined) {
-      const claims = await this.signer.verify(tempToken, 'mfa_pending');
-      if (!claims) throw unauthorized('Invalid or expired MFA token', 'INVALID_MFA_TOKEN');
-      userId = claims.sub;
-    } else {
-      if (!bearer) throw unauthorized('Missing or invalid authorization header');
-      const caller = await this.auth.callerForAccessToken(bearer);
-      if (!caller?.userId) throw unauthorized('Invalid or expired token', 'INVALID_TOKEN');
-      userId = caller.userId;
-      stepUp = true;
-    }
-    const user = this.db.select().from(users).where(eq(users.id, userId)).get();
-    if (!user || user.status !== 'active') throw unauthorized('Invalid or expired MFA token', 'INVALID_MFA_TOKEN');
+    const { user, stepUp } = await this.auth.userForSecondFactor(tempToken, bearer);
 
     const userCtx = this.auth.contextFor(user, ctx);
     const provenBy = this.prove(userCtx, user, code, true);

@@ -135,19 +135,7 @@ export class SmsService {
   /** POST /auth/mfa/sms/send: a sign-in code for an SMS-MFA user, named by the login tempToken or (to step
    * up) by the bearer session. */
   async sendLoginCode(tempToken: string | undefined, bearer: string | null) {
-    let userId: string;
-    if (tempToken !== undefined) {
-      const claims = await this.signer.verify(tempToken, 'mfa_pending');
-      if (!claims) throw unauthorized('Invalid or expired MFA token', 'INVALID_MFA_TOKEN');
-      userId = claims.sub;
-    } else {
-      if (!bearer) throw unauthorized('Missing or invalid authorization header');
-      const caller = await this.auth.callerForAccessToken(bearer);
-      if (!caller?.userId) throw unauthorized('Invalid or expired token', 'INVALID_TOKEN');
-      userId = caller.userId;
-    }
-    const user = this.db.select().from(users).where(eq(users.id, userId)).get();
-    if (!user || user.status !== 'active') throw unauthorized('Invalid or expired MFA token', 'INVALID_MFA_TOKEN');
+    const { user } = await this.auth.userForSecondFactor(tempToken, bearer);
     if (!user.mfaEnabled || user.mfaMethod !== 'sms' || !user.phoneVerified || !user.phoneNumber) {
       throw badRequest('SMS MFA is not enabled for this account', 'SMS_MFA_NOT_ENABLED');
     }
