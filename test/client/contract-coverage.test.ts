@@ -1,0 +1,41 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createApi } from '../../src/client/index.js';
+import { contract, fillPath, fullPath, type EndpointDef } from '../../src/contract/index.js';
+import { JSON_HEADERS, harness, type Harness } from './helpers.js';
+
+const endpoints = Object.entries(contract).flatMap(([area, group]) =>
+  Object.entries(group as Record<string, EndpointDef>).map(([name, def]) => ({ area, name, def })),
+);
+
+/** Path parameters for a call: a UUID for every `:name` (enough to prove the client fills the path). */
+function paramsFor(def: EndpointDef): Record<string, string> {
+  return Object.fromEntries([...def.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => [m[1] ?? '', randomUUID()]));
+}
+
+describe('the client derives one call per contract endpoint (DESIGN.md "One contract, three consumers")', () => {
+  let h: Harness | undefined;
+  afterEach(async () => h?.close());
+
+  it('every endpoint of the contract has a client method', () => {
+    h = harness();
+    const api = createApi(h.client, contract) as unknown as Record<string, Record<string, unknown>>;
+    const missing = endpoints.filter(({ area, name }) => typeof api[area]?.[name] !== 'function').map(({ area, name }) => `${area}.${name}`);
+    expect(missing).toEqual([]);
+  });
+
+  it.each(endpoints)('$area.$name sends $def.method to its path', async ({ area, name, def }) => {
+    h = harness({ retries: 1 });
+    const params = paramsFor(def);
+    const path = fillPath(fullPath(def), params);
+    h.pool.intercept({ path: (p) => p.split('?')[0] === path, method: def.method }).reply(200, {}, { headers: JSON_HEADERS });
+    const api = createApi(h.client, contract) as unknown as Record<string, Record<string, (req: unknown) => Promise<unknown>>>;
+    const method = api[area]?.[name];
+    expect(method).toBeTypeOf('function');
+    await method?.({ params, ...(def.body ? { body: {} } : {}) });
+    const [call] = h.calls();
+    expect(call?.method).toBe(def.method);
+    expect(call?.path.split('?')[0]).toBe(path);
+    if (def.idempotent) expect(call?.headers?.['idempotency-key']).toBeTruthy();
+  });
+});
