@@ -10,7 +10,16 @@
 //
 // The three commands are run interleaved (one of each per round) so that load changes on the machine hit them
 // alike. Environment: BENCH_RUNS (default 15), BENCH_WARMUP (2), BENCH_STARTS (5).
-/* global process, console, setTimeout, fetch */
+//
+// Load (bench/load.js: autocannon in a second process, 127.0.0.1 only, every run bounded by count and time),
+// once with SVC_LOG_LEVEL=warn and once with the default info (request log to a file):
+//   GET /api/v1/orgs/sites      by X-API-Key, an organization of 20 sites  req/s ≥ 0.5× GET /health of the same
+//                                                                          server; p99 < 25 ms at 50 connections
+//   server RSS under load       VmRSS every 200 ms through the load                                (< 150 MB)
+// Environment: BENCH_PARTS (startup,load), BENCH_LOAD_CONNECTIONS (50), BENCH_LOAD_AMOUNT (20000 requests per
+// run), BENCH_LOAD_WARMUP (2000), BENCH_LOAD_ROUNDS (5), BENCH_LOAD_MAX_SECONDS (60 per run), BENCH_LOAD_LEVELS
+// (warn,info), BENCH_CPU_PROF_DIR (when set, the loaded servers write a V8 CPU profile there: node --cpu-prof).
+/* global process, console, setTimeout, setInterval, clearTimeout, clearInterval, fetch */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -24,6 +33,17 @@ const BIN = path.join(ROOT, 'bin', 'run.js');
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const STARTS = Number(process.env.BENCH_STARTS ?? 5);
+const PARTS = (process.env.BENCH_PARTS ?? 'startup,load').split(',').map((p) => p.trim());
+const LOAD_SCRIPT = path.join(ROOT, 'bench', 'load.js');
+const LOAD_CONNECTIONS = Number(process.env.BENCH_LOAD_CONNECTIONS ?? 50);
+const LOAD_AMOUNT = Number(process.env.BENCH_LOAD_AMOUNT ?? 20_000);
+const LOAD_WARMUP = Number(process.env.BENCH_LOAD_WARMUP ?? 2_000);
+const LOAD_ROUNDS = Number(process.env.BENCH_LOAD_ROUNDS ?? 5);
+const LOAD_MAX_SECONDS = Number(process.env.BENCH_LOAD_MAX_SECONDS ?? 60);
+const LOAD_LEVELS = (process.env.BENCH_LOAD_LEVELS ?? 'warn,info').split(',').map((l) => l.trim());
+const CPU_PROF_DIR = process.env.BENCH_CPU_PROF_DIR;
+const LOAD_SITES = 20;
+const KEY_RATE_LIMIT = 100_000;
 const ADMIN_EMAIL = 'bench@example.test';
 const ADMIN_PASSWORD = 'Bench-Passw0rd!';
 
@@ -93,29 +113,35 @@ function get(url) {
   });
 }
 
-/** Spawns `svc server start` and polls /health every 2 ms; resolves at the first 200 with the elapsed ms. */
-async function startServer(dataDir) {
+/** Spawns `svc server start` and polls /health every 2 ms; resolves at the first 200 with the elapsed ms.
+ * The log level is warn unless given; nodeArgs go to node before the script (e.g. --cpu-prof). */
+async function startServer(dataDir, { logLevel = 'warn', logFile, nodeArgs = [] } = {}) {
   const port = await freePort();
   const env = isolatedEnv({
     SVC_DATA_DIR: dataDir,
     SVC_ADMIN_EMAIL: ADMIN_EMAIL,
     SVC_ADMIN_PASSWORD: ADMIN_PASSWORD,
-    SVC_LOG_LEVEL: 'warn',
+    SVC_LOG_LEVEL: logLevel,
   });
+  // The server logs to stderr: into the file when one is given (a file, as `svc server start 2>svc.log`
+  // would), otherwise into a pipe read here for the error message of a failed start.
+  const logFd = logFile ? fs.openSync(logFile, 'a') : undefined;
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [BIN, 'server', 'start', '--port', String(port)], {
+  const child = spawn(process.execPath, [...nodeArgs, BIN, 'server', 'start', '--port', String(port)], {
     env,
     cwd: ROOT,
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'ignore', logFd ?? 'pipe'],
   });
+  if (logFd !== undefined) fs.closeSync(logFd);
   children.add(child);
   let stderr = '';
-  child.stderr.on('data', (chunk) => (stderr += chunk));
+  child.stderr?.on('data', (chunk) => (stderr += chunk));
   let exited = false;
   child.once('exit', () => (exited = true));
   const url = `http://127.0.0.1:${port}`;
   for (;;) {
-    if (exited) throw new Error(`svc server start exited early:\n${stderr}`);
+    if (exited)
+      throw new Error(`svc server start exited early:\n${logFile ? fs.readFileSync(logFile, 'utf8') : stderr}`);
     const status = await get(`${url}/health`).catch(() => 0);
     if (status === 200) break;
     if (Number(process.hrtime.bigint() - started) / 1e6 > 30_000)
@@ -162,17 +188,289 @@ function serverModulesLoadedBy(args, env) {
   return fs.existsSync(log) ? new Set(fs.readFileSync(log, 'utf8').split('\n').filter(Boolean)).size : 0;
 }
 
-async function main() {
+/** Rows of {m, v, unit, ratio, target, pass} as the bench's one table style. */
+function printTable(rows) {
+  const table = [['measurement', 'median', 'ratio', 'target', 'result']].concat(
+    rows.map((r) => [
+      r.m,
+      typeof r.v === 'string' ? r.v : `${round(r.v)} ${r.unit}`,
+      r.ratio === null ? '' : `${round(r.ratio, 2)}×`,
+      r.target,
+      r.pass === null ? '' : r.pass ? 'pass' : 'FAIL',
+    ]),
+  );
+  const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
+  for (const row of table)
+    console.log(
+      row
+        .map((cell, i) => cell.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    );
+}
+
+// ---- Load: an authenticated list against /health of the same server ----
+
+/** JSON request against the bench's own server; throws unless the status is the expected one. */
+async function api(url, method, pathname, { token, body, expect = [200, 201] } = {}) {
+  const res = await fetch(`${url}/api/v1${pathname}`, {
+    method,
+    headers: {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = await res.json().catch(() => null);
+  if (!expect.includes(res.status))
+    throw new Error(`${method} ${pathname}: HTTP ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/**
+ * A partner, an organization with LOAD_SITES sites, and `keys` API keys of that organization with the scope
+ * sites:read and the highest rate limit (100000 an hour). Key management needs a session with MFA, so the admin
+ * enables TOTP through the API (setup, then enable with a code computed here) and uses the session that returns.
+ */
+async function seedLoadData(url, keys) {
+  const login = await api(url, 'POST', '/auth/login', { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } });
+  let token = login?.tokens?.accessToken;
+  if (typeof token !== 'string') throw new Error(`login did not return tokens: ${JSON.stringify(login)}`);
+  const partner = await api(url, 'POST', '/orgs/partners', { token, body: { name: 'Bench MSP', slug: 'bench-msp' } });
+  const org = await api(url, 'POST', '/orgs/organizations', {
+    token,
+    body: { name: 'Bench Org', slug: 'bench-org', partnerId: partner.id },
+  });
+  for (let i = 0; i < LOAD_SITES; i++) {
+    const name = `Site ${String(i + 1).padStart(2, '0')}`;
+    await api(url, 'POST', '/orgs/sites', {
+      token,
+      body: { orgId: org.id, name, timezone: 'Europe/Berlin', address: { city: 'Berlin', street: `Street ${i + 1}` } },
+    });
+  }
+
+  const { Secret, TOTP } = await import('otpauth');
+  const setup = await api(url, 'POST', '/auth/mfa/setup', { token });
+  const code = new TOTP({
+    secret: Secret.fromBase32(setup.secret),
+    algorithm: 'SHA1',
+    digits: 6,
+    period: 30,
+  }).generate();
+  const enabled = await api(url, 'POST', '/auth/mfa/enable', { token, body: { code } });
+  token = enabled.tokens.accessToken;
+
+  const created = [];
+  for (let i = 0; i < keys; i++) {
+    const key = await api(url, 'POST', '/api-keys', {
+      token,
+      body: { orgId: org.id, name: `bench-load-${i + 1}`, scopes: ['sites:read'], rateLimit: KEY_RATE_LIMIT },
+    });
+    created.push(key.key);
+  }
+  // The list the load asks for, checked once: every seeded site, nothing else.
+  const res = await fetch(`${url}/api/v1/orgs/sites`, { headers: { authorization: `Bearer ${token}` } });
+  const listed = await res.json();
+  if (res.status !== 200 || listed?.data?.length !== LOAD_SITES || listed?.pagination?.total !== LOAD_SITES)
+    throw new Error(`GET /orgs/sites did not list the ${LOAD_SITES} sites: HTTP ${res.status}`);
+  return { keys: created, bytes: JSON.stringify(listed).length };
+}
+
+/** VmRSS of a process every 200 ms until stopped; the peak and the samples. */
+function sampleRss(pid) {
+  const samples = [];
+  const take = () => {
+    try {
+      samples.push(rssMb(pid));
+    } catch {
+      // The process is gone; the run reports what was sampled.
+    }
+  };
+  take();
+  const timer = setInterval(take, 200);
+  return {
+    samples,
+    peak: () => Math.max(...samples),
+    stop() {
+      clearInterval(timer);
+      take();
+    },
+  };
+}
+
+/** One bounded autocannon run in a separate process (bench/load.js); resolves with its JSON result. */
+function loadRun(url, amount, headers = {}) {
+  return new Promise((resolve, reject) => {
+    const args = [LOAD_SCRIPT, '--url', url, '--connections', String(LOAD_CONNECTIONS)];
+    args.push('--amount', String(amount), '--max-seconds', String(LOAD_MAX_SECONDS));
+    const child = spawn(process.execPath, args, {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', BENCH_LOAD_HEADERS: JSON.stringify(headers) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.add(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    // A hard stop in case the load process itself hangs (it stops its own run after LOAD_MAX_SECONDS).
+    const killer = setTimeout(() => child.kill('SIGKILL'), (LOAD_MAX_SECONDS + 15) * 1000);
+    child.once('exit', (code) => {
+      clearTimeout(killer);
+      children.delete(child);
+      if (code !== 0) return reject(new Error(`bench/load.js exited ${code}: ${stderr.trim().slice(0, 500)}`));
+      try {
+        resolve(JSON.parse(stdout));
+      } catch {
+        reject(new Error(`bench/load.js printed no JSON: ${stdout.slice(0, 200)}`));
+      }
+    });
+  });
+}
+
+/**
+ * The issue's load targets, per log level: req/s and latency of GET /api/v1/orgs/sites by API key against
+ * GET /health of the same server in the same run, and the server's peak RSS while it is loaded. Every run is
+ * bounded by a request count (and a time limit), on 127.0.0.1. A round is one run of each endpoint, back to back
+ * (in alternating order, so that drift in the machine's load does not favour either); the ratio is the median
+ * of the rounds' ratios, the other figures the medians of the rounds.
+ *
+ * The key's rate limit: 100000 requests an hour at most, fewer than a 10 s run at thousands of requests per
+ * second would make. So runs are bounded by count, and every round of the list uses a fresh key (the first
+ * round's key also carries the warm-up), whose total stays below the limit; a 429 would show as non-2xx.
+ */
+async function loadBench() {
+  const perKey = LOAD_WARMUP + LOAD_AMOUNT;
+  if (perKey > KEY_RATE_LIMIT)
+    throw new Error(`BENCH_LOAD_WARMUP + BENCH_LOAD_AMOUNT (${perKey}) exceed one key's ${KEY_RATE_LIMIT} an hour`);
+  console.log(
+    `load: 127.0.0.1, autocannon in a separate process, ${LOAD_CONNECTIONS} connections, ${LOAD_AMOUNT} requests per run` +
+      ` after ${LOAD_WARMUP} warm-up, ${LOAD_ROUNDS} rounds per log level (medians); a fresh API key per round` +
+      ` (rate limit ${KEY_RATE_LIMIT}/h, at most ${perKey} requests each)`,
+  );
+  const dataDir = path.join(tmp, 'load-data');
+  const levels = [
+    { level: 'warn', label: 'warn' },
+    { level: 'info', label: 'info, log to file', logFile: path.join(tmp, 'server-info.log') },
+  ].filter((l) => LOAD_LEVELS.includes(l.level));
+  const seeding = await startServer(dataDir);
+  let seed;
+  try {
+    seed = await seedLoadData(seeding.url, levels.length * LOAD_ROUNDS);
+  } finally {
+    await seeding.stop();
+  }
+
+  const rows = [];
   const raw = {};
-  console.log(
-    `svc bench: node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown cpu'}), ${os.platform()} ${os.release()}`,
-  );
-  console.log(
-    `load average ${os
-      .loadavg()
-      .map((n) => n.toFixed(2))
-      .join(' ')}; ${RUNS} runs after ${WARMUP} warm-ups per command, ${STARTS} server starts\n`,
-  );
+  let keyIndex = 0;
+  for (const { level, label, logFile } of levels) {
+    const nodeArgs = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF_DIR)}`] : [];
+    const server = await startServer(dataDir, { logLevel: level, logFile, nodeArgs });
+    const health = `${server.url}/health`;
+    const sites = `${server.url}/api/v1/orgs/sites`;
+    const rss = sampleRss(server.child.pid);
+    const rssBefore = rss.samples[0];
+    const loadBefore = os.loadavg()[0];
+    const runs = { health: [], sites: [] };
+    try {
+      let key = seed.keys[keyIndex++];
+      await loadRun(health, LOAD_WARMUP);
+      await loadRun(sites, LOAD_WARMUP, { 'x-api-key': key });
+      for (let round = 0; round < LOAD_ROUNDS; round++) {
+        if (round > 0) key = seed.keys[keyIndex++];
+        const healthRun = () => loadRun(health, LOAD_AMOUNT).then((r) => runs.health.push(r));
+        const sitesRun = () => loadRun(sites, LOAD_AMOUNT, { 'x-api-key': key }).then((r) => runs.sites.push(r));
+        for (const run of round % 2 === 0 ? [healthRun, sitesRun] : [sitesRun, healthRun]) await run();
+      }
+    } finally {
+      rss.stop();
+      await server.stop();
+    }
+
+    const med = (runsOf, pick) => median(runsOf.map(pick));
+    const healthRps = med(runs.health, (r) => r.rps);
+    const sitesRps = med(runs.sites, (r) => r.rps);
+    const ratios = runs.sites.map((r, i) => r.rps / (runs.health[i]?.rps ?? NaN));
+    const ratio = median(ratios);
+    const sitesP99 = med(runs.sites, (r) => r.latencyMs.p99);
+    const failed = (r) => r.errors + r.timeouts + r.non2xx;
+    const sitesFailed = runs.sites.reduce((n, r) => n + failed(r), 0);
+    const healthFailed = runs.health.reduce((n, r) => n + failed(r), 0);
+    const timeLimited = [...runs.health, ...runs.sites].some((r) => r.stoppedByTimeLimit);
+    const peak = rss.peak();
+    const tag = `[${label}]`;
+    rows.push(
+      { m: `GET /health ${tag}`, v: `${Math.round(healthRps)} req/s`, ratio: null, target: '', pass: null },
+      {
+        m: `GET /health p50 / p99 ${tag}`,
+        v: `${round(med(runs.health, (r) => r.latencyMs.p50))} / ${round(med(runs.health, (r) => r.latencyMs.p99))} ms`,
+        ratio: null,
+        target: '',
+        pass: null,
+      },
+      {
+        m: `GET /api/v1/orgs/sites by key ${tag}`,
+        v: `${Math.round(sitesRps)} req/s`,
+        ratio,
+        target: '≥ 0.50× /health',
+        pass: ratio >= 0.5,
+      },
+      {
+        m: `GET /api/v1/orgs/sites p50 ${tag}`,
+        v: med(runs.sites, (r) => r.latencyMs.p50),
+        unit: 'ms',
+        ratio: null,
+        target: '',
+        pass: null,
+      },
+      {
+        m: `GET /api/v1/orgs/sites p99 ${tag}`,
+        v: sitesP99,
+        unit: 'ms',
+        ratio: null,
+        target: `< 25 ms at ${LOAD_CONNECTIONS} conn.`,
+        pass: sitesP99 < 25,
+      },
+      {
+        m: `errors + timeouts + non-2xx ${tag}`,
+        v: `${sitesFailed} sites, ${healthFailed} health`,
+        ratio: null,
+        target: '0',
+        pass: sitesFailed === 0 && healthFailed === 0 && !timeLimited,
+      },
+      {
+        m: `server peak RSS under load ${tag}`,
+        v: peak,
+        unit: 'MB',
+        ratio: null,
+        target: '< 150 MB',
+        pass: peak < 150,
+      },
+    );
+    for (const name of ['health', 'sites']) {
+      raw[`${level} ${name} req/s`] = runs[name].map((r) => r.rps);
+      raw[`${level} ${name} p99 ms`] = runs[name].map((r) => r.latencyMs.p99);
+      raw[`${level} ${name} status codes`] = runs[name].map((r) => JSON.stringify(r.statusCodes));
+    }
+    raw[`${level} sites/health ratio`] = ratios;
+    raw[`${level} RSS MB (before load, peak, ${rss.samples.length} samples every 200 ms)`] = [rssBefore, peak];
+    raw[`${level} 1-min load average (before, after)`] = [loadBefore, os.loadavg()[0]];
+    if (timeLimited) raw[`${level} runs stopped by the ${LOAD_MAX_SECONDS} s limit`] = ['yes'];
+    if (logFile) raw[`${level} request log written (MB)`] = [fs.statSync(logFile).size / 1024 / 1024];
+  }
+  printTable(rows);
+  console.log(`\nload raw (per round, in run order; the list is ${seed.bytes} bytes of JSON, ${LOAD_SITES} sites):`);
+  for (const [name, values] of Object.entries(raw))
+    console.log(
+      `  ${name}: ${values.map((v) => (typeof v === 'number' ? round(v, name.includes('ratio') ? 2 : 1) : v)).join(', ')}`,
+    );
+}
+
+/** CLI start-up, server cold start and idle footprint. */
+async function startupBench() {
+  const raw = {};
+  console.log(`start-up: ${RUNS} runs after ${WARMUP} warm-ups per command, ${STARTS} server starts`);
 
   // First start on an empty data dir (migrations, server keys, scrypt hash of the admin password), then a
   // cold start: a new process on the data dir that start left behind (what every restart costs). Interleaved,
@@ -287,23 +585,7 @@ async function main() {
         pass: raw.idleRssMb[0] < 120,
       },
     ];
-    const table = [['measurement', 'median', 'ratio', 'target', 'result']].concat(
-      rows.map((r) => [
-        r.m,
-        `${round(r.v)} ${r.unit}`,
-        r.ratio === null ? '' : `${round(r.ratio, 2)}×`,
-        r.target,
-        r.pass === null ? '' : r.pass ? 'pass' : 'FAIL',
-      ]),
-    );
-    const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
-    for (const row of table)
-      console.log(
-        row
-          .map((cell, i) => cell.padEnd(widths[i]))
-          .join('  ')
-          .trimEnd(),
-      );
+    printTable(rows);
 
     console.log('\nserver modules loaded at start (expected 0):');
     for (const [name, n] of Object.entries(loaded)) console.log(`  ${name}: ${n}`);
@@ -312,6 +594,27 @@ async function main() {
       console.log(`  ${name}: ${values.map((v) => round(v)).join(', ')}`);
   } finally {
     await server.stop();
+  }
+}
+
+async function main() {
+  console.log(
+    `svc bench: node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown cpu'}), ${os.platform()} ${os.release()}`,
+  );
+  console.log(
+    `load average ${os
+      .loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ')}\n`,
+  );
+  // Each part reports its own failure, so that one broken part does not hide the figures of the other.
+  const parts = { startup: startupBench, load: loadBench };
+  const selected = PARTS.filter((name) => name in parts);
+  for (const [i, name] of selected.entries()) {
+    if (i > 0) console.log('');
+    await parts[name]().catch((err) => {
+      console.error(`bench ${name} failed: ${err instanceof Error ? err.message : String(err)}`);
+    });
   }
 }
 

@@ -9,6 +9,8 @@ import {
   type QueryOf,
   type ResponseOf,
 } from '../../contract/endpoint.js';
+import { isFrozenDeep } from '../lib/read-cache.js';
+import { compileStrip, type Strip } from '../lib/schema-strip.js';
 import type { RequestContext } from './caller.js';
 import { validationError } from './validation.js';
 
@@ -63,9 +65,33 @@ function successStatus(def: EndpointDef): number {
 /** Registers one contract endpoint on the app: auth, input validation, the handler, output serialization. */
 export function bind<E extends EndpointDef>(app: FastifyInstance, deps: BindDeps, def: E, handler: Handler<E>): void {
   const status = successStatus(def);
-  const responseSpec = def.responses[status];
+  const raw = isRawResponse(def.responses[status]);
   const bound = ((app as unknown as Record<symbol, Set<EndpointDef>>)[BOUND] ??= new Set());
   bound.add(def);
+
+  // Response schemas strip every field they do not list: hashes and secrets never leave the server. The strip
+  // of each declared status is compiled once here (lib/schema-strip.ts) rather than run as a zod parse per
+  // request.
+  const strips = new Map<number, Strip>();
+  for (const [code, spec] of Object.entries(def.responses)) {
+    if (spec && !isRawResponse(spec)) strips.set(Number(code), compileStrip(spec));
+  }
+  const strip = (result: unknown, code: number) => {
+    const compiled = strips.get(code);
+    return compiled ? compiled(result) : result;
+  };
+  /** A handler may pick another declared status (readiness answers 503 with the same body shape). */
+  const statusOf = (reply: FastifyReply) =>
+    reply.statusCode !== 200 && def.responses[reply.statusCode] ? reply.statusCode : status;
+  // The JSON of results that cannot change (frozen deep: pages kept by a ReadCache), made once per value.
+  const jsonOfFrozen = new WeakMap<object, { status: number; json: string }>();
+
+  const respond = async (input: HandlerInput<E>): Promise<{ status: number; body: unknown }> => {
+    const result = await handler(input);
+    if (raw || input.reply.sent) return { status, body: undefined };
+    const chosen = statusOf(input.reply);
+    return { status: chosen, body: strip(result, chosen) };
+  };
 
   app.route({
     method: def.method,
@@ -74,29 +100,34 @@ export function bind<E extends EndpointDef>(app: FastifyInstance, deps: BindDeps
     ...(def.bodyLimit !== undefined ? { bodyLimit: def.bodyLimit } : {}),
     handler: async (request, reply) => {
       const ctx = await deps.guard(request, reply, def);
-      const params = parseInput(def.params, request.params, 'params') as ParamsOf<E>;
-      const query = parseInput(def.query, request.query, 'query') as QueryOf<E>;
-      const body = parseInput(def.body, request.body, 'body') as BodyOf<E>;
-
-      const run = async () => {
-        const result = await handler({ params, query, body, ctx, request, reply });
-        if (isRawResponse(responseSpec) || reply.sent) return { status, body: undefined };
-        // A handler may pick another declared status (readiness answers 503 with the same body shape).
-        const chosen = reply.statusCode !== 200 && def.responses[reply.statusCode] ? reply.statusCode : status;
-        const spec = def.responses[chosen];
-        // Response schemas strip every field they do not list: hashes and secrets never leave the server.
-        const serialized = spec && !isRawResponse(spec) ? spec.parse(result) : result;
-        return { status: chosen, body: serialized };
+      const input: HandlerInput<E> = {
+        params: parseInput(def.params, request.params, 'params') as ParamsOf<E>,
+        query: parseInput(def.query, request.query, 'query') as QueryOf<E>,
+        body: parseInput(def.body, request.body, 'body') as BodyOf<E>,
+        ctx,
+        request,
+        reply,
       };
 
       if (def.idempotent && request.headers['idempotency-key'] !== undefined) {
-        const outcome = await deps.idempotency(request, reply, ctx, run);
+        const outcome = await deps.idempotency(request, reply, ctx, () => respond(input));
         if (outcome.replayed) reply.header('idempotent-replayed', 'true');
         return reply.code(outcome.status).send(outcome.body);
       }
-      const outcome = await run();
-      if (reply.sent || isRawResponse(responseSpec)) return reply;
-      return reply.code(outcome.status).send(outcome.body);
+
+      const result = await handler(input);
+      if (raw || reply.sent) return reply;
+      const chosen = statusOf(reply);
+      if (typeof result === 'object' && result !== null && isFrozenDeep(result)) {
+        let made = jsonOfFrozen.get(result);
+        if (made?.status !== chosen) {
+          made = { status: chosen, json: JSON.stringify(strip(result, chosen)) };
+          jsonOfFrozen.set(result, made);
+        }
+        // The text Fastify would send for the object (JSON.stringify, the same content type).
+        return reply.code(chosen).type('application/json; charset=utf-8').send(made.json);
+      }
+      return reply.code(chosen).send(strip(result, chosen));
     },
   });
 }

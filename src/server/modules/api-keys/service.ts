@@ -10,11 +10,12 @@ import {
   type ApiKeyUpdateSchema,
 } from '../../../contract/api-keys.js';
 import type { Db } from '../../db/connection.js';
-import { apiKeys, organizations, partners } from '../../db/schema/index.js';
+import { apiKeys } from '../../db/schema/index.js';
 import { grants, systemContext, type Caller, type RequestContext } from '../../http/caller.js';
 import { HttpError, badRequest, forbidden, notFound, siteAccessDenied, tooManyRequests, unauthorized } from '../../http/errors.js';
 import { fieldError } from '../../http/validation.js';
 import { paged, type Paged } from '../../lib/paging.js';
+import { ReadCache } from '../../lib/read-cache.js';
 import { sha256Hex } from '../../security/crypto.js';
 import { recordAudit } from '../audit/recorder.js';
 import { accessibleOrgIds, requireOrg } from '../tenancy/access.js';
@@ -26,7 +27,9 @@ import { ApiKeyUsage } from './usage.js';
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 export type ApiKeyWithSecret = ApiKeyRow & { key: string; warning: string };
 
-/** The columns the authentication path reads, by hash (one prepared statement on every key request). */
+/** What the authentication path reads, by hash: the key and the state of its organization and partner (one
+ * prepared statement on every key request; the partner columns are null when the organization or partner
+ * row is missing). */
 interface KeyAuthRow {
   id: string;
   orgId: string;
@@ -36,6 +39,10 @@ interface KeyAuthRow {
   rateLimit: number;
   status: ApiKeyStatus;
   createdBy: string | null;
+  partnerId: string | null;
+  orgDeletedAt: string | null;
+  partnerStatus: string | null;
+  partnerDeletedAt: string | null;
 }
 
 const SYSTEM = systemContext().caller;
@@ -62,6 +69,13 @@ function byEffectiveStatus(status: Placeholder, now: Placeholder): SQL {
     OR (${status} = 'active' AND ${apiKeys.status} = 'active' AND (${apiKeys.expiresAt} IS NULL OR ${apiKeys.expiresAt} > ${now})))`;
 }
 
+/** The partner of the key's organization and its status; a missing or deleted organization or partner reads
+ * as "deleted", which the guard refuses like any inactive partner. */
+function orgContext(row: KeyAuthRow): { partnerId: string | null; partnerStatus: string } {
+  if (row.partnerId === null || row.partnerStatus === null) return { partnerId: null, partnerStatus: 'deleted' };
+  return { partnerId: row.partnerId, partnerStatus: row.orgDeletedAt || row.partnerDeletedAt ? 'deleted' : row.partnerStatus };
+}
+
 function unique(values: readonly string[]): string[] {
   return [...new Set(values)];
 }
@@ -74,8 +88,10 @@ export class ApiKeysService {
   readonly usage: ApiKeyUsage;
   readonly limiter: ApiKeyRateLimiter;
   private readonly byHash;
+  /** Keys by hash, kept while the database is unchanged (lib/read-cache.ts): a revocation, rotation, expiry,
+   * scope or rate-limit change, or a change to the organization or partner, is a write, which empties it. */
+  private readonly keysByHash;
   private readonly markExpired;
-  private readonly orgOfKey;
   private readonly listQuery;
   private readonly countQuery;
   private timer: NodeJS.Timeout | undefined;
@@ -104,19 +120,18 @@ export class ApiKeysService {
       .offset(sql.placeholder('offset'))
       .prepare();
     this.countQuery = db.select({ n: count() }).from(apiKeys).where(where).prepare();
-    // The hot path reads the organization and partner state of the key with one prepared statement (a
-    // read-only look at tenancy's rows; the tenancy helpers build their query on every call).
-    this.orgOfKey = db
-      .select({ partnerId: organizations.partnerId, orgDeletedAt: organizations.deletedAt, partnerStatus: partners.status, partnerDeletedAt: partners.deletedAt })
-      .from(organizations)
-      .innerJoin(partners, eq(partners.id, organizations.partnerId))
-      .where(eq(organizations.id, sql.placeholder('orgId')))
-      .prepare();
+    // The hot path reads the key with the organization and partner state it acts in, in one statement (a
+    // read-only look at tenancy's rows).
     this.byHash = db.$client.prepare<[string], KeyAuthRow>(
-      `SELECT id, org_id AS orgId, name, scopes, expires_at AS expiresAt, rate_limit AS rateLimit, status,
-              created_by AS createdBy
-         FROM api_keys WHERE key_hash = ?`,
+      `SELECT k.id, k.org_id AS orgId, k.name, k.scopes, k.expires_at AS expiresAt, k.rate_limit AS rateLimit,
+              k.status, k.created_by AS createdBy, p.id AS partnerId, o.deleted_at AS orgDeletedAt,
+              p.status AS partnerStatus, p.deleted_at AS partnerDeletedAt
+         FROM api_keys k
+         LEFT JOIN organizations o ON o.id = k.org_id
+         LEFT JOIN partners p ON p.id = o.partner_id
+        WHERE k.key_hash = ?`,
     );
+    this.keysByHash = new ReadCache<KeyAuthRow>(db.$client, 1024);
     this.markExpired = db.$client.prepare<[string, string]>(
       "UPDATE api_keys SET status = 'expired', updated_at = ? WHERE id = ? AND status = 'active'",
     );
@@ -158,15 +173,18 @@ export class ApiKeysService {
   authenticate(raw: string, reply: FastifyReply): Caller {
     if (raw.length === 0) throw unauthorized('Missing X-API-Key header', 'MISSING_API_KEY');
     if (!API_KEY_PATTERN.test(raw)) throw unauthorized('Invalid API key format', 'INVALID_API_KEY_FORMAT');
-    const row = this.byHash.get(sha256Hex(raw));
+    const hash = sha256Hex(raw);
+    const row = this.keysByHash.lookup(hash) ?? this.readKey(hash);
     if (!row) throw unauthorized('Invalid API key', 'INVALID_API_KEY');
     if (row.status === 'revoked') throw unauthorized('API key is revoked', 'API_KEY_REVOKED');
     const now = Date.now();
-    const nowIso = new Date(now).toISOString();
     if (row.status === 'expired') throw unauthorized('API key is expired', 'API_KEY_EXPIRED');
-    if (row.expiresAt !== null && row.expiresAt <= nowIso) {
-      this.markExpired.run(nowIso, row.id);
-      throw unauthorized('API key is expired', 'API_KEY_EXPIRED');
+    if (row.expiresAt !== null) {
+      const nowIso = new Date(now).toISOString();
+      if (row.expiresAt <= nowIso) {
+        this.markExpired.run(nowIso, row.id);
+        throw unauthorized('API key is expired', 'API_KEY_EXPIRED');
+      }
     }
 
     const decision = this.limiter.hit(row.id, row.rateLimit, now);
@@ -176,9 +194,9 @@ export class ApiKeysService {
       'x-ratelimit-reset': String(decision.reset),
     });
     if (!decision.allowed) throw tooManyRequests('Rate limit exceeded', decision.retryAfter, 'RATE_LIMIT_EXCEEDED');
-    this.usage.record(row.id, new Date(now));
+    this.usage.record(row.id, now);
 
-    const { partnerId, partnerStatus } = this.orgContext(row.orgId);
+    const { partnerId, partnerStatus } = orgContext(row);
     return {
       kind: 'apiKey',
       userId: row.createdBy,
@@ -201,12 +219,11 @@ export class ApiKeysService {
     };
   }
 
-  /** The partner of the key's organization and its status; a deleted organization or partner reads as
-   * "deleted", which the guard refuses like any inactive partner. */
-  private orgContext(orgId: string): { partnerId: string | null; partnerStatus: string } {
-    const row = this.orgOfKey.get({ orgId });
-    if (!row) return { partnerId: null, partnerStatus: 'deleted' };
-    return { partnerId: row.partnerId, partnerStatus: row.orgDeletedAt || row.partnerDeletedAt ? 'deleted' : row.partnerStatus };
+  /** The key with this hash from the database, kept for the next request if there is one (unknown hashes are
+   * not kept: guessing cannot fill the cache). */
+  private readKey(hash: string): KeyAuthRow | undefined {
+    const row = this.byHash.get(hash);
+    return row && this.keysByHash.store(hash, row);
   }
 
   // ---- Management (01 §4.1) ----

@@ -2,7 +2,8 @@ import type Database from 'better-sqlite3';
 
 interface PendingUse {
   count: number;
-  lastUsedAt: string;
+  /** Unix milliseconds; written as an ISO string. */
+  lastUsedAt: number;
 }
 
 /**
@@ -22,14 +23,14 @@ export class ApiKeyUsage {
     );
   }
 
-  record(keyId: string, at: Date): void {
-    const iso = at.toISOString();
+  /** Counts one use at `at` (Unix milliseconds). */
+  record(keyId: string, at: number): void {
     const entry = this.pending.get(keyId);
     if (entry) {
       entry.count++;
-      if (iso > entry.lastUsedAt) entry.lastUsedAt = iso;
+      if (at > entry.lastUsedAt) entry.lastUsedAt = at;
     } else {
-      this.pending.set(keyId, { count: 1, lastUsedAt: iso });
+      this.pending.set(keyId, { count: 1, lastUsedAt: at });
     }
   }
 
@@ -45,7 +46,7 @@ export class ApiKeyUsage {
     this.pending = new Map();
     try {
       this.sqlite.transaction(() => {
-        for (const [id, use] of batch) this.updateStmt.run({ id, count: use.count, at: use.lastUsedAt });
+        for (const [id, use] of batch) this.updateStmt.run({ id, count: use.count, at: new Date(use.lastUsedAt).toISOString() });
       })();
     } catch (err) {
       // Keep the counts for the next attempt rather than lose them.

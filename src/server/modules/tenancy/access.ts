@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
 import { organizations, sites } from '../../db/schema/index.js';
 import type { Caller } from '../../http/caller.js';
@@ -6,6 +6,49 @@ import { notFound, orgAccessDenied, siteAccessDenied } from '../../http/errors.j
 
 export type Organization = typeof organizations.$inferSelect;
 export type Site = typeof sites.$inferSelect;
+
+/** The scoping queries of every request, prepared once per database: drizzle builds and SQLite compiles an
+ * unprepared query on each call, which costs more than running it. Lists of ids travel as one JSON array. */
+function prepareAccessQueries(db: Db) {
+  const live = isNull(organizations.deletedAt);
+  const byPartner = eq(organizations.partnerId, sql.placeholder('partnerId'));
+  return {
+    orgsOfPartner: db.select({ id: organizations.id }).from(organizations).where(and(byPartner, live)).prepare(),
+    selectedOrgsOfPartner: db
+      .select({ id: organizations.id })
+      .from(organizations)
+      .where(
+        and(byPartner, live, sql`${organizations.id} IN (SELECT value FROM json_each(${sql.placeholder('orgIds')}))`),
+      )
+      .prepare(),
+    liveOrg: db
+      .select()
+      .from(organizations)
+      .where(and(eq(organizations.id, sql.placeholder('id')), live))
+      .prepare(),
+    liveOrgId: db
+      .select({ id: organizations.id })
+      .from(organizations)
+      .where(and(eq(organizations.id, sql.placeholder('id')), live))
+      .prepare(),
+    site: db
+      .select()
+      .from(sites)
+      .where(eq(sites.id, sql.placeholder('id')))
+      .prepare(),
+  };
+}
+
+const prepared = new WeakMap<Db, ReturnType<typeof prepareAccessQueries>>();
+
+function queriesOf(db: Db): ReturnType<typeof prepareAccessQueries> {
+  let queries = prepared.get(db);
+  if (!queries) {
+    queries = prepareAccessQueries(db);
+    prepared.set(db, queries);
+  }
+  return queries;
+}
 
 /**
  * The organizations a caller reaches (01 §1): null for system callers (no filter); partner callers by their
@@ -15,18 +58,15 @@ export function accessibleOrgIds(db: Db, caller: Caller): string[] | null {
   if (caller.scope === 'system') return null;
   if (caller.scope === 'organization') return caller.orgId ? [caller.orgId] : [];
   if (!caller.partnerId || caller.orgAccess === 'none') return [];
-  const conditions = [eq(organizations.partnerId, caller.partnerId), isNull(organizations.deletedAt)];
+  const queries = queriesOf(db);
   if (caller.orgAccess === 'selected') {
     const selected = caller.orgIds ?? [];
     if (selected.length === 0) return [];
-    conditions.push(inArray(organizations.id, selected));
+    return queries.selectedOrgsOfPartner
+      .all({ partnerId: caller.partnerId, orgIds: JSON.stringify(selected) })
+      .map((r) => r.id);
   }
-  return db
-    .select({ id: organizations.id })
-    .from(organizations)
-    .where(and(...conditions))
-    .all()
-    .map((r) => r.id);
+  return queries.orgsOfPartner.all({ partnerId: caller.partnerId }).map((r) => r.id);
 }
 
 export function canAccessOrg(db: Db, caller: Caller, orgId: string): boolean {
@@ -36,11 +76,7 @@ export function canAccessOrg(db: Db, caller: Caller, orgId: string): boolean {
 
 /** The live organization, if the caller may reach it: 404 when absent or deleted, 403 when out of scope. */
 export function requireOrg(db: Db, caller: Caller, orgId: string): Organization {
-  const org = db
-    .select()
-    .from(organizations)
-    .where(and(eq(organizations.id, orgId), isNull(organizations.deletedAt)))
-    .get();
+  const org = queriesOf(db).liveOrg.get({ id: orgId });
   if (!org) throw notFound('Organization not found');
   if (!canAccessOrg(db, caller, org.id)) throw orgAccessDenied();
   return org;
@@ -53,14 +89,10 @@ export function canAccessSite(caller: Caller, siteId: string): boolean {
 
 /** The site, if the caller may reach it and its organization (01 §4.3 "Site access"). */
 export function requireSite(db: Db, caller: Caller, siteId: string): Site {
-  const site = db.select().from(sites).where(eq(sites.id, siteId)).get();
+  const queries = queriesOf(db);
+  const site = queries.site.get({ id: siteId });
   if (!site) throw notFound('Site not found');
-  const org = db
-    .select({ id: organizations.id })
-    .from(organizations)
-    .where(and(eq(organizations.id, site.orgId), isNull(organizations.deletedAt)))
-    .get();
-  if (!org) throw notFound('Site not found');
+  if (!queries.liveOrgId.get({ id: site.orgId })) throw notFound('Site not found');
   if (!canAccessOrg(db, caller, site.orgId) || !canAccessSite(caller, site.id)) throw siteAccessDenied();
   return site;
 }

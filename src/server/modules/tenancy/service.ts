@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, ne, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type {
   OrganizationCreateSchema,
@@ -19,6 +19,7 @@ import { badRequest, conflict, forbidden, notFound, siteAccessDenied } from '../
 import { fieldError } from '../../http/validation.js';
 import { deepMerge } from '../../lib/deep-merge.js';
 import { countRows, page, paged, type Paged } from '../../lib/paging.js';
+import { ReadCache } from '../../lib/read-cache.js';
 import { recordAudit } from '../audit/recorder.js';
 import { accessibleOrgIds, canAccessSite, requireOrg, requireSite, type Organization, type Site } from './access.js';
 
@@ -49,9 +50,57 @@ function contractDates(
   return out;
 }
 
+/**
+ * The site list as prepared statements (rows and count), one pair per way of naming the organizations: one
+ * organization, the live ones among listed ids (a JSON array), or every live one (system callers). A caller
+ * restricted to some sites passes them as a JSON array in siteIds; null means all.
+ */
+function prepareSiteLists(db: Db) {
+  const ofSites = sql`(${sql.placeholder('siteIds')} IS NULL OR ${sites.id} IN (SELECT value FROM json_each(${sql.placeholder('siteIds')})))`;
+  const liveOrgs = (listed: boolean) =>
+    db
+      .select({ id: organizations.id })
+      .from(organizations)
+      .where(
+        listed
+          ? and(
+              isNull(organizations.deletedAt),
+              sql`${organizations.id} IN (SELECT value FROM json_each(${sql.placeholder('orgIds')}))`,
+            )
+          : isNull(organizations.deletedAt),
+      );
+  const pair = (orgCondition: SQL) => {
+    const where = and(orgCondition, ofSites);
+    return {
+      rows: db
+        .select()
+        .from(sites)
+        .where(where)
+        .orderBy(asc(sites.name), asc(sites.id))
+        .limit(sql.placeholder('limit'))
+        .offset(sql.placeholder('offset'))
+        .prepare(),
+      count: db.select({ n: count() }).from(sites).where(where).prepare(),
+    };
+  };
+  return {
+    ofOrg: pair(eq(sites.orgId, sql.placeholder('orgId'))),
+    ofListedOrgs: pair(inArray(sites.orgId, liveOrgs(true))),
+    ofLiveOrgs: pair(inArray(sites.orgId, liveOrgs(false))),
+  };
+}
+type SiteLists = ReturnType<typeof prepareSiteLists>;
+
 /** Partners, organizations and sites (01 §2.3-2.5, §4.3), every query limited to the caller's reach. */
 export class TenancyService {
-  constructor(private readonly db: Db) {}
+  private readonly siteQueries: SiteLists;
+  /** Pages of the site list, kept while the database is unchanged (lib/read-cache.ts). */
+  private readonly sitePages: ReadCache<Paged<Site>>;
+
+  constructor(private readonly db: Db) {
+    this.siteQueries = prepareSiteLists(db);
+    this.sitePages = new ReadCache(db.$client);
+  }
 
   // ---- Partners ----
 
@@ -339,33 +388,28 @@ export class TenancyService {
   listSites(ctx: RequestContext, query: z.infer<typeof SiteListQuerySchema>): Paged<Site> {
     const { caller } = ctx;
     const orgId = query.orgId ?? query.organizationId;
-    const conditions: SQL[] = [];
+    let shape: keyof SiteLists;
+    let orgs: string;
     if (orgId) {
       requireOrg(this.db, caller, orgId);
-      conditions.push(eq(sites.orgId, orgId));
+      shape = 'ofOrg';
+      orgs = orgId;
     } else {
       const ids = accessibleOrgIds(this.db, caller);
       if (ids !== null && ids.length === 0) return paged([], query, 0);
-      const live = this.db
-        .select({ id: organizations.id })
-        .from(organizations)
-        .where(
-          ids === null
-            ? isNull(organizations.deletedAt)
-            : and(isNull(organizations.deletedAt), inArray(organizations.id, ids)),
-        );
-      conditions.push(inArray(sites.orgId, live));
+      shape = ids === null ? 'ofLiveOrgs' : 'ofListedOrgs';
+      orgs = ids === null ? '' : JSON.stringify(ids);
     }
-    if (caller.siteIds !== null) {
-      if (caller.siteIds.length === 0) return paged([], query, 0);
-      conditions.push(inArray(sites.id, caller.siteIds));
-    }
-    const where = and(...conditions);
-    const rows = page(
-      this.db.select().from(sites).where(where).orderBy(asc(sites.name), asc(sites.id)).$dynamic(),
-      query,
-    ).all();
-    return paged(rows, query, countRows(this.db, sites, where));
+    if (caller.siteIds !== null && caller.siteIds.length === 0) return paged([], query, 0);
+    const siteIds = caller.siteIds === null ? null : JSON.stringify(caller.siteIds);
+    // The page is a function of the database and exactly these values, so it is kept until the next write.
+    const key = `${shape} ${orgs} ${siteIds ?? '*'} ${query.page} ${query.limit}`;
+    const kept = this.sitePages.lookup(key);
+    if (kept) return kept;
+    const lists = this.siteQueries[shape];
+    const params = shape === 'ofOrg' ? { orgId: orgs, siteIds } : { orgIds: orgs, siteIds };
+    const rows = lists.rows.all({ ...params, limit: query.limit, offset: (query.page - 1) * query.limit });
+    return this.sitePages.store(key, paged(rows, query, lists.count.get(params)?.n ?? 0));
   }
 
   getSite(ctx: RequestContext, id: string): Site {
