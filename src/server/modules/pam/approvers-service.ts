@@ -84,6 +84,8 @@ export class PamApproversService {
           userId,
           elevationRequestId,
           challenge,
+          // One clock reading for both ends, so the stored lifetime is exactly the TTL.
+          createdAt: new Date(now).toISOString(),
           expiresAt: new Date(now + CHALLENGE_TTL_MS).toISOString(),
         })
         .run();
