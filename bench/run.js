@@ -16,25 +16,41 @@
 //   GET /api/v1/orgs/sites      by X-API-Key, an organization of 20 sites  req/s ≥ 0.5× GET /health of the same
 //                                                                          server; p99 < 25 ms at 50 connections
 //   server RSS under load       VmRSS every 200 ms through the load                                (< 150 MB)
-// Environment: BENCH_PARTS (startup,load), BENCH_LOAD_CONNECTIONS (50), BENCH_LOAD_AMOUNT (20000 requests per
+// Export (bench/export.js, in a process of its own): 1,000,000 elevation audit events, then
+// `svc pam export --format csv --out FILE` against the local server: ≥ 100,000 rows/s end to end, and the CLI's and
+// the server's peak RSS within 15% between 100,000 and 1,000,000 rows (its environment is described there).
+// Environment: BENCH_PARTS (startup,load,export), BENCH_LOAD_CONNECTIONS (50), BENCH_LOAD_AMOUNT (20000 requests per
 // run), BENCH_LOAD_WARMUP (2000), BENCH_LOAD_ROUNDS (5), BENCH_LOAD_MAX_SECONDS (60 per run), BENCH_LOAD_LEVELS
 // (warn,info), BENCH_CPU_PROF_DIR (when set, the loaded servers write a V8 CPU profile there: node --cpu-prof).
 /* global process, console, setTimeout, setInterval, clearTimeout, clearInterval, fetch */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import {
+  ADMIN_EMAIL,
+  ADMIN_PASSWORD,
+  BIN,
+  ROOT,
+  api,
+  children,
+  get,
+  isolatedEnv,
+  median,
+  printMachine,
+  printTable,
+  procStatus,
+  round,
+  startServer,
+  tmp,
+} from './common.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const BIN = path.join(ROOT, 'bin', 'run.js');
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const STARTS = Number(process.env.BENCH_STARTS ?? 5);
-const PARTS = (process.env.BENCH_PARTS ?? 'startup,load').split(',').map((p) => p.trim());
+const PARTS = (process.env.BENCH_PARTS ?? 'startup,load,export').split(',').map((p) => p.trim());
 const LOAD_SCRIPT = path.join(ROOT, 'bench', 'load.js');
+const EXPORT_SCRIPT = path.join(ROOT, 'bench', 'export.js');
 const LOAD_CONNECTIONS = Number(process.env.BENCH_LOAD_CONNECTIONS ?? 50);
 const LOAD_AMOUNT = Number(process.env.BENCH_LOAD_AMOUNT ?? 20_000);
 const LOAD_WARMUP = Number(process.env.BENCH_LOAD_WARMUP ?? 2_000);
@@ -44,41 +60,6 @@ const LOAD_LEVELS = (process.env.BENCH_LOAD_LEVELS ?? 'warn,info').split(',').ma
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF_DIR;
 const LOAD_SITES = 20;
 const KEY_RATE_LIMIT = 100_000;
-const ADMIN_EMAIL = 'bench@example.test';
-const ADMIN_PASSWORD = 'Bench-Passw0rd!';
-
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
-const children = new Set();
-
-function cleanup() {
-  for (const child of children) child.kill('SIGKILL');
-  fs.rmSync(tmp, { recursive: true, force: true });
-}
-process.on('exit', cleanup);
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130));
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
-const round = (n, digits = 1) => (Number.isFinite(n) ? Number(n.toFixed(digits)) : n);
-
-/** An environment with its own HOME and XDG dirs: no profile, no keychain, no credentials file. */
-function isolatedEnv(extra = {}) {
-  const home = path.join(tmp, 'home');
-  fs.mkdirSync(home, { recursive: true });
-  return {
-    PATH: process.env.PATH ?? '',
-    HOME: home,
-    XDG_CONFIG_HOME: path.join(home, '.config'),
-    XDG_DATA_HOME: path.join(home, '.local/share'),
-    XDG_CACHE_HOME: path.join(home, '.cache'),
-    CI: '1',
-    NO_COLOR: '1',
-    ...extra,
-  };
-}
 
 /** Wall time of one process run to its exit, in ms; throws if it fails. */
 function timeRun(command, args, env) {
@@ -90,84 +71,7 @@ function timeRun(command, args, env) {
   return { ms, stdout: result.stdout };
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** GET on a fresh connection; resolves with the status, or rejects (e.g. ECONNREFUSED). */
-function get(url) {
-  return new Promise((resolve, reject) => {
-    const req = http.get(url, { agent: false, timeout: 2000 }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode));
-    });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
-  });
-}
-
-/** Spawns `svc server start` and polls /health every 2 ms; resolves at the first 200 with the elapsed ms.
- * The log level is warn unless given; nodeArgs go to node before the script (e.g. --cpu-prof). */
-async function startServer(dataDir, { logLevel = 'warn', logFile, nodeArgs = [] } = {}) {
-  const port = await freePort();
-  const env = isolatedEnv({
-    SVC_DATA_DIR: dataDir,
-    SVC_ADMIN_EMAIL: ADMIN_EMAIL,
-    SVC_ADMIN_PASSWORD: ADMIN_PASSWORD,
-    SVC_LOG_LEVEL: logLevel,
-  });
-  // The server logs to stderr: into the file when one is given (a file, as `svc server start 2>svc.log`
-  // would), otherwise into a pipe read here for the error message of a failed start.
-  const logFd = logFile ? fs.openSync(logFile, 'a') : undefined;
-  const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [...nodeArgs, BIN, 'server', 'start', '--port', String(port)], {
-    env,
-    cwd: ROOT,
-    stdio: ['ignore', 'ignore', logFd ?? 'pipe'],
-  });
-  if (logFd !== undefined) fs.closeSync(logFd);
-  children.add(child);
-  let stderr = '';
-  child.stderr?.on('data', (chunk) => (stderr += chunk));
-  let exited = false;
-  child.once('exit', () => (exited = true));
-  const url = `http://127.0.0.1:${port}`;
-  for (;;) {
-    if (exited)
-      throw new Error(`svc server start exited early:\n${logFile ? fs.readFileSync(logFile, 'utf8') : stderr}`);
-    const status = await get(`${url}/health`).catch(() => 0);
-    if (status === 200) break;
-    if (Number(process.hrtime.bigint() - started) / 1e6 > 30_000)
-      throw new Error(`no 200 on /health within 30 s:\n${stderr}`);
-    await new Promise((r) => setTimeout(r, 2));
-  }
-  const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  return {
-    ms,
-    url,
-    child,
-    async stop() {
-      if (exited) return;
-      const done = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await done;
-      children.delete(child);
-    },
-  };
-}
-
-function rssMb(pid) {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN);
-  return kb / 1024;
-}
+const rssMb = (pid) => procStatus(pid)?.rss ?? NaN;
 
 /** Which of the files under dist/server a command loads (a resolve hook logs them): expected none. */
 function serverModulesLoadedBy(args, env) {
@@ -188,44 +92,7 @@ function serverModulesLoadedBy(args, env) {
   return fs.existsSync(log) ? new Set(fs.readFileSync(log, 'utf8').split('\n').filter(Boolean)).size : 0;
 }
 
-/** Rows of {m, v, unit, ratio, target, pass} as the bench's one table style. */
-function printTable(rows) {
-  const table = [['measurement', 'median', 'ratio', 'target', 'result']].concat(
-    rows.map((r) => [
-      r.m,
-      typeof r.v === 'string' ? r.v : `${round(r.v)} ${r.unit}`,
-      r.ratio === null ? '' : `${round(r.ratio, 2)}×`,
-      r.target,
-      r.pass === null ? '' : r.pass ? 'pass' : 'FAIL',
-    ]),
-  );
-  const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
-  for (const row of table)
-    console.log(
-      row
-        .map((cell, i) => cell.padEnd(widths[i]))
-        .join('  ')
-        .trimEnd(),
-    );
-}
-
 // ---- Load: an authenticated list against /health of the same server ----
-
-/** JSON request against the bench's own server; throws unless the status is the expected one. */
-async function api(url, method, pathname, { token, body, expect = [200, 201] } = {}) {
-  const res = await fetch(`${url}/api/v1${pathname}`, {
-    method,
-    headers: {
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = await res.json().catch(() => null);
-  if (!expect.includes(res.status))
-    throw new Error(`${method} ${pathname}: HTTP ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
 
 /**
  * A partner, an organization with LOAD_SITES sites, and `keys` API keys of that organization with the scope
@@ -597,18 +464,19 @@ async function startupBench() {
   }
 }
 
+/** bench/export.js in a process of its own: it seeds a database of its own, prints its table and cleans up. */
+function exportBench() {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [EXPORT_SCRIPT], { cwd: ROOT, stdio: 'inherit' });
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`bench/export.js exited with ${code}`))));
+  });
+}
+
 async function main() {
-  console.log(
-    `svc bench: node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown cpu'}), ${os.platform()} ${os.release()}`,
-  );
-  console.log(
-    `load average ${os
-      .loadavg()
-      .map((n) => n.toFixed(2))
-      .join(' ')}\n`,
-  );
+  printMachine('svc bench');
   // Each part reports its own failure, so that one broken part does not hide the figures of the other.
-  const parts = { startup: startupBench, load: loadBench };
+  const parts = { startup: startupBench, load: loadBench, export: exportBench };
   const selected = PARTS.filter((name) => name in parts);
   for (const [i, name] of selected.entries()) {
     if (i > 0) console.log('');

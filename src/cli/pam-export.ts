@@ -300,7 +300,10 @@ export async function runElevationExport(options: ExportOptions): Promise<Export
       let stopped = false;
       const pages = paginateCursor(
         (cursor) => options.fetchPage({ ...base, ...(cursor === undefined ? {} : { cursor }) }),
-        state.cursor === null ? {} : { cursor: state.cursor },
+        {
+          ...(state.cursor === null ? {} : { cursor: state.cursor }),
+          readAhead: { discard: (response) => void response.body.dump().catch(() => undefined) },
+        },
       );
       for await (const response of pages) {
         const page = state.pages + 1;

@@ -101,31 +101,59 @@ export async function* paginateRaw(
   }
 }
 
-export interface CursorPageOptions {
+export interface CursorPageOptions<R> {
   /** Resume from this cursor (a checkpoint) instead of the start. */
   cursor?: string;
+  /**
+   * Ask for the next page as soon as a page's headers name its cursor, while the caller is still reading
+   * that page's body: the server prepares one page while the client writes the other. A page fetched ahead
+   * that will not be read (the caller stopped or failed) goes to `discard`, which must release its body.
+   */
+  readAhead?: { discard: (response: R) => void };
+}
+
+/** The cursor after a page: undefined at the end, an Error when the headers make no sense. */
+function cursorAfter(headers: ResponseHeaders, seen: Set<string>): string | Error | undefined {
+  const hasMore = headerValue(headers, 'x-has-more')?.trim().toLowerCase() === 'true';
+  if (!hasMore) return undefined;
+  const next = headerValue(headers, 'x-next-cursor');
+  if (next === undefined || next === '') return new Error('The server said X-Has-More: true but sent no X-Next-Cursor');
+  if (seen.has(next)) return new Error(`The server sent cursor ${next} twice; stopping instead of looping`);
+  seen.add(next);
+  return next;
 }
 
 /**
  * Cursor streams (the PAM audit export): calls `fetch` with no cursor, then with each `X-Next-Cursor` while
- * `X-Has-More` is `true`, yielding every response. The caller consumes each body before asking for the next.
+ * `X-Has-More` is `true`, yielding every response. The caller consumes each body before asking for the next;
+ * with `readAhead` the next request is already under way by then.
  */
 export async function* paginateCursor<R extends { headers: ResponseHeaders }>(
   fetch: (cursor?: string) => Promise<R>,
-  options: CursorPageOptions = {},
+  options: CursorPageOptions<R> = {},
 ): AsyncGenerator<R, void, undefined> {
-  let cursor = options.cursor;
   const seen = new Set<string>();
-  for (;;) {
-    const response = await fetch(cursor);
-    yield response;
-    const hasMore = headerValue(response.headers, 'x-has-more')?.trim().toLowerCase() === 'true';
-    if (!hasMore) return;
-    const next = headerValue(response.headers, 'x-next-cursor');
-    if (next === undefined || next === '')
-      throw new Error('The server said X-Has-More: true but sent no X-Next-Cursor');
-    if (seen.has(next)) throw new Error(`The server sent cursor ${next} twice; stopping instead of looping`);
-    seen.add(next);
-    cursor = next;
+  let ahead: Promise<R> | undefined;
+  let next: Promise<R> | undefined = fetch(options.cursor);
+  try {
+    while (next !== undefined) {
+      const response = await next;
+      next = undefined;
+      const cursor = cursorAfter(response.headers, seen);
+      if (options.readAhead !== undefined && typeof cursor === 'string') {
+        ahead = fetch(cursor);
+        // Handled here so that a failure while the caller reads this page is not an unhandled rejection;
+        // it is thrown when the page is awaited.
+        void ahead.catch(() => undefined);
+      }
+      yield response;
+      if (cursor instanceof Error) throw cursor;
+      if (cursor === undefined) return;
+      next = ahead ?? fetch(cursor);
+      ahead = undefined;
+    }
+  } finally {
+    const discard = options.readAhead?.discard;
+    if (ahead !== undefined && discard !== undefined) void ahead.then(discard, () => undefined);
   }
 }

@@ -352,9 +352,11 @@ describe('pam export --out: checkpoints and --resume (CLI.md "The audit export")
     // The half page was cut off when the reset was seen.
     expect(fs.readFileSync(target, 'utf8')).toBe(expectedCsv(20));
 
+    // (The first run may have asked for page 4 ahead before page 3 failed.)
+    const firstRunQueries = m.queries.length;
     const summary = await run(m.url, { out: target, resume: true, limit: 4 });
     expect(summary).toMatchObject({ rows: 47, complete: true, resumed: true });
-    expect(m.queries.at(3)?.get('cursor')).toBe(encode(20));
+    expect(m.queries.at(firstRunQueries)?.get('cursor')).toBe(encode(20));
     expect(fs.readFileSync(target).equals(fs.readFileSync(whole))).toBe(true);
     expect(fs.existsSync(checkpointPathFor(target))).toBe(false);
   });

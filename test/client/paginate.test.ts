@@ -143,6 +143,44 @@ describe('paginateCursor', () => {
     ).toEqual(['true', 'false']);
   });
 
+  it('readAhead asks for the next page while the caller still holds this one, and discards it when the caller stops', async () => {
+    const fetched: string[] = [];
+    const fetch = (cursor?: string) => {
+      const n = cursor === undefined ? 1 : Number(cursor);
+      fetched.push(String(n));
+      return Promise.resolve({ headers: { 'x-has-more': String(n < 5), 'x-next-cursor': String(n + 1) }, n });
+    };
+    const discarded: number[] = [];
+    const pages = paginateCursor(fetch, { readAhead: { discard: (r) => discarded.push(r.n) } });
+    const first = await pages.next();
+    expect(first.value).toMatchObject({ n: 1 });
+    // Page 2 is under way before the caller is done with page 1.
+    expect(fetched).toEqual(['1', '2']);
+    expect((await pages.next()).value).toMatchObject({ n: 2 });
+    expect(fetched).toEqual(['1', '2', '3']);
+    await pages.return();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(discarded).toEqual([3]);
+
+    // To the end: every page once, in order, nothing fetched past the last one.
+    fetched.length = 0;
+    const all = await collect(paginateCursor(fetch, { readAhead: { discard: (r) => discarded.push(r.n) } }));
+    expect(all.map((r) => r.n)).toEqual([1, 2, 3, 4, 5]);
+    expect(fetched).toEqual(['1', '2', '3', '4', '5']);
+    expect(discarded).toEqual([3]);
+  });
+
+  it('readAhead: a page fetched ahead that fails is thrown when it is reached, not as an unhandled rejection', async () => {
+    const fetch = (cursor?: string) =>
+      cursor === undefined
+        ? Promise.resolve({ headers: { 'x-has-more': 'true', 'x-next-cursor': 'c2' } })
+        : Promise.reject(new Error('connection reset'));
+    const pages = paginateCursor(fetch, { readAhead: { discard: () => undefined } });
+    await pages.next();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await expect(pages.next()).rejects.toThrow('connection reset');
+  });
+
   it('refuses a has-more page without a cursor, and a cursor that repeats', async () => {
     await expect(collect(paginateCursor(() => Promise.resolve({ headers: { 'x-has-more': 'true' } })))).rejects.toThrow(
       /X-Next-Cursor/,

@@ -493,6 +493,24 @@ describe('PAM elevation audit export (01 §4.9 "Audit export", 04 "Audit export"
       expect(next.rows[0]?.id).not.toBe(page.rows[0]?.id);
     });
 
+    it('04 Audit export cursor: a cursor from before `from` does not reach out of the window', async () => {
+      for (let i = 0; i < 3; i++) {
+        await pendingRequest(t, w.devA1a);
+        tick();
+      }
+      const all = await get({ ...window(), format: 'jsonl' });
+      const times = [...new Set(all.rows.map((row) => String(row.created_at)))];
+      expect(times.length).toBeGreaterThanOrEqual(3);
+      const first = await get({ ...window(), limit: 1, format: 'jsonl' });
+      const cursor = String(first.headers['x-next-cursor']);
+      const from = times[2] ?? '';
+      const page = await get({ ...window(), from, format: 'jsonl', cursor });
+      expect(page.status).toBe(200);
+      expect(page.rows.map((row) => row.id)).toEqual(
+        all.rows.filter((row) => String(row.created_at) >= from).map((row) => row.id),
+      );
+    });
+
     it('04 Audit export access: user sessions only, devices:read and audit:export, MFA, the organization in reach', async () => {
       const w0 = window();
       const noMfa = await seedUser(t, {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import ipaddr from 'ipaddr.js';
 import type { Db } from '../../db/connection.js';
 import { auditLogs } from '../../db/schema/index.js';
@@ -51,6 +51,25 @@ function ipOrNull(ip: string | null): string | null {
   return ip !== null && ip.length <= 45 && ipaddr.isValid(ip) ? ip : null;
 }
 
+/** The last entry of a chain: prepared once per database, as every audited write asks for it. */
+const chainHeads = new WeakMap<Db, ReturnType<typeof prepareChainHead>>();
+
+function prepareChainHead(db: Db) {
+  return db
+    .select({ seq: auditLogs.seq, checksum: auditLogs.checksum })
+    .from(auditLogs)
+    .where(eq(auditLogs.chain, sql.placeholder('chain')))
+    .orderBy(desc(auditLogs.seq))
+    .limit(1)
+    .prepare();
+}
+
+function chainHeadQuery(db: Db): ReturnType<typeof prepareChainHead> {
+  let query = chainHeads.get(db);
+  if (query === undefined) chainHeads.set(db, (query = prepareChainHead(db)));
+  return query;
+}
+
 /**
  * Appends an audit entry (03 §2.6) inside the caller's transaction. Each entry's checksum covers its fields
  * and the previous entry's checksum in the same chain, so an edited or deleted row breaks verification.
@@ -60,13 +79,7 @@ export function recordAudit(tx: Db, ctx: RequestContext, entry: AuditEntry): Aud
   const partnerId = entry.partnerId !== undefined ? entry.partnerId : caller.partnerId;
   const orgId = entry.orgId ?? null;
   const chain = chainOf(orgId, partnerId);
-  const last = tx
-    .select({ seq: auditLogs.seq, checksum: auditLogs.checksum })
-    .from(auditLogs)
-    .where(eq(auditLogs.chain, chain))
-    .orderBy(desc(auditLogs.seq))
-    .limit(1)
-    .get();
+  const last = chainHeadQuery(tx).get({ chain });
 
   const rawActorId = caller.apiKeyId ?? caller.agentId ?? caller.userId;
   const actorType = caller.apiKeyId ? 'api_key' : caller.agentId ? 'agent' : caller.userId ? 'user' : 'system';

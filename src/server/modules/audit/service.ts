@@ -1,5 +1,4 @@
 import { Readable } from 'node:stream';
-import { stringify } from 'csv-stringify';
 import { and, asc, desc, eq, gt, gte, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { z } from 'zod';
@@ -9,7 +8,7 @@ import { auditLogs } from '../../db/schema/index.js';
 import type { RequestContext } from '../../http/caller.js';
 import { notFound, orgAccessDenied } from '../../http/errors.js';
 import { countRows, page, paged, type Paged } from '../../lib/paging.js';
-import { neutraliseFormula } from '../../lib/csv-safety.js';
+import { csvRecord } from '../../lib/csv.js';
 import { accessibleOrgIds, canAccessOrg } from '../tenancy/access.js';
 import { recordAudit, verifyChain, type ChainReport } from './recorder.js';
 
@@ -150,13 +149,12 @@ export class AuditService {
         })(),
       );
     }
-    const csv = stringify({
-      header: true,
-      columns: [...AUDIT_EXPORT_COLUMNS],
-      record_delimiter: '\n',
-      cast: { string: neutraliseFormula, object: (value) => neutraliseFormula(JSON.stringify(value)) },
-    });
-    return Readable.from(rows()).pipe(csv);
+    return Readable.from(
+      (async function* () {
+        yield csvRecord(AUDIT_EXPORT_COLUMNS);
+        for await (const row of rows()) yield csvRecord(AUDIT_EXPORT_COLUMNS.map((c) => row[c]));
+      })(),
+    );
   }
 
   /** An export is itself a data export worth auditing (03 §2.6 "data.export"): who pulled which entries. */

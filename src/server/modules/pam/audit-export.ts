@@ -1,12 +1,10 @@
-import { Readable } from 'node:stream';
-import Database from 'better-sqlite3';
-import { stringify } from 'csv-stringify';
+import type { Statement } from 'better-sqlite3';
 import { ELEVATION_EXPORT_COLUMNS, type ElevationAuditExportQuery } from '../../../contract/pam.js';
 import type { Db } from '../../db/connection.js';
 import type { RequestContext } from '../../http/caller.js';
 import { HttpError, forbidden } from '../../http/errors.js';
 import { grants } from '../../http/caller.js';
-import { neutraliseFormula } from '../../lib/csv-safety.js';
+import { csvFields, csvRecord } from '../../lib/csv.js';
 import { recordAudit } from '../audit/recorder.js';
 import { requireSite } from '../tenancy/access.js';
 import { targetOrg } from './scope.js';
@@ -43,72 +41,133 @@ export function decodeCursor(cursor: string): ExportKey {
   return { createdAt, id };
 }
 
-/** One exported row: the event joined to its request's current state, keyed by the export's column names. */
-type ExportRow = Record<(typeof ELEVATION_EXPORT_COLUMNS)[number], string | number | null>;
+type ExportColumn = (typeof ELEVATION_EXPORT_COLUMNS)[number];
+type RequestColumn = Extract<ExportColumn, `request_${string}`>;
+type EventColumn = Exclude<ExportColumn, RequestColumn>;
 
-const SELECT_COLUMNS = `
-  e.id AS id, e.org_id AS org_id, e.elevation_request_id AS elevation_request_id, e.event_type AS event_type,
-  e.actor AS actor, e.actor_user_id AS actor_user_id, e.occurred_at AS occurred_at, e.created_at AS created_at,
-  e.details AS details, r.device_id AS request_device_id, r.site_id AS request_site_id,
-  r.flow_type AS request_flow_type, r.subject_user_id AS request_subject_user_id,
-  r.subject_username AS request_subject_username, r.reason AS request_reason,
-  r.target_executable_path AS request_target_executable_path, r.target_executable_hash AS request_target_executable_hash,
-  r.target_executable_signer AS request_target_executable_signer, r.target_publisher AS request_target_publisher,
-  r.status AS request_status, r.revision AS request_revision, r.requested_at AS request_requested_at,
-  r.approved_at AS request_approved_at, r.approved_by_user_id AS request_approved_by_user_id,
-  r.denied_by_user_id AS request_denied_by_user_id, r.denial_reason AS request_denial_reason,
-  r.expires_at AS request_expires_at, r.revoked_at AS request_revoked_at,
-  r.revoked_by_user_id AS request_revoked_by_user_id, r.revoked_reason AS request_revoked_reason,
-  r.execution_id AS request_execution_id, r.tool_name AS request_tool_name, r.action_digest AS request_action_digest,
-  r.risk_tier AS request_risk_tier, r.decided_assurance_level AS request_decided_assurance_level,
-  r.decided_via AS request_decided_via`;
+/** The event's own columns: the first ones of the export (04 "Audit export"). */
+const EVENT_SQL: Record<EventColumn, string> = {
+  id: 'e.id',
+  org_id: 'e.org_id',
+  elevation_request_id: 'e.elevation_request_id',
+  event_type: 'e.event_type',
+  actor: 'e.actor',
+  actor_user_id: 'e.actor_user_id',
+  occurred_at: 'e.occurred_at',
+  created_at: 'e.created_at',
+  details: 'e.details',
+};
 
-/** Filters of one page; every optional one is null when unused (one prepared statement for all pages). */
-const WHERE = `
+/** The columns of the event's request, in its current state: the rest of the export. */
+const REQUEST_SQL: Record<RequestColumn, string> = {
+  request_device_id: 'r.device_id',
+  request_site_id: 'r.site_id',
+  request_flow_type: 'r.flow_type',
+  request_subject_user_id: 'r.subject_user_id',
+  request_subject_username: 'r.subject_username',
+  request_reason: 'r.reason',
+  request_target_executable_path: 'r.target_executable_path',
+  request_target_executable_hash: 'r.target_executable_hash',
+  request_target_executable_signer: 'r.target_executable_signer',
+  request_target_publisher: 'r.target_publisher',
+  request_status: 'r.status',
+  request_revision: 'r.revision',
+  request_requested_at: 'r.requested_at',
+  request_approved_at: 'r.approved_at',
+  request_approved_by_user_id: 'r.approved_by_user_id',
+  request_denied_by_user_id: 'r.denied_by_user_id',
+  request_denial_reason: 'r.denial_reason',
+  request_expires_at: 'r.expires_at',
+  request_revoked_at: 'r.revoked_at',
+  request_revoked_by_user_id: 'r.revoked_by_user_id',
+  request_revoked_reason: 'r.revoked_reason',
+  request_execution_id: 'r.execution_id',
+  request_tool_name: 'r.tool_name',
+  request_action_digest: 'r.action_digest',
+  request_risk_tier: 'r.risk_tier',
+  request_decided_assurance_level: 'r.decided_assurance_level',
+  request_decided_via: 'r.decided_via',
+};
+
+const EVENT_COLUMNS = ELEVATION_EXPORT_COLUMNS.filter((c): c is EventColumn => c in EVENT_SQL);
+const REQUEST_COLUMNS = ELEVATION_EXPORT_COLUMNS.filter((c): c is RequestColumn => c in REQUEST_SQL);
+// A row is its event's cells followed by its request's, so the export's order must be events first.
+if ([...EVENT_COLUMNS, ...REQUEST_COLUMNS].join() !== ELEVATION_EXPORT_COLUMNS.join())
+  throw new Error('ELEVATION_EXPORT_COLUMNS: the request_* columns must follow the event columns');
+
+/** A row as SQLite returns it in raw mode: values in column order. */
+type Cells = (string | number | null)[];
+
+const ID = EVENT_COLUMNS.indexOf('id');
+const CREATED_AT = EVENT_COLUMNS.indexOf('created_at');
+const DETAILS = EVENT_COLUMNS.indexOf('details');
+const REQUEST_ID = EVENT_COLUMNS.indexOf('elevation_request_id');
+
+/**
+ * The events of one page, in one statement. The keyset condition is a row value, `(created_at, id) >
+ * (after)`, which SQLite answers from the (org_id, created_at, id) index as a range: every page starts where
+ * the last one ended instead of scanning the window from its start. Filters that are not used are null. The
+ * request is joined for the filters only; its columns are read once per request (REQUESTS_SQL), not per event.
+ */
+const PAGE_SQL = `
+  SELECT ${EVENT_COLUMNS.map((column) => EVENT_SQL[column]).join(', ')}
   FROM elevation_audit_events e JOIN elevation_requests r ON r.id = e.elevation_request_id
   WHERE e.org_id = @orgId
-    AND e.created_at >= @from AND e.created_at < @upper
+    AND (e.created_at, e.id) > (@afterAt, @afterId)
+    AND e.created_at < @upper
     AND (@siteId IS NULL OR r.site_id = @siteId)
     AND (@siteIds IS NULL OR r.site_id IN (SELECT value FROM json_each(@siteIds)))
     AND (@deviceId IS NULL OR r.device_id = @deviceId)
     AND (@requestId IS NULL OR e.elevation_request_id = @requestId)
     AND (@eventType IS NULL OR e.event_type = @eventType)
-    AND (@afterAt IS NULL OR e.created_at > @afterAt OR (e.created_at = @afterAt AND e.id > @afterId))`;
+  ORDER BY e.created_at, e.id
+  LIMIT @limit`;
+
+/** The requests of a page's events (a JSON array of ids): the id, then the request columns. */
+const REQUESTS_SQL = `
+  SELECT r.id, ${REQUEST_COLUMNS.map((column) => REQUEST_SQL[column]).join(', ')}
+  FROM elevation_requests r WHERE r.id IN (SELECT value FROM json_each(?))`;
 
 interface PageParams {
   orgId: string;
-  from: string;
+  afterAt: string;
+  afterId: string;
   upper: string;
   siteId: string | null;
   siteIds: string | null;
   deviceId: string | null;
   requestId: string | null;
   eventType: string | null;
-  afterAt: string | null;
-  afterId: string | null;
+  limit: number;
 }
 
 export interface ExportPage {
   headers: Record<string, string>;
   contentType: string;
-  body: Readable;
+  /** Bytes, not a string: its length is the Content-Length without encoding it twice. */
+  body: Buffer;
   rowCount: number;
 }
 
 /**
  * The elevation audit export (01 §4.9 "Audit export", 04 "Audit export"): one organization, the window
  * [from, to) over the time rows were recorded, keyset-paged by (recorded time, id), only rows recorded before
- * the settle watermark. The page's boundaries are read first (keys only, at most limit + 1) so the headers can
- * be sent; the rows themselves are then streamed from a read-only connection of their own (a better-sqlite3
- * iterator keeps its connection busy until it is done, and the socket may drain slowly) through csv-stringify
- * or as JSON lines.
+ * the settle watermark. A page is at most 1000 rows, so it is read in one statement and formatted whole: its
+ * headers (row count, next cursor) are known before the first byte is sent, and the memory a page takes is
+ * bounded by the limit whatever the size of the window.
  */
 export class ElevationAuditExport {
+  private readonly pageStatement: Statement<[PageParams], Cells>;
+  private readonly requestsStatement: Statement<[string], Cells>;
+
   constructor(
     private readonly db: Db,
     private readonly inFlight: InFlightWrites,
     private readonly settleSeconds: number,
-  ) {}
+  ) {
+    this.pageStatement = db.$client.prepare<[PageParams], Cells>(PAGE_SQL).raw(true);
+    this.requestsStatement = db.$client.prepare<[string], Cells>(REQUESTS_SQL).raw(true);
+  }
 
   /** X-Settled-Through: now − settle, capped at the recorded time of the oldest write still in progress. */
   watermark(now = Date.now()): string {
@@ -126,63 +185,58 @@ export class ElevationAuditExport {
       const site = requireSite(this.db, caller, query.siteId);
       if (site.orgId !== org.id) throw new HttpError(400, 'siteId: not a site of the organization', 'VALIDATION_ERROR');
     }
-    const after = query.cursor !== undefined ? decodeCursor(query.cursor) : null;
+    const cursor = query.cursor !== undefined ? decodeCursor(query.cursor) : null;
 
     const watermark = this.watermark();
     const from = new Date(query.from).toISOString();
     const to = new Date(query.to).toISOString();
-    const params: PageParams = {
+    // (from, '') as the lower key is `created_at >= from`: every id sorts after the empty string.
+    const after = cursor !== null && cursor.createdAt >= from ? cursor : { createdAt: from, id: '' };
+    const rows = this.pageStatement.all({
       orgId: org.id,
-      from,
+      afterAt: after.createdAt,
+      afterId: after.id,
       upper: to < watermark ? to : watermark,
       siteId: query.siteId ?? null,
       siteIds: caller.siteIds === null ? null : JSON.stringify(caller.siteIds),
       deviceId: query.deviceId ?? null,
       requestId: query.elevationRequestId ?? null,
       eventType: query.eventType ?? null,
-      afterAt: after?.createdAt ?? null,
-      afterId: after?.id ?? null,
-    };
+      limit: query.limit + 1,
+    });
+    const hasMore = rows.length > query.limit;
+    if (hasMore) rows.pop();
+    const last = rows[rows.length - 1];
+    const nextCursor = last ? encodeCursor(keyOf(last)) : (query.cursor ?? '');
+    const windowComplete = !hasMore && to <= watermark;
 
-    const reader = this.openReader();
-    let handedOver = false;
-    try {
-      const keys = reader.db
-        .prepare<PageParams & { limit: number }, ExportKey>(
-          `SELECT e.created_at AS createdAt, e.id AS id ${WHERE} ORDER BY e.created_at, e.id LIMIT @limit`,
-        )
-        .all({ ...params, limit: query.limit + 1 });
-      const hasMore = keys.length > query.limit;
-      const pageKeys = hasMore ? keys.slice(0, query.limit) : keys;
-      const last = pageKeys[pageKeys.length - 1];
-      const nextCursor = last ? encodeCursor(last) : (query.cursor ?? '');
-      const windowComplete = !hasMore && to <= watermark;
+    // Read in the same tick as the events: no write can come between them.
+    const requests = this.requestCells(rows);
+    this.recordPage(ctx, org.id, query, rows.length, watermark);
 
-      this.recordPage(ctx, org.id, query, pageKeys.length, watermark);
-
-      const headers: Record<string, string> = {
+    return {
+      headers: {
         'x-next-cursor': nextCursor,
         'x-has-more': String(hasMore),
         'x-window-complete': String(windowComplete),
         'x-settled-through': watermark,
-        'x-row-count': String(pageKeys.length),
+        'x-row-count': String(rows.length),
         'x-export-schema-version': EXPORT_SCHEMA_VERSION,
         'cache-control': 'no-store',
-      };
-      const rows = last ? this.streamRows(reader, params, last, query.limit) : emptyRows(reader);
-      handedOver = true;
-      const body = query.format === 'jsonl' ? toJsonLines(rows) : toCsv(rows);
-      // However the response ends (drained, aborted, never read), the reader goes with it.
-      body.once('close', () => reader.close());
-      return {
-        headers,
-        contentType: query.format === 'jsonl' ? 'application/x-ndjson; charset=utf-8' : 'text/csv; charset=utf-8',
-        body,
-        rowCount: pageKeys.length,
-      };
-    } finally {
-      if (!handedOver) reader.close();
-    }
+      },
+      contentType: query.format === 'jsonl' ? 'application/x-ndjson; charset=utf-8' : 'text/csv; charset=utf-8',
+      body: Buffer.from(query.format === 'jsonl' ? toJsonLines(rows, requests) : toCsv(rows, requests)),
+      rowCount: rows.length,
+    };
+  }
+
+  /** The request columns of each request the events belong to, by request id. */
+  private requestCells(events: Cells[]): Map<string, Cells> {
+    const ids = [...new Set(events.map((row) => String(row[REQUEST_ID])))];
+    const requests = new Map<string, Cells>();
+    if (ids.length === 0) return requests;
+    for (const [id, ...cells] of this.requestsStatement.all(JSON.stringify(ids))) requests.set(String(id), cells);
+    return requests;
   }
 
   /** Each exported page is itself audited (04: `pam.elevation_audit.export`). */
@@ -216,65 +270,20 @@ export class ElevationAuditExport {
       });
     })();
   }
-
-  private openReader(): Reader {
-    const main = this.db.$client;
-    if (main.memory || main.name === '' || main.name === ':memory:') {
-      // An in-memory database has no second connection: read through the main one, all at once.
-      return { db: main, close: () => undefined, shared: true };
-    }
-    const db = new Database(main.name, { readonly: true, fileMustExist: true });
-    db.pragma('busy_timeout = 5000');
-    let open = true;
-    const close = () => {
-      if (!open) return;
-      open = false;
-      db.close();
-    };
-    return { db, close, shared: false };
-  }
-
-  private async *streamRows(
-    reader: Reader,
-    params: PageParams,
-    last: ExportKey,
-    limit: number,
-  ): AsyncGenerator<ExportRow> {
-    try {
-      const statement = reader.db.prepare<PageParams & { lastAt: string; lastId: string; limit: number }, ExportRow>(
-        `SELECT ${SELECT_COLUMNS} ${WHERE}
-           AND (e.created_at < @lastAt OR (e.created_at = @lastAt AND e.id <= @lastId))
-         ORDER BY e.created_at, e.id LIMIT @limit`,
-      );
-      const args = { ...params, lastAt: last.createdAt, lastId: last.id, limit };
-      if (reader.shared) {
-        for (const row of statement.all(args)) yield row;
-        return;
-      }
-      const iterator = statement.iterate(args);
-      try {
-        for (const row of iterator) yield row;
-      } finally {
-        iterator.return?.();
-      }
-    } finally {
-      reader.close();
-    }
-  }
 }
 
-interface Reader {
-  db: Database.Database;
-  close(): void;
-  shared: boolean;
+function keyOf(row: Cells): ExportKey {
+  return { createdAt: String(row[CREATED_AT]), id: String(row[ID]) };
 }
 
-async function* emptyRows(reader: Reader): AsyncGenerator<ExportRow> {
-  reader.close();
-  yield* [];
+/** The request part of an event's row; the request was read with the page, so it is there. */
+function requestOf<T>(requests: Map<string, T>, event: Cells): T {
+  const request = requests.get(String(event[REQUEST_ID]));
+  if (request === undefined) throw new Error(`export: request ${String(event[REQUEST_ID])} of an event was not read`);
+  return request;
 }
 
-function parseDetails(value: string | number | null): unknown {
+function parseDetails(value: string | number | null | undefined): unknown {
   if (typeof value !== 'string') return value;
   try {
     return JSON.parse(value) as unknown;
@@ -283,30 +292,27 @@ function parseDetails(value: string | number | null): unknown {
   }
 }
 
-function toJsonLines(rows: AsyncGenerator<ExportRow>): Readable {
-  return Readable.from(
-    (async function* () {
-      for await (const row of rows) {
-        const out: Record<string, unknown> = {};
-        for (const column of ELEVATION_EXPORT_COLUMNS)
-          out[column] = column === 'details' ? parseDetails(row[column]) : row[column];
-        yield `${JSON.stringify(out)}\n`;
-      }
-    })(),
-  );
+function toJsonLines(events: Cells[], requests: Map<string, Cells>): string {
+  const requestFields = new Map<string, Record<string, unknown>>();
+  for (const [id, cells] of requests)
+    requestFields.set(id, Object.fromEntries(REQUEST_COLUMNS.map((column, i) => [column, cells[i]])));
+  let out = '';
+  for (const event of events) {
+    const record: Record<string, unknown> = {};
+    EVENT_COLUMNS.forEach((column, i) => {
+      record[column] = i === DETAILS ? parseDetails(event[i]) : event[i];
+    });
+    out += `${JSON.stringify(Object.assign(record, requestOf(requestFields, event)))}\n`;
+  }
+  return out;
 }
 
-/** RFC 4180 through csv-stringify: a header on every page (even an empty one), `\n` line ends, details as
- * its JSON text, cells a spreadsheet would run as a formula neutralised. */
-function toCsv(rows: AsyncGenerator<ExportRow>): Readable {
-  const csv = stringify({
-    header: true,
-    columns: [...ELEVATION_EXPORT_COLUMNS],
-    record_delimiter: '\n',
-    cast: { string: neutraliseFormula },
-  });
-  const source = Readable.from(rows, { objectMode: true });
-  source.on('error', (err) => csv.destroy(err));
-  csv.on('close', () => source.destroy());
-  return source.pipe(csv);
+/** A header on every page (even an empty one), details as its JSON text (lib/csv.ts). A request's fields are
+ * formatted once per page and follow each of its events'. */
+function toCsv(events: Cells[], requests: Map<string, Cells>): string {
+  const requestFields = new Map<string, string>();
+  for (const [id, cells] of requests) requestFields.set(id, csvFields(cells));
+  let out = csvRecord(ELEVATION_EXPORT_COLUMNS);
+  for (const event of events) out += `${csvFields(event)},${requestOf(requestFields, event)}\n`;
+  return out;
 }

@@ -1,0 +1,187 @@
+// What the benchmark scripts share: a temp dir and the child processes they start (both cleaned up at exit),
+// an isolated environment, `svc server start` on a free loopback port, JSON calls to it, and the table style.
+/* global process, console, setTimeout, clearTimeout, fetch */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const BIN = path.join(ROOT, 'bin', 'run.js');
+export const ADMIN_EMAIL = 'bench@example.test';
+export const ADMIN_PASSWORD = 'Bench-Passw0rd!';
+
+/** This process's temp dir; removed, with every child still running killed, when the process exits. */
+export const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
+export const children = new Set();
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130));
+
+export const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+export const round = (n, digits = 1) => (Number.isFinite(n) ? Number(n.toFixed(digits)) : n);
+
+/** The machine and its load, printed first by every script. */
+export function printMachine(title) {
+  console.log(
+    `${title}: node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown cpu'}), ${os.platform()} ${os.release()}`,
+  );
+  console.log(
+    `load average ${os
+      .loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ')}\n`,
+  );
+}
+
+/** An environment with its own HOME and XDG dirs: no profile, no keychain, no credentials file. */
+export function isolatedEnv(extra = {}) {
+  const home = path.join(tmp, 'home');
+  fs.mkdirSync(home, { recursive: true });
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, '.config'),
+    XDG_DATA_HOME: path.join(home, '.local/share'),
+    XDG_CACHE_HOME: path.join(home, '.cache'),
+    CI: '1',
+    NO_COLOR: '1',
+    ...extra,
+  };
+}
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** GET on a fresh connection; resolves with the status, or rejects (e.g. ECONNREFUSED). */
+export function get(url) {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { agent: false, timeout: 2000 }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode));
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+  });
+}
+
+/**
+ * Spawns `svc server start` on 127.0.0.1 and polls /health every 2 ms; resolves at the first 200 with the
+ * elapsed ms. The log level is warn unless given; `env` adds to the server's environment; nodeArgs go to node
+ * before the script (e.g. --cpu-prof).
+ */
+export async function startServer(dataDir, { logLevel = 'warn', logFile, nodeArgs = [], env = {} } = {}) {
+  const port = await freePort();
+  const serverEnv = isolatedEnv({
+    SVC_DATA_DIR: dataDir,
+    SVC_ADMIN_EMAIL: ADMIN_EMAIL,
+    SVC_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    SVC_LOG_LEVEL: logLevel,
+    ...env,
+  });
+  // The server logs to stderr: into the file when one is given (a file, as `svc server start 2>svc.log`
+  // would), otherwise into a pipe read here for the error message of a failed start.
+  const logFd = logFile ? fs.openSync(logFile, 'a') : undefined;
+  const started = process.hrtime.bigint();
+  const child = spawn(process.execPath, [...nodeArgs, BIN, 'server', 'start', '--port', String(port)], {
+    env: serverEnv,
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', logFd ?? 'pipe'],
+  });
+  if (logFd !== undefined) fs.closeSync(logFd);
+  children.add(child);
+  let stderr = '';
+  child.stderr?.on('data', (chunk) => (stderr += chunk));
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  const url = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (exited)
+      throw new Error(`svc server start exited early:\n${logFile ? fs.readFileSync(logFile, 'utf8') : stderr}`);
+    const status = await get(`${url}/health`).catch(() => 0);
+    if (status === 200) break;
+    if (Number(process.hrtime.bigint() - started) / 1e6 > 30_000)
+      throw new Error(`no 200 on /health within 30 s:\n${stderr}`);
+    await new Promise((r) => setTimeout(r, 2));
+  }
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  return {
+    ms,
+    url,
+    child,
+    async stop() {
+      if (exited) return;
+      const done = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await done;
+      clearTimeout(killer);
+      children.delete(child);
+    },
+  };
+}
+
+/** VmHWM and VmRSS of a process in MB; null once it is gone. */
+export function procStatus(pid) {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const field = (name) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) / 1024;
+    return { hwm: field('VmHWM'), rss: field('VmRSS') };
+  } catch {
+    return null; // gone (or a zombie without memory fields)
+  }
+}
+
+/** JSON request against the bench's own server; throws unless the status is an expected one. */
+export async function api(url, method, pathname, { token, body, expect = [200, 201] } = {}) {
+  const res = await fetch(`${url}/api/v1${pathname}`, {
+    method,
+    headers: {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = await res.json().catch(() => null);
+  if (!expect.includes(res.status))
+    throw new Error(`${method} ${pathname}: HTTP ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** Rows of {m, v, unit, ratio, target, pass} as the bench's one table style; `value` names the value column. */
+export function printTable(rows, value = 'median') {
+  const table = [['measurement', value, 'ratio', 'target', 'result']].concat(
+    rows.map((r) => [
+      r.m,
+      typeof r.v === 'string' ? r.v : `${round(r.v)} ${r.unit}`,
+      r.ratio === null ? '' : `${round(r.ratio, 2)}×`,
+      r.target,
+      r.pass === null ? '' : r.pass ? 'pass' : 'FAIL',
+    ]),
+  );
+  const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
+  for (const row of table)
+    console.log(
+      row
+        .map((cell, i) => cell.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    );
+}
