@@ -11,6 +11,15 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const BIN = path.join(ROOT, 'bin', 'run.js');
+/** The node flags of bin/run.js's shebang (`#!/usr/bin/env -S node FLAGS`): what `./bin/run.js` runs with. */
+export const NODE_FLAGS = (/\bnode\b(.*)$/.exec(fs.readFileSync(BIN, 'utf8').split('\n', 1)[0] ?? '')?.[1] ?? '')
+  .trim()
+  .split(/\s+/)
+  .filter(Boolean);
+
+/** The arguments of node that run `svc ARGS` as `./bin/run.js ARGS` does; nodeArgs (e.g. --cpu-prof) first. */
+export const svcArgv = (args, nodeArgs = []) => [...nodeArgs, ...NODE_FLAGS, BIN, ...args];
+
 export const ADMIN_EMAIL = 'bench@example.test';
 export const ADMIN_PASSWORD = 'Bench-Passw0rd!';
 
@@ -100,7 +109,7 @@ export async function startServer(dataDir, { logLevel = 'warn', logFile, nodeArg
   // would), otherwise into a pipe read here for the error message of a failed start.
   const logFd = logFile ? fs.openSync(logFile, 'a') : undefined;
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [...nodeArgs, BIN, 'server', 'start', '--port', String(port)], {
+  const child = spawn(process.execPath, svcArgv(['server', 'start', '--port', String(port)], nodeArgs), {
     env: serverEnv,
     cwd: ROOT,
     stdio: ['ignore', 'ignore', logFd ?? 'pipe'],

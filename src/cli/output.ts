@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { Chalk } from 'chalk';
+import { csvFormatRows } from 'd3-dsv';
 import type CliTable from 'cli-table3';
-import type * as CsvSync from 'csv-stringify/sync';
 import type * as Yaml from 'yaml';
 
 /**
@@ -26,10 +26,10 @@ export interface RenderOptions {
   color?: boolean;
 }
 
-// The formatters are CommonJS packages loaded on first use, so `-o json` never pays for table, csv or yaml.
+// The table and yaml formatters are CommonJS packages loaded on first use, so `-o json` never pays for them
+// (the csv one, d3-dsv, is a few functions).
 const require = createRequire(import.meta.url);
 const loadTable = () => require('cli-table3') as typeof CliTable;
-const loadCsv = () => require('csv-stringify/sync') as typeof CsvSync;
 const loadYaml = () => require('yaml') as typeof Yaml;
 
 type Row = Record<string, unknown>;
@@ -136,8 +136,9 @@ function renderQuiet(data: unknown, field: string): string {
   return lines.map((line) => `${line}\n`).join('');
 }
 
-function renderCsvLines(rows: unknown[][]): string {
-  return rows.length === 0 ? '' : loadCsv().stringify(rows, { record_delimiter: 'unix' });
+/** RFC 4180 (d3-dsv, as the server's exports), `\n` line ends. */
+function renderCsvLines(rows: string[][]): string {
+  return rows.length === 0 ? '' : `${csvFormatRows(rows)}\n`;
 }
 
 function csvRows(items: unknown[], columns: string[]): string[][] {

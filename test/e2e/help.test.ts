@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ANSI, cliUser, E2E_TIMEOUT_MS } from '../helpers/cli.js';
 
@@ -8,6 +9,12 @@ const REPO = path.join(import.meta.dirname, '..', '..');
 describe('e2e: help topics and unknown commands (CLI.md "Scripting conveniences", "oclif pitfalls")', { timeout: E2E_TIMEOUT_MS }, () => {
   const user = cliUser();
   afterAll(() => user.cleanup());
+
+  it.concurrent('bin/run.js runs as an executable through its shebang, node flags and all', async () => {
+    const result = await execa(path.join(REPO, 'bin', 'run.js'), ['--version'], { reject: false });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^svc\/\d+\.\d+\.\d+ \S+ node-v\d+/);
+  });
 
   it.concurrent('CLI.md: svc help exit-codes prints the exit-code table, even off a terminal', async () => {
     const result = await user.run(['help', 'exit-codes']);
