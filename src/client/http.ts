@@ -1,6 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
-import type * as Undici from 'undici';
-import type { Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { ApiError, NetworkError, UnexpectedResponseError, headerValue, type ResponseHeaders } from './errors.js';
 
 /** Error codes with which a server refuses the bearer token itself (04 wire notes "Cross-cutting"). */
@@ -185,16 +184,17 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
-let undiciModule: Promise<typeof Undici> | undefined;
+let agentClass: Promise<typeof Agent> | undefined;
 
-/** undici, imported on the first request: importing it costs more than starting node, and many commands never
- * send one. */
-function undici(): Promise<typeof Undici> {
+/** undici's Agent, imported on the first request: importing undici costs more than starting node, and many
+ * commands never send one. */
+function loadAgent(): Promise<typeof Agent> {
   // undici parses responses with llhttp compiled to WebAssembly. V8 then recompiles that module with TurboFan on
   // a background thread, and the process waits for that job before it can exit: over 100 ms of every CLI run on
   // two cores, to speed up a parser that reads a handful of responses. The baseline compiler (Liftoff) is enough.
   setFlagsFromString('--liftoff-only');
-  return (undiciModule ??= import('undici'));
+  // From the CommonJS exports object: a bundle has no named exports for a CommonJS package imported on demand.
+  return (agentClass ??= import('undici').then((undici) => undici.default.Agent));
 }
 
 type Attempt =
@@ -247,8 +247,8 @@ export class HttpClient {
 
   private async agent(): Promise<Dispatcher> {
     if (this.dispatcher) return this.dispatcher;
-    const { Agent } = await undici();
-    return (this.dispatcher ??= new Agent({ keepAliveTimeout: 10_000, connect: { timeout: this.timeoutMs } }));
+    const AgentClass = await loadAgent();
+    return (this.dispatcher ??= new AgentClass({ keepAliveTimeout: 10_000, connect: { timeout: this.timeoutMs } }));
   }
 
   /** The path (below the origin) a request goes to, base path and query included. */
