@@ -5,8 +5,7 @@ import type { EndpointDef, RequestOf } from '../contract/endpoint.js';
 import { fillPath, fullPath } from '../contract/endpoint.js';
 import { call } from '../client/contract-client.js';
 import { paginatePages } from '../client/paginate.js';
-import type { Api } from '../client/contract-client.js';
-import type { Contract } from '../contract/index.js';
+import type { Api, EndpointGroups } from '../client/contract-client.js';
 import { BaseCommand } from './base-command.js';
 import { confirmOrRefuse, UsageError } from './prompts.js';
 import { FlagValueError, kebab, valuesFromFlags, type FieldFlag } from './schema-flags.js';
@@ -78,8 +77,9 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
     }));
   }
 
-  protected async api(): Promise<Api<Contract>> {
-    return (await this.session()).api();
+  /** The typed API over the contract areas the command calls, e.g. `this.api({ tenancy })`. */
+  protected async api<const G extends EndpointGroups>(groups: G): Promise<Api<G>> {
+    return (await this.session()).api(groups);
   }
 
   /** Asks on a terminal; without one and without --yes, refuses with exit 2. A dry run sends nothing, so it

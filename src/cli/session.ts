@@ -1,5 +1,4 @@
-import { contract, type Contract } from '../contract/index.js';
-import { createApi, type Api } from '../client/contract-client.js';
+import { createApi, type Api, type EndpointGroups } from '../client/contract-client.js';
 import { HttpClient, type AuthProvider } from '../client/http.js';
 import { ProfileStore, resolveConnection, secretAccount, type Connection } from './profiles.js';
 import { openSecretStore, type SecretStorage, type SecretStore } from './secret-store.js';
@@ -26,7 +25,6 @@ export interface StoredTokens {
 export class CliSession {
   private secretsPromise: Promise<SecretStore> | undefined;
   private httpClient: HttpClient | undefined;
-  private apiInstance: Api<Contract> | undefined;
 
   private constructor(
     readonly connection: Connection,
@@ -101,7 +99,9 @@ export class CliSession {
         const tokens = await this.storedTokens();
         if (!tokens?.refreshToken) return false;
         try {
-          const refreshed = await this.unauthenticatedApi().auth.refresh({ body: { refreshToken: tokens.refreshToken } });
+          // Loaded here: a refresh is rare, and the auth area is not small.
+          const { auth } = await import('../contract/auth.js');
+          const refreshed = await this.unauthenticatedApi({ auth }).auth.refresh({ body: { refreshToken: tokens.refreshToken } });
           await this.saveTokens(refreshed.tokens);
           return true;
         } catch {
@@ -120,12 +120,14 @@ export class CliSession {
     }));
   }
 
-  api(): Api<Contract> {
-    return (this.apiInstance ??= createApi(this.http(), contract));
+  /** The typed API over the given contract areas, e.g. `api({ tenancy })`: a command loads only the areas it
+   * calls, as building every schema of the contract costs more than the rest of a command's start. */
+  api<const G extends EndpointGroups>(groups: G): Api<G> {
+    return createApi(this.http(), groups);
   }
 
-  /** An API without credentials (login, refresh, registration). */
-  unauthenticatedApi(): Api<Contract> {
-    return createApi(new HttpClient({ baseUrl: this.connection.baseUrl, ...(this.options.retries !== undefined ? { retries: this.options.retries } : {}) }), contract);
+  /** An API without credentials (login, refresh, registration) over the given contract areas. */
+  unauthenticatedApi<const G extends EndpointGroups>(groups: G): Api<G> {
+    return createApi(new HttpClient({ baseUrl: this.connection.baseUrl, ...(this.options.retries !== undefined ? { retries: this.options.retries } : {}) }), groups);
   }
 }

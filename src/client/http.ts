@@ -1,7 +1,7 @@
-import { Agent, type Dispatcher } from 'undici';
+import { setFlagsFromString } from 'node:v8';
+import type { Agent, Dispatcher } from 'undici';
 import { ApiError, NetworkError, UnexpectedResponseError, headerValue, type ResponseHeaders } from './errors.js';
 
-/** Supplies credentials for each request; the CLI implements it over its profile and secret store. */
 /** Error codes with which a server refuses the bearer token itself (04 wire notes "Cross-cutting"). */
 const TOKEN_REFUSED_CODES = new Set(['INVALID_TOKEN', 'UNAUTHORIZED', 'TOKEN_EXPIRED']);
 
@@ -14,6 +14,7 @@ function tokenRefused(bodyText: string): boolean {
   }
 }
 
+/** Supplies credentials for each request; the CLI implements it over its profile and secret store. */
 export interface AuthProvider {
   /** Headers to send with every request, e.g. `{ authorization: 'Bearer …' }` or `{ 'x-api-key': … }`. */
   headers(): Promise<Record<string, string>>;
@@ -183,6 +184,19 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
+let agentClass: Promise<typeof Agent> | undefined;
+
+/** undici's Agent, imported on the first request: importing undici costs more than starting node, and many
+ * commands never send one. */
+function loadAgent(): Promise<typeof Agent> {
+  // undici parses responses with llhttp compiled to WebAssembly. V8 then recompiles that module with TurboFan on
+  // a background thread, and the process waits for that job before it can exit: over 100 ms of every CLI run on
+  // two cores, to speed up a parser that reads a handful of responses. The baseline compiler (Liftoff) is enough.
+  setFlagsFromString('--liftoff-only');
+  // From the CommonJS exports object: a bundle has no named exports for a CommonJS package imported on demand.
+  return (agentClass ??= import('undici').then((undici) => undici.default.Agent));
+}
+
 type Attempt =
   | { kind: 'response'; status: number; headers: ResponseHeaders; body: RawBody }
   | { kind: 'network'; error: unknown; code: string | undefined };
@@ -199,7 +213,8 @@ export class HttpClient {
   private readonly maxAttempts: number;
   private readonly timeoutMs: number;
   private readonly userAgent: string;
-  private readonly dispatcher: Dispatcher;
+  /** The dispatcher passed in, or the client's own keep-alive Agent once the first request needs it. */
+  private dispatcher: Dispatcher | undefined;
   private readonly ownsDispatcher: boolean;
   private readonly onRetry: ((info: RetryInfo) => void) | undefined;
   private readonly backoffBaseMs: number;
@@ -221,18 +236,19 @@ export class HttpClient {
     this.onRetry = options.onRetry;
     this.backoffBaseMs = options.backoff?.baseMs ?? BACKOFF_BASE_MS;
     this.backoffCapMs = options.backoff?.capMs ?? BACKOFF_CAP_MS;
-    if (options.dispatcher) {
-      this.dispatcher = options.dispatcher;
-      this.ownsDispatcher = false;
-    } else {
-      this.dispatcher = new Agent({ keepAliveTimeout: 10_000, connect: { timeout: this.timeoutMs } });
-      this.ownsDispatcher = true;
-    }
+    this.dispatcher = options.dispatcher;
+    this.ownsDispatcher = options.dispatcher === undefined;
   }
 
   /** Close the client's own Agent (a dispatcher passed in is left to its owner). */
   async close(): Promise<void> {
-    if (this.ownsDispatcher) await this.dispatcher.close();
+    if (this.ownsDispatcher) await this.dispatcher?.close();
+  }
+
+  private async agent(): Promise<Dispatcher> {
+    if (this.dispatcher) return this.dispatcher;
+    const AgentClass = await loadAgent();
+    return (this.dispatcher ??= new AgentClass({ keepAliveTimeout: 10_000, connect: { timeout: this.timeoutMs } }));
   }
 
   /** The path (below the origin) a request goes to, base path and query included. */
@@ -334,8 +350,9 @@ export class HttpClient {
     body: string | undefined,
     signal: AbortSignal | undefined,
   ): Promise<Attempt> {
+    const dispatcher = await this.agent();
     try {
-      const response = await this.dispatcher.request({
+      const response = await dispatcher.request({
         origin: this.origin,
         path,
         method,

@@ -2,6 +2,8 @@ import { Flags } from '@oclif/core';
 import { ApiCommand } from '../cli/api-command.js';
 import { promptOrFail } from '../cli/prompts.js';
 import { readSecretFromStdin } from '../cli/stdin.js';
+import { auth } from '../contract/auth.js';
+import { tenancy } from '../contract/tenancy.js';
 
 export default class Login extends ApiCommand<typeof Login> {
   static override summary = 'Sign in to a deployment and save the credentials in a profile';
@@ -33,7 +35,7 @@ export default class Login extends ApiCommand<typeof Login> {
     const { CliSession } = await import('../cli/session.js');
     const saving = await CliSession.open({ profile: profileName, baseUrl, storage, env: {} });
     const store = await saving.secrets();
-    const api = session.unauthenticatedApi();
+    const api = session.unauthenticatedApi({ auth, tenancy });
 
     if (flags['api-key-stdin']) {
       const apiKey = await readSecretFromStdin('--api-key-stdin');

@@ -1,4 +1,5 @@
 import { ApiCommand } from '../cli/api-command.js';
+import { auth } from '../contract/auth.js';
 
 export default class Logout extends ApiCommand<typeof Logout> {
   static override summary = "Sign out: revoke the profile's sessions on the server and forget its secrets";
@@ -13,7 +14,7 @@ export default class Logout extends ApiCommand<typeof Logout> {
     const tokens = await session.storedTokens();
     if (tokens) {
       try {
-        await session.api().auth.logout();
+        await session.api({ auth }).auth.logout();
       } catch {
         this.warn('The server did not confirm the logout; the saved secrets are removed anyway.');
       }

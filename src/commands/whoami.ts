@@ -1,4 +1,6 @@
 import { ApiCommand } from '../cli/api-command.js';
+import { auth } from '../contract/auth.js';
+import { tenancy } from '../contract/tenancy.js';
 
 export default class Whoami extends ApiCommand<typeof Whoami> {
   static override summary = 'Show who the current credentials sign in as, and where they are kept';
@@ -18,10 +20,10 @@ export default class Whoami extends ApiCommand<typeof Whoami> {
     }
     const base = { profile: session.profileName, baseUrl: c.baseUrl, credentials };
     if (c.credentials.kind === 'apiKey' || c.profile?.authKind === 'apiKey') {
-      const orgs = await session.api().tenancy.listAccessibleOrganizations();
+      const orgs = await session.api({ tenancy }).tenancy.listAccessibleOrganizations();
       return { ...base, authKind: 'apiKey', organizations: orgs.data.map((o) => o.name) };
     }
-    const me = await session.api().auth.getMe();
+    const me = await session.api({ auth }).auth.getMe();
     return { ...me, ...base };
   }
 }

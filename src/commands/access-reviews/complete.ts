@@ -1,6 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand, mutationFlags } from '../../cli/api-command.js';
-import { contract } from '../../contract/index.js';
+import { accessReviews } from '../../contract/access-reviews.js';
 
 export default class AccessReviewsComplete extends ApiCommand<typeof AccessReviewsComplete> {
   static override summary =
@@ -17,6 +17,6 @@ export default class AccessReviewsComplete extends ApiCommand<typeof AccessRevie
     await this.confirm(
       `Complete access review ${this.args.id}? Users marked revoked lose their access at once; the review can no longer change.`,
     );
-    return this.send(contract.accessReviews.complete, { params: { id: this.args.id } });
+    return this.send(accessReviews.complete, { params: { id: this.args.id } });
   }
 }

@@ -1,8 +1,8 @@
 import { ApiCommand, createFlags } from '../../cli/api-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { contract } from '../../contract/index.js';
+import { accessReviews } from '../../contract/access-reviews.js';
 
-const body = flagsFor(contract.accessReviews.create.body);
+const body = flagsFor(accessReviews.create.body);
 
 export default class AccessReviewsCreate extends ApiCommand<typeof AccessReviewsCreate> {
   static override summary =
@@ -14,6 +14,6 @@ export default class AccessReviewsCreate extends ApiCommand<typeof AccessReviews
   static override flags = { ...body.flags, ...createFlags };
 
   async run() {
-    return this.send(contract.accessReviews.create, { body: (await this.bodyFrom(body.fields)) as never });
+    return this.send(accessReviews.create, { body: (await this.bodyFrom(body.fields)) as never });
   }
 }

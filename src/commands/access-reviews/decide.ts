@@ -6,9 +6,9 @@ import { ExitCode, exitCodeForStatus, hintFor } from '../../cli/exit-codes.js';
 import { UsageError } from '../../cli/prompts.js';
 import { flagsFor } from '../../cli/schema-flags.js';
 import { ApiError } from '../../client/errors.js';
-import { contract } from '../../contract/index.js';
+import { accessReviews } from '../../contract/access-reviews.js';
 
-const def = contract.accessReviews.updateItem;
+const def = accessReviews.updateItem;
 const body = flagsFor(def.body, { descriptions: { notes: 'Why (up to 2000 characters; "null" clears the notes).' } });
 
 /** How many decisions of a file are sent at once. */
@@ -71,7 +71,7 @@ Then each row is sent and its outcome printed, one row per decision: {itemId, de
       });
     }
 
-    const api = await this.api();
+    const api = await this.api({ accessReviews });
     const review = await api.accessReviews.get({ params: { id: reviewId } });
     if (review.status === 'completed')
       throw new CommandError(

@@ -1,6 +1,7 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand } from '../../cli/api-command.js';
 import { showsRows } from '../../cli/row-output.js';
+import { accessReviews } from '../../contract/access-reviews.js';
 
 export default class AccessReviewsGet extends ApiCommand<typeof AccessReviewsGet> {
   static override summary =
@@ -28,7 +29,7 @@ To decide many items at once, write a CSV with the columns itemId, decision and 
   ];
 
   async run() {
-    const review = await (await this.api()).accessReviews.get({ params: { id: this.args.id } });
+    const review = await (await this.api({ accessReviews })).accessReviews.get({ params: { id: this.args.id } });
     if (!showsRows(this.format, this.flags.quiet)) return review;
     if (this.format === 'table') {
       const pending = review.items.filter((i) => i.decision === 'pending').length;

@@ -1,4 +1,5 @@
 import { ApiCommand } from '../../cli/api-command.js';
+import { accessReviews } from '../../contract/access-reviews.js';
 
 export default class AccessReviewsList extends ApiCommand<typeof AccessReviewsList> {
   static override summary = 'List the access reviews of your partner or organization, oldest first';
@@ -9,6 +10,6 @@ export default class AccessReviewsList extends ApiCommand<typeof AccessReviewsLi
   static override columns = ['id', 'name', 'status', 'reviewerName', 'dueDate', 'createdAt', 'completedAt'];
 
   async run() {
-    return (await (await this.api()).accessReviews.list()).data;
+    return (await (await this.api({ accessReviews })).accessReviews.list()).data;
   }
 }

@@ -1,5 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand } from '../../cli/api-command.js';
+import { apiKeys } from '../../contract/api-keys.js';
 
 export default class ApiKeysGet extends ApiCommand<typeof ApiKeysGet> {
   static override summary = "Show an API key's metadata (never the key itself)";
@@ -10,6 +11,6 @@ export default class ApiKeysGet extends ApiCommand<typeof ApiKeysGet> {
   static override args = idArg('API key');
 
   async run() {
-    return (await this.api()).apiKeys.get({ params: { id: this.args.id } });
+    return (await this.api({ apiKeys })).apiKeys.get({ params: { id: this.args.id } });
   }
 }

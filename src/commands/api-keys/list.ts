@@ -1,8 +1,8 @@
 import { ApiCommand, listFlags } from '../../cli/api-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { contract } from '../../contract/index.js';
+import { apiKeys } from '../../contract/api-keys.js';
 
-const def = contract.apiKeys.list;
+const def = apiKeys.list;
 const filters = flagsFor(def.query, { omit: ['page', 'limit'] });
 
 export default class ApiKeysList extends ApiCommand<typeof ApiKeysList> {
@@ -17,7 +17,7 @@ export default class ApiKeysList extends ApiCommand<typeof ApiKeysList> {
   static override columns = ['id', 'name', 'keyPrefix', 'orgId', 'status', 'scopes', 'expiresAt', 'lastUsedAt'];
 
   async run() {
-    const api = await this.api();
+    const api = await this.api({ apiKeys });
     const query = this.queryFrom(def.query, filters.fields);
     return this.list((page, limit) => api.apiKeys.list({ query: { ...query, page, limit } }));
   }

@@ -1,6 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand, mutationFlags } from '../../cli/api-command.js';
-import { contract } from '../../contract/index.js';
+import { apiKeys } from '../../contract/api-keys.js';
 
 export default class ApiKeysRevoke extends ApiCommand<typeof ApiKeysRevoke> {
   static override summary = 'Revoke an API key: it stops working at once, permanently (needs a session with MFA)';
@@ -16,6 +16,6 @@ export default class ApiKeysRevoke extends ApiCommand<typeof ApiKeysRevoke> {
 
   async run() {
     await this.confirm(`Revoke API key ${this.args.id}? Everything that uses it stops working at once, permanently.`);
-    return this.send(contract.apiKeys.revoke, { params: { id: this.args.id } });
+    return this.send(apiKeys.revoke, { params: { id: this.args.id } });
   }
 }

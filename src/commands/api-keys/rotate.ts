@@ -1,7 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand, mutationFlags } from '../../cli/api-command.js';
-import { API_KEY_WARNING } from '../../contract/api-keys.js';
-import { contract } from '../../contract/index.js';
+import { API_KEY_WARNING, apiKeys } from '../../contract/api-keys.js';
 
 export default class ApiKeysRotate extends ApiCommand<typeof ApiKeysRotate> {
   static override summary =
@@ -24,6 +23,6 @@ export default class ApiKeysRotate extends ApiCommand<typeof ApiKeysRotate> {
 
   async run() {
     await this.confirm(`Rotate API key ${this.args.id}? The current key stops working at once.`);
-    return this.send(contract.apiKeys.rotate, { params: { id: this.args.id } });
+    return this.send(apiKeys.rotate, { params: { id: this.args.id } });
   }
 }

@@ -5,9 +5,9 @@ import { Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { auditFilterDescriptions } from '../../cli/audit.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { contract } from '../../contract/index.js';
+import { audit } from '../../contract/audit.js';
 
-const def = contract.audit.export;
+const def = audit.export;
 const filters = flagsFor(def.query, { omit: ['format'], descriptions: auditFilterDescriptions });
 
 export default class AuditExport extends ApiCommand<typeof AuditExport> {
@@ -26,7 +26,7 @@ export default class AuditExport extends ApiCommand<typeof AuditExport> {
 
   async run() {
     const query = { ...this.queryFrom(def.query, filters.fields), format: this.flags.format as 'csv' | 'jsonl' };
-    const response = await (await this.api()).audit.export({ query });
+    const response = await (await this.api({ audit })).audit.export({ query });
     const out = this.flags.out;
     if (out === undefined) {
       try {

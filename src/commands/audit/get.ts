@@ -1,5 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand } from '../../cli/api-command.js';
+import { audit } from '../../contract/audit.js';
 
 export default class AuditGet extends ApiCommand<typeof AuditGet> {
   static override summary = 'Show one audit log entry';
@@ -7,6 +8,6 @@ export default class AuditGet extends ApiCommand<typeof AuditGet> {
   static override args = idArg('Audit entry');
 
   async run() {
-    return (await this.api()).audit.get({ params: { id: this.args.id } });
+    return (await this.api({ audit })).audit.get({ params: { id: this.args.id } });
   }
 }

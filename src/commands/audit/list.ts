@@ -1,9 +1,9 @@
 import { ApiCommand, listFlags } from '../../cli/api-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
 import { AUDIT_COLUMNS, auditFilterDescriptions } from '../../cli/audit.js';
-import { contract } from '../../contract/index.js';
+import { audit } from '../../contract/audit.js';
 
-const def = contract.audit.list;
+const def = audit.list;
 const filters = flagsFor(def.query, { omit: ['page', 'limit'], descriptions: auditFilterDescriptions });
 
 export default class AuditList extends ApiCommand<typeof AuditList> {
@@ -17,7 +17,7 @@ export default class AuditList extends ApiCommand<typeof AuditList> {
   static override columns = AUDIT_COLUMNS;
 
   async run() {
-    const api = await this.api();
+    const api = await this.api({ audit });
     const query = this.queryFrom(def.query, filters.fields);
     return this.list((page, limit) => api.audit.list({ query: { ...query, page, limit } }));
   }

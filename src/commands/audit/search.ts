@@ -1,9 +1,9 @@
 import { ApiCommand, listFlags } from '../../cli/api-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
 import { AUDIT_COLUMNS, auditFilterDescriptions } from '../../cli/audit.js';
-import { contract } from '../../contract/index.js';
+import { audit } from '../../contract/audit.js';
 
-const def = contract.audit.search;
+const def = audit.search;
 const filters = flagsFor(def.query, {
   omit: ['page', 'limit'],
   descriptions: { ...auditFilterDescriptions, q: 'Text to find in the action, actor e-mail, resource type, resource name and details.' },
@@ -19,7 +19,7 @@ export default class AuditSearch extends ApiCommand<typeof AuditSearch> {
   static override columns = AUDIT_COLUMNS;
 
   async run() {
-    const api = await this.api();
+    const api = await this.api({ audit });
     const query = this.queryFrom(def.query, filters.fields);
     return this.list((page, limit) => api.audit.search({ query: { ...query, page, limit } }));
   }

@@ -1,6 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand, mutationFlags } from '../../cli/api-command.js';
-import { contract } from '../../contract/index.js';
+import { devices } from '../../contract/devices.js';
 
 export default class DevicesDecommission extends ApiCommand<typeof DevicesDecommission> {
   static override summary = "Decommission a device: its agent's token stops working at once";
@@ -16,6 +16,6 @@ export default class DevicesDecommission extends ApiCommand<typeof DevicesDecomm
 
   async run() {
     await this.confirm(`Decommission device ${this.args.id}? Its agent stops working at once.`);
-    return this.send(contract.devices.decommission, { params: { id: this.args.id } });
+    return this.send(devices.decommission, { params: { id: this.args.id } });
   }
 }

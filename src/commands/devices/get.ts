@@ -1,5 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand } from '../../cli/api-command.js';
+import { devices } from '../../contract/devices.js';
 
 export default class DevicesGet extends ApiCommand<typeof DevicesGet> {
   static override summary = 'Show a device';
@@ -10,6 +11,6 @@ export default class DevicesGet extends ApiCommand<typeof DevicesGet> {
   static override args = idArg('Device');
 
   async run() {
-    return (await this.api()).devices.get({ params: { id: this.args.id } });
+    return (await this.api({ devices })).devices.get({ params: { id: this.args.id } });
   }
 }

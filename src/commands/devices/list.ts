@@ -1,8 +1,8 @@
 import { ApiCommand, listFlags } from '../../cli/api-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { contract } from '../../contract/index.js';
+import { devices } from '../../contract/devices.js';
 
-const def = contract.devices.list;
+const def = devices.list;
 const filters = flagsFor(def.query, { omit: ['page', 'limit'] });
 
 export default class DevicesList extends ApiCommand<typeof DevicesList> {
@@ -16,7 +16,7 @@ export default class DevicesList extends ApiCommand<typeof DevicesList> {
   static override columns = ['id', 'hostname', 'orgId', 'siteId', 'osType', 'status', 'agentVersion', 'lastSeenAt'];
 
   async run() {
-    const api = await this.api();
+    const api = await this.api({ devices });
     const query = this.queryFrom(def.query, filters.fields);
     return this.list((page, limit) => api.devices.list({ query: { ...query, page, limit } }));
   }

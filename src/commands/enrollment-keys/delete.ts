@@ -1,6 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand, mutationFlags } from '../../cli/api-command.js';
-import { contract } from '../../contract/index.js';
+import { enrollmentKeys } from '../../contract/enrollment-keys.js';
 
 export default class EnrollmentKeysDelete extends ApiCommand<typeof EnrollmentKeysDelete> {
   static override summary = 'Delete an enrollment key (permanently; enrolled devices stay)';
@@ -13,6 +13,6 @@ export default class EnrollmentKeysDelete extends ApiCommand<typeof EnrollmentKe
 
   async run() {
     await this.confirm(`Delete enrollment key ${this.args.id} permanently? Agents can no longer enroll with it.`);
-    return this.send(contract.enrollmentKeys.delete, { params: { id: this.args.id } });
+    return this.send(enrollmentKeys.delete, { params: { id: this.args.id } });
   }
 }

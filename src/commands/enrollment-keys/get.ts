@@ -1,5 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand } from '../../cli/api-command.js';
+import { enrollmentKeys } from '../../contract/enrollment-keys.js';
 
 export default class EnrollmentKeysGet extends ApiCommand<typeof EnrollmentKeysGet> {
   static override summary = "Show an enrollment key's metadata (never the key itself)";
@@ -10,6 +11,6 @@ export default class EnrollmentKeysGet extends ApiCommand<typeof EnrollmentKeysG
   static override args = idArg('Enrollment key');
 
   async run() {
-    return (await this.api()).enrollmentKeys.get({ params: { id: this.args.id } });
+    return (await this.api({ enrollmentKeys })).enrollmentKeys.get({ params: { id: this.args.id } });
   }
 }

@@ -1,8 +1,8 @@
 import { ApiCommand, listFlags } from '../../cli/api-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { contract } from '../../contract/index.js';
+import { enrollmentKeys } from '../../contract/enrollment-keys.js';
 
-const def = contract.enrollmentKeys.list;
+const def = enrollmentKeys.list;
 const filters = flagsFor(def.query, { omit: ['page', 'limit'] });
 
 export default class EnrollmentKeysList extends ApiCommand<typeof EnrollmentKeysList> {
@@ -16,7 +16,7 @@ export default class EnrollmentKeysList extends ApiCommand<typeof EnrollmentKeys
   static override columns = ['id', 'name', 'orgId', 'siteId', 'usageCount', 'maxUsage', 'expiresAt', 'createdAt'];
 
   async run() {
-    const api = await this.api();
+    const api = await this.api({ enrollmentKeys });
     const query = this.queryFrom(def.query, filters.fields);
     return this.list((page, limit) => api.enrollmentKeys.list({ query: { ...query, page, limit } }));
   }

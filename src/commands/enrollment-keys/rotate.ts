@@ -1,11 +1,11 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand, updateFlags } from '../../cli/api-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { contract } from '../../contract/index.js';
+import { enrollmentKeys } from '../../contract/enrollment-keys.js';
 
 const ENROLLMENT_KEY_NOTICE = 'Store this enrollment key now: it will not be shown again.';
 
-const body = flagsFor(contract.enrollmentKeys.rotate.body);
+const body = flagsFor(enrollmentKeys.rotate.body);
 
 export default class EnrollmentKeysRotate extends ApiCommand<typeof EnrollmentKeysRotate> {
   static override summary = 'Issue new key material and reset the usage count; the old key stops working at once';
@@ -23,6 +23,6 @@ export default class EnrollmentKeysRotate extends ApiCommand<typeof EnrollmentKe
   async run() {
     const request = { params: { id: this.args.id }, body: await this.bodyFrom(body.fields) };
     await this.confirm(`Rotate enrollment key ${this.args.id}? The current key stops working at once.`);
-    return this.send(contract.enrollmentKeys.rotate, request);
+    return this.send(enrollmentKeys.rotate, request);
   }
 }

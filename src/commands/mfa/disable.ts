@@ -1,6 +1,6 @@
 import { mutationFlags } from '../../cli/api-command.js';
 import { codeFlag, MfaCommand } from '../../cli/mfa-command.js';
-import { contract } from '../../contract/index.js';
+import { auth } from '../../contract/auth.js';
 
 export default class MfaDisable extends MfaCommand<typeof MfaDisable> {
   static override summary = 'Turn MFA off (refused when the partner or organization requires it)';
@@ -11,6 +11,6 @@ export default class MfaDisable extends MfaCommand<typeof MfaDisable> {
   async run() {
     await this.confirm('Turn MFA off for this account? Actions that need MFA will be refused.');
     const code = await this.code();
-    return this.send(contract.auth.mfaDisable, { body: { code } });
+    return this.send(auth.mfaDisable, { body: { code } });
   }
 }

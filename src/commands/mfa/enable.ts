@@ -1,6 +1,6 @@
 import { mutationFlags } from '../../cli/api-command.js';
 import { codeFlag, MfaCommand } from '../../cli/mfa-command.js';
-import { contract } from '../../contract/index.js';
+import { auth } from '../../contract/auth.js';
 
 export default class MfaEnable extends MfaCommand<typeof MfaEnable> {
   static override summary = 'Turn MFA on with a code from the authenticator app; the profile keeps a fresh MFA session';
@@ -11,7 +11,7 @@ export default class MfaEnable extends MfaCommand<typeof MfaEnable> {
 
   async run() {
     const code = await this.code();
-    const result = await this.send(contract.auth.mfaEnable, { body: { code } });
+    const result = await this.send(auth.mfaEnable, { body: { code } });
     if (this.flags['dry-run']) return result;
     const enabled = result as { success: true; user: { email: string }; tokens: { accessToken: string; refreshToken: string } };
     const session = await this.session();

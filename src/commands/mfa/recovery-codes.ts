@@ -1,6 +1,6 @@
 import { mutationFlags } from '../../cli/api-command.js';
 import { codeFlag, MfaCommand, RECOVERY_CODES_NOTICE } from '../../cli/mfa-command.js';
-import { contract } from '../../contract/index.js';
+import { auth } from '../../contract/auth.js';
 
 export default class MfaRecoveryCodes extends MfaCommand<typeof MfaRecoveryCodes> {
   static override summary = 'Replace every recovery code with a new set (shown once)';
@@ -13,6 +13,6 @@ export default class MfaRecoveryCodes extends MfaCommand<typeof MfaRecoveryCodes
   async run() {
     await this.confirm('Replace every recovery code? The current ones stop working at once.');
     const code = await this.code();
-    return this.send(contract.auth.mfaRecoveryCodes, { body: { code } });
+    return this.send(auth.mfaRecoveryCodes, { body: { code } });
   }
 }

@@ -1,6 +1,6 @@
 import { mutationFlags } from '../../cli/api-command.js';
 import { MfaCommand, RECOVERY_CODES_NOTICE } from '../../cli/mfa-command.js';
-import { contract } from '../../contract/index.js';
+import { auth } from '../../contract/auth.js';
 
 export default class MfaSetup extends MfaCommand<typeof MfaSetup> {
   static override summary = 'Start TOTP setup: a new secret, its otpauth URL and recovery codes';
@@ -16,7 +16,7 @@ export default class MfaSetup extends MfaCommand<typeof MfaSetup> {
   static override secretNotice = RECOVERY_CODES_NOTICE;
 
   async run() {
-    const result = await this.send(contract.auth.mfaSetup, {});
+    const result = await this.send(auth.mfaSetup, {});
     if (this.flags['dry-run']) return result;
     const setup = result as { otpAuthUrl: string };
     if (this.flags.quiet) {

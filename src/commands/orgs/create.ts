@@ -1,8 +1,8 @@
 import { ApiCommand, createFlags } from '../../cli/api-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { contract } from '../../contract/index.js';
+import { tenancy } from '../../contract/tenancy.js';
 
-const body = flagsFor(contract.tenancy.createOrganization.body, {
+const body = flagsFor(tenancy.createOrganization.body, {
   descriptions: { partnerId: 'The partner that owns it (system callers; partner callers default to their own).' },
 });
 
@@ -16,6 +16,6 @@ export default class OrgsCreate extends ApiCommand<typeof OrgsCreate> {
   static override flags = { ...body.flags, ...createFlags };
 
   async run() {
-    return this.send(contract.tenancy.createOrganization, { body: (await this.bodyFrom(body.fields)) as never });
+    return this.send(tenancy.createOrganization, { body: (await this.bodyFrom(body.fields)) as never });
   }
 }

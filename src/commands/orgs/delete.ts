@@ -1,6 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand, mutationFlags } from '../../cli/api-command.js';
-import { contract } from '../../contract/index.js';
+import { tenancy } from '../../contract/tenancy.js';
 
 export default class OrgsDelete extends ApiCommand<typeof OrgsDelete> {
   static override summary = 'Delete an organization (soft delete: it disappears from every query)';
@@ -10,6 +10,6 @@ export default class OrgsDelete extends ApiCommand<typeof OrgsDelete> {
 
   async run() {
     await this.confirm(`Delete organization ${this.args.id}?`);
-    return this.send(contract.tenancy.deleteOrganization, { params: { id: this.args.id } });
+    return this.send(tenancy.deleteOrganization, { params: { id: this.args.id } });
   }
 }

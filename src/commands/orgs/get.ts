@@ -1,5 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand } from '../../cli/api-command.js';
+import { tenancy } from '../../contract/tenancy.js';
 
 export default class OrgsGet extends ApiCommand<typeof OrgsGet> {
   static override summary = 'Show an organization';
@@ -7,6 +8,6 @@ export default class OrgsGet extends ApiCommand<typeof OrgsGet> {
   static override args = idArg('Organization');
 
   async run() {
-    return (await this.api()).tenancy.getOrganization({ params: { id: this.args.id } });
+    return (await this.api({ tenancy })).tenancy.getOrganization({ params: { id: this.args.id } });
   }
 }

@@ -4,9 +4,9 @@ import { CommandError } from '../../cli/base-command.js';
 import { ExitCode } from '../../cli/exit-codes.js';
 import { flagsFor } from '../../cli/schema-flags.js';
 import { ApiError } from '../../client/errors.js';
-import { contract } from '../../contract/index.js';
+import { tenancy } from '../../contract/tenancy.js';
 
-const def = contract.tenancy.listOrganizations;
+const def = tenancy.listOrganizations;
 const filters = flagsFor(def.query, { omit: ['page', 'limit'], descriptions: { partnerId: 'Only the organizations of this partner.' } });
 
 export default class OrgsList extends ApiCommand<typeof OrgsList> {
@@ -28,7 +28,7 @@ export default class OrgsList extends ApiCommand<typeof OrgsList> {
   static override columns = ['id', 'name', 'slug', 'partnerId', 'type', 'status', 'createdAt'];
 
   async run() {
-    const api = await this.api();
+    const api = await this.api({ tenancy });
     const query = this.queryFrom(def.query, filters.fields);
     if (this.flags.accessible) {
       const { data } = await api.tenancy.listAccessibleOrganizations();

@@ -1,8 +1,8 @@
 import { ApiCommand } from '../../cli/api-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { contract } from '../../contract/index.js';
+import { pam } from '../../contract/pam.js';
 
-const def = contract.pam.listActive;
+const def = pam.listActive;
 const filters = flagsFor(def.query, {
   descriptions: { orgId: 'Only elevations of this organization.', deviceId: 'Only elevations on this device.' },
 });
@@ -30,6 +30,6 @@ export default class PamActive extends ApiCommand<typeof PamActive> {
   ];
 
   async run() {
-    return (await (await this.api()).pam.listActive({ query: this.queryFrom(def.query, filters.fields) })).active;
+    return (await (await this.api({ pam })).pam.listActive({ query: this.queryFrom(def.query, filters.fields) })).active;
   }
 }

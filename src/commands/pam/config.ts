@@ -1,9 +1,9 @@
 import { ApiCommand } from '../../cli/api-command.js';
 import { CONFIG_COLUMNS } from '../../cli/pam-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { contract } from '../../contract/index.js';
+import { pam } from '../../contract/pam.js';
 
-const def = contract.pam.getConfig;
+const def = pam.getConfig;
 const filters = flagsFor(def.query);
 
 export default class PamConfig extends ApiCommand<typeof PamConfig> {
@@ -18,6 +18,6 @@ export default class PamConfig extends ApiCommand<typeof PamConfig> {
   static override columns = CONFIG_COLUMNS;
 
   async run() {
-    return (await (await this.api()).pam.getConfig({ query: this.queryFrom(def.query, filters.fields) })).config;
+    return (await (await this.api({ pam })).pam.getConfig({ query: this.queryFrom(def.query, filters.fields) })).config;
   }
 }

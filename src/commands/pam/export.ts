@@ -3,10 +3,9 @@ import { ApiCommand } from '../../cli/api-command.js';
 import { UsageError } from '../../cli/prompts.js';
 import { flagsFor, kebab } from '../../cli/schema-flags.js';
 import type { RequestOf } from '../../contract/endpoint.js';
-import { contract } from '../../contract/index.js';
-import { ElevationAuditExportQuerySchema, ElevationEventTypeSchema } from '../../contract/pam.js';
+import { ElevationAuditExportQuerySchema, ElevationEventTypeSchema, pam } from '../../contract/pam.js';
 
-const def = contract.pam.exportAudit;
+const def = pam.exportAudit;
 const filters = flagsFor(def.query, {
   omit: ['from', 'to', 'format', 'limit', 'cursor', 'eventType'],
   descriptions: {

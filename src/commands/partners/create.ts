@@ -1,8 +1,8 @@
 import { ApiCommand, createFlags } from '../../cli/api-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { contract } from '../../contract/index.js';
+import { tenancy } from '../../contract/tenancy.js';
 
-const body = flagsFor(contract.tenancy.createPartner.body);
+const body = flagsFor(tenancy.createPartner.body);
 
 export default class PartnersCreate extends ApiCommand<typeof PartnersCreate> {
   static override summary = 'Create a partner (active unless --status says otherwise)';
@@ -14,6 +14,6 @@ export default class PartnersCreate extends ApiCommand<typeof PartnersCreate> {
   static override flags = { ...body.flags, ...createFlags };
 
   async run() {
-    return this.send(contract.tenancy.createPartner, { body: (await this.bodyFrom(body.fields)) as never });
+    return this.send(tenancy.createPartner, { body: (await this.bodyFrom(body.fields)) as never });
   }
 }

@@ -1,6 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand, mutationFlags } from '../../cli/api-command.js';
-import { contract } from '../../contract/index.js';
+import { tenancy } from '../../contract/tenancy.js';
 
 export default class PartnersDelete extends ApiCommand<typeof PartnersDelete> {
   static override summary = 'Delete a partner (soft delete: it disappears from every query)';
@@ -10,6 +10,6 @@ export default class PartnersDelete extends ApiCommand<typeof PartnersDelete> {
 
   async run() {
     await this.confirm(`Delete partner ${this.args.id}?`);
-    return this.send(contract.tenancy.deletePartner, { params: { id: this.args.id } });
+    return this.send(tenancy.deletePartner, { params: { id: this.args.id } });
   }
 }

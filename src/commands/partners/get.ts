@@ -1,5 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand } from '../../cli/api-command.js';
+import { tenancy } from '../../contract/tenancy.js';
 
 export default class PartnersGet extends ApiCommand<typeof PartnersGet> {
   static override summary = 'Show a partner';
@@ -7,6 +8,6 @@ export default class PartnersGet extends ApiCommand<typeof PartnersGet> {
   static override args = idArg('Partner');
 
   async run() {
-    return (await this.api()).tenancy.getPartner({ params: { id: this.args.id } });
+    return (await this.api({ tenancy })).tenancy.getPartner({ params: { id: this.args.id } });
   }
 }

@@ -1,4 +1,5 @@
 import { ApiCommand, listFlags } from '../../cli/api-command.js';
+import { tenancy } from '../../contract/tenancy.js';
 
 export default class PartnersList extends ApiCommand<typeof PartnersList> {
   static override summary = 'List partners (system administrators)';
@@ -7,7 +8,7 @@ export default class PartnersList extends ApiCommand<typeof PartnersList> {
   static override columns = ['id', 'name', 'slug', 'type', 'plan', 'status', 'createdAt'];
 
   async run() {
-    const api = await this.api();
+    const api = await this.api({ tenancy });
     return this.list((page, limit) => api.tenancy.listPartners({ query: { page, limit } }));
   }
 }

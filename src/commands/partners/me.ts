@@ -1,10 +1,11 @@
 import { ApiCommand } from '../../cli/api-command.js';
+import { tenancy } from '../../contract/tenancy.js';
 
 export default class PartnersMe extends ApiCommand<typeof PartnersMe> {
   static override summary = "Show the caller's own partner (partner-scope users)";
   static override examples = ['<%= config.bin %> partners me', '<%= config.bin %> partners me --output json'];
 
   async run() {
-    return (await this.api()).tenancy.getMyPartner();
+    return (await this.api({ tenancy })).tenancy.getMyPartner();
   }
 }

@@ -2,9 +2,9 @@ import { idArg } from '../../cli/args.js';
 import { createFlags } from '../../cli/api-command.js';
 import { RoleCommand } from '../../cli/role-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { contract } from '../../contract/index.js';
+import { roles } from '../../contract/roles.js';
 
-const body = flagsFor(contract.roles.clone.body);
+const body = flagsFor(roles.clone.body);
 
 export default class RolesClone extends RoleCommand<typeof RolesClone> {
   static override summary =
@@ -17,7 +17,7 @@ export default class RolesClone extends RoleCommand<typeof RolesClone> {
   static override flags = { ...body.flags, ...createFlags };
 
   async run() {
-    return this.send(contract.roles.clone, {
+    return this.send(roles.clone, {
       params: { id: this.args.id },
       body: (await this.bodyFrom(body.fields)) as never,
     });

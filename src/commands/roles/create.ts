@@ -2,9 +2,9 @@ import { createFlags } from '../../cli/api-command.js';
 import { permissionFlags, withPermissions } from '../../cli/permissions.js';
 import { RoleCommand } from '../../cli/role-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { contract } from '../../contract/index.js';
+import { roles } from '../../contract/roles.js';
 
-const body = flagsFor(contract.roles.create.body, { omit: ['permissions'] });
+const body = flagsFor(roles.create.body, { omit: ['permissions'] });
 
 export default class RolesCreate extends RoleCommand<typeof RolesCreate> {
   static override summary = 'Create a custom role owned by your partner or organization (needs a session with MFA)';
@@ -19,6 +19,6 @@ export default class RolesCreate extends RoleCommand<typeof RolesCreate> {
 
   async run() {
     const request = await withPermissions(await this.bodyFrom(body.fields), this.flags);
-    return this.send(contract.roles.create, { body: request as never });
+    return this.send(roles.create, { body: request as never });
   }
 }

@@ -1,6 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand, mutationFlags } from '../../cli/api-command.js';
-import { contract } from '../../contract/index.js';
+import { roles } from '../../contract/roles.js';
 
 export default class RolesDelete extends ApiCommand<typeof RolesDelete> {
   static override summary =
@@ -12,6 +12,6 @@ export default class RolesDelete extends ApiCommand<typeof RolesDelete> {
 
   async run() {
     await this.confirm(`Delete role ${this.args.id} permanently?`);
-    return this.send(contract.roles.delete, { params: { id: this.args.id } });
+    return this.send(roles.delete, { params: { id: this.args.id } });
   }
 }

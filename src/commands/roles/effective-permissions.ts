@@ -1,6 +1,7 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand } from '../../cli/api-command.js';
 import { showsRows } from '../../cli/row-output.js';
+import { roles } from '../../contract/roles.js';
 
 export default class RolesEffectivePermissions extends ApiCommand<typeof RolesEffectivePermissions> {
   static override summary = "A role's direct and inherited permissions, each with the role it comes from";
@@ -13,7 +14,7 @@ export default class RolesEffectivePermissions extends ApiCommand<typeof RolesEf
   static override columns = ['resource', 'action', 'inherited', 'sourceRoleName'];
 
   async run() {
-    const result = await (await this.api()).roles.effectivePermissions({ params: { id: this.args.id } });
+    const result = await (await this.api({ roles })).roles.effectivePermissions({ params: { id: this.args.id } });
     if (!showsRows(this.format, this.flags.quiet)) return result;
     if (this.format === 'table' && result.inheritanceChain.length > 1)
       this.info(`Inheritance: ${result.inheritanceChain.map((r) => r.name).join(' → ')}`);

@@ -1,5 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { RoleCommand } from '../../cli/role-command.js';
+import { roles } from '../../contract/roles.js';
 
 export default class RolesGet extends RoleCommand<typeof RolesGet> {
   static override summary = 'Show a role with its own permissions (inherited ones: `svc roles effective-permissions`)';
@@ -10,6 +11,6 @@ export default class RolesGet extends RoleCommand<typeof RolesGet> {
   static override args = idArg('Role');
 
   async run() {
-    return (await this.api()).roles.get({ params: { id: this.args.id } });
+    return (await this.api({ roles })).roles.get({ params: { id: this.args.id } });
   }
 }

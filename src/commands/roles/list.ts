@@ -1,4 +1,5 @@
 import { ApiCommand } from '../../cli/api-command.js';
+import { roles } from '../../contract/roles.js';
 
 export default class RolesList extends ApiCommand<typeof RolesList> {
   static override summary =
@@ -7,6 +8,6 @@ export default class RolesList extends ApiCommand<typeof RolesList> {
   static override columns = ['id', 'name', 'scope', 'isSystem', 'parentRoleId', 'userCount', 'description'];
 
   async run() {
-    return (await (await this.api()).roles.list()).data;
+    return (await (await this.api({ roles })).roles.list()).data;
   }
 }

@@ -1,5 +1,6 @@
 import { ApiCommand } from '../../cli/api-command.js';
 import { showsRows } from '../../cli/row-output.js';
+import { roles } from '../../contract/roles.js';
 
 export default class RolesPermissions extends ApiCommand<typeof RolesPermissions> {
   static override summary =
@@ -14,7 +15,7 @@ export default class RolesPermissions extends ApiCommand<typeof RolesPermissions
   static override quietField = 'permission';
 
   async run() {
-    const result = await (await this.api()).roles.availablePermissions();
+    const result = await (await this.api({ roles })).roles.availablePermissions();
     return showsRows(this.format, this.flags.quiet) ? result.permissions : result;
   }
 }

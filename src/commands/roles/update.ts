@@ -3,9 +3,9 @@ import { updateFlags } from '../../cli/api-command.js';
 import { permissionFlags, withPermissions } from '../../cli/permissions.js';
 import { RoleCommand } from '../../cli/role-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { contract } from '../../contract/index.js';
+import { roles } from '../../contract/roles.js';
 
-const body = flagsFor(contract.roles.update.body, { omit: ['permissions'] });
+const body = flagsFor(roles.update.body, { omit: ['permissions'] });
 
 export default class RolesUpdate extends RoleCommand<typeof RolesUpdate> {
   static override summary = 'Update a custom role; built-in roles are immutable (needs a session with MFA)';
@@ -20,6 +20,6 @@ export default class RolesUpdate extends RoleCommand<typeof RolesUpdate> {
 
   async run() {
     const request = await withPermissions(await this.bodyFrom(body.fields), this.flags);
-    return this.send(contract.roles.update, { params: { id: this.args.id }, body: request });
+    return this.send(roles.update, { params: { id: this.args.id }, body: request });
   }
 }

@@ -1,5 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand } from '../../cli/api-command.js';
+import { roles } from '../../contract/roles.js';
 
 export default class RolesUsers extends ApiCommand<typeof RolesUsers> {
   static override summary = 'List the users in your reach who hold a role';
@@ -11,6 +12,6 @@ export default class RolesUsers extends ApiCommand<typeof RolesUsers> {
   static override columns = ['id', 'email', 'name', 'status', 'lastLoginAt'];
 
   async run() {
-    return (await (await this.api()).roles.users({ params: { id: this.args.id } })).data;
+    return (await (await this.api({ roles })).roles.users({ params: { id: this.args.id } })).data;
   }
 }

@@ -1,8 +1,8 @@
 import { ApiCommand, createFlags } from '../../cli/api-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { contract } from '../../contract/index.js';
+import { tenancy } from '../../contract/tenancy.js';
 
-const body = flagsFor(contract.tenancy.createSite.body, {
+const body = flagsFor(tenancy.createSite.body, {
   descriptions: { orgId: 'The organization the site belongs to.', timezone: 'IANA time zone, e.g. Europe/Berlin.' },
 });
 
@@ -16,6 +16,6 @@ export default class SitesCreate extends ApiCommand<typeof SitesCreate> {
   static override flags = { ...body.flags, ...createFlags };
 
   async run() {
-    return this.send(contract.tenancy.createSite, { body: (await this.bodyFrom(body.fields)) as never });
+    return this.send(tenancy.createSite, { body: (await this.bodyFrom(body.fields)) as never });
   }
 }

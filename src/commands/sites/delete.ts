@@ -1,6 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand, mutationFlags } from '../../cli/api-command.js';
-import { contract } from '../../contract/index.js';
+import { tenancy } from '../../contract/tenancy.js';
 
 export default class SitesDelete extends ApiCommand<typeof SitesDelete> {
   static override summary = 'Delete a site (permanently)';
@@ -10,6 +10,6 @@ export default class SitesDelete extends ApiCommand<typeof SitesDelete> {
 
   async run() {
     await this.confirm(`Delete site ${this.args.id} permanently?`);
-    return this.send(contract.tenancy.deleteSite, { params: { id: this.args.id } });
+    return this.send(tenancy.deleteSite, { params: { id: this.args.id } });
   }
 }

@@ -1,5 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand } from '../../cli/api-command.js';
+import { tenancy } from '../../contract/tenancy.js';
 
 export default class SitesGet extends ApiCommand<typeof SitesGet> {
   static override summary = 'Show a site';
@@ -7,6 +8,6 @@ export default class SitesGet extends ApiCommand<typeof SitesGet> {
   static override args = idArg('Site');
 
   async run() {
-    return (await this.api()).tenancy.getSite({ params: { id: this.args.id } });
+    return (await this.api({ tenancy })).tenancy.getSite({ params: { id: this.args.id } });
   }
 }

@@ -1,8 +1,8 @@
 import { ApiCommand, listFlags } from '../../cli/api-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { contract } from '../../contract/index.js';
+import { tenancy } from '../../contract/tenancy.js';
 
-const def = contract.tenancy.listSites;
+const def = tenancy.listSites;
 const filters = flagsFor(def.query, { omit: ['page', 'limit', 'organizationId'], descriptions: { orgId: 'Only the sites of this organization.' } });
 
 export default class SitesList extends ApiCommand<typeof SitesList> {
@@ -15,7 +15,7 @@ export default class SitesList extends ApiCommand<typeof SitesList> {
   static override columns = ['id', 'name', 'orgId', 'timezone', 'createdAt'];
 
   async run() {
-    const api = await this.api();
+    const api = await this.api({ tenancy });
     const query = this.queryFrom(def.query, filters.fields);
     return this.list((page, limit) => api.tenancy.listSites({ query: { ...query, page, limit } }));
   }

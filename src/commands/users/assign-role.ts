@@ -1,9 +1,9 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand, updateFlags } from '../../cli/api-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { contract } from '../../contract/index.js';
+import { users } from '../../contract/users.js';
 
-const body = flagsFor(contract.users.assignRole.body);
+const body = flagsFor(users.assignRole.body);
 
 export default class UsersAssignRole extends ApiCommand<typeof UsersAssignRole> {
   static override summary = "Change a user's role (not your own; needs a session with MFA)";
@@ -14,7 +14,7 @@ export default class UsersAssignRole extends ApiCommand<typeof UsersAssignRole> 
   static override columns = ['id', 'email', 'name', 'roleId', 'roleName', 'scope'];
 
   async run() {
-    return this.send(contract.users.assignRole, {
+    return this.send(users.assignRole, {
       params: { id: this.args.id },
       body: (await this.bodyFrom(body.fields)) as never,
     });

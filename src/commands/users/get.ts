@@ -1,5 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand } from '../../cli/api-command.js';
+import { users } from '../../contract/users.js';
 
 export default class UsersGet extends ApiCommand<typeof UsersGet> {
   static override summary = 'Show a user with their role and membership';
@@ -7,6 +8,6 @@ export default class UsersGet extends ApiCommand<typeof UsersGet> {
   static override args = idArg('User');
 
   async run() {
-    return (await this.api()).users.get({ params: { id: this.args.id } });
+    return (await this.api({ users })).users.get({ params: { id: this.args.id } });
   }
 }

@@ -1,8 +1,8 @@
 import { ApiCommand, createFlags, mutationFlags } from '../../cli/api-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { contract } from '../../contract/index.js';
+import { users } from '../../contract/users.js';
 
-const body = flagsFor(contract.users.invite.body);
+const body = flagsFor(users.invite.body);
 
 export default class UsersInvite extends ApiCommand<typeof UsersInvite> {
   static override summary =
@@ -20,7 +20,7 @@ When the server sends no invitation e-mail (no mail service configured, or it fa
   static override columns = ['id', 'email', 'name', 'status', 'roleId', 'inviteEmailSent', 'inviteUrl'];
 
   async run() {
-    const result = await this.send(contract.users.invite, { body: (await this.bodyFrom(body.fields)) as never });
+    const result = await this.send(users.invite, { body: (await this.bodyFrom(body.fields)) as never });
     const invited = result as { inviteEmailSent?: boolean; inviteUrl?: string | null; email?: string };
     if (invited.inviteEmailSent === false && invited.inviteUrl) {
       this.info(

@@ -1,8 +1,8 @@
 import { ApiCommand, listFlags } from '../../cli/api-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { contract } from '../../contract/index.js';
+import { users } from '../../contract/users.js';
 
-const def = contract.users.list;
+const def = users.list;
 const filters = flagsFor(def.query, { omit: ['page', 'limit'] });
 
 export default class UsersList extends ApiCommand<typeof UsersList> {
@@ -17,7 +17,7 @@ export default class UsersList extends ApiCommand<typeof UsersList> {
   static override columns = ['id', 'email', 'name', 'status', 'roleName', 'scope', 'mfaEnabled', 'lastLoginAt'];
 
   async run() {
-    const api = await this.api();
+    const api = await this.api({ users });
     const query = this.queryFrom(def.query, filters.fields);
     return this.list((page, limit) => api.users.list({ query: { ...query, page, limit } }));
   }

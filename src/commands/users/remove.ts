@@ -1,6 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand, mutationFlags } from '../../cli/api-command.js';
-import { contract } from '../../contract/index.js';
+import { users } from '../../contract/users.js';
 
 export default class UsersRemove extends ApiCommand<typeof UsersRemove> {
   static override summary =
@@ -12,6 +12,6 @@ export default class UsersRemove extends ApiCommand<typeof UsersRemove> {
 
   async run() {
     await this.confirm(`Remove user ${this.args.id}? They lose access to everything of this partner or organization.`);
-    return this.send(contract.users.remove, { params: { id: this.args.id } });
+    return this.send(users.remove, { params: { id: this.args.id } });
   }
 }

@@ -2,9 +2,9 @@ import { Args } from '@oclif/core';
 import { ApiCommand, mutationFlags } from '../../cli/api-command.js';
 import { UsageError } from '../../cli/prompts.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { contract } from '../../contract/index.js';
+import { users } from '../../contract/users.js';
 
-const body = flagsFor(contract.users.resendInvite.body, {
+const body = flagsFor(users.resendInvite.body, {
   omit: ['userId'],
   descriptions: { email: 'The invited user, by e-mail address (instead of ID).' },
 });
@@ -25,7 +25,7 @@ export default class UsersResendInvite extends ApiCommand<typeof UsersResendInvi
     const fields = await this.bodyFrom(body.fields);
     if ((this.args.id === undefined) === (fields.email === undefined))
       throw new UsageError('Name the invited user by ID or by --email (one of them)', '--email');
-    const result = await this.send(contract.users.resendInvite, {
+    const result = await this.send(users.resendInvite, {
       body: this.args.id === undefined ? fields : { userId: this.args.id },
     });
     const sent = result as { inviteEmailSent?: boolean; inviteUrl?: string | null; email?: string };

@@ -1,6 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand, mutationFlags } from '../../cli/api-command.js';
-import { contract } from '../../contract/index.js';
+import { users } from '../../contract/users.js';
 
 export default class UsersResetPassword extends ApiCommand<typeof UsersResetPassword> {
   static override summary =
@@ -15,7 +15,7 @@ export default class UsersResetPassword extends ApiCommand<typeof UsersResetPass
   static override columns = ['id', 'email', 'resetEmailSent', 'resetUrl', 'expiresAt'];
 
   async run() {
-    const result = await this.send(contract.users.resetPassword, { params: { id: this.args.id } });
+    const result = await this.send(users.resetPassword, { params: { id: this.args.id } });
     const link = result as { resetEmailSent?: boolean; resetUrl?: string | null; email?: string };
     if (link.resetEmailSent === false && link.resetUrl)
       this.info(`No reset e-mail was sent: pass the resetUrl on to ${link.email ?? 'the user'} (it works once).`);

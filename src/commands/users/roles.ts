@@ -1,4 +1,5 @@
 import { ApiCommand } from '../../cli/api-command.js';
+import { users } from '../../contract/users.js';
 
 export default class UsersRoles extends ApiCommand<typeof UsersRoles> {
   static override summary = 'List the roles you can see and assign to users';
@@ -6,6 +7,6 @@ export default class UsersRoles extends ApiCommand<typeof UsersRoles> {
   static override columns = ['id', 'name', 'scope', 'isSystem', 'description'];
 
   async run() {
-    return (await (await this.api()).users.listRoles()).data;
+    return (await (await this.api({ users })).users.listRoles()).data;
   }
 }

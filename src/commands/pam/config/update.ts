@@ -2,9 +2,9 @@ import { ApiCommand, updateFlags } from '../../../cli/api-command.js';
 import { CONFIG_COLUMNS, unwrap } from '../../../cli/pam-command.js';
 import { UsageError } from '../../../cli/prompts.js';
 import { flagsFor } from '../../../cli/schema-flags.js';
-import { contract } from '../../../contract/index.js';
+import { pam } from '../../../contract/pam.js';
 
-const def = contract.pam.putConfig;
+const def = pam.putConfig;
 const body = flagsFor(def.body, {
   descriptions: {
     defaultApprovalDurationMinutes:
@@ -32,7 +32,7 @@ export default class PamConfigUpdate extends ApiCommand<typeof PamConfigUpdate> 
       );
     if (fields.defaultUnmatchedVerdict === undefined) {
       const orgId = typeof fields.orgId === 'string' ? fields.orgId : undefined;
-      const current = await (await this.api()).pam.getConfig({ query: orgId === undefined ? {} : { orgId } });
+      const current = await (await this.api({ pam })).pam.getConfig({ query: orgId === undefined ? {} : { orgId } });
       fields.defaultUnmatchedVerdict = current.config.defaultUnmatchedVerdict;
     }
     return unwrap(await this.send(def, { body: fields as never }), 'config');

@@ -8,10 +8,9 @@ import { promptOrFail } from '../../../cli/prompts.js';
 import { flagsFor } from '../../../cli/schema-flags.js';
 import { readSecretFromStdin } from '../../../cli/stdin.js';
 import { canPrompt } from '../../../cli/terminal.js';
-import { PAM_DURATION } from '../../../contract/pam.js';
-import { contract } from '../../../contract/index.js';
+import { PAM_DURATION, pam } from '../../../contract/pam.js';
 
-const def = contract.pam.respond;
+const def = pam.respond;
 const body = flagsFor(def.body, {
   omit: ['decision', 'proof', 'reauthPassword'],
   descriptions: {
@@ -52,7 +51,7 @@ Critical-tier approvals (AI tool actions of risk tier 4) need your password agai
     let what: string | undefined;
     if (!this.flags.yes && !this.flags['dry-run'] && canPrompt(this.terminal)) {
       // What is being approved, for the prompt; the prompt still stands when the request cannot be read.
-      what = await (await this.api()).pam.getRequest({ params: { id } }).then(
+      what = await (await this.api({ pam })).pam.getRequest({ params: { id } }).then(
         (answer) => describeRequest(answer.request),
         () => undefined,
       );

@@ -2,9 +2,9 @@ import { ApiCommand, mutationFlags } from '../../../cli/api-command.js';
 import { idArg } from '../../../cli/args.js';
 import { DECISION_COLUMNS } from '../../../cli/pam-command.js';
 import { flagsFor } from '../../../cli/schema-flags.js';
-import { contract } from '../../../contract/index.js';
+import { pam } from '../../../contract/pam.js';
 
-const def = contract.pam.respond;
+const def = pam.respond;
 const body = flagsFor(def.body, {
   omit: ['decision', 'proof', 'reauthPassword', 'reauthMfaCode', 'durationMinutes'],
   descriptions: { reason: 'Why (up to 2000 characters; kept with the request and in the audit trail).' },

@@ -1,5 +1,6 @@
 import { ApiCommand } from '../../../cli/api-command.js';
 import { idArg } from '../../../cli/args.js';
+import { pam } from '../../../contract/pam.js';
 
 export default class PamRequestsGet extends ApiCommand<typeof PamRequestsGet> {
   static override summary = 'Show an elevation request: what was asked, on which device, and how it was decided';
@@ -10,6 +11,6 @@ export default class PamRequestsGet extends ApiCommand<typeof PamRequestsGet> {
   static override args = idArg('Elevation request');
 
   async run() {
-    return (await (await this.api()).pam.getRequest({ params: { id: this.args.id } })).request;
+    return (await (await this.api({ pam })).pam.getRequest({ params: { id: this.args.id } })).request;
   }
 }

@@ -1,9 +1,9 @@
 import { ApiCommand, listFlags } from '../../../cli/api-command.js';
 import { REQUEST_COLUMNS } from '../../../cli/pam-command.js';
 import { flagsFor } from '../../../cli/schema-flags.js';
-import { contract } from '../../../contract/index.js';
+import { pam } from '../../../contract/pam.js';
 
-const def = contract.pam.listRequests;
+const def = pam.listRequests;
 const filters = flagsFor(def.query, {
   omit: ['page', 'limit'],
   descriptions: {
@@ -28,7 +28,7 @@ export default class PamRequestsList extends ApiCommand<typeof PamRequestsList> 
   static override columns = REQUEST_COLUMNS;
 
   async run() {
-    const api = await this.api();
+    const api = await this.api({ pam });
     const query = this.queryFrom(def.query, filters.fields);
     return this.list(async (page, limit) => {
       const answer = await api.pam.listRequests({ query: { ...query, page, limit } });

@@ -3,9 +3,9 @@ import { idArg } from '../../../cli/args.js';
 import { DECISION_COLUMNS } from '../../../cli/pam-command.js';
 import { UsageError } from '../../../cli/prompts.js';
 import { flagsFor } from '../../../cli/schema-flags.js';
-import { contract } from '../../../contract/index.js';
+import { pam } from '../../../contract/pam.js';
 
-const def = contract.pam.revoke;
+const def = pam.revoke;
 const body = flagsFor(def.body, {
   descriptions: { reason: 'Why (required, up to 2000 characters; kept in the audit trail).' },
 });

@@ -1,6 +1,6 @@
 import { ApiCommand, mutationFlags } from '../../../cli/api-command.js';
 import { idArg } from '../../../cli/args.js';
-import { contract } from '../../../contract/index.js';
+import { pam } from '../../../contract/pam.js';
 
 export default class PamRulesDelete extends ApiCommand<typeof PamRulesDelete> {
   static override summary = 'Delete an elevation rule (needs a session with MFA)';
@@ -17,7 +17,7 @@ export default class PamRulesDelete extends ApiCommand<typeof PamRulesDelete> {
     await this.confirm(
       `Delete elevation rule ${id}? Requests it matched fall to the next rule or the organization default.`,
     );
-    const result = await this.send(contract.pam.deleteRule, { params: { id } });
+    const result = await this.send(pam.deleteRule, { params: { id } });
     return typeof result === 'object' && result !== null && 'dryRun' in result ? result : { id, ...(result as object) };
   }
 }

@@ -1,5 +1,6 @@
 import { ApiCommand } from '../../../cli/api-command.js';
 import { idArg } from '../../../cli/args.js';
+import { pam } from '../../../contract/pam.js';
 
 export default class PamRulesGet extends ApiCommand<typeof PamRulesGet> {
   static override summary = 'Show an elevation rule';
@@ -10,6 +11,6 @@ export default class PamRulesGet extends ApiCommand<typeof PamRulesGet> {
   static override args = idArg('Elevation rule');
 
   async run() {
-    return (await (await this.api()).pam.getRule({ params: { id: this.args.id } })).rule;
+    return (await (await this.api({ pam })).pam.getRule({ params: { id: this.args.id } })).rule;
   }
 }

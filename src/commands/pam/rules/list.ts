@@ -1,9 +1,9 @@
 import { ApiCommand } from '../../../cli/api-command.js';
 import { RULE_COLUMNS } from '../../../cli/pam-command.js';
 import { flagsFor } from '../../../cli/schema-flags.js';
-import { contract } from '../../../contract/index.js';
+import { pam } from '../../../contract/pam.js';
 
-const def = contract.pam.listRules;
+const def = pam.listRules;
 const filters = flagsFor(def.query);
 
 export default class PamRulesList extends ApiCommand<typeof PamRulesList> {
@@ -17,7 +17,7 @@ export default class PamRulesList extends ApiCommand<typeof PamRulesList> {
   static override columns = RULE_COLUMNS;
 
   async run() {
-    const api = await this.api();
+    const api = await this.api({ pam });
     return (await api.pam.listRules({ query: this.queryFrom(def.query, filters.fields) })).rules;
   }
 }

@@ -1,9 +1,9 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../../../cli/api-command.js';
 import { flagsFor } from '../../../cli/schema-flags.js';
-import { contract } from '../../../contract/index.js';
+import { pam } from '../../../contract/pam.js';
 
-const def = contract.pam.previewRule;
+const def = pam.previewRule;
 const criteria = flagsFor(def.body);
 /** Fields of a rule file that say nothing about what the rule matches: dropped, so a rule file previews as is. */
 const RULE_ONLY = ['name', 'priority', 'enabled'];

@@ -1,7 +1,7 @@
 import { ApiCommand, mutationFlags } from '../../../cli/api-command.js';
 import { idArg } from '../../../cli/args.js';
 import { RULE_COLUMNS, unwrap } from '../../../cli/pam-command.js';
-import { contract } from '../../../contract/index.js';
+import { pam } from '../../../contract/pam.js';
 
 export default class PamRulesReapprove extends ApiCommand<typeof PamRulesReapprove> {
   static override summary =
@@ -20,6 +20,6 @@ It turns automatic approval back on, so it asks for confirmation on a terminal; 
   async run() {
     const { id } = this.args;
     await this.confirm(`Re-approve elevation rule ${id}? Its suspended verdict (auto_approve) applies again at once.`);
-    return unwrap(await this.send(contract.pam.updateRule, { params: { id }, body: { reapprove: true } }), 'rule');
+    return unwrap(await this.send(pam.updateRule, { params: { id }, body: { reapprove: true } }), 'rule');
   }
 }

@@ -3,9 +3,9 @@ import { idArg } from '../../../cli/args.js';
 import { RULE_COLUMNS, unwrap } from '../../../cli/pam-command.js';
 import { UsageError } from '../../../cli/prompts.js';
 import { flagsFor } from '../../../cli/schema-flags.js';
-import { contract } from '../../../contract/index.js';
+import { pam } from '../../../contract/pam.js';
 
-const def = contract.pam.updateRule;
+const def = pam.updateRule;
 const body = flagsFor(def.body, {
   omit: ['reapprove'],
   descriptions: {

@@ -1,9 +1,9 @@
 import { ApiCommand, createFlags } from '../../../cli/api-command.js';
 import { SIGNER_GROUP_COLUMNS, unwrap } from '../../../cli/pam-command.js';
 import { flagsFor } from '../../../cli/schema-flags.js';
-import { contract } from '../../../contract/index.js';
+import { pam } from '../../../contract/pam.js';
 
-const def = contract.pam.createSignerGroup;
+const def = pam.createSignerGroup;
 const body = flagsFor(def.body, {
   descriptions: {
     name: 'Name of the group (1-255 characters).',

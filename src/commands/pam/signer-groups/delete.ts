@@ -1,6 +1,6 @@
 import { ApiCommand, mutationFlags } from '../../../cli/api-command.js';
 import { idArg } from '../../../cli/args.js';
-import { contract } from '../../../contract/index.js';
+import { pam } from '../../../contract/pam.js';
 
 export default class PamSignerGroupsDelete extends ApiCommand<typeof PamSignerGroupsDelete> {
   static override summary = 'Delete a signer group that no rule uses (needs a session with MFA)';
@@ -15,7 +15,7 @@ export default class PamSignerGroupsDelete extends ApiCommand<typeof PamSignerGr
   async run() {
     const { id } = this.args;
     await this.confirm(`Delete signer group ${id}?`);
-    const result = await this.send(contract.pam.deleteSignerGroup, { params: { id } });
+    const result = await this.send(pam.deleteSignerGroup, { params: { id } });
     return typeof result === 'object' && result !== null && 'dryRun' in result ? result : { id, ...(result as object) };
   }
 }

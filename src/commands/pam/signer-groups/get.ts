@@ -1,5 +1,6 @@
 import { ApiCommand } from '../../../cli/api-command.js';
 import { idArg } from '../../../cli/args.js';
+import { pam } from '../../../contract/pam.js';
 
 export default class PamSignerGroupsGet extends ApiCommand<typeof PamSignerGroupsGet> {
   static override summary = 'Show a signer group';
@@ -7,6 +8,6 @@ export default class PamSignerGroupsGet extends ApiCommand<typeof PamSignerGroup
   static override args = idArg('Signer group');
 
   async run() {
-    return (await (await this.api()).pam.getSignerGroup({ params: { id: this.args.id } })).signerGroup;
+    return (await (await this.api({ pam })).pam.getSignerGroup({ params: { id: this.args.id } })).signerGroup;
   }
 }

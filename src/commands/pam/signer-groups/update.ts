@@ -3,9 +3,9 @@ import { idArg } from '../../../cli/args.js';
 import { SIGNER_GROUP_COLUMNS, unwrap } from '../../../cli/pam-command.js';
 import { UsageError } from '../../../cli/prompts.js';
 import { flagsFor } from '../../../cli/schema-flags.js';
-import { contract } from '../../../contract/index.js';
+import { pam } from '../../../contract/pam.js';
 
-const def = contract.pam.updateSignerGroup;
+const def = pam.updateSignerGroup;
 const body = flagsFor(def.body, {
   descriptions: {
     signers: 'Replaces every signer of the group.',

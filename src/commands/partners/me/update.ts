@@ -1,8 +1,8 @@
 import { ApiCommand, updateFlags } from '../../../cli/api-command.js';
 import { flagsFor } from '../../../cli/schema-flags.js';
-import { contract } from '../../../contract/index.js';
+import { tenancy } from '../../../contract/tenancy.js';
 
-const body = flagsFor(contract.tenancy.updateMyPartner.body);
+const body = flagsFor(tenancy.updateMyPartner.body);
 
 export default class PartnersMeUpdate extends ApiCommand<typeof PartnersMeUpdate> {
   static override summary = "Update the caller's own partner (settings are merged into the current ones)";
@@ -14,6 +14,6 @@ export default class PartnersMeUpdate extends ApiCommand<typeof PartnersMeUpdate
   static override flags = { ...body.flags, ...updateFlags };
 
   async run() {
-    return this.send(contract.tenancy.updateMyPartner, { body: await this.bodyFrom(body.fields) });
+    return this.send(tenancy.updateMyPartner, { body: await this.bodyFrom(body.fields) });
   }
 }

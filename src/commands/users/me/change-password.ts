@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { ApiCommand, mutationFlags } from '../../../cli/api-command.js';
 import { promptOrFail, UsageError } from '../../../cli/prompts.js';
 import { readSecretLinesFromStdin } from '../../../cli/stdin.js';
-import { contract } from '../../../contract/index.js';
+import { auth } from '../../../contract/auth.js';
 
 export default class UsersMeChangePassword extends ApiCommand<typeof UsersMeChangePassword> {
   static override summary = "Change the signed-in user's password (every session of the account ends)";
@@ -19,7 +19,7 @@ export default class UsersMeChangePassword extends ApiCommand<typeof UsersMeChan
   async run() {
     const [currentPassword, newPassword] = this.flags['passwords-stdin'] ? await readSecretLinesFromStdin('--passwords-stdin', ['the current password', 'the new password']) : await this.prompt();
     if (currentPassword === undefined || newPassword === undefined) throw new UsageError('Both passwords are needed', '--passwords-stdin');
-    const result = await this.send(contract.auth.changePassword, { body: { currentPassword, newPassword } });
+    const result = await this.send(auth.changePassword, { body: { currentPassword, newPassword } });
     if (this.flags['dry-run']) return result;
 
     const session = await this.session();
@@ -31,7 +31,7 @@ export default class UsersMeChangePassword extends ApiCommand<typeof UsersMeChan
     // The server ended every session, the one in this profile included: sign in again when no second factor is
     // needed, so the profile keeps working; otherwise forget the dead tokens.
     const outcome = await session
-      .unauthenticatedApi()
+      .unauthenticatedApi({ auth })
       .auth.login({ body: { email, password: newPassword } })
       .catch(() => undefined);
     if (outcome === undefined || outcome.mfaRequired) {

@@ -1,0 +1,76 @@
+#!/usr/bin/env node
+// Bundles the built CLI (run after tsc; `npm run build` does both): every command and hook in dist/ is rewritten
+// in place as a bundle of the code tsc emitted, its shared parts in dist/chunks/. A command then loads a few
+// files instead of the hundreds that zod, undici and src/cli are made of, which is most of the cost of loading
+// them on Node 20 (no compile cache for ES modules).
+//
+// Left as they are: the `server` commands and dist/server (`svc server …` runs the server from tsc's files, so
+// nothing of it changes), @oclif/* (one instance of the framework, shared with its plugins and bin/run.js), and
+// every package not in BUNDLED: they load from node_modules on first use, as before.
+/* global process */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const DIST = path.join(ROOT, 'dist');
+const SERVER = path.join(DIST, 'server') + path.sep;
+
+/** The packages a command loads on every run (or on its first request): plain JavaScript, no files of their own. */
+const BUNDLED = new Set(['zod', 'undici', 'chalk', 'env-paths']);
+
+function packageName(specifier) {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+function jsFiles(dir) {
+  return fs
+    .readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.js'))
+    .map((e) => path.join(e.parentPath, e.name));
+}
+
+const entryPoints = [...jsFiles(path.join(DIST, 'commands')), ...jsFiles(path.join(DIST, 'hooks'))].filter(
+  (file) => !file.startsWith(path.join(DIST, 'commands', 'server') + path.sep),
+);
+if (entryPoints.length === 0) throw new Error('nothing to bundle in dist/: run tsc first');
+
+fs.rmSync(path.join(DIST, 'chunks'), { recursive: true, force: true });
+await build({
+  entryPoints,
+  outdir: DIST,
+  outbase: DIST,
+  allowOverwrite: true,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  chunkNames: 'chunks/[name]-[hash]',
+  logLevel: 'warning',
+  // Bundled CommonJS (undici) requires node's built-in modules; an ES module has no `require` of its own.
+  banner: {
+    js: "import { createRequire as __svcCreateRequire } from 'node:module';\nconst require = __svcCreateRequire(import.meta.url);",
+  },
+  plugins: [
+    {
+      name: 'svc-externals',
+      setup(b) {
+        // Bare package names; `#…` are a bundled package's own subpath imports (chalk's), resolved by esbuild.
+        b.onResolve({ filter: /^[^./#]/ }, (args) => {
+          if (args.path.startsWith('node:') || !BUNDLED.has(packageName(args.path))) return { external: true };
+          return undefined;
+        });
+        // The issue's rule, kept by the build: commands other than `svc server …` never load server code.
+        b.onResolve({ filter: /^\./ }, (args) => {
+          if (path.resolve(args.resolveDir, args.path).startsWith(SERVER))
+            throw new Error(`${path.relative(ROOT, args.importer)} imports server code (${args.path})`);
+          return undefined;
+        });
+      },
+    },
+  ],
+});
+process.stdout.write(`bundled ${entryPoints.length} commands and hooks into dist/\n`);
