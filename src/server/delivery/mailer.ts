@@ -1,4 +1,4 @@
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { ServerConfig } from '../config.js';
 
 export interface MailMessage {
@@ -32,7 +32,9 @@ export class Mailer {
     return this.settings.smtpUrl !== undefined;
   }
 
-  private transport(url: string): Transporter {
+  /** nodemailer is loaded with the first message: most servers never send one. */
+  private async transport(url: string): Promise<Transporter> {
+    const { default: nodemailer } = await import('nodemailer');
     this.transporter ??= nodemailer.createTransport({
       url,
       connectionTimeout: this.settings.timeoutMs,
@@ -51,7 +53,7 @@ export class Mailer {
     });
     try {
       await Promise.race([
-        this.transport(url).sendMail({ from: this.settings.from, to: message.to, subject: message.subject, text: message.text }),
+        (await this.transport(url)).sendMail({ from: this.settings.from, to: message.to, subject: message.subject, text: message.text }),
         timeout,
       ]);
       return 'sent';

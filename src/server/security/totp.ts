@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
-import QRCode from 'qrcode';
 import { sha256Hex } from './crypto.js';
 
 /** RFC 6238 parameters every authenticator app understands: SHA-1, 6 digits, 30-second steps. */
@@ -41,6 +40,8 @@ function totpOf(secretBase32: string, label = ''): TOTP {
 export async function newTotpEnrollment(label: string): Promise<TotpEnrollment> {
   const secret = new Secret({ size: SECRET_BYTES }).base32;
   const otpAuthUrl = totpOf(secret, label).toString();
+  // qrcode is loaded on first use: only MFA set-up draws one.
+  const { default: QRCode } = await import('qrcode');
   const qrCodeDataUrl = await QRCode.toDataURL(otpAuthUrl, { errorCorrectionLevel: 'M' });
   return { secret, otpAuthUrl, qrCodeDataUrl };
 }

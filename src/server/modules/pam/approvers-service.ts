@@ -1,11 +1,4 @@
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type RegistrationResponseJSON,
-} from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { and, asc, eq, lt } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { ApproverDeviceRegisterSchema, WebAuthnAssertionSchema } from '../../../contract/pam.js';
@@ -14,6 +7,9 @@ import { pamApproverDevices, pamWebauthnChallenges } from '../../db/schema/index
 import type { RequestContext } from '../../http/caller.js';
 import { HttpError, badRequest, conflict, notFound, unauthorized } from '../../http/errors.js';
 import { recordAudit } from '../audit/recorder.js';
+
+/** @simplewebauthn/server, loaded on first use: importing it costs a quarter of the server's start. */
+const webauthn = () => import('@simplewebauthn/server');
 
 /** 01 §8: an assertion challenge lives 120 seconds (registration challenges too). */
 export const CHALLENGE_TTL_MS = 120_000;
@@ -121,7 +117,7 @@ export class PamApproversService {
   async registrationOptions(ctx: RequestContext): Promise<Record<string, unknown>> {
     const user = this.userOf(ctx);
     const existing = this.listDevices(ctx);
-    const options = await generateRegistrationOptions({
+    const options = await (await webauthn()).generateRegistrationOptions({
       rpName: 'svc',
       rpID: this.rp.rpId,
       userName: user.email,
@@ -165,7 +161,7 @@ export class PamApproversService {
     };
     let verified;
     try {
-      verified = await verifyRegistrationResponse({
+      verified = await (await webauthn()).verifyRegistrationResponse({
         response,
         expectedChallenge: expected,
         expectedOrigin: this.rp.origins,
@@ -234,7 +230,7 @@ export class PamApproversService {
   async assertionOptions(ctx: RequestContext, elevationRequestId: string): Promise<Record<string, unknown>> {
     const user = this.userOf(ctx);
     const devices = this.listDevices(ctx);
-    const options = await generateAuthenticationOptions({
+    const options = await (await webauthn()).generateAuthenticationOptions({
       rpID: this.rp.rpId,
       timeout: CHALLENGE_TTL_MS,
       userVerification: 'required',
@@ -285,7 +281,7 @@ export class PamApproversService {
     };
     let newCounter: number;
     try {
-      const verified = await verifyAuthenticationResponse({
+      const verified = await (await webauthn()).verifyAuthenticationResponse({
         response,
         expectedChallenge: expected,
         expectedOrigin: this.rp.origins,
