@@ -28,6 +28,9 @@ import { UsageError } from './prompts.js';
 /** X-Export-Schema-Version values this CLI can read. */
 export const KNOWN_EXPORT_SCHEMA_VERSIONS: readonly string[] = ['1'];
 
+/** Pages asked for before they are needed: the server prepares the next two while one is written. */
+const READ_AHEAD_PAGES = 2;
+
 /** One page request: the export's query plus the cursor to continue from. */
 export interface ExportPageQuery {
   from: string;
@@ -302,7 +305,10 @@ export async function runElevationExport(options: ExportOptions): Promise<Export
         (cursor) => options.fetchPage({ ...base, ...(cursor === undefined ? {} : { cursor }) }),
         {
           ...(state.cursor === null ? {} : { cursor: state.cursor }),
-          readAhead: { discard: (response) => void response.body.dump().catch(() => undefined) },
+          readAhead: {
+            pages: READ_AHEAD_PAGES,
+            discard: (response) => void response.body.dump().catch(() => undefined),
+          },
         },
       );
       for await (const response of pages) {

@@ -105,11 +105,12 @@ export interface CursorPageOptions<R> {
   /** Resume from this cursor (a checkpoint) instead of the start. */
   cursor?: string;
   /**
-   * Ask for the next page as soon as a page's headers name its cursor, while the caller is still reading
-   * that page's body: the server prepares one page while the client writes the other. A page fetched ahead
-   * that will not be read (the caller stopped or failed) goes to `discard`, which must release its body.
+   * Ask for later pages as soon as the headers before them name their cursors, while the caller is still
+   * reading an earlier page's body: up to `pages` pages the caller has not taken yet are requested or waiting,
+   * so the server prepares them while the client writes. Pages fetched ahead that will not be read (the caller
+   * stopped or failed) go to `discard`, which must release their bodies.
    */
-  readAhead?: { discard: (response: R) => void };
+  readAhead?: { pages: number; discard: (response: R) => void };
 }
 
 /** The cursor after a page: undefined at the end, an Error when the headers make no sense. */
@@ -125,35 +126,69 @@ function cursorAfter(headers: ResponseHeaders, seen: Set<string>): string | Erro
 
 /**
  * Cursor streams (the PAM audit export): calls `fetch` with no cursor, then with each `X-Next-Cursor` while
- * `X-Has-More` is `true`, yielding every response. The caller consumes each body before asking for the next;
- * with `readAhead` the next request is already under way by then.
+ * `X-Has-More` is `true`, yielding every response in order. The caller consumes each body before asking for
+ * the next; with `readAhead` the next requests are already under way by then. A page whose headers make no
+ * sense is still yielded, and the error thrown after it.
  */
 export async function* paginateCursor<R extends { headers: ResponseHeaders }>(
   fetch: (cursor?: string) => Promise<R>,
   options: CursorPageOptions<R> = {},
 ): AsyncGenerator<R, void, undefined> {
+  interface Page {
+    response: R;
+    next: string | Error | undefined;
+  }
+  const ahead = options.readAhead?.pages ?? 0;
   const seen = new Set<string>();
-  let ahead: Promise<R> | undefined;
-  let next: Promise<R> | undefined = fetch(options.cursor);
-  try {
-    while (next !== undefined) {
-      const response = await next;
-      next = undefined;
-      const cursor = cursorAfter(response.headers, seen);
-      if (options.readAhead !== undefined && typeof cursor === 'string') {
-        ahead = fetch(cursor);
-        // Handled here so that a failure while the caller reads this page is not an unhandled rejection;
-        // it is thrown when the page is awaited.
-        void ahead.catch(() => undefined);
+  /** Requested and not yet taken by the caller, in order. */
+  const queue: Promise<Page>[] = [];
+  /** A cursor known while the queue was full: asked for when there is room. */
+  let parked: string | undefined;
+  let stopped = false;
+
+  const request = (cursor: string | undefined) => {
+    const page = fetch(cursor).then((response): Page => {
+      const next = cursorAfter(response.headers, seen);
+      if (typeof next === 'string') {
+        if (!stopped && queue.length < ahead) request(next);
+        else parked = next;
       }
+      return { response, next };
+    });
+    // Handled here so that a failure while the caller reads an earlier page is not an unhandled rejection;
+    // it is thrown when the page is taken.
+    void page.catch(() => undefined);
+    queue.push(page);
+  };
+  const unpark = () => {
+    if (parked === undefined) return;
+    const cursor = parked;
+    parked = undefined;
+    request(cursor);
+  };
+
+  request(options.cursor);
+  try {
+    for (;;) {
+      const page = queue.shift();
+      if (page === undefined) return;
+      const { response, next } = await page;
+      // Taking this page made room for one more ahead.
+      if (queue.length < ahead) unpark();
       yield response;
-      if (cursor instanceof Error) throw cursor;
-      if (cursor === undefined) return;
-      next = ahead ?? fetch(cursor);
-      ahead = undefined;
+      if (next instanceof Error) throw next;
+      if (next === undefined) return;
+      // Without read-ahead (or when it fell behind), the next page is asked for now.
+      if (queue.length === 0) unpark();
     }
   } finally {
+    stopped = true;
     const discard = options.readAhead?.discard;
-    if (ahead !== undefined && discard !== undefined) void ahead.then(discard, () => undefined);
+    for (const page of queue.splice(0))
+      if (discard !== undefined)
+        void page.then(
+          (p) => discard(p.response),
+          () => undefined,
+        );
   }
 }

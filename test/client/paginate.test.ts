@@ -151,7 +151,7 @@ describe('paginateCursor', () => {
       return Promise.resolve({ headers: { 'x-has-more': String(n < 5), 'x-next-cursor': String(n + 1) }, n });
     };
     const discarded: number[] = [];
-    const pages = paginateCursor(fetch, { readAhead: { discard: (r) => discarded.push(r.n) } });
+    const pages = paginateCursor(fetch, { readAhead: { pages: 1, discard: (r) => discarded.push(r.n) } });
     const first = await pages.next();
     expect(first.value).toMatchObject({ n: 1 });
     // Page 2 is under way before the caller is done with page 1.
@@ -164,10 +164,31 @@ describe('paginateCursor', () => {
 
     // To the end: every page once, in order, nothing fetched past the last one.
     fetched.length = 0;
-    const all = await collect(paginateCursor(fetch, { readAhead: { discard: (r) => discarded.push(r.n) } }));
+    const all = await collect(paginateCursor(fetch, { readAhead: { pages: 1, discard: (r) => discarded.push(r.n) } }));
     expect(all.map((r) => r.n)).toEqual([1, 2, 3, 4, 5]);
     expect(fetched).toEqual(['1', '2', '3', '4', '5']);
     expect(discarded).toEqual([3]);
+  });
+
+  it('readAhead of 2 keeps at most two pages the caller has not taken in flight', async () => {
+    const fetched: number[] = [];
+    const fetch = (cursor?: string) => {
+      const n = cursor === undefined ? 1 : Number(cursor);
+      fetched.push(n);
+      return Promise.resolve({ headers: { 'x-has-more': String(n < 9), 'x-next-cursor': String(n + 1) }, n });
+    };
+    const settle = () => new Promise((resolve) => setImmediate(resolve));
+    const pages = paginateCursor(fetch, { readAhead: { pages: 2, discard: () => undefined } });
+    expect((await pages.next()).value).toMatchObject({ n: 1 });
+    await settle();
+    expect(fetched).toEqual([1, 2, 3]);
+    expect((await pages.next()).value).toMatchObject({ n: 2 });
+    await settle();
+    expect(fetched).toEqual([1, 2, 3, 4]);
+    const rest: number[] = [];
+    for (let r = await pages.next(); !r.done; r = await pages.next()) rest.push(r.value.n);
+    expect(rest).toEqual([3, 4, 5, 6, 7, 8, 9]);
+    expect(fetched).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
   it('readAhead: a page fetched ahead that fails is thrown when it is reached, not as an unhandled rejection', async () => {
@@ -175,7 +196,7 @@ describe('paginateCursor', () => {
       cursor === undefined
         ? Promise.resolve({ headers: { 'x-has-more': 'true', 'x-next-cursor': 'c2' } })
         : Promise.reject(new Error('connection reset'));
-    const pages = paginateCursor(fetch, { readAhead: { discard: () => undefined } });
+    const pages = paginateCursor(fetch, { readAhead: { pages: 1, discard: () => undefined } });
     await pages.next();
     await new Promise((resolve) => setTimeout(resolve, 10));
     await expect(pages.next()).rejects.toThrow('connection reset');
