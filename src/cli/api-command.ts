@@ -1,5 +1,6 @@
 import fs from 'node:fs';
-import { Flags, type Command } from '@oclif/core';
+import type { Command } from '@oclif/core';
+import { Flags } from './flags.js';
 import type { z } from 'zod';
 import type { EndpointDef, RequestOf } from '../contract/endpoint.js';
 import { fillPath, fullPath } from '../contract/endpoint.js';

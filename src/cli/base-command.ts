@@ -1,4 +1,5 @@
-import { Command, Errors, Flags, type Interfaces } from '@oclif/core';
+import { Command, Errors, type Interfaces } from '@oclif/core';
+import { Flags } from './flags.js';
 import { ApiError, NetworkError } from '../client/errors.js';
 import { ExitCode, exitCodeForStatus, hintFor } from './exit-codes.js';
 import { OUTPUT_FORMATS, createRowWriter, render, type OutputFormat, type RenderOptions, type RowWriter } from './output.js';

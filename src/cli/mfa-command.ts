@@ -1,4 +1,5 @@
-import { Flags, type Command } from '@oclif/core';
+import type { Command } from '@oclif/core';
+import { Flags } from './flags.js';
 import { ApiCommand } from './api-command.js';
 import { promptOrFail } from './prompts.js';
 

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import { Flags } from './flags.js';
 import { readDataFile } from './files.js';
 import { UsageError } from './prompts.js';
 

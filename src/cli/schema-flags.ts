@@ -1,4 +1,5 @@
-import { Flags, type Interfaces } from '@oclif/core';
+import type { Interfaces } from '@oclif/core';
+import { Flags } from './flags.js';
 import { z } from 'zod';
 
 type JsonSchema = {

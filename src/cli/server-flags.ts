@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import { Flags } from './flags.js';
 
 /** Where the bundled server keeps its data (CLI.md "The bundled server"). */
 export const dataDirFlag = {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
-import { Args, Flags } from '@oclif/core';
+import { Args, Flags } from '../cli/flags.js';
 import { ApiCommand, mutationFlags } from '../cli/api-command.js';
 import { apiPath, fieldsToObject, fieldsToQuery, parseHeader, type RawField } from '../cli/api-fields.js';
 import { UsageError } from '../cli/prompts.js';

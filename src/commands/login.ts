@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import { Flags } from '../cli/flags.js';
 import { ApiCommand } from '../cli/api-command.js';
 import { promptOrFail } from '../cli/prompts.js';
 import { readSecretFromStdin } from '../cli/stdin.js';

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import { Flags } from '../../cli/flags.js';
 import { ApiCommand, mutationFlags } from '../../cli/api-command.js';
 import { idArg } from '../../cli/args.js';
 import { CommandError } from '../../cli/base-command.js';

@@ -1,7 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import { Flags } from '@oclif/core';
+import { Flags } from '../../cli/flags.js';
 import { ApiCommand } from '../../cli/api-command.js';
 import { auditFilterDescriptions } from '../../cli/audit.js';
 import { flagsFor } from '../../cli/schema-flags.js';

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import { Flags } from '../../cli/flags.js';
 import { ApiCommand } from '../../cli/api-command.js';
 import { UsageError } from '../../cli/prompts.js';
 import { flagsFor, kebab } from '../../cli/schema-flags.js';

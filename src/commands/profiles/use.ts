@@ -1,4 +1,4 @@
-import { Args } from '@oclif/core';
+import { Args } from '../../cli/flags.js';
 import { BaseCommand, CommandError } from '../../cli/base-command.js';
 import { ExitCode } from '../../cli/exit-codes.js';
 import { ProfileStore } from '../../cli/profiles.js';

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import { Flags } from '../../cli/flags.js';
 import { ServerCommand } from '../../cli/server-command.js';
 
 export default class ServerInit extends ServerCommand<typeof ServerInit> {

@@ -1,4 +1,4 @@
-import { Args, Flags } from '@oclif/core';
+import { Args, Flags } from '../../cli/flags.js';
 import { confirmOrRefuse } from '../../cli/prompts.js';
 import { ServerCommand } from '../../cli/server-command.js';
 

@@ -1,4 +1,4 @@
-import { Args } from '@oclif/core';
+import { Args } from '../../cli/flags.js';
 import { ApiCommand, mutationFlags } from '../../cli/api-command.js';
 import { UsageError } from '../../cli/prompts.js';
 import { flagsFor } from '../../cli/schema-flags.js';

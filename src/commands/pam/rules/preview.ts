@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import { Flags } from '../../../cli/flags.js';
 import { ApiCommand } from '../../../cli/api-command.js';
 import { flagsFor } from '../../../cli/schema-flags.js';
 import { pam } from '../../../contract/pam.js';

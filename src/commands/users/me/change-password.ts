@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import { Flags } from '../../../cli/flags.js';
 import { ApiCommand, mutationFlags } from '../../../cli/api-command.js';
 import { promptOrFail, UsageError } from '../../../cli/prompts.js';
 import { readSecretLinesFromStdin } from '../../../cli/stdin.js';
