@@ -2,13 +2,40 @@
 // --max-semi-space-size=8 (MB): V8's young generation at half its default. The server's resident memory under
 // load stays some 15 MB lower for a few more scavenges, which cost no measurable throughput; a command's run is
 // too short to notice. Starting it as `node bin/run.js` leaves V8's default (pass the flag to node yourself).
-// `svc --version` answers without loading oclif (importing @oclif/core alone costs several times a bare
-// `node -e 0`), printing exactly what oclif prints: `<name>/<version> <platform>-<arch> node-<version>`.
-if (process.argv[2] === '--version' && process.argv.length === 3) {
-  const { readFileSync } = await import('node:fs');
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+//
+// A command runs without loading oclif: dist/commands.json (written by the build from oclif.manifest.json)
+// names its file, and the command parses its own argv (src/cli/runtime/parse.ts). Importing and configuring
+// oclif costs several times a bare `node -e 0`, so oclif is left to what needs it: help, topics, completion and
+// unknown commands. `svc --version` prints exactly what oclif prints.
+import { readFileSync } from 'node:fs';
+
+const argv = process.argv.slice(2);
+const table = JSON.parse(readFileSync(new URL('../dist/commands.json', import.meta.url), 'utf8'));
+
+/** The longest run of leading words that names a command, e.g. `pam requests list`; -1 when none does. */
+function commandWords() {
+  let words = -1;
+  for (let n = 1; n <= argv.length && !argv[n - 1].startsWith('-'); n++) {
+    if (Object.hasOwn(table.commands, argv.slice(0, n).join(':'))) words = n;
+  }
+  return words;
+}
+
+/** oclif's rule: `--help` anywhere before `--` asks for help. */
+const helpAsked = () => {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--help');
+};
+
+const versionAsked = argv.length === 1 && argv[0] === '--version';
+const words = versionAsked ? -1 : commandWords();
+if (versionAsked) {
   const arch = process.arch === 'ia32' ? 'x86' : process.arch;
-  process.stdout.write(`${pkg.name}/${pkg.version} ${process.platform}-${arch} node-${process.version}\n`);
+  process.stdout.write(`${table.name}/${table.version} ${process.platform}-${arch} node-${process.version}\n`);
+} else if (words > 0 && !helpAsked()) {
+  const file = table.commands[argv.slice(0, words).join(':')];
+  const { default: Command } = await import(new URL(`../dist/${file}`, import.meta.url).href);
+  await Command.run(argv.slice(words), { bin: table.bin, version: table.version });
 } else {
   const { execute } = await import('@oclif/core');
   await execute({ dir: import.meta.url });

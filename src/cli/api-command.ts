@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import type { Command } from '@oclif/core';
 import { Flags } from './flags.js';
 import type { z } from 'zod';
 import type { EndpointDef, RequestOf } from '../contract/endpoint.js';
@@ -7,7 +6,7 @@ import { fillPath, fullPath } from '../contract/endpoint.js';
 import { call } from '../client/contract-client.js';
 import { paginatePages } from '../client/paginate.js';
 import type { Api, EndpointGroups } from '../client/contract-client.js';
-import { BaseCommand } from './base-command.js';
+import { BaseCommand, type CommandClass } from './base-command.js';
 import { confirmOrRefuse, UsageError } from './prompts.js';
 import { FlagValueError, kebab, valuesFromFlags, type FieldFlag } from './schema-flags.js';
 import { CliSession } from './session.js';
@@ -64,7 +63,7 @@ function redact(value: unknown): unknown {
 
 /** A command that calls the API: a lazily opened session and typed client, confirmation, dry runs, bodies
  * from flags and files, and paging. */
-export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T> {
+export abstract class ApiCommand<T extends CommandClass> extends BaseCommand<T> {
   static override baseFlags = { ...BaseCommand.baseFlags, ...connectionFlags };
 
   private sessionPromise: Promise<CliSession> | undefined;

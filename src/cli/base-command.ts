@@ -1,13 +1,36 @@
-import { Command, Errors, type Interfaces } from '@oclif/core';
-import { Flags } from './flags.js';
+import type { Interfaces } from '@oclif/core';
 import { ApiError, NetworkError } from '../client/errors.js';
 import { ExitCode, exitCodeForStatus, hintFor } from './exit-codes.js';
+import { Flags } from './flags.js';
 import { OUTPUT_FORMATS, createRowWriter, render, type OutputFormat, type RenderOptions, type RowWriter } from './output.js';
 import { UsageError } from './prompts.js';
+import { parseArgv, type ArgDef, type FlagDef } from './runtime/parse.js';
 import { detectTerminal, type TerminalInfo } from './terminal.js';
 
-export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>;
-export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>;
+/** What a command class declares: the statics the runner parses with and oclif reads for help and the manifest. */
+export interface CommandClass {
+  id?: string;
+  flags?: Interfaces.FlagInput;
+  baseFlags?: Interfaces.FlagInput;
+  args?: Interfaces.ArgInput;
+  strict?: boolean;
+}
+
+export type BaseFlags<T extends CommandClass> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>;
+export type BaseArgs<T extends CommandClass> = Interfaces.InferredArgs<T['args']>;
+
+/** The one place a command ends with an exit code: thrown by `exit()`, turned into process.exitCode by `run`. */
+export class ExitError extends Error {
+  constructor(readonly exitCode: number) {
+    super(`EEXIT: ${exitCode}`);
+  }
+}
+
+/** What svc's runner and oclif both hand a command: the CLI's name and version. */
+export interface CommandConfig {
+  bin: string;
+  version: string;
+}
 
 /** A failure the command found itself, with the exit code of CLI.md's table. */
 export class CommandError extends Error {
@@ -25,8 +48,18 @@ export class CommandError extends Error {
  * The shape every command shares: global flags, output rendering of what `run()` returns, and one error
  * path with the exit codes of CLI.md. Commands never render or print errors themselves.
  */
-export abstract class BaseCommand<T extends typeof Command> extends Command {
-  static override baseFlags = {
+export abstract class BaseCommand<T extends CommandClass> {
+  static id: string | undefined;
+  static summary: string | undefined;
+  static description: string | undefined;
+  static examples: string[] | undefined;
+  static usage: string | string[] | undefined;
+  static aliases: string[] = [];
+  static hidden: boolean | undefined;
+  static strict = true;
+  static flags: Interfaces.FlagInput = {};
+  static args: Interfaces.ArgInput = {};
+  static baseFlags = {
     output: Flags.string({
       char: 'o',
       summary: 'Output format: table (on a terminal), json (otherwise), jsonl, csv or yaml.',
@@ -55,34 +88,69 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected args!: BaseArgs<T>;
   protected terminal!: TerminalInfo;
 
-  public override async init(): Promise<void> {
-    await super.init();
+  constructor(
+    readonly argv: string[],
+    readonly config: CommandConfig,
+  ) {}
+
+  /**
+   * Runs the command to its exit code, which it sets on process.exitCode; the process then ends when its
+   * output is written. oclif calls this too (`Command.run(argv, config)`), so either runner gives one result.
+   */
+  static async run(this: new (argv: string[], config: CommandConfig) => BaseCommand<CommandClass>, argv: string[], config: CommandConfig): Promise<void> {
+    const command = new this(argv, config);
+    process.exitCode = await command.execute();
+  }
+
+  protected get ctor(): typeof BaseCommand {
+    return this.constructor as typeof BaseCommand;
+  }
+
+  /** The command's work: what it returns is rendered; `undefined` means it printed (or streamed) already. */
+  abstract run(): Promise<unknown>;
+
+  private async execute(): Promise<number> {
+    try {
+      await this.init();
+      const result = await this.run();
+      if (result !== undefined) this.print(result);
+      return 0;
+    } catch (err) {
+      try {
+        await this.catch(err as Error);
+      } catch (exit) {
+        if (exit instanceof ExitError) return exit.exitCode;
+        throw exit;
+      }
+      return ExitCode.UNEXPECTED;
+    }
+  }
+
+  protected async init(): Promise<void> {
     this.terminal = detectTerminal();
-    const { flags, args } = await this.parse({
-      flags: this.ctor.flags,
-      baseFlags: (this.ctor as typeof BaseCommand).baseFlags,
-      args: this.ctor.args,
-      strict: this.ctor.strict,
+    const ctor = this.ctor;
+    const { flags, args } = await parseArgv(this.argv, {
+      flags: { ...ctor.baseFlags, ...ctor.flags } as Record<string, FlagDef>,
+      args: ctor.args as Record<string, ArgDef>,
+      strict: ctor.strict,
     });
     this.flags = flags as BaseFlags<T>;
     this.args = args as BaseArgs<T>;
     if (this.flags['no-color']) this.terminal = { ...this.terminal, color: false };
   }
 
-  /** Renders whatever `run()` returned; `undefined` means the command printed (or streamed) already. */
-  public override async _run<R>(): Promise<R> {
-    const result = await super._run<R>();
-    if (result !== undefined) this.print(result);
-    return result;
+  /** Ends the command with an exit code (CLI.md "Exit codes"). */
+  protected exit(code: number): never {
+    throw new ExitError(code);
   }
 
   protected get format(): OutputFormat {
-    const ctor = this.ctor as typeof BaseCommand;
+    const ctor = this.ctor;
     return (this.flags.output as OutputFormat | undefined) ?? ctor.defaultOutput ?? (this.terminal.stdoutIsTTY ? 'table' : 'json');
   }
 
   protected renderOptions(): RenderOptions {
-    const ctor = this.ctor as typeof BaseCommand;
+    const ctor = this.ctor;
     // Default columns shape tables and csv; json, jsonl and yaml print the API's objects as they are unless
     // --columns asks for fields (CLI.md "Output").
     const tabular = this.format === 'table' || this.format === 'csv';
@@ -98,7 +166,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   protected print(result: unknown): void {
-    const ctor = this.ctor as typeof BaseCommand;
+    const ctor = this.ctor;
     const notice = ctor.secretNotice ?? (ctor.secretField ? `The ${ctor.secretField} is shown once and cannot be retrieved again: store it now.` : undefined);
     const dryRun = typeof result === 'object' && result !== null && 'dryRun' in result;
     if (notice && !dryRun) this.warn(notice);
@@ -112,7 +180,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   /** A line for people, on stderr. */
-  public override warn(message: string | Error): string | Error {
+  protected warn(message: string | Error): string | Error {
     process.stderr.write(`${typeof message === 'string' ? message : message.message}\n`);
     return message;
   }
@@ -121,7 +189,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     process.stderr.write(`${message}\n`);
   }
 
-  public override async catch(err: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<never> {
+  protected async catch(err: Error): Promise<never> {
     const jsonErrors = this.flags?.output === 'json' || process.argv.some((a, i, all) => (a === '-o' || a === '--output') && all[i + 1] === 'json') || process.argv.includes('--output=json');
     const debug = this.flags?.debug === true || /(^|,)svc(\*|:)/.test(process.env.DEBUG ?? '');
     let status: number | undefined;
@@ -130,7 +198,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     let message = err.message;
     let hint: string | undefined;
 
-    if (err instanceof Errors.ExitError) throw err;
+    if (err instanceof ExitError) throw err;
     if (err instanceof ApiError) {
       status = err.status;
       code = err.code;
@@ -148,11 +216,6 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       exitCode = err.exitCode;
       code = err.code;
       hint = err.hint;
-    } else if (err instanceof Errors.CLIError) {
-      // oclif's own parse errors (unknown flag, missing argument): usage errors.
-      exitCode = ExitCode.USAGE;
-      code = 'USAGE_ERROR';
-      message = err.message;
     }
 
     process.stderr.write(`Error: ${message}\n`);

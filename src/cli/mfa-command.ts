@@ -1,6 +1,6 @@
-import type { Command } from '@oclif/core';
 import { Flags } from './flags.js';
 import { ApiCommand } from './api-command.js';
+import type { CommandClass } from './base-command.js';
 import { promptOrFail } from './prompts.js';
 
 export const codeFlag = {
@@ -14,7 +14,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** The MFA family: the authenticator code from a flag or a prompt, and tables that show secrets in full. */
-export abstract class MfaCommand<T extends typeof Command> extends ApiCommand<T> {
+export abstract class MfaCommand<T extends CommandClass> extends ApiCommand<T> {
   protected async code(): Promise<string> {
     const given = (this.flags as Record<string, unknown>).code;
     if (typeof given === 'string') return given;

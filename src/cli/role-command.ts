@@ -1,5 +1,5 @@
-import type { Command } from '@oclif/core';
 import { ApiCommand } from './api-command.js';
+import type { CommandClass } from './base-command.js';
 import { grantText, type PermissionGrant } from './permissions.js';
 
 function isGrant(value: unknown): value is PermissionGrant {
@@ -15,7 +15,7 @@ function isGrant(value: unknown): value is PermissionGrant {
 
 /** The roles family: a role's own permissions in a table read `devices:read users:read` in full instead of
  * shortened JSON. Other formats print the API's object as it is. */
-export abstract class RoleCommand<T extends typeof Command> extends ApiCommand<T> {
+export abstract class RoleCommand<T extends CommandClass> extends ApiCommand<T> {
   static override columns = [
     'id',
     'name',

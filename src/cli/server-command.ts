@@ -1,5 +1,4 @@
-import type { Command } from '@oclif/core';
-import { BaseCommand, CommandError } from './base-command.js';
+import { BaseCommand, CommandError, type CommandClass } from './base-command.js';
 import { dataDirFlag, serverConfig } from './server-flags.js';
 
 type ServerConfigOf = Awaited<ReturnType<typeof serverConfig>>;
@@ -26,7 +25,7 @@ function isOpsError(err: unknown): err is OpsErrorLike {
  * with zod; a bad variable is exit 2 naming it), and the exit codes of the operations' refusals. Server code
  * is imported only inside `run()`, so loading this class costs other commands nothing.
  */
-export abstract class ServerCommand<T extends typeof Command> extends BaseCommand<T> {
+export abstract class ServerCommand<T extends CommandClass> extends BaseCommand<T> {
   static override baseFlags = { ...BaseCommand.baseFlags, ...dataDirFlag };
 
   protected async serverConfig(
@@ -36,7 +35,7 @@ export abstract class ServerCommand<T extends typeof Command> extends BaseComman
     return serverConfig({ 'data-dir': flags['data-dir'], ...extra });
   }
 
-  public override async catch(err: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<never> {
+  protected override async catch(err: Error): Promise<never> {
     if (isOpsError(err)) return super.catch(new CommandError(err.message, err.exitCode, err.code, err.hint));
     return super.catch(err);
   }

@@ -16,6 +16,36 @@ describe('e2e: help topics and unknown commands (CLI.md "Scripting conveniences"
     expect(result.stdout).toMatch(/^svc\/\d+\.\d+\.\d+ \S+ node-v\d+/);
   });
 
+  // The issue's start-up rule: a command loads neither oclif nor server code; help still comes from oclif.
+  it.concurrent('a command runs without loading oclif or server code; --help on it is oclif help', async () => {
+    const modulesLoadedBy = async (args: string[]) => {
+      const log = path.join(user.home, `modules-${args.join('-')}.log`);
+      const hooks = `import fs from 'node:fs';
+        export async function resolve(specifier, context, next) {
+          const result = await next(specifier, context);
+          fs.appendFileSync(${JSON.stringify(log)}, result.url + '\\n');
+          return result;
+        }`;
+      const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
+      const result = await execa('node', ['--import', `data:text/javascript,${encodeURIComponent(register)}`, path.join(REPO, 'bin', 'run.js'), ...args], {
+        env: { PATH: process.env.PATH ?? '', HOME: user.home, XDG_CONFIG_HOME: user.configDir, CI: '1' },
+        extendEnv: false,
+        reject: false,
+        stdin: 'ignore',
+      });
+      expect(result.exitCode, result.stderr).toBe(0);
+      return { stdout: String(result.stdout), modules: fs.readFileSync(log, 'utf8').split('\n').filter(Boolean) };
+    };
+    const command = await modulesLoadedBy(['profiles', 'list', '-o', 'json']);
+    expect(JSON.parse(command.stdout)).toEqual([]);
+    expect(command.modules.some((url) => url.includes('/dist/commands/profiles/list.js'))).toBe(true);
+    expect(command.modules.filter((url) => url.includes('/@oclif/') || url.includes('/dist/server/'))).toEqual([]);
+
+    const help = await modulesLoadedBy(['profiles', 'list', '--help']);
+    expect(help.stdout).toContain('USAGE');
+    expect(help.modules.some((url) => url.includes('/@oclif/core/'))).toBe(true);
+  });
+
   it.concurrent('CLI.md: svc help exit-codes prints the exit-code table, even off a terminal', async () => {
     const result = await user.run(['help', 'exit-codes']);
     expect(result.exitCode).toBe(0);
