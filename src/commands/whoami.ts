@@ -1,6 +1,5 @@
 import { ApiCommand } from '../cli/api-command.js';
-import { auth } from '../client/endpoints.js';
-import { tenancy } from '../client/endpoints.js';
+import { auth, tenancy } from '../client/endpoints.js';
 
 export default class Whoami extends ApiCommand<typeof Whoami> {
   static override summary = 'Show who the current credentials sign in as, and where they are kept';
