@@ -7,6 +7,11 @@
 // Left as they are: the `server` commands and dist/server (`svc server …` runs the server from tsc's files, so
 // nothing of it changes), @oclif/* (one instance of the framework, shared with its plugins and bin/run.js), and
 // every package not in BUNDLED: they load from node_modules on first use, as before.
+//
+// Two rules, kept by failing the build: commands other than `svc server …` never import server code; and what a
+// command loads to start (its static imports, followed through every chunk) holds neither zod nor src/contract.
+// Commands take the contract as data from src/client/endpoints.ts (scripts/generate.js writes it) and load zod
+// with `await import()` only where a schema is needed (dry-run input, `validate: true`, the export window).
 /* global process */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,6 +21,7 @@ import { build } from 'esbuild';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = path.join(ROOT, 'dist');
 const SERVER = path.join(DIST, 'server') + path.sep;
+const CONTRACT = path.join(DIST, 'contract') + path.sep;
 
 /** The packages a command loads on every run (or on its first request): plain JavaScript, no files of their own. */
 const BUNDLED = new Set(['zod', 'undici', 'chalk', 'env-paths']);
@@ -38,8 +44,9 @@ const entryPoints = [...jsFiles(path.join(DIST, 'commands')), ...jsFiles(path.jo
 if (entryPoints.length === 0) throw new Error('nothing to bundle in dist/: run tsc first');
 
 fs.rmSync(path.join(DIST, 'chunks'), { recursive: true, force: true });
-await build({
+const { metafile } = await build({
   entryPoints,
+  metafile: true,
   outdir: DIST,
   outbase: DIST,
   allowOverwrite: true,
@@ -73,4 +80,39 @@ await build({
     },
   ],
 });
+/** zod, whether bundled (an input under node_modules/zod) or left external. */
+const isZod = (file) => /(^|\/)node_modules\/zod\//.test(file) || packageName(file) === 'zod';
+
+/** What a command loads before it runs: the outputs reached from it by import statements, not by import(). */
+function loadedAtStart(output) {
+  const seen = new Set([output]);
+  for (const file of seen)
+    for (const edge of metafile.outputs[file]?.imports ?? [])
+      if (edge.kind !== 'dynamic-import' && !edge.external) seen.add(edge.path);
+  return seen;
+}
+
+const commands = new Set(entryPoints);
+const offences = [];
+let checked = 0;
+for (const [output, meta] of Object.entries(metafile.outputs)) {
+  // import() targets are entry points to esbuild too: only the commands and hooks are checked.
+  if (!meta.entryPoint || !commands.has(path.resolve(meta.entryPoint))) continue;
+  checked++;
+  const bad = [...loadedAtStart(output)].flatMap((file) => [
+    ...Object.keys(metafile.outputs[file].inputs).filter(
+      (input) => isZod(input) || path.resolve(input).startsWith(CONTRACT),
+    ),
+    ...metafile.outputs[file].imports
+      .filter((e) => e.external && e.kind !== 'dynamic-import' && isZod(e.path))
+      .map((e) => e.path),
+  ]);
+  if (bad.length > 0) offences.push(`${output} loads ${bad[0]}${bad.length > 1 ? ` and ${bad.length - 1} more` : ''}`);
+}
+if (checked !== entryPoints.length) throw new Error(`checked ${checked} of ${entryPoints.length} commands and hooks`);
+if (offences.length > 0)
+  throw new Error(
+    `commands must start without zod or src/contract (use src/client/endpoints.ts, or import() where a schema is needed):\n  ${offences.join('\n  ')}`,
+  );
+
 process.stdout.write(`bundled ${entryPoints.length} commands and hooks into dist/\n`);

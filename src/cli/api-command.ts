@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import { Flags } from './flags.js';
 import type { z } from 'zod';
 import type { EndpointDef, RequestOf } from '../contract/endpoint.js';
-import { fillPath, fullPath } from '../contract/endpoint.js';
-import { call } from '../client/contract-client.js';
+import type { ClientEndpoint } from '../contract/projection.js';
+import { call, contractEndpoint, fillPath } from '../client/contract-client.js';
 import { paginatePages } from '../client/paginate.js';
 import type { Api, EndpointGroups } from '../client/contract-client.js';
 import { BaseCommand, type CommandClass } from './base-command.js';
@@ -77,7 +77,7 @@ export abstract class ApiCommand<T extends CommandClass> extends BaseCommand<T> 
     }));
   }
 
-  /** The typed API over the contract areas the command calls, e.g. `this.api({ tenancy })`. */
+  /** The typed API over the areas the command calls (of src/client/endpoints.ts), e.g. `this.api({ tenancy })`. */
   protected async api<const G extends EndpointGroups>(groups: G): Promise<Api<G>> {
     return (await this.session()).api(groups);
   }
@@ -91,18 +91,19 @@ export abstract class ApiCommand<T extends CommandClass> extends BaseCommand<T> 
   }
 
   /** Sends one contract call, or with --dry-run prints the request and sends nothing. */
-  protected async send<E extends EndpointDef>(def: E, request: RequestOf<E>): Promise<unknown> {
+  protected async send<E extends EndpointDef>(def: ClientEndpoint<E>, request: RequestOf<E>): Promise<unknown> {
     const flags = this.flags as Record<string, unknown>;
     const headers: Record<string, string> = { ...(request.headers ?? {}) };
     if (def.idempotent && typeof flags['idempotency-key'] === 'string') headers['idempotency-key'] = flags['idempotency-key'];
     if (flags['dry-run'] === true) {
       // Nothing reaches the server to validate the input, so the contract does it here (CLI.md "--dry-run").
-      if (def.body) {
-        const parsed = def.body.safeParse(request.body ?? {});
+      const schema = def.body && (await contractEndpoint(def)).body;
+      if (schema) {
+        const parsed = schema.safeParse(request.body ?? {});
         if (!parsed.success) throw new UsageError(`Invalid input: ${parsed.error.issues.map(describeIssue).join('; ')}`);
       }
       const session = await this.session();
-      const path = fillPath(fullPath(def), request.params as Record<string, unknown> | undefined);
+      const path = fillPath(def.fullPath, request.params as Record<string, unknown> | undefined);
       const query = request.query ? `?${new URLSearchParams(Object.entries(request.query as Record<string, unknown>).filter(([, v]) => v !== undefined).map(([k, v]): [string, string] => [k, String(v)])).toString()}` : '';
       return {
         dryRun: true,
@@ -141,10 +142,13 @@ export abstract class ApiCommand<T extends CommandClass> extends BaseCommand<T> 
     }
   }
 
-  /** Query filters from the given flag fields (only the flags that were given), typed as the query schema. */
-  protected queryFrom<S extends z.ZodType>(_schema: S, fields: readonly FieldFlag[]): Partial<z.input<S>> {
+  /** Query filters from the given flag fields (only the flags that were given), typed as the endpoint's query. */
+  protected queryFrom<E extends EndpointDef>(
+    _def: ClientEndpoint<E>,
+    fields: readonly FieldFlag[],
+  ): Partial<NonNullable<RequestOf<E>['query']>> {
     try {
-      return valuesFromFlags(fields, this.flags) as Partial<z.input<S>>;
+      return valuesFromFlags(fields, this.flags) as Partial<NonNullable<RequestOf<E>['query']>>;
     } catch (err) {
       if (err instanceof FlagValueError) throw new UsageError(err.message);
       throw err;

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { API_PREFIX } from '../contract/endpoint.js';
+import { API_PREFIX } from '../client/endpoints.js';
 import { UsageError } from './prompts.js';
 
 /**

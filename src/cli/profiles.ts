@@ -1,23 +1,64 @@
 import { mkdirSync } from 'node:fs';
 import envPaths from 'env-paths';
-import { z } from 'zod';
 import type Conf from 'conf';
 
-/** Named connections in the config file (CLI.md "Connection and credentials"); secrets live in the SecretStore. */
-export const ProfileSchema = z.object({
-  baseUrl: z.string().min(1),
-  email: z.string().optional(),
-  authKind: z.enum(['password', 'apiKey', 'sso']),
-  storage: z.enum(['keychain', 'file']).optional(),
-  userId: z.string().optional(),
-});
-export type Profile = z.infer<typeof ProfileSchema>;
+const AUTH_KINDS = ['password', 'apiKey', 'sso'] as const;
+const STORAGES = ['keychain', 'file'] as const;
 
-export const ProfilesFileSchema = z.object({
-  currentProfile: z.string().optional(),
-  profiles: z.record(z.string(), ProfileSchema).default({}),
-});
-export type ProfilesFile = z.infer<typeof ProfilesFileSchema>;
+/** Named connections in the config file (CLI.md "Connection and credentials"); secrets live in the SecretStore. */
+export interface Profile {
+  baseUrl: string;
+  email?: string | undefined;
+  authKind: (typeof AUTH_KINDS)[number];
+  storage?: (typeof STORAGES)[number] | undefined;
+  userId?: string | undefined;
+}
+
+export interface ProfilesFile {
+  currentProfile?: string | undefined;
+  profiles: Record<string, Profile>;
+}
+
+// The file is checked by hand rather than with zod: it is read by nearly every command, and loading zod would cost
+// more than the rest of that command's start. Unknown keys are dropped, as a zod object would.
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function optionalString(value: unknown, where: string): string | undefined {
+  if (value === undefined || typeof value === 'string') return value;
+  throw new Error(`${where}: expected a string`);
+}
+
+function oneOf<T extends string>(values: readonly T[], value: unknown, where: string): T {
+  if ((values as readonly unknown[]).includes(value)) return value as T;
+  throw new Error(`${where}: expected one of ${values.join(', ')}`);
+}
+
+function parseProfile(value: unknown, where: string): Profile {
+  if (!isObject(value)) throw new Error(`${where}: expected an object`);
+  if (typeof value.baseUrl !== 'string' || value.baseUrl === '') throw new Error(`${where}.baseUrl: expected a URL`);
+  const email = optionalString(value.email, `${where}.email`);
+  const userId = optionalString(value.userId, `${where}.userId`);
+  const storage = value.storage === undefined ? undefined : oneOf(STORAGES, value.storage, `${where}.storage`);
+  return {
+    baseUrl: value.baseUrl,
+    ...(email === undefined ? {} : { email }),
+    authKind: oneOf(AUTH_KINDS, value.authKind, `${where}.authKind`),
+    ...(storage === undefined ? {} : { storage }),
+    ...(userId === undefined ? {} : { userId }),
+  };
+}
+
+function parseProfilesFile(value: unknown): ProfilesFile {
+  if (!isObject(value)) throw new Error('expected an object');
+  const currentProfile = optionalString(value.currentProfile, 'currentProfile');
+  if (value.profiles !== undefined && !isObject(value.profiles)) throw new Error('profiles: expected an object');
+  // fromEntries defines own properties: a profile named __proto__ stays a profile.
+  const profiles = Object.fromEntries(
+    Object.entries(value.profiles ?? {}).map(([name, profile]) => [name, parseProfile(profile, `profiles.${name}`)]),
+  );
+  return { ...(currentProfile === undefined ? {} : { currentProfile }), profiles };
+}
 
 export const DEFAULT_PROFILE = 'default';
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
@@ -53,7 +94,12 @@ export class ProfileStore {
   }
 
   async upsert(name: string, profile: Profile): Promise<void> {
-    const parsed = ProfileSchema.parse(profile);
+    let parsed: Profile;
+    try {
+      parsed = parseProfile(profile, name);
+    } catch (error) {
+      throw new ProfileStoreError(`Invalid profile ${(error as Error).message}`);
+    }
     const file = await this.read();
     await this.write({ ...file, profiles: { ...file.profiles, [name]: parsed } });
   }
@@ -110,9 +156,11 @@ export class ProfileStore {
     } catch (error) {
       throw this.corrupt(error);
     }
-    const result = ProfilesFileSchema.safeParse(raw);
-    if (!result.success) throw this.corrupt(result.error);
-    return result.data;
+    try {
+      return parseProfilesFile(raw);
+    } catch (error) {
+      throw this.corrupt(error);
+    }
   }
 
   private async write(file: ProfilesFile): Promise<void> {

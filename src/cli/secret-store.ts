@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
 
 /**
  * Where tokens and API keys live (CLI.md "Connection and credentials"): the OS keychain when one answers,
@@ -55,7 +54,15 @@ export interface KeyringModule {
   Entry?: new (service: string, account: string, options?: KeyringEntryOptions) => SyncKeyringEntry;
 }
 
-const CredentialsFileSchema = z.record(z.string(), z.string());
+/** The credentials file's shape, `{ account: secret }`, checked by hand: zod costs more to load than the file. */
+function isCredentials(value: unknown): value is Record<string, string> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.values(value).every((v) => typeof v === 'string')
+  );
+}
 
 export function credentialsFilePath(configDir: string): string {
   return path.join(configDir, 'credentials.json');
@@ -106,11 +113,10 @@ export class FileSecretStore implements SecretStore {
     } catch {
       throw new Error(`The credentials file ${this.location} is not valid JSON; remove it and run \`svc login\` again`);
     }
-    const result = CredentialsFileSchema.safeParse(parsed);
-    if (!result.success) {
+    if (!isCredentials(parsed)) {
       throw new Error(`The credentials file ${this.location} is malformed; remove it and run \`svc login\` again`);
     }
-    return { ...result.data };
+    return { ...parsed };
   }
 
   /** Atomic replace: a crash never leaves a half-written file, and the secrets are never world-readable. */

@@ -1,4 +1,5 @@
 import { createApi, type Api, type EndpointGroups } from '../client/contract-client.js';
+import { auth } from '../client/endpoints.js';
 import { HttpClient, type AuthProvider } from '../client/http.js';
 import { ProfileStore, resolveConnection, secretAccount, type Connection } from './profiles.js';
 import { openSecretStore, type SecretStorage, type SecretStore } from './secret-store.js';
@@ -99,8 +100,6 @@ export class CliSession {
         const tokens = await this.storedTokens();
         if (!tokens?.refreshToken) return false;
         try {
-          // Loaded here: a refresh is rare, and the auth area is not small.
-          const { auth } = await import('../contract/auth.js');
           const refreshed = await this.unauthenticatedApi({ auth }).auth.refresh({ body: { refreshToken: tokens.refreshToken } });
           await this.saveTokens(refreshed.tokens);
           return true;
@@ -120,13 +119,12 @@ export class CliSession {
     }));
   }
 
-  /** The typed API over the given contract areas, e.g. `api({ tenancy })`: a command loads only the areas it
-   * calls, as building every schema of the contract costs more than the rest of a command's start. */
+  /** The typed API over the given areas of src/client/endpoints.ts, e.g. `api({ tenancy })`. */
   api<const G extends EndpointGroups>(groups: G): Api<G> {
     return createApi(this.http(), groups);
   }
 
-  /** An API without credentials (login, refresh, registration) over the given contract areas. */
+  /** An API without credentials (login, refresh, registration) over the given areas. */
   unauthenticatedApi<const G extends EndpointGroups>(groups: G): Api<G> {
     return createApi(new HttpClient({ baseUrl: this.connection.baseUrl, ...(this.options.retries !== undefined ? { retries: this.options.retries } : {}) }), groups);
   }

@@ -1,18 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import {
-  fillPath,
-  fullPath,
-  isRawResponse,
-  type EndpointDef,
-  type RequestOf,
-  type ResponseOf,
-} from '../contract/endpoint.js';
+import type { EndpointDef, RequestOf, ResponseOf } from '../contract/endpoint.js';
+import type { ClientEndpoint, ContractOf } from '../contract/projection.js';
+import { contractAreas } from './endpoints.js';
 import { UnexpectedResponseError } from './errors.js';
 import type { HttpClient, HttpResponse, RawBody } from './http.js';
 
 export interface CallOptions {
   /** Parse the body with the contract's response schema for the status received (off by default: the server
-   * already validated it, and skipping zod keeps commands fast). */
+   * already validated it, and skipping zod keeps commands fast; on, it loads the endpoint's contract area). */
   validate?: boolean;
   signal?: AbortSignal;
 }
@@ -35,13 +30,29 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-export function isRawOnlyEndpoint(def: EndpointDef): boolean {
-  const specs = Object.values(def.responses);
-  return specs.length > 0 && specs.every((spec) => isRawResponse(spec));
+export function isRawOnlyEndpoint(def: ClientEndpoint): boolean {
+  return def.rawOnly === true;
 }
 
-function prepare(def: EndpointDef, request: RequestShape) {
-  const path = fillPath(fullPath(def), isRecord(request.params) ? request.params : undefined);
+/** The zod declaration behind a projection, loaded on first need (validation only: zod is not small). */
+export async function contractEndpoint<E extends EndpointDef>(def: ClientEndpoint<E>): Promise<E> {
+  const load = contractAreas[def.area];
+  const found = load ? (await load())[def.name] : undefined;
+  if (!found) throw new Error(`src/client/endpoints.ts is stale: the contract has no ${def.area}.${def.name}`);
+  return found as E;
+}
+
+/** Fills `:name` parameters of a path. */
+export function fillPath(path: string, params: Record<string, unknown> | undefined): string {
+  return path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => {
+    const value = params?.[name];
+    if (typeof value !== 'string' && typeof value !== 'number') throw new Error(`Missing path parameter ${name}`);
+    return encodeURIComponent(String(value));
+  });
+}
+
+function prepare(def: ClientEndpoint, request: RequestShape) {
+  const path = fillPath(def.fullPath, isRecord(request.params) ? request.params : undefined);
   const headers: Record<string, string> = {};
   let idempotencyKey: string | undefined;
   for (const [name, value] of Object.entries(request.headers ?? {})) {
@@ -59,7 +70,8 @@ function prepare(def: EndpointDef, request: RequestShape) {
   };
 }
 
-function validateBody(def: EndpointDef, status: number, body: unknown): unknown {
+async function validateBody(endpoint: ClientEndpoint, status: number, body: unknown): Promise<unknown> {
+  const def = await contractEndpoint(endpoint);
   const spec = def.responses[status];
   if (spec === undefined) {
     throw new UnexpectedResponseError(
@@ -70,7 +82,7 @@ function validateBody(def: EndpointDef, status: number, body: unknown): unknown 
       },
     );
   }
-  if (isRawResponse(spec)) return body;
+  if ('raw' in spec) return body; // a stream: nothing to parse
   const parsed = spec.safeParse(body);
   if (!parsed.success) {
     throw new UnexpectedResponseError(`${def.method} ${def.path} answered a body that does not match the contract`, {
@@ -85,7 +97,7 @@ function validateBody(def: EndpointDef, status: number, body: unknown): unknown 
 /** Sends a contract call and returns status, headers and the (JSON) body. */
 export async function callWithResponse<E extends EndpointDef>(
   http: HttpClient,
-  def: E,
+  def: ClientEndpoint<E>,
   request: RequestOf<E>,
   options: CallOptions = {},
 ): Promise<HttpResponse<ResponseOf<E>>> {
@@ -93,14 +105,14 @@ export async function callWithResponse<E extends EndpointDef>(
     ...prepare(def, request),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
-  const body = options.validate ? validateBody(def, response.status, response.body) : response.body;
+  const body = options.validate ? await validateBody(def, response.status, response.body) : response.body;
   return { status: response.status, headers: response.headers, body: body as ResponseOf<E> };
 }
 
 /** Sends a contract call and returns the body stream unread (raw endpoints, cursor exports). */
 export function callRaw<E extends EndpointDef>(
   http: HttpClient,
-  def: E,
+  def: ClientEndpoint<E>,
   request: RequestOf<E>,
   options: Pick<CallOptions, 'signal'> = {},
 ): Promise<HttpResponse<RawBody>> {
@@ -117,7 +129,7 @@ export function callRaw<E extends EndpointDef>(
  */
 export async function call<E extends EndpointDef>(
   http: HttpClient,
-  def: E,
+  def: ClientEndpoint<E>,
   request: RequestOf<E>,
   options: CallOptions = {},
 ): Promise<CallResult<E>> {
@@ -125,7 +137,7 @@ export async function call<E extends EndpointDef>(
   return (await callWithResponse(http, def, request, options)).body as CallResult<E>;
 }
 
-export type EndpointGroup = Readonly<Record<string, EndpointDef>>;
+export type EndpointGroup = Readonly<Record<string, ClientEndpoint>>;
 export type EndpointGroups = Readonly<Record<string, EndpointGroup>>;
 
 /** One endpoint as a method; the request argument may be left out when nothing in it is required. */
@@ -137,13 +149,13 @@ export type ApiMethod<E extends EndpointDef> =
 /** `api.tenancy.getPartner({ params: { id } })`: every area of the contract as an object of typed methods. */
 export type Api<G extends EndpointGroups> = {
   readonly [A in keyof G]: {
-    readonly [K in keyof G[A]]: G[A][K] extends EndpointDef ? ApiMethod<G[A][K]> : never;
+    readonly [K in keyof G[A]]: ApiMethod<ContractOf<G[A][K]>>;
   };
 };
 
 type UntypedMethod = (request?: RequestShape, options?: CallOptions) => Promise<unknown>;
 
-/** Builds the typed API over the given contract areas (eagerly: a closure per endpoint is cheap). */
+/** Builds the typed API over the given areas of src/client/endpoints.ts (eagerly: a closure per endpoint is cheap). */
 export function createApi<const G extends EndpointGroups>(
   http: HttpClient,
   groups: G,

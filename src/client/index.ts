@@ -10,7 +10,7 @@ export type {
   RequestOptions,
   RetryInfo,
 } from './http.js';
-export { call, callRaw, callWithResponse, createApi, isRawOnlyEndpoint } from './contract-client.js';
+export { call, callRaw, callWithResponse, contractEndpoint, createApi, fillPath, isRawOnlyEndpoint } from './contract-client.js';
 export type {
   Api,
   ApiMethod,

@@ -2,8 +2,7 @@ import { Flags } from '../cli/flags.js';
 import { ApiCommand } from '../cli/api-command.js';
 import { promptOrFail } from '../cli/prompts.js';
 import { readSecretFromStdin } from '../cli/stdin.js';
-import { auth } from '../contract/auth.js';
-import { tenancy } from '../contract/tenancy.js';
+import { auth, tenancy } from '../client/endpoints.js';
 
 export default class Login extends ApiCommand<typeof Login> {
   static override summary = 'Sign in to a deployment and save the credentials in a profile';

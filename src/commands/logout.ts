@@ -1,5 +1,5 @@
 import { ApiCommand } from '../cli/api-command.js';
-import { auth } from '../contract/auth.js';
+import { auth } from '../client/endpoints.js';
 
 export default class Logout extends ApiCommand<typeof Logout> {
   static override summary = "Sign out: revoke the profile's sessions on the server and forget its secrets";

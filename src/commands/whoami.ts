@@ -1,6 +1,5 @@
 import { ApiCommand } from '../cli/api-command.js';
-import { auth } from '../contract/auth.js';
-import { tenancy } from '../contract/tenancy.js';
+import { auth, tenancy } from '../client/endpoints.js';
 
 export default class Whoami extends ApiCommand<typeof Whoami> {
   static override summary = 'Show who the current credentials sign in as, and where they are kept';

@@ -85,15 +85,6 @@ export function isRawResponse(spec: ResponseSpec | undefined): spec is RawRespon
   return typeof spec === 'object' && spec !== null && 'raw' in spec && spec.raw;
 }
 
-/** Fills `:name` parameters of a path. */
-export function fillPath(path: string, params: Record<string, unknown> | undefined): string {
-  return path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => {
-    const value = params?.[name];
-    if (typeof value !== 'string' && typeof value !== 'number') throw new Error(`Missing path parameter ${name}`);
-    return encodeURIComponent(String(value));
-  });
-}
-
 export const API_PREFIX = '/api/v1';
 
 export function fullPath(def: EndpointDef): string {

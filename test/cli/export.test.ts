@@ -14,7 +14,7 @@ import { runElevationExport, type ExportOptions, type ExportPageQuery } from '..
 import { callRaw } from '../../src/client/contract-client.js';
 import { HttpClient } from '../../src/client/http.js';
 import { NetworkError } from '../../src/client/errors.js';
-import { contract } from '../../src/contract/index.js';
+import { pam } from '../../src/client/endpoints.js';
 import { BIN } from '../helpers/cli.js';
 
 /**
@@ -149,7 +149,7 @@ function fetcher(url: string) {
     auth: { headers: async () => ({ authorization: 'Bearer test' }) },
   });
   clients.push(client);
-  return (query: ExportPageQuery) => callRaw(client, contract.pam.exportAudit, { query: query as never });
+  return (query: ExportPageQuery) => callRaw(client, pam.exportAudit, { query: query as never });
 }
 
 /** A Writable that keeps what it receives (for stdout exports). */

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
-import { z } from 'zod';
-import { endpoint } from '../../src/contract/endpoint.js';
-import { tenancy, type Partner } from '../../src/contract/tenancy.js';
+import { audit, health, tenancy } from '../../src/client/endpoints.js';
+import type { Partner } from '../../src/contract/tenancy.js';
 import {
   ApiError,
   UnexpectedResponseError,
@@ -188,38 +187,22 @@ describe('createApi over the tenancy contract', () => {
   });
 
   it('returns the unread response for raw-only endpoints', async () => {
-    const exportCsv = endpoint({
-      method: 'GET',
-      path: '/reports/export',
-      query: z.object({ cursor: z.string().optional() }),
-      responses: { 200: { raw: true, contentTypes: ['text/csv'] } },
-      auth: {},
-      summary: 'test',
-    });
     const { pool, client } = setup();
     pool
-      .intercept({ path: '/api/v1/reports/export?cursor=c1' })
+      .intercept({ path: '/api/v1/audit-logs/export?format=csv' })
       .reply(200, 'a\n1\n', { headers: { 'content-type': 'text/csv' } });
 
-    const api = createApi(client, { reports: { exportCsv } });
-    const res = await api.reports.exportCsv({ query: { cursor: 'c1' } });
+    const api = createApi(client, { audit });
+    const res = await api.audit.export({ query: { format: 'csv' } });
     expectTypeOf(res).toEqualTypeOf<HttpResponse<RawBody>>();
     expect(await res.body.text()).toBe('a\n1\n');
   });
 
   it('serves root paths outside /api/v1', async () => {
-    const health = endpoint({
-      method: 'GET',
-      path: '/health',
-      root: true,
-      responses: { 200: z.object({ status: z.string() }) },
-      auth: { public: true },
-      summary: 'health',
-    });
     const { pool, client } = setup();
     pool.intercept({ path: '/health' }).reply(200, { status: 'ok' }, { headers: JSON_HEADERS });
 
-    const api = createApi(client, { system: { health } });
-    expect(await api.system.health()).toEqual({ status: 'ok' });
+    const api = createApi(client, { health });
+    expect(await api.health.live()).toEqual({ status: 'ok' });
   });
 });

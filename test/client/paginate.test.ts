@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tenancy } from '../../src/contract/tenancy.js';
+import { tenancy } from '../../src/client/endpoints.js';
 import {
   createApi,
   detectPage,

@@ -1,6 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand, mutationFlags } from '../../cli/api-command.js';
-import { accessReviews } from '../../contract/access-reviews.js';
+import { accessReviews } from '../../client/endpoints.js';
 
 export default class AccessReviewsComplete extends ApiCommand<typeof AccessReviewsComplete> {
   static override summary =

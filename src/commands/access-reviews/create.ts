@@ -1,6 +1,6 @@
 import { ApiCommand, createFlags } from '../../cli/api-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { accessReviews } from '../../contract/access-reviews.js';
+import { accessReviews } from '../../client/endpoints.js';
 
 const body = flagsFor(accessReviews.create.body);
 

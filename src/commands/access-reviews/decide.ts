@@ -6,7 +6,7 @@ import { ExitCode, exitCodeForStatus, hintFor } from '../../cli/exit-codes.js';
 import { UsageError } from '../../cli/prompts.js';
 import { flagsFor } from '../../cli/schema-flags.js';
 import { ApiError } from '../../client/errors.js';
-import { accessReviews } from '../../contract/access-reviews.js';
+import { accessReviews } from '../../client/endpoints.js';
 
 const def = accessReviews.updateItem;
 const body = flagsFor(def.body, { descriptions: { notes: 'Why (up to 2000 characters; "null" clears the notes).' } });

@@ -1,7 +1,7 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand } from '../../cli/api-command.js';
 import { showsRows } from '../../cli/row-output.js';
-import { accessReviews } from '../../contract/access-reviews.js';
+import { accessReviews } from '../../client/endpoints.js';
 
 export default class AccessReviewsGet extends ApiCommand<typeof AccessReviewsGet> {
   static override summary =

@@ -1,5 +1,5 @@
 import { ApiCommand } from '../../cli/api-command.js';
-import { accessReviews } from '../../contract/access-reviews.js';
+import { accessReviews } from '../../client/endpoints.js';
 
 export default class AccessReviewsList extends ApiCommand<typeof AccessReviewsList> {
   static override summary = 'List the access reviews of your partner or organization, oldest first';

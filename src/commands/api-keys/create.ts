@@ -1,6 +1,6 @@
 import { ApiCommand, createFlags } from '../../cli/api-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { API_KEY_WARNING, apiKeys } from '../../contract/api-keys.js';
+import { API_KEY_WARNING, apiKeys } from '../../client/endpoints.js';
 
 const body = flagsFor(apiKeys.create.body, {
   descriptions: { scopes: 'Permissions of the key, resource:action (e.g. sites:read) or * for all; default none.' },

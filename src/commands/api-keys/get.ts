@@ -1,6 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand } from '../../cli/api-command.js';
-import { apiKeys } from '../../contract/api-keys.js';
+import { apiKeys } from '../../client/endpoints.js';
 
 export default class ApiKeysGet extends ApiCommand<typeof ApiKeysGet> {
   static override summary = "Show an API key's metadata (never the key itself)";

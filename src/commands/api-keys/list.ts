@@ -1,6 +1,6 @@
 import { ApiCommand, listFlags } from '../../cli/api-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { apiKeys } from '../../contract/api-keys.js';
+import { apiKeys } from '../../client/endpoints.js';
 
 const def = apiKeys.list;
 const filters = flagsFor(def.query, { omit: ['page', 'limit'] });
@@ -18,7 +18,7 @@ export default class ApiKeysList extends ApiCommand<typeof ApiKeysList> {
 
   async run() {
     const api = await this.api({ apiKeys });
-    const query = this.queryFrom(def.query, filters.fields);
+    const query = this.queryFrom(def, filters.fields);
     return this.list((page, limit) => api.apiKeys.list({ query: { ...query, page, limit } }));
   }
 }

@@ -1,6 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand, mutationFlags } from '../../cli/api-command.js';
-import { apiKeys } from '../../contract/api-keys.js';
+import { apiKeys } from '../../client/endpoints.js';
 
 export default class ApiKeysRevoke extends ApiCommand<typeof ApiKeysRevoke> {
   static override summary = 'Revoke an API key: it stops working at once, permanently (needs a session with MFA)';

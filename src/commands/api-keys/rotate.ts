@@ -1,6 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand, mutationFlags } from '../../cli/api-command.js';
-import { API_KEY_WARNING, apiKeys } from '../../contract/api-keys.js';
+import { API_KEY_WARNING, apiKeys } from '../../client/endpoints.js';
 
 export default class ApiKeysRotate extends ApiCommand<typeof ApiKeysRotate> {
   static override summary =

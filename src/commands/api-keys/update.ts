@@ -1,7 +1,7 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand, updateFlags } from '../../cli/api-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { apiKeys } from '../../contract/api-keys.js';
+import { apiKeys } from '../../client/endpoints.js';
 
 const body = flagsFor(apiKeys.update.body, {
   descriptions: { scopes: 'Replaces every scope of the key: resource:action (e.g. sites:read) or *.' },

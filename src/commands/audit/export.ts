@@ -5,7 +5,7 @@ import { Flags } from '../../cli/flags.js';
 import { ApiCommand } from '../../cli/api-command.js';
 import { auditFilterDescriptions } from '../../cli/audit.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { audit } from '../../contract/audit.js';
+import { audit } from '../../client/endpoints.js';
 
 const def = audit.export;
 const filters = flagsFor(def.query, { omit: ['format'], descriptions: auditFilterDescriptions });
@@ -25,7 +25,7 @@ export default class AuditExport extends ApiCommand<typeof AuditExport> {
   };
 
   async run() {
-    const query = { ...this.queryFrom(def.query, filters.fields), format: this.flags.format as 'csv' | 'jsonl' };
+    const query = { ...this.queryFrom(def, filters.fields), format: this.flags.format as 'csv' | 'jsonl' };
     const response = await (await this.api({ audit })).audit.export({ query });
     const out = this.flags.out;
     if (out === undefined) {

@@ -1,6 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand } from '../../cli/api-command.js';
-import { audit } from '../../contract/audit.js';
+import { audit } from '../../client/endpoints.js';
 
 export default class AuditGet extends ApiCommand<typeof AuditGet> {
   static override summary = 'Show one audit log entry';

@@ -1,7 +1,7 @@
 import { ApiCommand, listFlags } from '../../cli/api-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
 import { AUDIT_COLUMNS, auditFilterDescriptions } from '../../cli/audit.js';
-import { audit } from '../../contract/audit.js';
+import { audit } from '../../client/endpoints.js';
 
 const def = audit.list;
 const filters = flagsFor(def.query, { omit: ['page', 'limit'], descriptions: auditFilterDescriptions });
@@ -18,7 +18,7 @@ export default class AuditList extends ApiCommand<typeof AuditList> {
 
   async run() {
     const api = await this.api({ audit });
-    const query = this.queryFrom(def.query, filters.fields);
+    const query = this.queryFrom(def, filters.fields);
     return this.list((page, limit) => api.audit.list({ query: { ...query, page, limit } }));
   }
 }

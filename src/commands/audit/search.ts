@@ -1,7 +1,7 @@
 import { ApiCommand, listFlags } from '../../cli/api-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
 import { AUDIT_COLUMNS, auditFilterDescriptions } from '../../cli/audit.js';
-import { audit } from '../../contract/audit.js';
+import { audit } from '../../client/endpoints.js';
 
 const def = audit.search;
 const filters = flagsFor(def.query, {
@@ -20,7 +20,7 @@ export default class AuditSearch extends ApiCommand<typeof AuditSearch> {
 
   async run() {
     const api = await this.api({ audit });
-    const query = this.queryFrom(def.query, filters.fields);
+    const query = this.queryFrom(def, filters.fields);
     return this.list((page, limit) => api.audit.search({ query: { ...query, page, limit } }));
   }
 }

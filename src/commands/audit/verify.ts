@@ -2,7 +2,7 @@ import { ApiCommand } from '../../cli/api-command.js';
 import { CommandError } from '../../cli/base-command.js';
 import { ExitCode } from '../../cli/exit-codes.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { audit } from '../../contract/audit.js';
+import { audit } from '../../client/endpoints.js';
 
 const def = audit.verify;
 const filters = flagsFor(def.query, { descriptions: { orgId: "Check only this organization's chain." } });
@@ -15,7 +15,7 @@ export default class AuditVerify extends ApiCommand<typeof AuditVerify> {
   static override columns = ['chain', 'entries', 'valid', 'firstBroken.seq', 'firstBroken.id', 'firstBroken.reason'];
 
   async run() {
-    const result = await (await this.api({ audit })).audit.verify({ query: this.queryFrom(def.query, filters.fields) });
+    const result = await (await this.api({ audit })).audit.verify({ query: this.queryFrom(def, filters.fields) });
     const tabular = this.format === 'table' || this.format === 'csv';
     if (result.valid) {
       this.info(`Every audit chain is intact (${result.chains.length} checked).`);

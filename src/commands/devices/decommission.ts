@@ -1,6 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand, mutationFlags } from '../../cli/api-command.js';
-import { devices } from '../../contract/devices.js';
+import { devices } from '../../client/endpoints.js';
 
 export default class DevicesDecommission extends ApiCommand<typeof DevicesDecommission> {
   static override summary = "Decommission a device: its agent's token stops working at once";

@@ -1,6 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand } from '../../cli/api-command.js';
-import { devices } from '../../contract/devices.js';
+import { devices } from '../../client/endpoints.js';
 
 export default class DevicesGet extends ApiCommand<typeof DevicesGet> {
   static override summary = 'Show a device';

@@ -1,6 +1,6 @@
 import { ApiCommand, listFlags } from '../../cli/api-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { devices } from '../../contract/devices.js';
+import { devices } from '../../client/endpoints.js';
 
 const def = devices.list;
 const filters = flagsFor(def.query, { omit: ['page', 'limit'] });
@@ -17,7 +17,7 @@ export default class DevicesList extends ApiCommand<typeof DevicesList> {
 
   async run() {
     const api = await this.api({ devices });
-    const query = this.queryFrom(def.query, filters.fields);
+    const query = this.queryFrom(def, filters.fields);
     return this.list((page, limit) => api.devices.list({ query: { ...query, page, limit } }));
   }
 }

@@ -1,6 +1,6 @@
 import { ApiCommand, createFlags } from '../../cli/api-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { enrollmentKeys } from '../../contract/enrollment-keys.js';
+import { enrollmentKeys } from '../../client/endpoints.js';
 
 const body = flagsFor(enrollmentKeys.create.body);
 

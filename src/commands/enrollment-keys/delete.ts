@@ -1,6 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand, mutationFlags } from '../../cli/api-command.js';
-import { enrollmentKeys } from '../../contract/enrollment-keys.js';
+import { enrollmentKeys } from '../../client/endpoints.js';
 
 export default class EnrollmentKeysDelete extends ApiCommand<typeof EnrollmentKeysDelete> {
   static override summary = 'Delete an enrollment key (permanently; enrolled devices stay)';

@@ -1,6 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand } from '../../cli/api-command.js';
-import { enrollmentKeys } from '../../contract/enrollment-keys.js';
+import { enrollmentKeys } from '../../client/endpoints.js';
 
 export default class EnrollmentKeysGet extends ApiCommand<typeof EnrollmentKeysGet> {
   static override summary = "Show an enrollment key's metadata (never the key itself)";

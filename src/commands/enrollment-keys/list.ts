@@ -1,6 +1,6 @@
 import { ApiCommand, listFlags } from '../../cli/api-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { enrollmentKeys } from '../../contract/enrollment-keys.js';
+import { enrollmentKeys } from '../../client/endpoints.js';
 
 const def = enrollmentKeys.list;
 const filters = flagsFor(def.query, { omit: ['page', 'limit'] });
@@ -17,7 +17,7 @@ export default class EnrollmentKeysList extends ApiCommand<typeof EnrollmentKeys
 
   async run() {
     const api = await this.api({ enrollmentKeys });
-    const query = this.queryFrom(def.query, filters.fields);
+    const query = this.queryFrom(def, filters.fields);
     return this.list((page, limit) => api.enrollmentKeys.list({ query: { ...query, page, limit } }));
   }
 }

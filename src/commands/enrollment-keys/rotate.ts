@@ -1,7 +1,7 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand, updateFlags } from '../../cli/api-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { enrollmentKeys } from '../../contract/enrollment-keys.js';
+import { enrollmentKeys } from '../../client/endpoints.js';
 
 const ENROLLMENT_KEY_NOTICE = 'Store this enrollment key now: it will not be shown again.';
 

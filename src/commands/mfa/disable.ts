@@ -1,6 +1,6 @@
 import { mutationFlags } from '../../cli/api-command.js';
 import { codeFlag, MfaCommand } from '../../cli/mfa-command.js';
-import { auth } from '../../contract/auth.js';
+import { auth } from '../../client/endpoints.js';
 
 export default class MfaDisable extends MfaCommand<typeof MfaDisable> {
   static override summary = 'Turn MFA off (refused when the partner or organization requires it)';

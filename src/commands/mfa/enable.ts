@@ -1,6 +1,6 @@
 import { mutationFlags } from '../../cli/api-command.js';
 import { codeFlag, MfaCommand } from '../../cli/mfa-command.js';
-import { auth } from '../../contract/auth.js';
+import { auth } from '../../client/endpoints.js';
 
 export default class MfaEnable extends MfaCommand<typeof MfaEnable> {
   static override summary = 'Turn MFA on with a code from the authenticator app; the profile keeps a fresh MFA session';

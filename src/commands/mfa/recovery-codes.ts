@@ -1,6 +1,6 @@
 import { mutationFlags } from '../../cli/api-command.js';
 import { codeFlag, MfaCommand, RECOVERY_CODES_NOTICE } from '../../cli/mfa-command.js';
-import { auth } from '../../contract/auth.js';
+import { auth } from '../../client/endpoints.js';
 
 export default class MfaRecoveryCodes extends MfaCommand<typeof MfaRecoveryCodes> {
   static override summary = 'Replace every recovery code with a new set (shown once)';

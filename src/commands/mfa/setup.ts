@@ -1,6 +1,6 @@
 import { mutationFlags } from '../../cli/api-command.js';
 import { MfaCommand, RECOVERY_CODES_NOTICE } from '../../cli/mfa-command.js';
-import { auth } from '../../contract/auth.js';
+import { auth } from '../../client/endpoints.js';
 
 export default class MfaSetup extends MfaCommand<typeof MfaSetup> {
   static override summary = 'Start TOTP setup: a new secret, its otpauth URL and recovery codes';

@@ -1,6 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand, mutationFlags } from '../../cli/api-command.js';
-import { tenancy } from '../../contract/tenancy.js';
+import { tenancy } from '../../client/endpoints.js';
 
 export default class OrgsDelete extends ApiCommand<typeof OrgsDelete> {
   static override summary = 'Delete an organization (soft delete: it disappears from every query)';

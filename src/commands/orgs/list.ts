@@ -4,7 +4,7 @@ import { CommandError } from '../../cli/base-command.js';
 import { ExitCode } from '../../cli/exit-codes.js';
 import { flagsFor } from '../../cli/schema-flags.js';
 import { ApiError } from '../../client/errors.js';
-import { tenancy } from '../../contract/tenancy.js';
+import { tenancy } from '../../client/endpoints.js';
 
 const def = tenancy.listOrganizations;
 const filters = flagsFor(def.query, { omit: ['page', 'limit'], descriptions: { partnerId: 'Only the organizations of this partner.' } });
@@ -29,7 +29,7 @@ export default class OrgsList extends ApiCommand<typeof OrgsList> {
 
   async run() {
     const api = await this.api({ tenancy });
-    const query = this.queryFrom(def.query, filters.fields);
+    const query = this.queryFrom(def, filters.fields);
     if (this.flags.accessible) {
       const { data } = await api.tenancy.listAccessibleOrganizations();
       return query.partnerId === undefined ? data : data.filter((o) => o.partnerId === query.partnerId);

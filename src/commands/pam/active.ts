@@ -1,6 +1,6 @@
 import { ApiCommand } from '../../cli/api-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { pam } from '../../contract/pam.js';
+import { pam } from '../../client/endpoints.js';
 
 const def = pam.listActive;
 const filters = flagsFor(def.query, {
@@ -30,6 +30,6 @@ export default class PamActive extends ApiCommand<typeof PamActive> {
   ];
 
   async run() {
-    return (await (await this.api({ pam })).pam.listActive({ query: this.queryFrom(def.query, filters.fields) })).active;
+    return (await (await this.api({ pam })).pam.listActive({ query: this.queryFrom(def, filters.fields) })).active;
   }
 }

@@ -1,7 +1,7 @@
 import { ApiCommand } from '../../cli/api-command.js';
 import { CONFIG_COLUMNS } from '../../cli/pam-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { pam } from '../../contract/pam.js';
+import { pam } from '../../client/endpoints.js';
 
 const def = pam.getConfig;
 const filters = flagsFor(def.query);
@@ -18,6 +18,6 @@ export default class PamConfig extends ApiCommand<typeof PamConfig> {
   static override columns = CONFIG_COLUMNS;
 
   async run() {
-    return (await (await this.api({ pam })).pam.getConfig({ query: this.queryFrom(def.query, filters.fields) })).config;
+    return (await (await this.api({ pam })).pam.getConfig({ query: this.queryFrom(def, filters.fields) })).config;
   }
 }

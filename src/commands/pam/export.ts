@@ -3,7 +3,8 @@ import { ApiCommand } from '../../cli/api-command.js';
 import { UsageError } from '../../cli/prompts.js';
 import { flagsFor, kebab } from '../../cli/schema-flags.js';
 import type { RequestOf } from '../../contract/endpoint.js';
-import { ElevationAuditExportQuerySchema, ElevationEventTypeSchema, pam } from '../../contract/pam.js';
+import type { ContractOf } from '../../contract/projection.js';
+import { pam } from '../../client/endpoints.js';
 
 const def = pam.exportAudit;
 const filters = flagsFor(def.query, {
@@ -49,7 +50,7 @@ Progress (rows, pages, rows/s, settled-through time) goes to stderr when it is a
     ...filters.flags,
     'event-type': Flags.string({
       summary: 'Only events of this type.',
-      options: [...ElevationEventTypeSchema.options],
+      options: def.query.find((f) => f.field === 'eventType')?.options ?? [],
     }),
     format: Flags.string({ summary: 'Body format.', options: ['csv', 'jsonl'], default: 'csv' }),
     limit: Flags.integer({ summary: 'Rows per page (1-1000).', min: 1, max: 1000, default: 1000 }),
@@ -70,7 +71,7 @@ Progress (rows, pages, rows/s, settled-through time) goes to stderr when it is a
   async run() {
     const flags = this.flags;
     const format = flags.format === 'jsonl' ? 'jsonl' : 'csv';
-    const given = this.queryFrom(def.query, filters.fields);
+    const given = this.queryFrom(def, filters.fields);
     const text = (value: unknown) => (typeof value === 'string' ? value : null);
     const params = {
       from: flags.from,
@@ -87,6 +88,7 @@ Progress (rows, pages, rows/s, settled-through time) goes to stderr when it is a
 
     const { exportQuery, runElevationExport } = await import('../../cli/pam-export.js');
     // The contract checks the window (offsets, from before to, at most 366 days) before anything is sent.
+    const { ElevationAuditExportQuerySchema } = await import('../../contract/pam.js');
     const checked = ElevationAuditExportQuerySchema.safeParse(exportQuery(params, flags.limit));
     if (!checked.success) {
       const issues = checked.error.issues.map(
@@ -117,7 +119,7 @@ Progress (rows, pages, rows/s, settled-through time) goes to stderr when it is a
       params,
       limit: flags.limit,
       // Checked against the contract above; only the cursor varies from page to page.
-      fetchPage: (query) => callRaw(http, def, { query: query as RequestOf<typeof def>['query'] }),
+      fetchPage: (query) => callRaw(http, def, { query: query as RequestOf<ContractOf<typeof def>>['query'] }),
       out,
       resume: flags.resume,
       allowIncomplete: flags['allow-incomplete'],

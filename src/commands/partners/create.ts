@@ -1,6 +1,6 @@
 import { ApiCommand, createFlags } from '../../cli/api-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { tenancy } from '../../contract/tenancy.js';
+import { tenancy } from '../../client/endpoints.js';
 
 const body = flagsFor(tenancy.createPartner.body);
 

@@ -1,6 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand, mutationFlags } from '../../cli/api-command.js';
-import { tenancy } from '../../contract/tenancy.js';
+import { tenancy } from '../../client/endpoints.js';
 
 export default class PartnersDelete extends ApiCommand<typeof PartnersDelete> {
   static override summary = 'Delete a partner (soft delete: it disappears from every query)';

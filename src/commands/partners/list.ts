@@ -1,5 +1,5 @@
 import { ApiCommand, listFlags } from '../../cli/api-command.js';
-import { tenancy } from '../../contract/tenancy.js';
+import { tenancy } from '../../client/endpoints.js';
 
 export default class PartnersList extends ApiCommand<typeof PartnersList> {
   static override summary = 'List partners (system administrators)';

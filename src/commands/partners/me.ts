@@ -1,5 +1,5 @@
 import { ApiCommand } from '../../cli/api-command.js';
-import { tenancy } from '../../contract/tenancy.js';
+import { tenancy } from '../../client/endpoints.js';
 
 export default class PartnersMe extends ApiCommand<typeof PartnersMe> {
   static override summary = "Show the caller's own partner (partner-scope users)";

@@ -1,7 +1,7 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand, updateFlags } from '../../cli/api-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { tenancy } from '../../contract/tenancy.js';
+import { tenancy } from '../../client/endpoints.js';
 
 const body = flagsFor(tenancy.updatePartner.body);
 

@@ -2,7 +2,7 @@ import { idArg } from '../../cli/args.js';
 import { createFlags } from '../../cli/api-command.js';
 import { RoleCommand } from '../../cli/role-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { roles } from '../../contract/roles.js';
+import { roles } from '../../client/endpoints.js';
 
 const body = flagsFor(roles.clone.body);
 

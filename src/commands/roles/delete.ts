@@ -1,6 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand, mutationFlags } from '../../cli/api-command.js';
-import { roles } from '../../contract/roles.js';
+import { roles } from '../../client/endpoints.js';
 
 export default class RolesDelete extends ApiCommand<typeof RolesDelete> {
   static override summary =

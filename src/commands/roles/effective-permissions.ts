@@ -1,7 +1,7 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand } from '../../cli/api-command.js';
 import { showsRows } from '../../cli/row-output.js';
-import { roles } from '../../contract/roles.js';
+import { roles } from '../../client/endpoints.js';
 
 export default class RolesEffectivePermissions extends ApiCommand<typeof RolesEffectivePermissions> {
   static override summary = "A role's direct and inherited permissions, each with the role it comes from";

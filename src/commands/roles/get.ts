@@ -1,6 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { RoleCommand } from '../../cli/role-command.js';
-import { roles } from '../../contract/roles.js';
+import { roles } from '../../client/endpoints.js';
 
 export default class RolesGet extends RoleCommand<typeof RolesGet> {
   static override summary = 'Show a role with its own permissions (inherited ones: `svc roles effective-permissions`)';

@@ -1,5 +1,5 @@
 import { ApiCommand } from '../../cli/api-command.js';
-import { roles } from '../../contract/roles.js';
+import { roles } from '../../client/endpoints.js';
 
 export default class RolesList extends ApiCommand<typeof RolesList> {
   static override summary =

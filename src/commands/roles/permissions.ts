@@ -1,6 +1,6 @@
 import { ApiCommand } from '../../cli/api-command.js';
 import { showsRows } from '../../cli/row-output.js';
-import { roles } from '../../contract/roles.js';
+import { roles } from '../../client/endpoints.js';
 
 export default class RolesPermissions extends ApiCommand<typeof RolesPermissions> {
   static override summary =

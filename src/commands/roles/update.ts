@@ -3,7 +3,7 @@ import { updateFlags } from '../../cli/api-command.js';
 import { permissionFlags, withPermissions } from '../../cli/permissions.js';
 import { RoleCommand } from '../../cli/role-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { roles } from '../../contract/roles.js';
+import { roles } from '../../client/endpoints.js';
 
 const body = flagsFor(roles.update.body, { omit: ['permissions'] });
 

@@ -1,6 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand } from '../../cli/api-command.js';
-import { roles } from '../../contract/roles.js';
+import { roles } from '../../client/endpoints.js';
 
 export default class RolesUsers extends ApiCommand<typeof RolesUsers> {
   static override summary = 'List the users in your reach who hold a role';

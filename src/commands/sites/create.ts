@@ -1,6 +1,6 @@
 import { ApiCommand, createFlags } from '../../cli/api-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { tenancy } from '../../contract/tenancy.js';
+import { tenancy } from '../../client/endpoints.js';
 
 const body = flagsFor(tenancy.createSite.body, {
   descriptions: { orgId: 'The organization the site belongs to.', timezone: 'IANA time zone, e.g. Europe/Berlin.' },

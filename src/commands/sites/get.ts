@@ -1,6 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand } from '../../cli/api-command.js';
-import { tenancy } from '../../contract/tenancy.js';
+import { tenancy } from '../../client/endpoints.js';
 
 export default class SitesGet extends ApiCommand<typeof SitesGet> {
   static override summary = 'Show a site';

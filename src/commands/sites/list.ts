@@ -1,6 +1,6 @@
 import { ApiCommand, listFlags } from '../../cli/api-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { tenancy } from '../../contract/tenancy.js';
+import { tenancy } from '../../client/endpoints.js';
 
 const def = tenancy.listSites;
 const filters = flagsFor(def.query, { omit: ['page', 'limit', 'organizationId'], descriptions: { orgId: 'Only the sites of this organization.' } });
@@ -16,7 +16,7 @@ export default class SitesList extends ApiCommand<typeof SitesList> {
 
   async run() {
     const api = await this.api({ tenancy });
-    const query = this.queryFrom(def.query, filters.fields);
+    const query = this.queryFrom(def, filters.fields);
     return this.list((page, limit) => api.tenancy.listSites({ query: { ...query, page, limit } }));
   }
 }

@@ -1,7 +1,7 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand, updateFlags } from '../../cli/api-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { users } from '../../contract/users.js';
+import { users } from '../../client/endpoints.js';
 
 const body = flagsFor(users.assignRole.body);
 

@@ -1,6 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand } from '../../cli/api-command.js';
-import { users } from '../../contract/users.js';
+import { users } from '../../client/endpoints.js';
 
 export default class UsersGet extends ApiCommand<typeof UsersGet> {
   static override summary = 'Show a user with their role and membership';

@@ -1,6 +1,6 @@
 import { ApiCommand, createFlags, mutationFlags } from '../../cli/api-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { users } from '../../contract/users.js';
+import { users } from '../../client/endpoints.js';
 
 const body = flagsFor(users.invite.body);
 

@@ -1,6 +1,6 @@
 import { ApiCommand, listFlags } from '../../cli/api-command.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { users } from '../../contract/users.js';
+import { users } from '../../client/endpoints.js';
 
 const def = users.list;
 const filters = flagsFor(def.query, { omit: ['page', 'limit'] });
@@ -18,7 +18,7 @@ export default class UsersList extends ApiCommand<typeof UsersList> {
 
   async run() {
     const api = await this.api({ users });
-    const query = this.queryFrom(def.query, filters.fields);
+    const query = this.queryFrom(def, filters.fields);
     return this.list((page, limit) => api.users.list({ query: { ...query, page, limit } }));
   }
 }

@@ -1,5 +1,5 @@
 import { ApiCommand } from '../../cli/api-command.js';
-import { auth } from '../../contract/auth.js';
+import { auth } from '../../client/endpoints.js';
 
 export default class UsersMe extends ApiCommand<typeof UsersMe> {
   static override summary = 'Show the signed-in user, with scope and effective permissions';

@@ -2,7 +2,7 @@ import { Args } from '../../cli/flags.js';
 import { ApiCommand, mutationFlags } from '../../cli/api-command.js';
 import { UsageError } from '../../cli/prompts.js';
 import { flagsFor } from '../../cli/schema-flags.js';
-import { users } from '../../contract/users.js';
+import { users } from '../../client/endpoints.js';
 
 const body = flagsFor(users.resendInvite.body, {
   omit: ['userId'],

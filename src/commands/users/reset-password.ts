@@ -1,6 +1,6 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand, mutationFlags } from '../../cli/api-command.js';
-import { users } from '../../contract/users.js';
+import { users } from '../../client/endpoints.js';
 
 export default class UsersResetPassword extends ApiCommand<typeof UsersResetPassword> {
   static override summary =

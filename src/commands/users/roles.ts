@@ -1,5 +1,5 @@
 import { ApiCommand } from '../../cli/api-command.js';
-import { users } from '../../contract/users.js';
+import { users } from '../../client/endpoints.js';
 
 export default class UsersRoles extends ApiCommand<typeof UsersRoles> {
   static override summary = 'List the roles you can see and assign to users';

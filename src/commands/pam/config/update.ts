@@ -2,7 +2,7 @@ import { ApiCommand, updateFlags } from '../../../cli/api-command.js';
 import { CONFIG_COLUMNS, unwrap } from '../../../cli/pam-command.js';
 import { UsageError } from '../../../cli/prompts.js';
 import { flagsFor } from '../../../cli/schema-flags.js';
-import { pam } from '../../../contract/pam.js';
+import { pam } from '../../../client/endpoints.js';
 
 const def = pam.putConfig;
 const body = flagsFor(def.body, {

@@ -8,7 +8,7 @@ import { promptOrFail } from '../../../cli/prompts.js';
 import { flagsFor } from '../../../cli/schema-flags.js';
 import { readSecretFromStdin } from '../../../cli/stdin.js';
 import { canPrompt } from '../../../cli/terminal.js';
-import { PAM_DURATION, pam } from '../../../contract/pam.js';
+import { PAM_DURATION, pam } from '../../../client/endpoints.js';
 
 const def = pam.respond;
 const body = flagsFor(def.body, {

@@ -2,7 +2,7 @@ import { ApiCommand, mutationFlags } from '../../../cli/api-command.js';
 import { idArg } from '../../../cli/args.js';
 import { DECISION_COLUMNS } from '../../../cli/pam-command.js';
 import { flagsFor } from '../../../cli/schema-flags.js';
-import { pam } from '../../../contract/pam.js';
+import { pam } from '../../../client/endpoints.js';
 
 const def = pam.respond;
 const body = flagsFor(def.body, {

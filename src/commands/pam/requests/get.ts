@@ -1,6 +1,6 @@
 import { ApiCommand } from '../../../cli/api-command.js';
 import { idArg } from '../../../cli/args.js';
-import { pam } from '../../../contract/pam.js';
+import { pam } from '../../../client/endpoints.js';
 
 export default class PamRequestsGet extends ApiCommand<typeof PamRequestsGet> {
   static override summary = 'Show an elevation request: what was asked, on which device, and how it was decided';

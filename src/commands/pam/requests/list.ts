@@ -1,7 +1,7 @@
 import { ApiCommand, listFlags } from '../../../cli/api-command.js';
 import { REQUEST_COLUMNS } from '../../../cli/pam-command.js';
 import { flagsFor } from '../../../cli/schema-flags.js';
-import { pam } from '../../../contract/pam.js';
+import { pam } from '../../../client/endpoints.js';
 
 const def = pam.listRequests;
 const filters = flagsFor(def.query, {
@@ -29,7 +29,7 @@ export default class PamRequestsList extends ApiCommand<typeof PamRequestsList> 
 
   async run() {
     const api = await this.api({ pam });
-    const query = this.queryFrom(def.query, filters.fields);
+    const query = this.queryFrom(def, filters.fields);
     return this.list(async (page, limit) => {
       const answer = await api.pam.listRequests({ query: { ...query, page, limit } });
       return { data: answer.requests, pagination: answer.pagination };

@@ -3,7 +3,7 @@ import { idArg } from '../../../cli/args.js';
 import { DECISION_COLUMNS } from '../../../cli/pam-command.js';
 import { UsageError } from '../../../cli/prompts.js';
 import { flagsFor } from '../../../cli/schema-flags.js';
-import { pam } from '../../../contract/pam.js';
+import { pam } from '../../../client/endpoints.js';
 
 const def = pam.revoke;
 const body = flagsFor(def.body, {

@@ -1,6 +1,6 @@
 import { ApiCommand, mutationFlags } from '../../../cli/api-command.js';
 import { idArg } from '../../../cli/args.js';
-import { pam } from '../../../contract/pam.js';
+import { pam } from '../../../client/endpoints.js';
 
 export default class PamRulesDelete extends ApiCommand<typeof PamRulesDelete> {
   static override summary = 'Delete an elevation rule (needs a session with MFA)';

@@ -1,6 +1,6 @@
 import { ApiCommand } from '../../../cli/api-command.js';
 import { idArg } from '../../../cli/args.js';
-import { pam } from '../../../contract/pam.js';
+import { pam } from '../../../client/endpoints.js';
 
 export default class PamRulesGet extends ApiCommand<typeof PamRulesGet> {
   static override summary = 'Show an elevation rule';

@@ -1,7 +1,7 @@
 import { ApiCommand } from '../../../cli/api-command.js';
 import { RULE_COLUMNS } from '../../../cli/pam-command.js';
 import { flagsFor } from '../../../cli/schema-flags.js';
-import { pam } from '../../../contract/pam.js';
+import { pam } from '../../../client/endpoints.js';
 
 const def = pam.listRules;
 const filters = flagsFor(def.query);
@@ -18,6 +18,6 @@ export default class PamRulesList extends ApiCommand<typeof PamRulesList> {
 
   async run() {
     const api = await this.api({ pam });
-    return (await api.pam.listRules({ query: this.queryFrom(def.query, filters.fields) })).rules;
+    return (await api.pam.listRules({ query: this.queryFrom(def, filters.fields) })).rules;
   }
 }

@@ -1,7 +1,7 @@
 import { Flags } from '../../../cli/flags.js';
 import { ApiCommand } from '../../../cli/api-command.js';
 import { flagsFor } from '../../../cli/schema-flags.js';
-import { pam } from '../../../contract/pam.js';
+import { pam } from '../../../client/endpoints.js';
 
 const def = pam.previewRule;
 const criteria = flagsFor(def.body);

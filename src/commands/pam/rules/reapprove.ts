@@ -1,7 +1,7 @@
 import { ApiCommand, mutationFlags } from '../../../cli/api-command.js';
 import { idArg } from '../../../cli/args.js';
 import { RULE_COLUMNS, unwrap } from '../../../cli/pam-command.js';
-import { pam } from '../../../contract/pam.js';
+import { pam } from '../../../client/endpoints.js';
 
 export default class PamRulesReapprove extends ApiCommand<typeof PamRulesReapprove> {
   static override summary =

@@ -1,7 +1,7 @@
 import { ApiCommand, createFlags } from '../../../cli/api-command.js';
 import { SIGNER_GROUP_COLUMNS, unwrap } from '../../../cli/pam-command.js';
 import { flagsFor } from '../../../cli/schema-flags.js';
-import { pam } from '../../../contract/pam.js';
+import { pam } from '../../../client/endpoints.js';
 
 const def = pam.createSignerGroup;
 const body = flagsFor(def.body, {

@@ -1,6 +1,6 @@
 import { ApiCommand, mutationFlags } from '../../../cli/api-command.js';
 import { idArg } from '../../../cli/args.js';
-import { pam } from '../../../contract/pam.js';
+import { pam } from '../../../client/endpoints.js';
 
 export default class PamSignerGroupsDelete extends ApiCommand<typeof PamSignerGroupsDelete> {
   static override summary = 'Delete a signer group that no rule uses (needs a session with MFA)';

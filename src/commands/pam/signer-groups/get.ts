@@ -1,6 +1,6 @@
 import { ApiCommand } from '../../../cli/api-command.js';
 import { idArg } from '../../../cli/args.js';
-import { pam } from '../../../contract/pam.js';
+import { pam } from '../../../client/endpoints.js';
 
 export default class PamSignerGroupsGet extends ApiCommand<typeof PamSignerGroupsGet> {
   static override summary = 'Show a signer group';

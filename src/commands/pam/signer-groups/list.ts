@@ -1,7 +1,7 @@
 import { ApiCommand } from '../../../cli/api-command.js';
 import { SIGNER_GROUP_COLUMNS } from '../../../cli/pam-command.js';
 import { flagsFor } from '../../../cli/schema-flags.js';
-import { pam } from '../../../contract/pam.js';
+import { pam } from '../../../client/endpoints.js';
 
 const def = pam.listSignerGroups;
 const filters = flagsFor(def.query);
@@ -16,7 +16,7 @@ export default class PamSignerGroupsList extends ApiCommand<typeof PamSignerGrou
   static override columns = SIGNER_GROUP_COLUMNS;
 
   async run() {
-    return (await (await this.api({ pam })).pam.listSignerGroups({ query: this.queryFrom(def.query, filters.fields) }))
+    return (await (await this.api({ pam })).pam.listSignerGroups({ query: this.queryFrom(def, filters.fields) }))
       .signerGroups;
   }
 }

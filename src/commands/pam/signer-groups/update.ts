@@ -3,7 +3,7 @@ import { idArg } from '../../../cli/args.js';
 import { SIGNER_GROUP_COLUMNS, unwrap } from '../../../cli/pam-command.js';
 import { UsageError } from '../../../cli/prompts.js';
 import { flagsFor } from '../../../cli/schema-flags.js';
-import { pam } from '../../../contract/pam.js';
+import { pam } from '../../../client/endpoints.js';
 
 const def = pam.updateSignerGroup;
 const body = flagsFor(def.body, {

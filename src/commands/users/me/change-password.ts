@@ -2,7 +2,7 @@ import { Flags } from '../../../cli/flags.js';
 import { ApiCommand, mutationFlags } from '../../../cli/api-command.js';
 import { promptOrFail, UsageError } from '../../../cli/prompts.js';
 import { readSecretLinesFromStdin } from '../../../cli/stdin.js';
-import { auth } from '../../../contract/auth.js';
+import { auth } from '../../../client/endpoints.js';
 
 export default class UsersMeChangePassword extends ApiCommand<typeof UsersMeChangePassword> {
   static override summary = "Change the signed-in user's password (every session of the account ends)";

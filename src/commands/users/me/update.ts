@@ -1,6 +1,6 @@
 import { ApiCommand, updateFlags } from '../../../cli/api-command.js';
 import { flagsFor } from '../../../cli/schema-flags.js';
-import { auth } from '../../../contract/auth.js';
+import { auth } from '../../../client/endpoints.js';
 
 const body = flagsFor(auth.updateMe.body);
 
