@@ -1,4 +1,6 @@
 import { mkdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import envPaths from 'env-paths';
 import type Conf from 'conf';
 
@@ -73,8 +75,8 @@ export class ProfileStoreError extends Error {
 }
 
 /**
- * Profiles in `<configDir>/config.json`. Nothing touches the disk until a method is called, and `conf`
- * (which is slow to import) is loaded on first use.
+ * Profiles in `<configDir>/config.json`. Nothing touches the disk until a method is called; reads parse the file
+ * directly, and `conf` (slow to import) is loaded only to write it, atomically and owner-only.
  */
 export class ProfileStore {
   readonly configDir: string;
@@ -148,16 +150,17 @@ export class ProfileStore {
     return this.conf;
   }
 
+  /** Reads the file itself: conf is needed only to write it, and loading conf costs more than a command's start. */
   private async read(): Promise<ProfilesFile> {
-    const conf = await this.open();
-    let raw: unknown;
+    let text: string;
     try {
-      raw = conf.store;
+      text = await readFile(path.join(this.configDir, 'config.json'), 'utf8');
     } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
       throw this.corrupt(error);
     }
     try {
-      return parseProfilesFile(raw);
+      return parseProfilesFile(JSON.parse(text));
     } catch (error) {
       throw this.corrupt(error);
     }

@@ -17,7 +17,7 @@ describe('e2e: help topics and unknown commands (CLI.md "Scripting conveniences"
   });
 
   // The issue's start-up rule: a command loads neither oclif nor server code; help still comes from oclif.
-  it.concurrent('a command runs without loading oclif or server code; --help on it is oclif help', async () => {
+  it.concurrent('a command runs without loading oclif, conf or server code; --help on it is oclif help', async () => {
     const modulesLoadedBy = async (args: string[]) => {
       const log = path.join(user.home, `modules-${args.join('-')}.log`);
       const hooks = `import fs from 'node:fs';
@@ -36,10 +36,15 @@ describe('e2e: help topics and unknown commands (CLI.md "Scripting conveniences"
       expect(result.exitCode, result.stderr).toBe(0);
       return { stdout: String(result.stdout), modules: fs.readFileSync(log, 'utf8').split('\n').filter(Boolean) };
     };
+    // A profile on disk: reading it must not load conf, which only writes it.
+    fs.mkdirSync(path.join(user.configDir, 'svc'), { recursive: true });
+    const profile = { baseUrl: 'http://127.0.0.1:9', authKind: 'apiKey', storage: 'file' };
+    fs.writeFileSync(path.join(user.configDir, 'svc', 'config.json'), JSON.stringify({ currentProfile: 'ci', profiles: { ci: profile } }));
     const command = await modulesLoadedBy(['profiles', 'list', '-o', 'json']);
-    expect(JSON.parse(command.stdout)).toEqual([]);
+    expect(JSON.parse(command.stdout)).toMatchObject([{ baseUrl: profile.baseUrl }]);
     expect(command.modules.some((url) => url.includes('/dist/commands/profiles/list.js'))).toBe(true);
-    expect(command.modules.filter((url) => url.includes('/@oclif/') || url.includes('/dist/server/'))).toEqual([]);
+    const heavy = ['/@oclif/', '/node_modules/conf/', '/dist/server/'];
+    expect(command.modules.filter((url) => heavy.some((part) => url.includes(part)))).toEqual([]);
 
     const help = await modulesLoadedBy(['profiles', 'list', '--help']);
     expect(help.stdout).toContain('USAGE');
