@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Bundles the built CLI (run after tsc; `npm run build` does both): every command and hook in dist/ is rewritten
 // in place as a bundle of the code tsc emitted, its shared parts in dist/chunks/. A command then loads a few
-// files instead of the hundreds that zod, undici and src/cli are made of, which is most of the cost of loading
+// files instead of the hundreds that zod and src/cli are made of, which is most of the cost of loading
 // them on Node 20 (no compile cache for ES modules).
 //
 // Left as they are: the `server` commands and dist/server (`svc server …` runs the server from tsc's files, so
@@ -23,8 +23,8 @@ const DIST = path.join(ROOT, 'dist');
 const SERVER = path.join(DIST, 'server') + path.sep;
 const CONTRACT = path.join(DIST, 'contract') + path.sep;
 
-/** The packages a command loads on every run (or on its first request): plain JavaScript, no files of their own. */
-const BUNDLED = new Set(['zod', 'undici', 'chalk', 'env-paths']);
+/** The packages a command loads on every run: plain JavaScript, no files of their own. */
+const BUNDLED = new Set(['zod', 'chalk', 'env-paths']);
 
 function packageName(specifier) {
   const parts = specifier.split('/');
@@ -57,10 +57,6 @@ const { metafile } = await build({
   target: 'node20',
   chunkNames: 'chunks/[name]-[hash]',
   logLevel: 'warning',
-  // Bundled CommonJS (undici) requires node's built-in modules; an ES module has no `require` of its own.
-  banner: {
-    js: "import { createRequire as __svcCreateRequire } from 'node:module';\nconst require = __svcCreateRequire(import.meta.url);",
-  },
   plugins: [
     {
       name: 'svc-externals',

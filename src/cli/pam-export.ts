@@ -1,7 +1,7 @@
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { headerValue, NetworkError, type ResponseHeaders } from '../client/errors.js';
+import { errorCode, headerValue, NetworkError, type ResponseHeaders } from '../client/errors.js';
 import type { HttpResponse, RawBody } from '../client/http.js';
 import { paginateCursor } from '../client/paginate.js';
 import { CommandError } from './base-command.js';
@@ -172,8 +172,7 @@ function sharedSink(destination: NodeJS.WritableStream) {
 }
 
 function transportError(err: unknown, page: number): NetworkError {
-  const code =
-    typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
+  const code = errorCode(err);
   return new NetworkError(
     `page ${page}: the connection failed while the page was being read: ${(err as Error).message}`,
     { cause: err, ...(code === undefined ? {} : { code }) },

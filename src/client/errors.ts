@@ -1,10 +1,17 @@
-/** Response headers as undici hands them over: lower-case names, repeated headers as arrays. */
+/** Response headers: lower-case names, a repeated header as an array of its values. */
 export type ResponseHeaders = Record<string, string | string[] | undefined>;
 
 /** The first value of a response header, by lower-case name. */
 export function headerValue(headers: ResponseHeaders, name: string): string | undefined {
   const value = headers[name.toLowerCase()];
   return Array.isArray(value) ? value[0] : value;
+}
+
+/** The `code` of a transport error (`ECONNRESET`, `HPE_INVALID_CONSTANT`, …), when it has one. */
+export function errorCode(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string'
+    ? error.code
+    : undefined;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -61,7 +68,11 @@ export class ApiError extends Error {
 /** The request never got an HTTP answer: connection refused or reset, DNS failure, timeout. */
 export class NetworkError extends Error {
   override readonly name = 'NetworkError';
-  /** The transport's error code (`ECONNREFUSED`, `ECONNRESET`, `UND_ERR_HEADERS_TIMEOUT`, …) when known. */
+  /**
+   * The transport's error code when known: node's (`ECONNREFUSED`, `ECONNRESET` — also a socket hang up or a body
+   * cut off —, `ENOTFOUND`, `HPE_…` for a response that is not HTTP, TLS codes such as `CERT_HAS_EXPIRED`) or the
+   * client's timeouts (`CONNECT_TIMEOUT`, `HEADERS_TIMEOUT`, `BODY_TIMEOUT`).
+   */
   readonly code?: string;
   /** How many times the request was sent before giving up. */
   readonly attempts: number;

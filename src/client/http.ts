@@ -1,6 +1,18 @@
-import { setFlagsFromString } from 'node:v8';
-import type { Agent, Dispatcher } from 'undici';
-import { ApiError, NetworkError, UnexpectedResponseError, headerValue, type ResponseHeaders } from './errors.js';
+import type {
+  Agent,
+  AgentOptions,
+  ClientRequest,
+  IncomingMessage,
+  RequestOptions as NodeRequestOptions,
+} from 'node:http';
+import {
+  ApiError,
+  NetworkError,
+  UnexpectedResponseError,
+  errorCode,
+  headerValue,
+  type ResponseHeaders,
+} from './errors.js';
 
 /** Error codes with which a server refuses the bearer token itself (04 wire notes "Cross-cutting"). */
 const TOKEN_REFUSED_CODES = new Set(['INVALID_TOKEN', 'UNAUTHORIZED', 'TOKEN_EXPIRED']);
@@ -53,8 +65,6 @@ export interface HttpClientOptions {
   /** Connect, response-headers and between-body-chunks timeout, in ms. Default 30000. */
   timeoutMs?: number;
   userAgent?: string;
-  /** Use this dispatcher (a MockAgent in tests) instead of the client's own keep-alive Agent. */
-  dispatcher?: Dispatcher;
   onRetry?: (info: RetryInfo) => void;
   /** Backoff between tries: full jitter over min(capMs, baseMs · 2^(try-1)). Default 200 ms base, 5 s cap. */
   backoff?: { baseMs?: number; capMs?: number };
@@ -82,14 +92,23 @@ export interface HttpResponse<T = unknown> {
   body: T;
 }
 
-/** undici's response body: a Readable with `.text()`, `.json()`, `.dump()`. */
-export type RawBody = Dispatcher.ResponseData['body'];
+/** A response body left unread: node's IncomingMessage (a Readable) with `.text()`, `.json()`, `.dump()`. */
+export type RawBody = IncomingMessage & {
+  /** The whole body as UTF-8. */
+  text(): Promise<string>;
+  json(): Promise<unknown>;
+  /** Reads and drops the body so the connection can be reused; past `limit` bytes (128 KiB) it closes it instead. */
+  dump(options?: { limit?: number }): Promise<void>;
+};
 
 export const DEFAULT_RETRIES = 3;
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const BACKOFF_BASE_MS = 200;
 export const BACKOFF_CAP_MS = 5_000;
 export const RETRY_AFTER_CAP_MS = 60_000;
+/** An idle pooled connection is closed after this long (sooner when the server's Keep-Alive says so). */
+const KEEP_ALIVE_MS = 10_000;
+const DUMP_LIMIT_BYTES = 128 * 1024;
 
 const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
@@ -103,22 +122,9 @@ const RETRYABLE_CODES: ReadonlySet<string> = new Set([
   'EHOSTUNREACH',
   'ENETUNREACH',
   'ENETDOWN',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-  'UND_ERR_CLOSED',
+  'CONNECT_TIMEOUT',
+  'HEADERS_TIMEOUT',
 ]);
-
-function errorCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  // undici wraps some socket errors; look one or two causes deep for the system code.
-  for (let depth = 0; depth < 3 && typeof current === 'object' && current !== null; depth++) {
-    if ('code' in current && typeof current.code === 'string') return current.code;
-    current = 'cause' in current ? current.cause : undefined;
-  }
-  return undefined;
-}
 
 function isJsonContentType(contentType: string | undefined): boolean {
   if (contentType === undefined) return false;
@@ -166,15 +172,20 @@ export function parseRetryAfter(value: string | undefined, now: number = Date.no
   return Math.min(Math.max(0, date - now), RETRY_AFTER_CAP_MS);
 }
 
+/** What a request stopped by its signal rejects with: the signal's reason. */
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error('aborted');
+}
+
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
-      reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+      reject(abortReason(signal));
       return;
     }
     const onAbort = () => {
       clearTimeout(timer);
-      reject(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+      if (signal) reject(abortReason(signal));
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
@@ -184,17 +195,69 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
-let agentClass: Promise<typeof Agent> | undefined;
+/** What node:http and node:https have in common, as this client uses it. */
+interface Transport {
+  request(options: NodeRequestOptions, onResponse: (response: IncomingMessage) => void): ClientRequest;
+  Agent: new (options: AgentOptions) => Agent;
+}
 
-/** undici's Agent, imported on the first request: importing undici costs more than starting node, and many
- * commands never send one. */
-function loadAgent(): Promise<typeof Agent> {
-  // undici parses responses with llhttp compiled to WebAssembly. V8 then recompiles that module with TurboFan on
-  // a background thread, and the process waits for that job before it can exit: over 100 ms of every CLI run on
-  // two cores, to speed up a parser that reads a handful of responses. The baseline compiler (Liftoff) is enough.
-  setFlagsFromString('--liftoff-only');
-  // From the CommonJS exports object: a bundle has no named exports for a CommonJS package imported on demand.
-  return (agentClass ??= import('undici').then((undici) => undici.default.Agent));
+/** Loaded on the first request: many commands never send one, and node:https (tls) is only for https URLs. */
+async function loadTransport(protocol: string): Promise<Transport> {
+  return protocol === 'https:' ? import('node:https') : import('node:http');
+}
+
+/** Whole body as UTF-8 text, decoded once at the end (a chunk may split a character). */
+async function readAll(body: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function dump(body: IncomingMessage, limit: number): Promise<void> {
+  return new Promise((resolve) => {
+    if (body.destroyed || body.readableEnded) {
+      resolve();
+      return;
+    }
+    let seen = 0;
+    body.on('data', (chunk: Buffer) => {
+      seen += chunk.length;
+      // A big body (an export page nobody will read) costs less as a new connection than as a download.
+      if (seen > limit) body.destroy();
+    });
+    body.once('close', () => resolve());
+    body.resume();
+  });
+}
+
+function rawBody(response: IncomingMessage): RawBody {
+  // Node emits a body's error only to listeners: without one, a connection that dies before the caller starts
+  // reading would leave a stream that just ends early instead of one that fails with the cause.
+  response.on('error', () => undefined);
+  return Object.assign(response, {
+    text: () => readAll(response),
+    json: async (): Promise<unknown> => JSON.parse(await readAll(response)),
+    dump: (options?: { limit?: number }) => dump(response, options?.limit ?? DUMP_LIMIT_BYTES),
+  });
+}
+
+/** Response headers with a repeated header as an array of its values, a single one as a string. */
+function responseHeaders(response: IncomingMessage): ResponseHeaders {
+  const headers: ResponseHeaders = {};
+  for (const [name, values] of Object.entries(response.headersDistinct)) {
+    if (values !== undefined) headers[name] = values.length === 1 ? values[0] : values;
+  }
+  return headers;
+}
+
+function timeoutError(request: ClientRequest, response: IncomingMessage | undefined, timeoutMs: number): Error {
+  const [code, what] =
+    response !== undefined
+      ? ['BODY_TIMEOUT', 'between body chunks']
+      : request.socket?.connecting
+        ? ['CONNECT_TIMEOUT', 'to connect']
+        : ['HEADERS_TIMEOUT', 'for the response headers'];
+  return Object.assign(new Error(`No answer within ${timeoutMs} ms ${what}`), { code });
 }
 
 type Attempt =
@@ -202,20 +265,24 @@ type Attempt =
   | { kind: 'network'; error: unknown; code: string | undefined };
 
 /**
- * The HTTP client every command talks through: one keep-alive Agent, auth headers, retries for idempotent
- * requests, transparent token refresh, and error bodies turned into ApiError.
+ * The HTTP client every command talks through (node:http, or node:https for an https base URL): one keep-alive
+ * Agent, auth headers, retries for idempotent requests, transparent token refresh, and error bodies turned into
+ * ApiError.
  */
 export class HttpClient {
   readonly baseUrl: string;
   private readonly origin: string;
+  private readonly protocol: string;
+  /** host and port as node:http takes them (an IPv6 literal without its brackets). */
+  private readonly hostname: string;
+  private readonly port: string;
   private readonly basePath: string;
   private readonly auth: AuthProvider | undefined;
   private readonly maxAttempts: number;
   private readonly timeoutMs: number;
   private readonly userAgent: string;
-  /** The dispatcher passed in, or the client's own keep-alive Agent once the first request needs it. */
-  private dispatcher: Dispatcher | undefined;
-  private readonly ownsDispatcher: boolean;
+  /** The transport and its keep-alive Agent, once the first request needs them. */
+  private connection: Promise<{ transport: Transport; agent: Agent }> | undefined;
   private readonly onRetry: ((info: RetryInfo) => void) | undefined;
   private readonly backoffBaseMs: number;
   private readonly backoffCapMs: number;
@@ -228,6 +295,9 @@ export class HttpClient {
     }
     this.baseUrl = options.baseUrl;
     this.origin = url.origin;
+    this.protocol = url.protocol;
+    this.hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    this.port = url.port;
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.auth = options.auth;
     this.maxAttempts = Math.max(1, Math.floor(options.retries ?? DEFAULT_RETRIES));
@@ -236,19 +306,19 @@ export class HttpClient {
     this.onRetry = options.onRetry;
     this.backoffBaseMs = options.backoff?.baseMs ?? BACKOFF_BASE_MS;
     this.backoffCapMs = options.backoff?.capMs ?? BACKOFF_CAP_MS;
-    this.dispatcher = options.dispatcher;
-    this.ownsDispatcher = options.dispatcher === undefined;
   }
 
-  /** Close the client's own Agent (a dispatcher passed in is left to its owner). */
+  /** Closes the pooled connections. Not needed for the process to exit: an idle pooled socket is unref'd. */
   async close(): Promise<void> {
-    if (this.ownsDispatcher) await this.dispatcher?.close();
+    (await this.connection)?.agent.destroy();
+    this.connection = undefined;
   }
 
-  private async agent(): Promise<Dispatcher> {
-    if (this.dispatcher) return this.dispatcher;
-    const AgentClass = await loadAgent();
-    return (this.dispatcher ??= new AgentClass({ keepAliveTimeout: 10_000, connect: { timeout: this.timeoutMs } }));
+  private connect(): Promise<{ transport: Transport; agent: Agent }> {
+    return (this.connection ??= loadTransport(this.protocol).then((transport) => ({
+      transport,
+      agent: new transport.Agent({ keepAlive: true, timeout: KEEP_ALIVE_MS }),
+    })));
   }
 
   /** The path (below the origin) a request goes to, base path and query included. */
@@ -274,7 +344,7 @@ export class HttpClient {
     for (;;) {
       attempt += 1;
       const authHeaders = this.auth ? await this.auth.headers() : {};
-      const headers = this.headersFor(options, authHeaders, payload !== undefined);
+      const headers = this.headersFor(options, authHeaders, payload);
       const result = await this.send(method, path, headers, payload, options.signal);
 
       if (result.kind === 'network') {
@@ -330,7 +400,7 @@ export class HttpClient {
   private headersFor(
     options: RequestOptions,
     authHeaders: Record<string, string>,
-    hasBody: boolean,
+    payload: string | undefined,
   ): Record<string, string> {
     const headers: Record<string, string> = {
       accept: options.raw ? '*/*' : 'application/json',
@@ -338,11 +408,15 @@ export class HttpClient {
     };
     for (const [name, value] of Object.entries(authHeaders)) headers[name.toLowerCase()] = value;
     for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
-    if (hasBody) headers['content-type'] ??= 'application/json';
+    if (payload !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      headers['content-length'] = String(Buffer.byteLength(payload));
+    }
     if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey;
     return headers;
   }
 
+  /** One try: resolves when the response headers are in (or the transport failed), the body unread. */
   private async send(
     method: RequestMethod,
     path: string,
@@ -350,23 +424,43 @@ export class HttpClient {
     body: string | undefined,
     signal: AbortSignal | undefined,
   ): Promise<Attempt> {
-    const dispatcher = await this.agent();
-    try {
-      const response = await dispatcher.request({
-        origin: this.origin,
-        path,
-        method,
-        headers,
-        body: body ?? null,
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-        ...(signal === undefined ? {} : { signal }),
+    const { transport, agent } = await this.connect();
+    if (signal?.aborted) throw abortReason(signal);
+    return new Promise((resolve, reject) => {
+      let response: IncomingMessage | undefined;
+      // Once the response is in, its body stream carries any later failure.
+      const fail = (error: Error) => (response ?? request).destroy(error);
+      const onAbort = () => {
+        if (signal) fail(abortReason(signal));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const request = transport.request(
+        // `timeout` is the socket's idle timeout while this request holds it: connecting, waiting, reading.
+        {
+          protocol: this.protocol,
+          hostname: this.hostname,
+          port: this.port,
+          path,
+          method,
+          headers,
+          agent,
+          timeout: this.timeoutMs,
+        },
+        (res) => {
+          response = res;
+          res.once('close', () => signal?.removeEventListener('abort', onAbort));
+          resolve({ kind: 'response', status: res.statusCode ?? 0, headers: responseHeaders(res), body: rawBody(res) });
+        },
+      );
+      request.on('timeout', () => fail(timeoutError(request, response, this.timeoutMs)));
+      request.on('error', (error) => {
+        if (response !== undefined) return;
+        signal?.removeEventListener('abort', onAbort);
+        if (signal?.aborted) reject(abortReason(signal));
+        else resolve({ kind: 'network', error, code: errorCode(error) });
       });
-      return { kind: 'response', status: response.statusCode, headers: response.headers, body: response.body };
-    } catch (error) {
-      if (signal?.aborted) throw error;
-      return { kind: 'network', error, code: errorCode(error) };
-    }
+      request.end(body);
+    });
   }
 
   /** Reads a whole body; a connection that dies mid-body is a NetworkError. */
@@ -380,7 +474,7 @@ export class HttpClient {
     try {
       return await body.text();
     } catch (error) {
-      if (signal?.aborted) throw error;
+      if (signal?.aborted) throw abortReason(signal);
       const code = errorCode(error);
       throw new NetworkError(
         `${method} ${this.origin}${path} failed while reading the HTTP ${status} body: ${describe(error)}`,

@@ -1,5 +1,5 @@
+import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { errors as undiciErrors } from 'undici';
 import {
   ApiError,
   HttpClient,
@@ -9,11 +9,21 @@ import {
   type AuthProvider,
   type RetryInfo,
 } from '../../src/client/index.js';
-import { JSON_HEADERS, ORIGIN, connectionRefused, harness, header, type Harness } from './helpers.js';
+import {
+  JSON_HEADERS,
+  hangUp,
+  harness,
+  header,
+  refusingUrl,
+  stall,
+  until,
+  type Harness,
+  type Responder,
+} from './helpers.js';
 
 let h: Harness | undefined;
-function setup(...args: Parameters<typeof harness>): Harness {
-  h = harness(...args);
+async function setup(...args: Parameters<typeof harness>): Promise<Harness> {
+  h = await harness(...args);
   return h;
 }
 afterEach(async () => {
@@ -40,7 +50,7 @@ describe('query building', () => {
   });
 
   it('joins base path, request path and query, appending to a query already in the path', () => {
-    const client = new HttpClient({ baseUrl: 'https://rmm.example.com/prefix/', dispatcher: setup().agent });
+    const client = new HttpClient({ baseUrl: 'https://rmm.example.com/prefix/' });
     expect(client.resolvePath('/api/v1/orgs/sites', { orgId: 'x', page: 1 })).toBe(
       '/prefix/api/v1/orgs/sites?orgId=x&page=1',
     );
@@ -51,11 +61,11 @@ describe('query building', () => {
 
 describe('HttpClient.request', () => {
   it('sends method, path, query, JSON body and default headers; parses a JSON answer', async () => {
-    const { pool, client, calls } = setup({
+    const { server, client, calls } = await setup({
       userAgent: 'svc/9.9.9',
       auth: { headers: () => Promise.resolve({ Authorization: 'Bearer t1' }) },
     });
-    pool
+    server
       .intercept({ path: '/api/v1/things?status=active&tag=a&tag=b', method: 'POST' })
       .reply(201, { id: 1 }, { headers: JSON_HEADERS });
 
@@ -71,6 +81,7 @@ describe('HttpClient.request', () => {
     expect(res.body).toEqual({ id: 1 });
     const log = calls()[0];
     expect(log?.method).toBe('POST');
+    expect(log?.path).toBe('/api/v1/things?status=active&tag=a&tag=b');
     expect(log?.body).toBe('{"name":"n"}');
     expect(header(log, 'authorization')).toBe('Bearer t1');
     expect(header(log, 'content-type')).toBe('application/json');
@@ -81,10 +92,10 @@ describe('HttpClient.request', () => {
   });
 
   it('returns text for non-JSON answers, undefined for empty ones, and the unread stream with raw: true', async () => {
-    const { pool, client } = setup();
-    pool.intercept({ path: '/text' }).reply(200, 'hello', { headers: { 'content-type': 'text/plain' } });
-    pool.intercept({ path: '/empty', method: 'DELETE' }).reply(204, '');
-    pool
+    const { server, client } = await setup();
+    server.intercept({ path: '/text' }).reply(200, 'hello', { headers: { 'content-type': 'text/plain' } });
+    server.intercept({ path: '/empty', method: 'DELETE' }).reply(204, '');
+    server
       .intercept({ path: '/export.csv' })
       .reply(200, 'a,b\n1,2\n', { headers: { 'content-type': 'text/csv', 'x-row-count': '1' } });
 
@@ -96,8 +107,8 @@ describe('HttpClient.request', () => {
   });
 
   it('turns the JSON error body into ApiError with status, code, details and headers', async () => {
-    const { pool, client } = setup();
-    pool
+    const { server, client } = await setup();
+    server
       .intercept({ path: '/api/v1/orgs/partners', method: 'POST' })
       .reply(
         400,
@@ -119,8 +130,8 @@ describe('HttpClient.request', () => {
   });
 
   it('falls back to "HTTP <status>" when the error body is not JSON', async () => {
-    const { pool, client } = setup();
-    pool
+    const { server, client } = await setup();
+    server
       .intercept({ path: '/x', method: 'POST' })
       .reply(502, '<html>Bad gateway</html>', { headers: { 'content-type': 'text/html' } });
 
@@ -134,10 +145,10 @@ describe('HttpClient.request', () => {
 describe('retries (CLI.md "Retries")', () => {
   it('retries a GET on 503 and returns the later success', async () => {
     const retries: RetryInfo[] = [];
-    const { pool, client, calls } = setup({ onRetry: (info) => retries.push(info) });
-    pool.intercept({ path: '/r' }).reply(503, { error: 'busy' }, { headers: JSON_HEADERS });
-    pool.intercept({ path: '/r' }).reply(502, 'bad gateway');
-    pool.intercept({ path: '/r' }).reply(200, { ok: true }, { headers: JSON_HEADERS });
+    const { server, client, calls } = await setup({ onRetry: (info) => retries.push(info) });
+    server.intercept({ path: '/r' }).reply(503, { error: 'busy' }, { headers: JSON_HEADERS });
+    server.intercept({ path: '/r' }).reply(502, 'bad gateway');
+    server.intercept({ path: '/r' }).reply(200, { ok: true }, { headers: JSON_HEADERS });
 
     const res = await client.request({ method: 'GET', path: '/r' });
     expect(res.body).toEqual({ ok: true });
@@ -149,8 +160,8 @@ describe('retries (CLI.md "Retries")', () => {
   });
 
   it('gives up after `retries` tries in all and throws the last ApiError', async () => {
-    const { pool, client, calls } = setup({ retries: 2 });
-    pool
+    const { server, client, calls } = await setup({ retries: 2 });
+    server
       .intercept({ path: '/r', method: 'PUT' })
       .reply(504, { error: 'timeout', code: 'GATEWAY_TIMEOUT' }, { headers: JSON_HEADERS })
       .times(2);
@@ -163,8 +174,8 @@ describe('retries (CLI.md "Retries")', () => {
   });
 
   it('never retries a POST without an idempotency key', async () => {
-    const { pool, client, calls } = setup();
-    pool.intercept({ path: '/create', method: 'POST' }).reply(503, { error: 'busy' }, { headers: JSON_HEADERS });
+    const { server, client, calls } = await setup();
+    server.intercept({ path: '/create', method: 'POST' }).reply(503, { error: 'busy' }, { headers: JSON_HEADERS });
 
     await expect(client.request({ method: 'POST', path: '/create', body: { a: 1 } })).rejects.toMatchObject({
       status: 503,
@@ -173,21 +184,21 @@ describe('retries (CLI.md "Retries")', () => {
   });
 
   it('never retries a PATCH on a connection reset without an idempotency key', async () => {
-    const { pool, client, calls } = setup();
-    pool
-      .intercept({ path: '/u', method: 'PATCH' })
-      .replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+    const { server, client, calls } = await setup();
+    server.intercept({ path: '/u', method: 'PATCH' }).respond(hangUp);
 
-    await expect(client.request({ method: 'PATCH', path: '/u', body: {} })).rejects.toBeInstanceOf(NetworkError);
+    const error = await client.request({ method: 'PATCH', path: '/u', body: {} }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).toMatchObject({ code: 'ECONNRESET', attempts: 1 });
     expect(calls()).toHaveLength(1);
   });
 
   it('does not retry other errors (404, 500)', async () => {
-    const { pool, client, calls } = setup();
-    pool
+    const { server, client, calls } = await setup();
+    server
       .intercept({ path: '/missing' })
       .reply(404, { error: 'Not found', code: 'NOT_FOUND' }, { headers: JSON_HEADERS });
-    pool.intercept({ path: '/boom' }).reply(500, { error: 'Internal error' }, { headers: JSON_HEADERS });
+    server.intercept({ path: '/boom' }).reply(500, { error: 'Internal error' }, { headers: JSON_HEADERS });
 
     await expect(client.request({ method: 'GET', path: '/missing' })).rejects.toMatchObject({
       status: 404,
@@ -198,12 +209,10 @@ describe('retries (CLI.md "Retries")', () => {
   });
 
   it('retries a POST with an idempotency key, sending the same Idempotency-Key each time', async () => {
-    const { pool, client, calls } = setup();
-    pool.intercept({ path: '/create', method: 'POST' }).reply(503, { error: 'busy' }, { headers: JSON_HEADERS });
-    pool
-      .intercept({ path: '/create', method: 'POST' })
-      .replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
-    pool.intercept({ path: '/create', method: 'POST' }).reply(201, { id: 'new' }, { headers: JSON_HEADERS });
+    const { server, client, calls } = await setup();
+    server.intercept({ path: '/create', method: 'POST' }).reply(503, { error: 'busy' }, { headers: JSON_HEADERS });
+    server.intercept({ path: '/create', method: 'POST' }).respond(hangUp);
+    server.intercept({ path: '/create', method: 'POST' }).reply(201, { id: 'new' }, { headers: JSON_HEADERS });
 
     const res = await client.request({ method: 'POST', path: '/create', body: { a: 1 }, idempotencyKey: 'key-123' });
     expect(res).toMatchObject({ status: 201, body: { id: 'new' } });
@@ -214,27 +223,30 @@ describe('retries (CLI.md "Retries")', () => {
   it('honours Retry-After on 429 (seconds, capped at 60 s)', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const retries: RetryInfo[] = [];
-    const { pool, client, calls } = setup({ onRetry: (info) => retries.push(info) });
-    pool
+    const { server, client, calls } = await setup({ onRetry: (info) => retries.push(info) });
+    server
       .intercept({ path: '/limited' })
       .reply(
         429,
         { error: 'Too many requests', code: 'RATE_LIMITED' },
         { headers: { ...JSON_HEADERS, 'retry-after': '2' } },
       );
-    pool
+    server
       .intercept({ path: '/limited' })
       .reply(429, { error: 'Too many requests' }, { headers: { ...JSON_HEADERS, 'retry-after': '3600' } });
-    pool.intercept({ path: '/limited' }).reply(200, { ok: 1 }, { headers: JSON_HEADERS });
+    server.intercept({ path: '/limited' }).reply(200, { ok: 1 }, { headers: JSON_HEADERS });
 
     let settled = false;
     const pending = client.request({ method: 'GET', path: '/limited' }).finally(() => {
       settled = true;
     });
 
+    // The answers come over real sockets: wait for each before moving the clock.
+    await until(() => retries.length === 1);
     await vi.advanceTimersByTimeAsync(1_999);
     expect(calls()).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(1);
+    await until(() => retries.length === 2);
     expect(calls()).toHaveLength(2);
     await vi.advanceTimersByTimeAsync(59_999);
     expect(settled).toBe(false);
@@ -250,8 +262,8 @@ describe('retries (CLI.md "Retries")', () => {
   });
 
   it('throws ApiError 429 when the rate limit outlasts the tries', async () => {
-    const { pool, client } = setup({ retries: 2 });
-    pool
+    const { server, client } = await setup({ retries: 2 });
+    server
       .intercept({ path: '/limited' })
       .reply(
         429,
@@ -280,12 +292,15 @@ describe('retries (CLI.md "Retries")', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     vi.spyOn(Math, 'random').mockReturnValue(0.5);
     const retries: RetryInfo[] = [];
-    const { pool, client } = setup({ retries: 7, backoff: {}, onRetry: (info) => retries.push(info) });
-    pool.intercept({ path: '/slow' }).reply(503, 'busy').times(6);
-    pool.intercept({ path: '/slow' }).reply(200, { ok: true }, { headers: JSON_HEADERS });
+    const { server, client } = await setup({ retries: 7, backoff: {}, onRetry: (info) => retries.push(info) });
+    server.intercept({ path: '/slow' }).reply(503, 'busy').times(6);
+    server.intercept({ path: '/slow' }).reply(200, { ok: true }, { headers: JSON_HEADERS });
 
     const pending = client.request({ method: 'GET', path: '/slow' });
-    await vi.advanceTimersByTimeAsync(20_000);
+    for (let tries = 1; tries <= 6; tries++) {
+      await until(() => retries.length === tries);
+      await vi.advanceTimersByTimeAsync(retries[tries - 1]?.delayMs ?? 0);
+    }
     expect((await pending).body).toEqual({ ok: true });
     // half of min(5000, 200 · 2^(n-1)) for n = 1…6
     expect(retries.map((r) => r.delayMs)).toEqual([100, 200, 400, 800, 1600, 2500]);
@@ -293,63 +308,80 @@ describe('retries (CLI.md "Retries")', () => {
 
   it('turns a refused connection into NetworkError after the retries', async () => {
     const retries: RetryInfo[] = [];
-    const { pool, client, calls } = setup({ onRetry: (info) => retries.push(info) });
-    pool.intercept({ path: '/down' }).replyWithError(connectionRefused()).times(3);
+    const baseUrl = await refusingUrl();
+    const client = new HttpClient({ baseUrl, backoff: { baseMs: 1, capMs: 2 }, onRetry: (info) => retries.push(info) });
 
     const error = await client.request({ method: 'GET', path: '/down' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
     expect(error).toMatchObject({ code: 'ECONNREFUSED', attempts: 3 });
     expect((error as NetworkError).cause).toBeInstanceOf(Error);
-    expect((error as NetworkError).message).toContain(`${ORIGIN}/down`);
-    expect(calls()).toHaveLength(3);
+    expect((error as NetworkError).message).toContain(`${baseUrl}/down`);
     expect(retries.map((r) => r.error?.code)).toEqual(['ECONNREFUSED', 'ECONNREFUSED']);
+    await client.close();
   });
 
   it('retries timeouts too', async () => {
-    const { pool, client } = setup();
-    pool.intercept({ path: '/t' }).replyWithError(new undiciErrors.HeadersTimeoutError());
-    pool.intercept({ path: '/t' }).reply(200, { ok: true }, { headers: JSON_HEADERS });
+    const retries: RetryInfo[] = [];
+    const { server, client } = await setup({ timeoutMs: 250, onRetry: (info) => retries.push(info) });
+    server.intercept({ path: '/t' }).respond(stall);
+    server.intercept({ path: '/t' }).reply(200, { ok: true }, { headers: JSON_HEADERS });
 
     expect((await client.request({ method: 'GET', path: '/t' })).body).toEqual({ ok: true });
+    expect(retries.map((r) => r.error?.code)).toEqual(['HEADERS_TIMEOUT']);
   });
 
   it('does not retry a transport error that is not transient', async () => {
-    const { pool, client, calls } = setup();
-    pool
-      .intercept({ path: '/tls' })
-      .replyWithError(Object.assign(new Error('certificate has expired'), { code: 'CERT_HAS_EXPIRED' }));
+    // An answer that is not HTTP: node's parser refuses it, and the next try would get the same.
+    const { server, client, calls } = await setup();
+    server.intercept({ path: '/garbled' }).respond((req) => req.socket.end('SMTP ready\r\n\r\n'));
 
-    await expect(client.request({ method: 'GET', path: '/tls' })).rejects.toMatchObject({
+    await expect(client.request({ method: 'GET', path: '/garbled' })).rejects.toMatchObject({
       name: 'NetworkError',
-      code: 'CERT_HAS_EXPIRED',
+      code: expect.stringMatching(/^HPE_/),
     });
     expect(calls()).toHaveLength(1);
+  });
+
+  it('does not retry a certificate it cannot verify (https goes through node:https)', async () => {
+    const retries: RetryInfo[] = [];
+    const { server, client } = await setup({ onRetry: (info) => retries.push(info) }, true);
+    server.intercept({ path: '/tls' }).reply(200, { ok: true }, { headers: JSON_HEADERS });
+
+    const error = await client.request({ method: 'GET', path: '/tls' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    // A self-signed certificate that nothing trusts: the TLS code, not a retryable one.
+    expect((error as NetworkError).code).toMatch(/SELF_SIGNED|UNABLE_TO_VERIFY|CERT/);
+    expect((error as NetworkError).attempts).toBe(1);
+    expect(retries).toEqual([]);
+    expect(server.calls()).toEqual([]);
   });
 });
 
 describe('transparent token refresh', () => {
-  function tokenAuth(refreshResult: boolean): AuthProvider & { token: string; refreshCalls: number } {
+  /** `refreshMs`: how long the refresh takes (a real one is a round trip to the server). */
+  function tokenAuth(refreshResult: boolean, refreshMs = 0): AuthProvider & { token: string; refreshCalls: number } {
     return {
       token: 'old',
       refreshCalls: 0,
       headers() {
         return Promise.resolve({ authorization: `Bearer ${this.token}` });
       },
-      refresh() {
+      async refresh() {
         this.refreshCalls += 1;
+        if (refreshMs > 0) await new Promise((resolve) => setTimeout(resolve, refreshMs));
         if (refreshResult) this.token = 'new';
-        return Promise.resolve(refreshResult);
+        return refreshResult;
       },
     };
   }
 
   it('refreshes once on 401 and re-sends with the new token', async () => {
     const auth = tokenAuth(true);
-    const { pool, client, calls } = setup({ auth, retries: 1 });
-    pool
+    const { server, client, calls } = await setup({ auth, retries: 1 });
+    server
       .intercept({ path: '/api/v1/users/me', method: 'POST' })
       .reply(401, { error: 'Token expired', code: 'TOKEN_EXPIRED' }, { headers: JSON_HEADERS });
-    pool.intercept({ path: '/api/v1/users/me', method: 'POST' }).reply(200, { id: 'u1' }, { headers: JSON_HEADERS });
+    server.intercept({ path: '/api/v1/users/me', method: 'POST' }).reply(200, { id: 'u1' }, { headers: JSON_HEADERS });
 
     // retries: 1 and a non-idempotent POST: the re-send after a refresh is not a retry
     const res = await client.request({ method: 'POST', path: '/api/v1/users/me', body: {} });
@@ -360,10 +392,10 @@ describe('transparent token refresh', () => {
 
   it('does not count the re-send after a refresh against the retries', async () => {
     const auth = tokenAuth(true);
-    const { pool, client, calls } = setup({ auth, retries: 2 });
-    pool.intercept({ path: '/me' }).reply(401, { error: 'Token expired' }, { headers: JSON_HEADERS });
-    pool.intercept({ path: '/me' }).reply(503, { error: 'busy' }, { headers: JSON_HEADERS });
-    pool.intercept({ path: '/me' }).reply(200, { id: 'u1' }, { headers: JSON_HEADERS });
+    const { server, client, calls } = await setup({ auth, retries: 2 });
+    server.intercept({ path: '/me' }).reply(401, { error: 'Token expired' }, { headers: JSON_HEADERS });
+    server.intercept({ path: '/me' }).reply(503, { error: 'busy' }, { headers: JSON_HEADERS });
+    server.intercept({ path: '/me' }).reply(200, { id: 'u1' }, { headers: JSON_HEADERS });
 
     expect((await client.request({ method: 'GET', path: '/me' })).body).toEqual({ id: 'u1' });
     expect(calls()).toHaveLength(3);
@@ -371,8 +403,8 @@ describe('transparent token refresh', () => {
 
   it('does not refresh on a 401 that is not about the token (a wrong re-auth password)', async () => {
     const auth = tokenAuth(true);
-    const { pool, client, calls } = setup({ auth });
-    pool
+    const { server, client, calls } = await setup({ auth });
+    server
       .intercept({ path: '/api/v1/pam/elevation-requests/x/respond', method: 'POST' })
       .reply(401, { error: 'Re-authentication required', code: 'reauth_required' }, { headers: JSON_HEADERS });
 
@@ -385,8 +417,8 @@ describe('transparent token refresh', () => {
 
   it('throws ApiError 401 when the refresh fails', async () => {
     const auth = tokenAuth(false);
-    const { pool, client, calls } = setup({ auth });
-    pool
+    const { server, client, calls } = await setup({ auth });
+    server
       .intercept({ path: '/me' })
       .reply(401, { error: 'Token expired', code: 'TOKEN_EXPIRED' }, { headers: JSON_HEADERS });
 
@@ -402,8 +434,8 @@ describe('transparent token refresh', () => {
 
   it('refreshes at most once per request', async () => {
     const auth = tokenAuth(true);
-    const { pool, client, calls } = setup({ auth });
-    pool.intercept({ path: '/me' }).reply(401, { error: 'Invalid token' }, { headers: JSON_HEADERS }).times(2);
+    const { server, client, calls } = await setup({ auth });
+    server.intercept({ path: '/me' }).reply(401, { error: 'Invalid token' }, { headers: JSON_HEADERS }).times(2);
 
     await expect(client.request({ method: 'GET', path: '/me' })).rejects.toMatchObject({ status: 401 });
     expect(auth.refreshCalls).toBe(1);
@@ -411,18 +443,21 @@ describe('transparent token refresh', () => {
   });
 
   it('shares one refresh between requests that hit 401 together', async () => {
-    const auth = tokenAuth(true);
-    const { pool, client } = setup({ auth });
-    pool
-      .intercept({ path: '/a', headers: { authorization: 'Bearer old' } })
-      .reply(401, { error: 'expired' }, { headers: JSON_HEADERS });
-    pool
-      .intercept({ path: '/b', headers: { authorization: 'Bearer old' } })
-      .reply(401, { error: 'expired' }, { headers: JSON_HEADERS });
-    pool
+    const auth = tokenAuth(true, 50);
+    const { server, client } = await setup({ auth });
+    // Both 401s go out once both requests are in, so that they overlap.
+    const held: ServerResponse[] = [];
+    const expired: Responder = (_req, res) => {
+      held.push(res);
+      if (held.length === 2)
+        for (const r of held) r.writeHead(401, JSON_HEADERS).end(JSON.stringify({ error: 'expired' }));
+    };
+    server.intercept({ path: '/a', headers: { authorization: 'Bearer old' } }).respond(expired);
+    server.intercept({ path: '/b', headers: { authorization: 'Bearer old' } }).respond(expired);
+    server
       .intercept({ path: '/a', headers: { authorization: 'Bearer new' } })
       .reply(200, { a: 1 }, { headers: JSON_HEADERS });
-    pool
+    server
       .intercept({ path: '/b', headers: { authorization: 'Bearer new' } })
       .reply(200, { b: 1 }, { headers: JSON_HEADERS });
 
@@ -436,13 +471,131 @@ describe('transparent token refresh', () => {
 
   it('does not refresh when the request carried an API key rather than a bearer token', async () => {
     const refresh = vi.fn(() => Promise.resolve(true));
-    const { pool, client } = setup({ auth: { headers: () => Promise.resolve({ 'x-api-key': 'k' }), refresh } });
-    pool.intercept({ path: '/me' }).reply(401, { error: 'API key is revoked' }, { headers: JSON_HEADERS });
+    const { server, client } = await setup({ auth: { headers: () => Promise.resolve({ 'x-api-key': 'k' }), refresh } });
+    server.intercept({ path: '/me' }).reply(401, { error: 'API key is revoked' }, { headers: JSON_HEADERS });
 
     await expect(client.request({ method: 'GET', path: '/me' })).rejects.toMatchObject({
       status: 401,
       message: 'API key is revoked',
     });
     expect(refresh).not.toHaveBeenCalled();
+  });
+});
+
+describe('transport (node:http on a loopback server)', () => {
+  /** Headers for a body of `length` bytes, then `sent` of them, then nothing more. */
+  function partialBody(length: number, sent: string): Responder {
+    return (_req, res) => {
+      res.writeHead(200, { ...JSON_HEADERS, 'content-length': String(length) });
+      res.write(sent);
+    };
+  }
+
+  it('times out a body that stalls between chunks (BODY_TIMEOUT), parsed or raw', async () => {
+    const { server, client, calls } = await setup({ timeoutMs: 250 });
+    server.intercept({ path: '/slow-body' }).respond(partialBody(100, '{"a":')).times(2);
+
+    await expect(client.request({ method: 'GET', path: '/slow-body' })).rejects.toMatchObject({
+      name: 'NetworkError',
+      code: 'BODY_TIMEOUT',
+    });
+    const raw = await client.request({ method: 'GET', path: '/slow-body', raw: true });
+    await expect(raw.body.text()).rejects.toMatchObject({ code: 'BODY_TIMEOUT' });
+    // A read that fails after the headers is not retried: the client cannot know what the server did.
+    expect(calls()).toHaveLength(2);
+  });
+
+  it('gives up on a server that never answers with HEADERS_TIMEOUT once the tries are spent', async () => {
+    const { server, client, calls } = await setup({ timeoutMs: 250, retries: 2 });
+    server.intercept({ path: '/never' }).respond(stall).times(2);
+
+    await expect(client.request({ method: 'GET', path: '/never' })).rejects.toMatchObject({
+      name: 'NetworkError',
+      code: 'HEADERS_TIMEOUT',
+      attempts: 2,
+    });
+    expect(calls()).toHaveLength(2);
+  });
+
+  it('turns a connection reset mid-body into NetworkError ECONNRESET, parsed or raw', async () => {
+    const { server, client } = await setup();
+    const cut: Responder = (req, res) => {
+      res.writeHead(200, { ...JSON_HEADERS, 'content-length': '1000' }).write('{"rows":[1,2,');
+      setTimeout(() => req.socket.destroy(), 20);
+    };
+    server.intercept({ path: '/cut' }).respond(cut).times(2);
+
+    const error = await client.request({ method: 'GET', path: '/cut' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).toMatchObject({ code: 'ECONNRESET' });
+    expect((error as NetworkError).message).toContain('while reading the HTTP 200 body');
+    const raw = await client.request({ method: 'GET', path: '/cut', raw: true });
+    await expect(raw.body.text()).rejects.toMatchObject({ code: 'ECONNRESET' });
+  });
+
+  it('stops on its AbortSignal: waiting for headers, between retries, and while a raw body streams', async () => {
+    const retries: RetryInfo[] = [];
+    const { server, client, calls } = await setup({
+      backoff: { baseMs: 10_000, capMs: 10_000 },
+      onRetry: (info) => retries.push(info),
+    });
+    server.intercept({ path: '/wait' }).respond(stall);
+    server.intercept({ path: '/busy' }).reply(503, 'busy');
+    server.intercept({ path: '/stream' }).respond(partialBody(1000, 'a,b\n'));
+
+    const waiting = new AbortController();
+    const pending = client.request({ method: 'GET', path: '/wait', signal: waiting.signal });
+    await until(() => calls().length === 1);
+    waiting.abort(new Error('stop waiting'));
+    await expect(pending).rejects.toThrow('stop waiting');
+
+    const backingOff = new AbortController();
+    const retrying = client.request({ method: 'GET', path: '/busy', signal: backingOff.signal });
+    await until(() => retries.length === 1);
+    backingOff.abort(new Error('stop retrying'));
+    await expect(retrying).rejects.toThrow('stop retrying');
+
+    const reading = new AbortController();
+    const raw = await client.request({ method: 'GET', path: '/stream', raw: true, signal: reading.signal });
+    const text = raw.body.text();
+    reading.abort(new Error('stop reading'));
+    await expect(text).rejects.toThrow('stop reading');
+
+    await expect(client.request({ method: 'GET', path: '/wait', signal: reading.signal })).rejects.toThrow(
+      'stop reading',
+    );
+    expect(calls()).toHaveLength(3);
+  });
+
+  it('reuses one keep-alive connection for consecutive requests; dump() closes it only for a big body', async () => {
+    const { server, client } = await setup();
+    server.intercept({ path: '/json' }).reply(200, { ok: true }, { headers: JSON_HEADERS }).times(2);
+    server
+      .intercept({ path: '/page' })
+      .reply(200, 'a\n1\n', { headers: { 'content-type': 'text/csv' } })
+      .times(2);
+    server.intercept({ path: '/big' }).reply(200, 'x'.repeat(1024 * 1024));
+    server.intercept({ path: '/after' }).reply(204);
+
+    expect((await client.request({ method: 'GET', path: '/json' })).body).toEqual({ ok: true });
+    expect(await (await client.request({ method: 'GET', path: '/json', raw: true })).body.json()).toEqual({ ok: true });
+    expect(await (await client.request({ method: 'GET', path: '/page', raw: true })).body.text()).toBe('a\n1\n');
+    await (await client.request({ method: 'GET', path: '/page', raw: true })).body.dump();
+    expect(server.connections()).toBe(1);
+
+    // An export page nobody will read: cheaper to drop the connection than to download the rest.
+    await (await client.request({ method: 'GET', path: '/big', raw: true })).body.dump();
+    await client.request({ method: 'GET', path: '/after' });
+    expect(server.connections()).toBe(2);
+  });
+
+  it('gives repeated response headers as arrays, single ones as strings', async () => {
+    const { server, client } = await setup();
+    server
+      .intercept({ path: '/h' })
+      .reply(200, '', { headers: { 'x-one': '1', 'x-many': ['a', 'b'], 'set-cookie': ['c=1', 'd=2'] } });
+
+    const res = await client.request({ method: 'GET', path: '/h' });
+    expect(res.headers).toMatchObject({ 'x-one': '1', 'x-many': ['a', 'b'], 'set-cookie': ['c=1', 'd=2'] });
   });
 });

@@ -40,13 +40,13 @@ function site(n: number) {
 }
 
 describe('paginatePages', () => {
-  it('walks 3 pages of a contract list through MockAgent and stops at page × limit ≥ total', async () => {
-    h = harness();
-    const { pool, client, calls } = h;
+  it('walks 3 pages of a contract list through a loopback server and stops at page × limit ≥ total', async () => {
+    h = await harness();
+    const { server, client, calls } = h;
     const api = createApi(client, { tenancy });
     const sites = Array.from({ length: 5 }, (_, i) => site(i));
     for (const page of [1, 2, 3]) {
-      pool
+      server
         .intercept({ path: `/api/v1/orgs/sites?page=${page}&limit=2` })
         .reply(
           200,
