@@ -1,8 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=8
-// --max-semi-space-size=8 (MB): V8's young generation at half its default. The server's resident memory under
-// load stays some 15 MB lower for a few more scavenges, which cost no measurable throughput; a command's run is
-// too short to notice. Starting it as `node bin/run.js` leaves V8's default (pass the flag to node yourself).
-//
+#!/usr/bin/env node
 // A command runs without loading oclif: dist/commands.json (written by the build from oclif.manifest.json)
 // names its file, and the command parses its own argv (src/cli/runtime/parse.ts). Importing and configuring
 // oclif costs several times a bare `node -e 0`, so oclif is left to what needs it: help, topics, completion and

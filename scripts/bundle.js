@@ -24,7 +24,7 @@ const SERVER = path.join(DIST, 'server') + path.sep;
 const CONTRACT = path.join(DIST, 'contract') + path.sep;
 
 /** The packages a command loads on every run: plain JavaScript, no files of their own. */
-const BUNDLED = new Set(['zod', 'chalk', 'env-paths']);
+const BUNDLED = new Set(['zod', 'env-paths', 'is-safe-filename', 'd3-dsv']);
 
 function packageName(specifier) {
   const parts = specifier.split('/');
@@ -61,7 +61,7 @@ const { metafile } = await build({
     {
       name: 'svc-externals',
       setup(b) {
-        // Bare package names; `#…` are a bundled package's own subpath imports (chalk's), resolved by esbuild.
+        // Bare package names; `#…` are a bundled package's own subpath imports, resolved by esbuild.
         b.onResolve({ filter: /^[^./#]/ }, (args) => {
           if (args.path.startsWith('node:') || !BUNDLED.has(packageName(args.path))) return { external: true };
           return undefined;

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { Chalk } from 'chalk';
+import { styleText } from 'node:util';
 import { csvFormatRows } from 'd3-dsv';
 import type CliTable from 'cli-table3';
 import type * as Yaml from 'yaml';
@@ -147,8 +147,9 @@ function csvRows(items: unknown[], columns: string[]): string[][] {
 
 function renderTable(data: unknown, opts: RenderOptions): string {
   const Table = loadTable();
-  const chalk = new Chalk({ level: opts.color === true ? 1 : 0 });
-  // A borderless, kubectl-like layout; colour comes only from chalk so `color: false` means no escapes at all.
+  // A borderless, kubectl-like layout with bold headers on a colour terminal (node's own styleText, which is
+  // free to load); `color: false` means no escapes at all.
+  const bold = (text: string) => (opts.color === true ? styleText('bold', text, { validateStream: false }) : text);
   const table = (head: string[]) =>
     new Table({
       head,
@@ -184,13 +185,13 @@ function renderTable(data: unknown, opts: RenderOptions): string {
     // One object: a key/value table, nested values included (shortened).
     const keys = opts.columns ?? Object.keys(data);
     const t = table([]);
-    for (const key of keys) t.push([chalk.bold(key), tableCell(getPath(data, key))]);
+    for (const key of keys) t.push([bold(key), tableCell(getPath(data, key))]);
     return keys.length === 0 ? '' : finish(t);
   }
   const rows = toItems(data).map(toRow);
   if (rows.length === 0) return '';
   const columns = opts.columns ?? inferColumns(rows, false);
-  const t = table(opts.noHeaders === true ? [] : columns.map((c) => chalk.bold(c)));
+  const t = table(opts.noHeaders === true ? [] : columns.map((c) => bold(c)));
   for (const row of rows) t.push(columns.map((column) => tableCell(getPath(row, column))));
   return finish(t);
 }

@@ -1,6 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+
+/** Random hex from the global Web Crypto (node:crypto would load on every command that opens the store). */
+const randomHex = (bytes: number) => Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString('hex');
 
 /**
  * Where tokens and API keys live (CLI.md "Connection and credentials"): the OS keychain when one answers,
@@ -122,7 +124,7 @@ export class FileSecretStore implements SecretStore {
   /** Atomic replace: a crash never leaves a half-written file, and the secrets are never world-readable. */
   private async write(secrets: Record<string, string>): Promise<void> {
     await mkdir(this.configDir, { recursive: true, mode: 0o700 });
-    const temp = `${this.location}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+    const temp = `${this.location}.${process.pid}.${randomHex(6)}.tmp`;
     try {
       await writeFile(temp, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
       await chmod(temp, 0o600);
@@ -181,7 +183,7 @@ function keychainBackend(keyring: KeyringModule, platform: NodeJS.Platform): Key
 }
 
 async function probeKeychain(backend: KeychainBackend): Promise<void> {
-  const value = randomBytes(8).toString('hex');
+  const value = randomHex(8);
   await backend.set(PROBE_ACCOUNT, value);
   const read = await backend.get(PROBE_ACCOUNT);
   await backend.delete(PROBE_ACCOUNT);

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { EndpointDef, RequestOf, ResponseOf } from '../contract/endpoint.js';
 import type { ClientEndpoint, ContractOf } from '../contract/projection.js';
 import { contractAreas } from './endpoints.js';
@@ -59,7 +58,8 @@ function prepare(def: ClientEndpoint, request: RequestShape) {
     if (def.idempotent && name.toLowerCase() === 'idempotency-key') idempotencyKey = value;
     else headers[name] = value;
   }
-  if (def.idempotent) idempotencyKey ??= randomUUID();
+  // The global Web Crypto: node:crypto would load on every command, and only creating calls need a key.
+  if (def.idempotent) idempotencyKey ??= crypto.randomUUID();
   return {
     method: def.method,
     path,
