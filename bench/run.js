@@ -4,6 +4,7 @@
 //
 //   svc --version              wall time, median of RUNS after WARMUP, as a ratio to `node -e 0` (target ≤ 2.0×)
 //   svc orgs list -o json      against a local server (SVC_TOKEN, nothing read from disk)      (target ≤ 3.0×)
+//                              and again as a signed-in user (profile and credentials file); reported only
 //   cold start                 spawn of `svc server start` → first 200 on /health, existing data dir (< 1000 ms)
 //   first start                the same on an empty data dir (migrations, keys, admin password hash); reported only
 //   idle RSS                   VmRSS of the server after start, a few requests and 2 s idle      (target < 120 MB)
@@ -377,17 +378,35 @@ async function startupBench() {
       return probe.status === 0 ? ['orgs', 'list', '-o', 'json'] : ['partners', 'list', '-o', 'json'];
     })();
     const listName = `svc ${listArgs.join(' ')}`;
+    // The same list as a signed-in user runs it: the profile and the credentials file read from disk.
+    const profileHome = path.join(tmp, 'home-profile');
+    const profileEnv = isolatedEnv({
+      HOME: profileHome,
+      XDG_CONFIG_HOME: path.join(profileHome, '.config'),
+      XDG_DATA_HOME: path.join(profileHome, '.local/share'),
+      XDG_CACHE_HOME: path.join(profileHome, '.cache'),
+    });
+    const signIn = spawnSync(
+      process.execPath,
+      svcArgv(['login', '--base-url', server.url, '--email', ADMIN_EMAIL, '--password-stdin']),
+      { env: profileEnv, cwd: ROOT, input: ADMIN_PASSWORD, encoding: 'utf8' },
+    );
+    if (signIn.status !== 0) throw new Error(`svc login exited ${signIn.status}: ${signIn.stderr.trim().slice(0, 500)}`);
+    const profileListName = `${listName} (signed-in profile)`;
     const commands = [
-      { name: 'node -e 0', args: ['-e', '0'] },
-      { name: 'svc --version', args: svcArgv(['--version']) },
-      { name: listName, args: svcArgv(listArgs) },
+      { name: 'node -e 0', args: ['-e', '0'], env: cliEnv },
+      { name: 'svc --version', args: svcArgv(['--version']), env: cliEnv },
+      { name: listName, args: svcArgv(listArgs), env: cliEnv },
+      { name: profileListName, args: svcArgv(listArgs), env: profileEnv },
     ];
-    const listed = JSON.parse(timeRun(process.execPath, svcArgv(listArgs), cliEnv).stdout);
-    if (!Array.isArray(listed)) throw new Error(`${listName} did not print a JSON array`);
+    for (const c of commands.slice(2)) {
+      const listed = JSON.parse(timeRun(process.execPath, c.args, c.env).stdout);
+      if (!Array.isArray(listed)) throw new Error(`${c.name} did not print a JSON array`);
+    }
     for (const c of commands) raw[c.name] = [];
     for (let i = 0; i < WARMUP + RUNS; i++) {
       for (const c of commands) {
-        const { ms } = timeRun(process.execPath, c.args, cliEnv);
+        const { ms } = timeRun(process.execPath, c.args, c.env);
         if (i >= WARMUP) raw[c.name].push(ms);
       }
     }
@@ -426,6 +445,14 @@ async function startupBench() {
         ratio: median(raw[listName]) / base,
         target: '≤ 3.0× node',
         pass: median(raw[listName]) / base <= 3.0,
+      },
+      {
+        m: profileListName,
+        v: median(raw[profileListName]),
+        unit: 'ms',
+        ratio: median(raw[profileListName]) / base,
+        target: '(reported)',
+        pass: null,
       },
       {
         m: 'server cold start → /health 200',
