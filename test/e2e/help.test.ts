@@ -51,6 +51,21 @@ describe('e2e: help topics and unknown commands (CLI.md "Scripting conveniences"
     expect(help.modules.some((url) => url.includes('/@oclif/core/'))).toBe(true);
   });
 
+  it.concurrent('bin/run.js routes a topic to its help and an alias to its command', async () => {
+    const topic = await user.run(['orgs']);
+    expect(topic.exitCode).toBe(0);
+    expect(topic.stdout).toContain('orgs list');
+    // Nothing listens on port 9: both spellings reach the same command and fail the same way (exit 8).
+    const direct = await user.run(['pam', 'active', '--base-url', 'http://127.0.0.1:9']);
+    const alias = await user.run(['pam', 'requests', 'active', '--base-url', 'http://127.0.0.1:9']);
+    expect(direct.exitCode).toBe(8);
+    expect(direct.stderr).toContain('/api/v1/pam/active');
+    expect(alias).toEqual(direct);
+    const afterDashes = await user.run(['orgs', 'list', '--', '--x']);
+    expect(afterDashes.exitCode).toBe(2);
+    expect(afterDashes.stderr).toContain('Unexpected argument: --x');
+  });
+
   it.concurrent('CLI.md: svc help exit-codes prints the exit-code table, even off a terminal', async () => {
     const result = await user.run(['help', 'exit-codes']);
     expect(result.exitCode).toBe(0);
