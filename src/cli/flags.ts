@@ -2,19 +2,17 @@
 // oclif reads them for help, the manifest and completion, and svc's own runner (src/cli/runtime) parses argv
 // with them. Only the kinds svc uses exist here; their parse functions and messages are oclif's.
 import type { Args as OclifArgs, Flags as OclifFlags } from '@oclif/core';
-import { UsageError } from './prompts.js';
 
-function integerParser(kind: 'flag' | 'arg') {
-  return (input: string, _ctx: unknown, opts: { min?: number; max?: number }): Promise<number> => {
-    const fail = (message: string) => Promise.reject(kind === 'flag' ? new UsageError(message) : new Error(message));
-    if (!/^-?\d+$/.test(input)) return fail(`Expected an integer but received: ${input}`);
-    const num = Number.parseInt(input, 10);
-    if (opts.min !== undefined && num < opts.min)
-      return fail(`Expected an integer greater than or equal to ${opts.min} but received: ${input}`);
-    if (opts.max !== undefined && num > opts.max)
-      return fail(`Expected an integer less than or equal to ${opts.max} but received: ${input}`);
-    return Promise.resolve(num);
-  };
+/** oclif's integer parse; the parser reports a failure as a usage error naming the flag. */
+function parseInteger(input: string, _ctx: unknown, opts: { min?: number; max?: number }): Promise<number> {
+  const fail = (message: string) => Promise.reject(new Error(message));
+  if (!/^-?\d+$/.test(input)) return fail(`Expected an integer but received: ${input}`);
+  const num = Number.parseInt(input, 10);
+  if (opts.min !== undefined && num < opts.min)
+    return fail(`Expected an integer greater than or equal to ${opts.min} but received: ${input}`);
+  if (opts.max !== undefined && num > opts.max)
+    return fail(`Expected an integer less than or equal to ${opts.max} but received: ${input}`);
+  return Promise.resolve(num);
 }
 
 const identity = (input: unknown) => Promise.resolve(input);
@@ -32,7 +30,7 @@ function option(defaults: Record<string, unknown> = {}) {
 
 export const Flags = {
   string: option() as unknown as typeof OclifFlags.string,
-  integer: option({ parse: integerParser('flag') }) as unknown as typeof OclifFlags.integer,
+  integer: option({ parse: parseInteger }) as unknown as typeof OclifFlags.integer,
   boolean: ((options: Record<string, unknown> = {}) => ({
     parse: identity,
     ...options,
