@@ -102,7 +102,6 @@ export const auth: ClientGroup<typeof AuthContract> = {
     name: 'mfaRecoveryCodes',
     method: 'POST',
     fullPath: '/api/v1/auth/mfa/recovery-codes',
-    body: [{ field: 'code', kind: 'string', nullable: false }],
   },
   changePassword: {
     area: 'auth',

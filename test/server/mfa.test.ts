@@ -285,18 +285,15 @@ describe('TOTP multi-factor authentication (01 §4.5, §5.7)', () => {
     expect((await t.call('GET', EXPORT, { token: stepUp.body.tokens.accessToken })).status).toBe(200);
   });
 
-  it('01§4.5 recovery-codes needs a TOTP code and replaces every code', async () => {
-    const { secret, recoveryCodes, mfaToken } = await enrol(t, token);
-    const wrong = await t.call('POST', '/api/v1/auth/mfa/recovery-codes', {
-      token: mfaToken,
-      body: { code: codeFor(secret) === '000000' ? '000001' : '000000' },
-    });
-    expect(wrong.status).toBe(400);
-    const res = await t.call('POST', '/api/v1/auth/mfa/recovery-codes', {
-      token: mfaToken,
-      body: { code: codeFor(secret) },
-    });
-    expect(res.status).toBe(200);
+  it('01§4.5 recovery-codes takes no body: a session signed in with MFA replaces every code; one without is 403', async () => {
+    const { recoveryCodes, mfaToken } = await enrol(t, token);
+    // The session from before MFA was enabled has not proved the second factor.
+    const plain = await t.call('POST', '/api/v1/auth/mfa/recovery-codes', { token });
+    expect(plain.status).toBe(403);
+    expect(plain.body.code).toBe('MFA_REQUIRED');
+    // An older client's code in the body is ignored.
+    const res = await t.call('POST', '/api/v1/auth/mfa/recovery-codes', { token: mfaToken, body: { code: '000000' } });
+    expect(res.status, res.text).toBe(200);
     expect(res.body.recoveryCodes).toHaveLength(10);
     expect(res.body.recoveryCodes).not.toContain(recoveryCodes[0]);
     expect(t.db.select().from(mfaRecoveryCodes).all()).toHaveLength(10);

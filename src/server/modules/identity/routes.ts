@@ -136,7 +136,7 @@ export function registerIdentityRoutes({ app, route, services, config, db, box, 
     return { success: true, message: 'MFA disabled' };
   });
 
-  route(a.mfaRecoveryCodes, ({ ctx, body }) => ({ recoveryCodes: mfa.regenerateRecoveryCodes(ctx, body.code) }));
+  route(a.mfaRecoveryCodes, ({ ctx }) => ({ recoveryCodes: mfa.regenerateRecoveryCodes(ctx) }));
 
   route(a.changePassword, async ({ ctx, body, reply }) => {
     await auth.changePassword(ctx, body.currentPassword, body.newPassword);
