@@ -487,7 +487,7 @@ export const users: ClientGroup<typeof UsersContract> = {
         kind: 'string',
         nullable: false,
         options: ['active', 'disabled'],
-        description: 'disabled ends every session at once; active re-enables',
+        description: 'disabled ends every session at once (and withdraws an invitation); active re-enables',
       },
     ],
   },
