@@ -182,6 +182,26 @@ describe('TOTP multi-factor authentication (01 §4.5, §5.7)', () => {
     expect(next.status).toBe(200);
   });
 
+  it('01§5.7 a TOTP code is used once across endpoints: the code that signed in does not disable MFA', async () => {
+    const { secret, mfaToken } = await enrol(t, token);
+    const code = codeFor(secret);
+    expect((await t.call('POST', '/api/v1/auth/mfa/verify', { body: { code, tempToken: await tempTokenFor(t) } })).status).toBe(200);
+    const disable = await t.call('POST', '/api/v1/auth/mfa/disable', { token: mfaToken, body: { code } });
+    expect(disable.status).toBe(400);
+    expect(disable.body).toMatchObject({ code: 'MFA_CODE_USED', error: 'MFA code already used; wait for the next one' });
+    expect(t.db.select().from(users).where(eq(users.email, ADMIN_EMAIL)).get()?.mfaEnabled).toBe(true);
+  });
+
+  it('01§5.7 two concurrent sign-ins with one TOTP code: exactly one passes', async () => {
+    const { secret } = await enrol(t, token);
+    const code = codeFor(secret);
+    const [a, b] = await Promise.all([tempTokenFor(t), tempTokenFor(t)]);
+    const results = await Promise.all(
+      [a, b].map((tempToken) => t.call('POST', '/api/v1/auth/mfa/verify', { body: { code, tempToken } })),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([200, 401]);
+  });
+
   it('01§5.7 a recovery code signs in once and is then used up', async () => {
     const { recoveryCodes } = await enrol(t, token);
     const code = recoveryCodes[3] ?? '';
