@@ -12,6 +12,6 @@ export default class MfaRecoveryCodes extends MfaCommand<typeof MfaRecoveryCodes
 
   async run() {
     await this.confirm('Replace every recovery code? The current ones stop working at once.');
-    return this.send(auth.mfaRecoveryCodes, {});
+    return this.call(auth.mfaRecoveryCodes, {});
   }
 }

@@ -2,8 +2,8 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { ServerConfig } from '../../config.js';
 import type { Db } from '../../db/connection.js';
 import { mfaRecoveryCodes, users } from '../../db/schema/index.js';
-import type { RequestContext } from '../../http/caller.js';
-import { HttpError, badRequest, forbidden, tooManyRequests, unauthorized } from '../../http/errors.js';
+import type { RequestContext } from '../../context.js';
+import { DomainError, badRequest, forbidden, tooManyRequests, unauthorized } from '../../errors.js';
 import type { SecretBox } from '../../security/crypto.js';
 import { SlidingWindowLimiter } from '../../security/sliding-window.js';
 import type { TokenSigner } from '../../security/tokens.js';
@@ -316,7 +316,7 @@ export class MfaService {
     try {
       return read();
     } catch (err) {
-      if (err instanceof HttpError && err.status < 500) return undefined;
+      if (err instanceof DomainError && err.isClientFault) return undefined;
       throw err;
     }
   }

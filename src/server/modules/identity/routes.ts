@@ -3,7 +3,7 @@ import { fullPath } from '../../../contract/endpoint.js';
 import { contract } from '../../../contract/index.js';
 import type { ModuleContext } from '../../app-context.js';
 import { clientIpResolver, trustedProxyMatcher } from '../../http/client-ip.js';
-import { unauthorized } from '../../http/errors.js';
+import { unauthorized } from '../../errors.js';
 import { AccountService } from './account-service.js';
 import { publicUser } from './auth-service.js';
 import { MfaService } from './mfa-service.js';

@@ -15,17 +15,18 @@ import type {
 import type { ServerConfig } from '../../config.js';
 import type { Db } from '../../db/connection.js';
 import { devices, elevationRequests, pamSignerGroups, sites, users } from '../../db/schema/index.js';
-import { systemContext, type RequestContext } from '../../http/caller.js';
+import { systemContext, type RequestContext } from '../../context.js';
 import {
-  HttpError,
+  DomainError,
   badRequest,
   conflict,
+  fieldError,
   forbidden,
   notFound,
   siteAccessDenied,
   tooManyRequests,
-} from '../../http/errors.js';
-import { fieldError } from '../../http/validation.js';
+  unauthorized,
+} from '../../errors.js';
 import { publishEvent } from '../../jobs/queue.js';
 import type { SecretBox } from '../../security/crypto.js';
 import { verifyPassword } from '../../security/passwords.js';
@@ -671,7 +672,7 @@ export class PamRequestsService {
     const userId = ctx.caller.userId;
     const user = userId ? this.auth.getUser(userId) : null;
     const factor = user?.passwordHash ? 'password' : 'mfa_code';
-    const required = (message: string) => new HttpError(401, message, 'reauth_required', undefined, { factor });
+    const required = (message: string) => unauthorized(message, 'reauth_required', { factor });
     if (!user) throw required('Re-authentication required for a critical-tier approval');
     const t = this.config.throttle;
     const windowMs = t.loginWindowSeconds * 1000;
@@ -708,7 +709,7 @@ export class PamRequestsService {
     try {
       return this.tenancy.getPartner(org.partnerId).settings.pamStepUpRequired === true;
     } catch (err) {
-      if (err instanceof HttpError) return false;
+      if (err instanceof DomainError) return false;
       throw err;
     }
   }
