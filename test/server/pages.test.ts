@@ -130,7 +130,7 @@ describe('invitation and password-reset pages in a browser', () => {
     expect(headers['x-frame-options']).toBe('DENY');
     expect(headers['content-type']).toBe('text/html; charset=utf-8');
     // The hashed inline style applied (a refused one would leave the button unstyled) and nothing was refused.
-    expect(await tab.page.$eval('button', (e) => getComputedStyle(e).backgroundColor)).toBe('rgb(36, 87, 197)');
+    expect(await tab.page.$eval('button', (e) => (globalThis as any).getComputedStyle(e).backgroundColor as string)).toBe('rgb(36, 87, 197)');
     expect(tab.console.filter((m) => /Content Security Policy/i.test(m))).toEqual([]);
     // One request: the page itself (no script, style sheet, font or image from anywhere).
     expect(tab.requests).toEqual([link]);
@@ -196,7 +196,7 @@ describe('invitation and password-reset pages in a browser', () => {
     const name = '<img src=x><b>bold</b>"\'&';
     await fill(tab.page, { name, password: STRONG, confirm: 'Other-Passw0rd-2' });
     expect(await text(tab.page, '.error')).toBe('The two passwords do not match.');
-    expect(await tab.page.$eval('input[name="name"]', (e) => (e as HTMLInputElement).value)).toBe(name);
+    expect(await tab.page.$eval('input[name="name"]', (e) => (e as any).value as string)).toBe(name);
     expect(await tab.page.$('img, b')).toBeNull();
     expect(tab.requests.some((url) => url.endsWith('/x'))).toBe(false);
     await tab.page.close();
