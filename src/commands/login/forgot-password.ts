@@ -15,6 +15,6 @@ export default class LoginForgotPassword extends ApiCommand<typeof LoginForgotPa
 
   async run() {
     const email = this.flags.email ?? (await promptOrFail({ kind: 'input', flag: '--email', message: 'Email', terminal: this.terminal }));
-    return this.send(account.forgotPassword, { body: { email } });
+    return this.call(account.forgotPassword, { body: { email } }, { anonymous: true });
   }
 }

@@ -14,6 +14,6 @@ export default class LoginResetPassword extends ApiCommand<typeof LoginResetPass
 
   async run() {
     const body = await readLinkAndPassword('reset-password', 'reset link', this.terminal);
-    return this.send(account.resetPassword, { body });
+    return this.call(account.resetPassword, { body }, { anonymous: true });
   }
 }

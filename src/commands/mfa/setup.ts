@@ -15,9 +15,8 @@ export default class MfaSetup extends MfaCommand<typeof MfaSetup> {
   static override quietField = 'secret';
 
   async run() {
-    const result = await this.send(auth.mfaSetup, {});
-    if (this.flags['dry-run']) return result;
-    const setup = result as { otpAuthUrl: string };
+    const result = await this.call(auth.mfaSetup, {});
+    const setup = result;
     // The server returns this setup's recovery codes once, here, and never again; `mfa recovery-codes` replaces
     // them with a new set.
     if (this.flags.quiet) {

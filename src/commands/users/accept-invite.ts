@@ -19,10 +19,9 @@ export default class UsersAcceptInvite extends ApiCommand<typeof UsersAcceptInvi
   async run() {
     const { token, password } = await readLinkAndPassword('accept-invite', 'invitation link', this.terminal);
     const name = this.flags.name;
-    const result = await this.send(account.acceptInvite, { body: { token, password, ...(name === undefined ? {} : { name }) } });
-    if (this.flags['dry-run']) return result;
+    const body = { token, password, ...(name === undefined ? {} : { name }) };
     // The server also opens a session; it is not kept (sign-in is `svc login`'s work), so no token is printed.
-    const { user } = result as { user: { email: string } };
+    const { user } = await this.call(account.acceptInvite, { body }, { anonymous: true });
     this.info(`Invitation accepted: ${user.email} is active. Sign in with \`svc login --email ${user.email}\`.`);
     return user;
   }

@@ -2,9 +2,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { contract } from '../../../contract/index.js';
 import type { ModuleContext } from '../../app-context.js';
-import type { RequestContext } from '../../http/caller.js';
+import type { RequestContext } from '../../context.js';
+import { DomainError } from '../../errors.js';
 import { clientIpResolver, trustedProxyMatcher } from '../../http/client-ip.js';
-import { HttpError } from '../../http/errors.js';
 import { anonymous } from '../../http/guard.js';
 import { AccountService } from '../identity/account-service.js';
 import type { UserTokenPurpose } from '../identity/user-tokens.js';
@@ -96,13 +96,13 @@ export function registerWebPages({ app, config, db, services }: ModuleContext): 
   const showDeadLink = (reply: FastifyReply, spec: PageSpec, message: string) =>
     send(reply, 400, spec.title, `${errorBox(message)}\n<p>${escapeHtml(spec.deadLinkHint)}</p>`);
 
-  /** The service's client errors (below 500) are shown on the page; anything else is the error handler's. */
-  const asClientError = (err: unknown): HttpError => {
-    if (err instanceof HttpError && err.status < 500) return err;
+  /** The service's client-fault errors are shown on the page (status 400); anything else is the error handler's. */
+  const asClientError = (err: unknown): DomainError => {
+    if (err instanceof DomainError && err.isClientFault) return err;
     throw err;
   };
 
-  const isLinkError = (err: HttpError) => err.code === 'INVALID_INVITE_TOKEN' || err.code === 'INVALID_RESET_TOKEN';
+  const isLinkError = (err: DomainError) => err.code === 'INVALID_INVITE_TOKEN' || err.code === 'INVALID_RESET_TOKEN';
 
   async function show(spec: PageSpec, request: FastifyRequest, reply: FastifyReply) {
     const token = field(request.query, 'token');
@@ -134,7 +134,7 @@ export function registerWebPages({ app, config, db, services }: ModuleContext): 
     } catch (err) {
       const clientError = asClientError(err);
       if (isLinkError(clientError)) return showDeadLink(reply, spec, clientError.message);
-      return showForm(reply, spec, clientError.status, token, values, clientError.message);
+      return showForm(reply, spec, 400, token, values, clientError.message);
     }
   }
 
