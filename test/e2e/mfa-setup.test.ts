@@ -29,7 +29,7 @@ describe('e2e: svc mfa setup --quiet says one true thing about the recovery code
 
     const secret = setup.stdout.trim();
     expect((await user.run(['mfa', 'enable', '--code', totp(secret)])).exitCode).toBe(0);
-    // The profile holds the MFA session that enable returned, which is what recovery-codes needs.
+    // No code: the profile's session from `mfa enable` has MFA, which is what the route needs (01 §4.5).
     const codes = await user.run(['mfa', 'recovery-codes', '--yes', '-q']);
     expect(codes.exitCode, codes.stderr).toBe(0);
     expect(codes.stdout.trim().split('\n')).toHaveLength(10);
