@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { Flags } from './flags.js';
 import type { z } from 'zod';
 import type { EndpointDef, RequestOf } from '../contract/endpoint.js';
@@ -8,7 +7,8 @@ import { paginatePages } from '../client/paginate.js';
 import type { Api, EndpointGroups } from '../client/contract-client.js';
 import { BaseCommand, type CommandClass } from './base-command.js';
 import { confirmOrRefuse, UsageError } from './prompts.js';
-import { FlagValueError, kebab, valuesFromFlags, type FieldFlag } from './schema-flags.js';
+import { readDataFile } from './files.js';
+import { FlagValueError, kebab, requireFields, valuesFromFlags, type FieldFlag } from './schema-flags.js';
 import { CliSession } from './session.js';
 
 /** Flags of every command that talks to a server. */
@@ -16,6 +16,7 @@ export const connectionFlags = {
   profile: Flags.string({ char: 'p', summary: 'Profile to use (default: the selected profile).', env: 'SVC_PROFILE', helpGroup: 'GLOBAL' }),
   'base-url': Flags.string({ summary: 'Base URL of the deployment, e.g. https://rmm.example.com.', env: 'SVC_BASE_URL', helpGroup: 'GLOBAL' }),
   retries: Flags.integer({ summary: 'Tries for idempotent requests (429, 502-504, resets).', min: 1, max: 10, helpGroup: 'GLOBAL' }),
+  timeout: Flags.integer({ summary: 'Seconds each try of a request may wait for the server (default 30).', min: 1, max: 3600, helpGroup: 'GLOBAL' }),
 };
 
 /** Flags of every command that changes something (CLI.md "Safety", "Scripting conveniences"). */
@@ -74,6 +75,8 @@ export abstract class ApiCommand<T extends CommandClass> extends BaseCommand<T> 
       profile: flags.profile as string | undefined,
       baseUrl: flags['base-url'] as string | undefined,
       retries: flags.retries as number | undefined,
+      timeoutSeconds: flags.timeout as number | undefined,
+      onRetry: (info) => this.retryNotice(info),
     }));
   }
 
@@ -123,21 +126,16 @@ export abstract class ApiCommand<T extends CommandClass> extends BaseCommand<T> 
     let base: Record<string, unknown> = {};
     const file = flags['from-file'];
     if (typeof file === 'string') {
-      let text: string;
-      try {
-        text = file === '-' ? fs.readFileSync(0, 'utf8') : fs.readFileSync(file, 'utf8');
-      } catch (err) {
-        throw new UsageError(`Cannot read --from-file ${file}: ${(err as Error).message}`, '--from-file');
-      }
-      const { parse } = await import('yaml');
-      const parsed: unknown = parse(text);
+      const parsed = await readDataFile(file, '--from-file');
       if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`--from-file ${file} must hold one object`, '--from-file');
       base = parsed as Record<string, unknown>;
     }
     try {
-      return { ...base, ...valuesFromFlags(fields, flags) };
+      const body = { ...base, ...valuesFromFlags(fields, flags) };
+      requireFields(fields, body);
+      return body;
     } catch (err) {
-      if (err instanceof FlagValueError) throw new UsageError(err.message);
+      if (err instanceof FlagValueError) throw new UsageError(err.message, err.flag);
       throw err;
     }
   }
@@ -150,7 +148,7 @@ export abstract class ApiCommand<T extends CommandClass> extends BaseCommand<T> 
     try {
       return valuesFromFlags(fields, this.flags) as Partial<NonNullable<RequestOf<E>['query']>>;
     } catch (err) {
-      if (err instanceof FlagValueError) throw new UsageError(err.message);
+      if (err instanceof FlagValueError) throw new UsageError(err.message, err.flag);
       throw err;
     }
   }
@@ -159,7 +157,15 @@ export abstract class ApiCommand<T extends CommandClass> extends BaseCommand<T> 
   protected async list<I>(fetchPage: (page: number, limit: number) => Promise<{ data: I[]; pagination: { page: number; limit: number; total: number } }>): Promise<I[] | undefined> {
     const flags = this.flags as Record<string, unknown>;
     const limit = (flags.limit as number | undefined) ?? (flags.all === true ? 100 : 50);
-    if (flags.all !== true) return (await fetchPage((flags.page as number | undefined) ?? 1, limit)).data;
+    if (flags.all !== true) {
+      const page = (flags.page as number | undefined) ?? 1;
+      const { data, pagination } = await fetchPage(page, limit);
+      // A person reading one page should know it is not all (CLI.md "Output"); scripts read the JSON.
+      const shown = (page - 1) * limit + data.length;
+      if (this.terminal.stderrIsTTY && data.length > 0 && shown < pagination.total)
+        this.infoAfterOutput(`showing ${page > 1 ? `${(page - 1) * limit + 1}-${shown}` : shown} of ${pagination.total}; --all for every page`);
+      return data;
+    }
     if (this.format === 'jsonl' || this.format === 'csv') {
       const writer = this.rowWriter();
       for await (const items of paginatePages((p) => fetchPage(p, limit))) writer.rows(items);

@@ -38,7 +38,7 @@ export default class OrgsList extends ApiCommand<typeof OrgsList> {
       return await this.list((page, limit) => api.tenancy.listOrganizations({ query: { ...query, page, limit } }));
     } catch (err) {
       if (err instanceof ApiError && err.status === 403) {
-        throw new CommandError(`${err.message} (${[err.code, 'HTTP 403'].filter(Boolean).join(', ')})`, ExitCode.FORBIDDEN, err.code, 'Organization-scope callers: try `svc orgs list --accessible`.');
+        throw new CommandError(`${err.message} (${[err.code, 'HTTP 403'].filter(Boolean).join(', ')})`, ExitCode.FORBIDDEN, err.code, 'Organization-scope callers: try `svc orgs list --accessible`.', err.status);
       }
       throw err;
     }
