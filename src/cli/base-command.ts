@@ -47,6 +47,13 @@ export class CommandError extends Error {
   }
 }
 
+/** Ctrl-C (SIGINT): what work in flight is aborted with; exit 130 (CLI.md "Errors and exit codes"). */
+export class InterruptedError extends CommandError {
+  constructor(message = 'Interrupted', hint?: string) {
+    super(message, ExitCode.INTERRUPTED, 'INTERRUPTED', hint);
+  }
+}
+
 /** The flags that shape stdout. A command offers (and accepts) only those it honours: see `honouring`. */
 const OUTPUT_FLAGS = {
   output: Flags.string({
@@ -80,8 +87,9 @@ let processGuarded = false;
 
 /**
  * What every command does with its process, once: a closed stdout (`svc … | head -1`) ends the command quietly
- * with exit 0, as gh and git do; Ctrl-C ends it with exit 130 and no message. A command with something to clean
- * up on Ctrl-C registers its own SIGINT listener, which then owns the interruption (and its exit).
+ * with exit 0, as gh and git do; Ctrl-C ends it with exit 130 and no message. While a command runs, its first
+ * Ctrl-C aborts the work in flight instead (`interrupt`, which lets an export clean up); this listener then
+ * steps aside, and ends the process at once on a second Ctrl-C.
  */
 function guardProcess(): void {
   if (processGuarded) return;
@@ -141,6 +149,9 @@ export abstract class BaseCommand<T extends CommandClass> {
   protected flags!: BaseFlags<T>;
   protected args!: BaseArgs<T>;
   protected terminal!: TerminalInfo;
+  /** Aborted by the first Ctrl-C: requests and exports in flight stop, clean up, and the command exits 130. A
+   * second Ctrl-C ends the process at once. */
+  protected readonly interrupt = new AbortController();
 
   constructor(
     readonly argv: string[],
@@ -165,6 +176,8 @@ export abstract class BaseCommand<T extends CommandClass> {
   abstract run(): Promise<unknown>;
 
   private async execute(): Promise<number> {
+    const onInterrupt = () => this.interrupt.abort(new InterruptedError());
+    process.once('SIGINT', onInterrupt);
     try {
       await this.init();
       const result = await this.run();
@@ -174,12 +187,15 @@ export abstract class BaseCommand<T extends CommandClass> {
     } catch (err) {
       if (isClosedPipe(err)) return ExitCode.SUCCESS;
       try {
-        await this.catch(err as Error);
+        // Whatever the abort broke on its way out (a stream, a socket) is the interrupt.
+        await this.catch(this.interrupt.signal.aborted && !(err instanceof CommandError || err instanceof ExitError) ? new InterruptedError() : (err as Error));
       } catch (exit) {
         if (exit instanceof ExitError) return exit.exitCode;
         throw exit;
       }
       return ExitCode.UNEXPECTED;
+    } finally {
+      process.off('SIGINT', onInterrupt);
     }
   }
 
@@ -282,8 +298,10 @@ export abstract class BaseCommand<T extends CommandClass> {
     let retryAfterSeconds: number | undefined;
 
     if (err instanceof ExitError) throw err;
-    // Ctrl-C at a prompt: the user knows; exit 130 with no message, as for Ctrl-C anywhere else.
-    if (isPromptInterrupted(err)) return this.exit(ExitCode.INTERRUPTED);
+    // Ctrl-C at a prompt or during work: the user knows; exit 130 with no message, unless the command has one
+    // (how to resume an export).
+    const bareInterrupt = err instanceof InterruptedError && err.message === new InterruptedError().message && err.hint === undefined;
+    if (isPromptInterrupted(err) || bareInterrupt) return this.exit(ExitCode.INTERRUPTED);
     if (err instanceof ApiError) {
       status = err.status;
       code = err.code;

@@ -1,5 +1,6 @@
 import type { Interfaces } from '@oclif/core';
-import type { FieldDescriptor, FieldKind } from '../contract/projection.js';
+import type { EndpointDef, RequestOf } from '../contract/endpoint.js';
+import type { ClientEndpoint, FieldDescriptor, FieldKind } from '../contract/projection.js';
 import { Flags } from './flags.js';
 
 /** `partnerId` → `partner-id` (CLI.md "Grammar": body fields map to kebab-case flags). */
@@ -23,11 +24,15 @@ type AnyFlag = Interfaces.Flag<unknown>;
  * never restate the contract: strings and enums as options, numbers parsed, booleans with --no-, lists repeated
  * or comma-separated, objects as JSON. A field the contract requires is a required flag; where `--from-file` may
  * supply it instead (`fromFile`, the default), help says so and `requireFields` checks it once the file is merged.
- * `supplied` names required fields the command fills in itself when they are not given.
  */
-export function flagsFor(
+function flagsFor(
   descriptors: readonly FieldDescriptor[],
-  options: { omit?: string[]; descriptions?: Record<string, string>; fromFile?: boolean; supplied?: string[] } = {},
+  options: {
+    omit?: readonly string[];
+    descriptions?: Readonly<Record<string, string | undefined>>;
+    fromFile?: boolean;
+    supplied?: readonly string[];
+  } = {},
 ) {
   const flags: Record<string, AnyFlag> = {};
   const fields: FieldFlag[] = [];
@@ -51,6 +56,52 @@ export function flagsFor(
     fields.push({ field, flag, kind, nullable, required });
   }
   return { flags, fields };
+}
+
+declare const fieldsType: unique symbol;
+
+/** Flags made from the fields of an endpoint's body or query, typed (a phantom, never set) with what reading them
+ * back yields: the contract's input type, less the fields left out. */
+export interface FieldFlags<T> {
+  readonly flags: Record<string, AnyFlag>;
+  readonly fields: readonly FieldFlag[];
+  readonly [fieldsType]?: T;
+}
+
+/** What a body or query accepts, as the contract's input type. */
+export type BodyInput<E extends EndpointDef> = NonNullable<RequestOf<E>['body']>;
+export type QueryInput<E extends EndpointDef> = NonNullable<RequestOf<E>['query']>;
+/** The keys of every member of a union (a body may be one of several shapes). */
+export type KeysOf<T> = T extends unknown ? keyof T : never;
+/** Omit over each member of a union, so a discriminated body keeps its members. */
+export type Without<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+export interface FieldOptions<T, O> {
+  /** Fields the command supplies itself (or never sends): no flag for them. */
+  omit?: readonly O[];
+  /** Help text by field, where the contract's description is not what a CLI user needs. */
+  descriptions?: { readonly [K in KeysOf<T>]?: string };
+  /** Whether `--from-file` may supply a required field (default true); without it the flag itself is required. */
+  fromFile?: boolean;
+  /** Required fields the command fills in itself when they are not given. */
+  supplied?: readonly KeysOf<T>[];
+}
+
+/** Flags for the body of an endpoint; `bodyFrom` reads them back as the body type. A renamed or removed
+ * contract field named in `omit` or `descriptions` is a compile error. */
+export function bodyFlags<E extends EndpointDef, const O extends KeysOf<BodyInput<E>> = never>(
+  def: ClientEndpoint<E> & { readonly body: readonly FieldDescriptor[] },
+  options: FieldOptions<BodyInput<E>, O> = {},
+): FieldFlags<Without<BodyInput<E>, O>> {
+  return flagsFor(def.body, options as Parameters<typeof flagsFor>[1]);
+}
+
+/** Flags for the query of an endpoint; `queryFrom` reads them back typed as the query. */
+export function queryFlags<E extends EndpointDef, const O extends KeysOf<QueryInput<E>> = never>(
+  def: ClientEndpoint<E> & { readonly query: readonly FieldDescriptor[] },
+  options: FieldOptions<QueryInput<E>, O> = {},
+): FieldFlags<Without<QueryInput<E>, O>> {
+  return flagsFor(def.query, options as Parameters<typeof flagsFor>[1]);
 }
 
 export class FlagValueError extends Error {
