@@ -5,7 +5,9 @@
 // unknown commands. `svc --version` prints exactly what oclif prints.
 import { readFileSync } from 'node:fs';
 
-const argv = process.argv.slice(2);
+// `-h` is `--help` everywhere (no command gives -h another meaning), for oclif too, up to `--`.
+const end = process.argv.indexOf('--');
+const argv = process.argv.slice(2).map((a, i) => (a === '-h' && (end === -1 || i + 2 < end) ? '--help' : a));
 const table = JSON.parse(readFileSync(new URL('../dist/commands.json', import.meta.url), 'utf8'));
 
 /** The longest run of leading words that names a command, e.g. `pam requests list`; -1 when none does. */
@@ -34,5 +36,5 @@ if (versionAsked) {
   await Command.run(argv.slice(words), { bin: table.bin, version: table.version });
 } else {
   const { execute } = await import('@oclif/core');
-  await execute({ dir: import.meta.url });
+  await execute({ dir: import.meta.url, args: argv });
 }

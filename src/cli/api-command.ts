@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { Flags } from './flags.js';
 import type { z } from 'zod';
 import type { EndpointDef, RequestOf, ResponseOf } from '../contract/endpoint.js';
@@ -7,7 +6,8 @@ import { call, contractEndpoint, fillPath, type CallResult } from '../client/con
 import { paginatePages, type Page } from '../client/paginate.js';
 import { BaseCommand, type CommandClass } from './base-command.js';
 import { confirmOrRefuse, UsageError } from './prompts.js';
-import { FlagValueError, kebab, valuesFromFlags, type FieldFlags } from './schema-flags.js';
+import { readDataFile } from './files.js';
+import { FlagValueError, kebab, requireFields, valuesFromFlags, type FieldFlags } from './schema-flags.js';
 import { CliSession } from './session.js';
 
 /** Flags of every command that talks to a server. */
@@ -15,6 +15,7 @@ export const connectionFlags = {
   profile: Flags.string({ char: 'p', summary: 'Profile to use (default: the selected profile).', env: 'SVC_PROFILE', helpGroup: 'GLOBAL' }),
   'base-url': Flags.string({ summary: 'Base URL of the deployment, e.g. https://rmm.example.com.', env: 'SVC_BASE_URL', helpGroup: 'GLOBAL' }),
   retries: Flags.integer({ summary: 'Tries for idempotent requests (429, 502-504, resets).', min: 1, max: 10, helpGroup: 'GLOBAL' }),
+  timeout: Flags.integer({ summary: 'Seconds each try of a request may wait for the server (default 30).', min: 1, max: 3600, helpGroup: 'GLOBAL' }),
 };
 
 /** Flags of every command that changes something (CLI.md "Safety", "Scripting conveniences"). */
@@ -105,6 +106,8 @@ export abstract class ApiCommand<T extends CommandClass> extends BaseCommand<T> 
       profile: flags.profile as string | undefined,
       baseUrl: flags['base-url'] as string | undefined,
       retries: flags.retries as number | undefined,
+      timeoutSeconds: flags.timeout as number | undefined,
+      onRetry: (info) => this.retryNotice(info),
     }));
   }
 
@@ -142,7 +145,15 @@ export abstract class ApiCommand<T extends CommandClass> extends BaseCommand<T> 
     const limit = (flags.limit as number | undefined) ?? (flags.all === true ? 100 : 50);
     // The list request less page and limit, completed here: the contract's query type, by construction.
     const fetchPage = async (page: number) => items(await this.call(def, ...([{ ...request, query: { ...request.query, page, limit } }] as RequestArgs<E>)));
-    if (flags.all !== true) return (await fetchPage((flags.page as number | undefined) ?? 1)).data;
+    if (flags.all !== true) {
+      const page = (flags.page as number | undefined) ?? 1;
+      const { data, pagination } = await fetchPage(page);
+      // A person reading one page should know it is not all (CLI.md "Output"); scripts read the JSON.
+      const shown = (page - 1) * limit + data.length;
+      if (this.terminal.stderrIsTTY && data.length > 0 && shown < pagination.total)
+        this.infoAfterOutput(`showing ${page > 1 ? `${(page - 1) * limit + 1}-${shown}` : shown} of ${pagination.total}; --all for every page`);
+      return data;
+    }
     if (this.format === 'jsonl' || this.format === 'csv') {
       const writer = this.rowWriter();
       for await (const page of paginatePages(fetchPage)) writer.rows(page);
@@ -195,18 +206,18 @@ export abstract class ApiCommand<T extends CommandClass> extends BaseCommand<T> 
     let base: Record<string, unknown> = {};
     const file = flags['from-file'];
     if (typeof file === 'string') {
-      let text: string;
-      try {
-        text = file === '-' ? fs.readFileSync(0, 'utf8') : fs.readFileSync(file, 'utf8');
-      } catch (err) {
-        throw new UsageError(`Cannot read --from-file ${file}: ${(err as Error).message}`, '--from-file');
-      }
-      const { parse } = await import('yaml');
-      const parsed: unknown = parse(text);
+      const parsed = await readDataFile(file, '--from-file');
       if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`--from-file ${file} must hold one object`, '--from-file');
       base = parsed as Record<string, unknown>;
     }
-    return { ...base, ...this.valuesOf(body) } as B;
+    const merged = { ...base, ...this.valuesOf(body) };
+    try {
+      requireFields(body.fields, merged);
+    } catch (err) {
+      if (err instanceof FlagValueError) throw new UsageError(err.message, err.flag);
+      throw err;
+    }
+    return merged as B;
   }
 
   /** Query filters from the flags of `query` (only those given), typed as the endpoint's query. */
@@ -218,7 +229,7 @@ export abstract class ApiCommand<T extends CommandClass> extends BaseCommand<T> 
     try {
       return valuesFromFlags(fields.fields, this.flags);
     } catch (err) {
-      if (err instanceof FlagValueError) throw new UsageError(err.message);
+      if (err instanceof FlagValueError) throw new UsageError(err.message, err.flag);
       throw err;
     }
   }

@@ -1,6 +1,7 @@
 import type { Interfaces } from '@oclif/core';
-import { ApiError, NetworkError } from '../client/errors.js';
-import { ExitCode, exitCodeForStatus, hintFor } from './exit-codes.js';
+import { ApiError, NetworkError, UnexpectedResponseError, errorCode, headerValue } from '../client/errors.js';
+import { retryAfterMs, type RetryInfo } from '../client/http.js';
+import { ExitCode, exitCodeForStatus, hintFor, type HintContext } from './exit-codes.js';
 import { Flags } from './flags.js';
 import { OUTPUT_FORMATS, createRowWriter, render, type OutputFormat, type RenderOptions, type RowWriter } from './output.js';
 import { UsageError } from './prompts.js';
@@ -39,6 +40,8 @@ export class CommandError extends Error {
     readonly exitCode: number,
     readonly code?: string,
     readonly hint?: string,
+    /** The HTTP status behind it, when an answer of the server is (for the JSON error on stderr). */
+    readonly status?: number,
   ) {
     super(message);
   }
@@ -49,6 +52,66 @@ export class InterruptedError extends CommandError {
   constructor(message = 'Interrupted', hint?: string) {
     super(message, ExitCode.INTERRUPTED, 'INTERRUPTED', hint);
   }
+}
+
+/** The flags that shape stdout. A command offers (and accepts) only those it honours: see `honouring`. */
+const OUTPUT_FLAGS = {
+  output: Flags.string({
+    char: 'o',
+    summary: 'Output format: table (on a terminal), json (otherwise), jsonl, csv or yaml.',
+    options: [...OUTPUT_FORMATS],
+    helpGroup: 'OUTPUT',
+  }),
+  columns: Flags.string({ summary: 'Fields to show, comma-separated (dot paths allowed).', helpGroup: 'OUTPUT' }),
+  'no-headers': Flags.boolean({ summary: 'Omit the header row of table and csv output.', helpGroup: 'OUTPUT' }),
+  quiet: Flags.boolean({ char: 'q', summary: 'Print ids only (or the secret, for commands that reveal one).', helpGroup: 'OUTPUT' }),
+};
+
+export type OutputFlag = keyof typeof OUTPUT_FLAGS;
+
+/**
+ * A family's base flags keeping only the output flags a command honours, e.g.
+ * `static override baseFlags = honouring(ServerCommand.baseFlags, [])` for a command that prints no data: the
+ * others are neither offered in help nor accepted (the parser refuses them as nonexistent, exit 2).
+ */
+export function honouring<F extends Interfaces.FlagInput>(baseFlags: F, outputs: readonly OutputFlag[]): F {
+  return Object.fromEntries(Object.entries(baseFlags).filter(([name]) => !(name in OUTPUT_FLAGS) || outputs.includes(name as OutputFlag))) as F;
+}
+
+const isClosedPipe = (err: unknown) => {
+  const code = errorCode(err);
+  return code === 'EPIPE' || (code === 'ERR_STREAM_DESTROYED' && process.stdout.destroyed);
+};
+
+let processGuarded = false;
+
+/**
+ * What every command does with its process, once: a closed stdout (`svc … | head -1`) ends the command quietly
+ * with exit 0, as gh and git do; Ctrl-C ends it with exit 130 and no message. While a command runs, its first
+ * Ctrl-C aborts the work in flight instead (`interrupt`, which lets an export clean up); this listener then
+ * steps aside, and ends the process at once on a second Ctrl-C.
+ */
+function guardProcess(): void {
+  if (processGuarded) return;
+  processGuarded = true;
+  process.stdout.on('error', (err) => {
+    if (isClosedPipe(err)) process.exit(ExitCode.SUCCESS);
+    throw err;
+  });
+  process.on('SIGINT', () => {
+    if (process.listenerCount('SIGINT') === 1) process.exit(ExitCode.INTERRUPTED);
+  });
+}
+
+/** An inquirer prompt closed with Ctrl-C. */
+const isPromptInterrupted = (err: Error) => err.name === 'ExitPromptError';
+
+/** `3475` → `58 min`, `45` → `45 s`. */
+function duration(ms: number): string {
+  const s = Math.ceil(ms / 1000);
+  if (s < 120) return `${s} s`;
+  if (s < 7200) return `${Math.ceil(s / 60)} min`;
+  return `${(s / 3600).toFixed(1)} h`;
 }
 
 /**
@@ -67,15 +130,7 @@ export abstract class BaseCommand<T extends CommandClass> {
   static flags: Interfaces.FlagInput = {};
   static args: Interfaces.ArgInput = {};
   static baseFlags = {
-    output: Flags.string({
-      char: 'o',
-      summary: 'Output format: table (on a terminal), json (otherwise), jsonl, csv or yaml.',
-      options: [...OUTPUT_FORMATS],
-      helpGroup: 'OUTPUT',
-    }),
-    columns: Flags.string({ summary: 'Fields to show, comma-separated (dot paths allowed).', helpGroup: 'OUTPUT' }),
-    'no-headers': Flags.boolean({ summary: 'Omit the header row of table and csv output.', helpGroup: 'OUTPUT' }),
-    quiet: Flags.boolean({ char: 'q', summary: 'Print ids only (or the secret, for commands that reveal one).', helpGroup: 'OUTPUT' }),
+    ...OUTPUT_FLAGS,
     'no-color': Flags.boolean({ summary: 'Never colour output (NO_COLOR is honoured too).', helpGroup: 'OUTPUT' }),
     debug: Flags.boolean({ summary: 'Print stack traces and request details on failure.', helpGroup: 'GLOBAL' }),
   };
@@ -108,6 +163,7 @@ export abstract class BaseCommand<T extends CommandClass> {
    * output is written. oclif calls this too (`Command.run(argv, config)`), so either runner gives one result.
    */
   static async run(this: new (argv: string[], config: CommandConfig) => BaseCommand<CommandClass>, argv: string[], config: CommandConfig): Promise<void> {
+    guardProcess();
     const command = new this(argv, config);
     process.exitCode = await command.execute();
   }
@@ -126,8 +182,10 @@ export abstract class BaseCommand<T extends CommandClass> {
       await this.init();
       const result = await this.run();
       if (result !== undefined) this.print(result);
+      for (const line of this.trailer) this.info(line);
       return 0;
     } catch (err) {
+      if (isClosedPipe(err)) return ExitCode.SUCCESS;
       try {
         // Whatever the abort broke on its way out (a stream, a socket) is the interrupt.
         await this.catch(this.interrupt.signal.aborted && !(err instanceof CommandError || err instanceof ExitError) ? new InterruptedError() : (err as Error));
@@ -173,6 +231,7 @@ export abstract class BaseCommand<T extends CommandClass> {
     return {
       format: this.format,
       ...(columns ? { columns } : {}),
+      userColumns: this.flags.columns !== undefined,
       noHeaders: this.flags['no-headers'],
       quiet: this.flags.quiet,
       quietField: ctor.secretField ?? ctor.quietField ?? 'id',
@@ -204,6 +263,30 @@ export abstract class BaseCommand<T extends CommandClass> {
     process.stderr.write(`${message}\n`);
   }
 
+  private readonly trailer: string[] = [];
+
+  /** A line for people, on stderr once the result is printed (where a reader of a table looks next). */
+  protected infoAfterOutput(message: string): void {
+    this.trailer.push(message);
+  }
+
+  /** What decides the hint under an HTTP error (see `hintFor`); `svc login` adds that it is signing in. */
+  protected hintContext(): HintContext {
+    const profile = (this.flags as Record<string, unknown> | undefined)?.profile;
+    const env = (name: string) => (process.env[name] ? name : undefined);
+    return {
+      credentialsFrom: (env('SVC_API_KEY') ?? env('SVC_TOKEN')) as HintContext['credentialsFrom'],
+      profile: typeof profile === 'string' && profile !== '' ? profile : undefined,
+    };
+  }
+
+  /** How the client's retries are shown: on stderr when it is a terminal, or with --debug (CLI.md "Retries"). */
+  protected retryNotice(info: RetryInfo): void {
+    if (!this.terminal.stderrIsTTY && (this.flags as Record<string, unknown> | undefined)?.debug !== true) return;
+    const why = info.status !== undefined ? `HTTP ${info.status}` : (info.error?.code ?? 'network error');
+    this.info(`${info.method} ${info.path}: ${why}; try ${info.attempt + 1} of ${info.maxAttempts} in ${(info.delayMs / 1000).toFixed(1)} s`);
+  }
+
   protected async catch(err: Error): Promise<never> {
     const jsonErrors = this.flags?.output === 'json' || process.argv.some((a, i, all) => (a === '-o' || a === '--output') && all[i + 1] === 'json') || process.argv.includes('--output=json');
     const debug = this.flags?.debug === true || /(^|,)svc(\*|:)/.test(process.env.DEBUG ?? '');
@@ -212,14 +295,29 @@ export abstract class BaseCommand<T extends CommandClass> {
     let exitCode: number = ExitCode.UNEXPECTED;
     let message = err.message;
     let hint: string | undefined;
+    let retryAfterSeconds: number | undefined;
 
     if (err instanceof ExitError) throw err;
+    // Ctrl-C at a prompt or during work: the user knows; exit 130 with no message, unless the command has one
+    // (how to resume an export).
+    const bareInterrupt = err instanceof InterruptedError && err.message === new InterruptedError().message && err.hint === undefined;
+    if (isPromptInterrupted(err) || bareInterrupt) return this.exit(ExitCode.INTERRUPTED);
     if (err instanceof ApiError) {
       status = err.status;
       code = err.code;
       exitCode = exitCodeForStatus(err.status, err.code);
-      hint = hintFor(err.status, err.code);
+      hint = hintFor(err.status, err.code, this.hintContext());
       message = `${err.message} (${[err.code, `HTTP ${err.status}`].filter(Boolean).join(', ')})`;
+      const wait = retryAfterMs(headerValue(err.headers, 'retry-after'));
+      if (wait !== undefined && err.status === 429) {
+        retryAfterSeconds = Math.ceil(wait / 1000);
+        hint = `Try again in ${duration(wait)} (after ${new Date(Date.now() + wait).toISOString().slice(0, 19)}Z).`;
+      }
+    } else if (err instanceof UnexpectedResponseError) {
+      exitCode = ExitCode.SERVER;
+      status = err.status;
+      code = 'UNEXPECTED_RESPONSE';
+      hint = 'Check --base-url (or the profile\'s, `svc profiles show`): it is the root URL of the deployment, e.g. https://rmm.example.com.';
     } else if (err instanceof NetworkError) {
       exitCode = ExitCode.SERVER;
       code = 'NETWORK_ERROR';
@@ -231,11 +329,15 @@ export abstract class BaseCommand<T extends CommandClass> {
       exitCode = err.exitCode;
       code = err.code;
       hint = err.hint;
+      status = err.status;
     }
 
     process.stderr.write(`Error: ${message}\n`);
     if (hint) process.stderr.write(`${hint}\n`);
-    if (jsonErrors) process.stderr.write(`${JSON.stringify({ error: { status: status ?? null, code: code ?? null, message: err.message } })}\n`);
+    if (jsonErrors) {
+      const error = { status: status ?? null, code: code ?? null, message: err.message, ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }) };
+      process.stderr.write(`${JSON.stringify({ error })}\n`);
+    }
     if (debug && err.stack) process.stderr.write(`${err.stack}\n`);
     else if (exitCode === ExitCode.UNEXPECTED) process.stderr.write('Run again with --debug for details.\n');
     return this.exit(exitCode);

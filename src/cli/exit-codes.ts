@@ -10,6 +10,7 @@ export const ExitCode = {
   RATE_LIMITED: 7,
   SERVER: 8,
   INCOMPLETE: 9,
+  /** Ctrl-C at a prompt or during work (128 + SIGINT, as shells report it). */
   INTERRUPTED: 130,
 } as const;
 
@@ -42,9 +43,24 @@ export function exitCodeForStatus(status: number, code?: string): ExitCode {
   return ExitCode.UNEXPECTED;
 }
 
+/** What decides which next action helps: where the credentials came from and how the command was run. */
+export interface HintContext {
+  /** The environment variable that supplied the credentials (`svc login` would not change them). */
+  credentialsFrom?: 'SVC_API_KEY' | 'SVC_TOKEN' | undefined;
+  /** The profile given with --profile or SVC_PROFILE, repeated in the suggested command. */
+  profile?: string | undefined;
+  /** The command is `svc login` itself: suggesting it again helps nobody. */
+  signingIn?: boolean | undefined;
+}
+
 /** The suggested next action printed under an error, where one helps. */
-export function hintFor(status: number, code?: string): string | undefined {
-  if (status === 401) return 'Try this: svc login';
+export function hintFor(status: number, code?: string, context: HintContext = {}): string | undefined {
+  if (status === 401) {
+    if (context.signingIn) return undefined;
+    if (context.credentialsFrom)
+      return `The credentials come from ${context.credentialsFrom}: set a valid one, or unset it to use a saved profile.`;
+    return `Try this: svc login${context.profile ? ` --profile ${context.profile}` : ''}`;
+  }
   if (status === 403 && code === 'MFA_REQUIRED')
     return 'Try this: enable MFA with `svc mfa setup`, then `svc mfa enable --code CODE` (the profile keeps the new session)';
   if (status === 403 && code === 'PARTNER_INACTIVE') return 'the partner account is not active';

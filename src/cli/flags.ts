@@ -3,11 +3,14 @@
 // with them. Only the kinds svc uses exist here; their parse functions and messages are oclif's.
 import type { Args as OclifArgs, Flags as OclifFlags } from '@oclif/core';
 
-/** oclif's integer parse; the parser reports a failure as a usage error naming the flag. */
+/** oclif's integer parse (decimal digits only), refusing what a double cannot hold; the parser reports a failure as
+ * a usage error naming the flag. */
 function parseInteger(input: string, _ctx: unknown, opts: { min?: number; max?: number }): Promise<number> {
   const fail = (message: string) => Promise.reject(new Error(message));
   if (!/^-?\d+$/.test(input)) return fail(`Expected an integer but received: ${input}`);
   const num = Number.parseInt(input, 10);
+  // Beyond 2^53 the number read is not the number typed; oclif takes it rounded.
+  if (!Number.isSafeInteger(num)) return fail(`Expected an integer but received: ${input}`);
   if (opts.min !== undefined && num < opts.min)
     return fail(`Expected an integer greater than or equal to ${opts.min} but received: ${input}`);
   if (opts.max !== undefined && num > opts.max)

@@ -3,6 +3,8 @@ import { styleText } from 'node:util';
 import { csvFormatRows } from 'd3-dsv';
 import type CliTable from 'cli-table3';
 import type * as Yaml from 'yaml';
+import { csvCell } from '../lib/csv-cell.js';
+import { UsageError } from './prompts.js';
 
 /**
  * Renderers for `--output table|json|jsonl|csv|yaml` (CLI.md "Output"). Everything returned here is stdout data.
@@ -17,6 +19,8 @@ export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 export interface RenderOptions {
   format: OutputFormat;
   columns?: string[];
+  /** The columns come from `--columns` (checked against the rows), not a command's defaults. */
+  userColumns?: boolean;
   /** Drops the header row of table and csv. */
   noHeaders?: boolean;
   /** Prints `item[quietField]` one per line instead of the format. */
@@ -141,8 +145,25 @@ function renderCsvLines(rows: string[][]): string {
   return rows.length === 0 ? '' : `${csvFormatRows(rows)}\n`;
 }
 
+/** Cells by the server's export rule (src/lib/csv-cell.ts): a formula never reaches a spreadsheet as one. */
 function csvRows(items: unknown[], columns: string[]): string[][] {
-  return items.map((item) => columns.map((column) => cellText(getPath(toRow(item), column))));
+  return items.map((item) => columns.map((column) => csvCell(getPath(toRow(item), column))));
+}
+
+/**
+ * `--columns` names fields of the rows: a column whose first part is a field of no row is a typo, refused with
+ * the fields there are. Without rows nothing can be checked.
+ */
+export function checkColumns(items: readonly unknown[], columns: readonly string[] | undefined): void {
+  if (columns === undefined || items.length === 0) return;
+  const known = new Set(items.flatMap((item) => Object.keys(toRow(item))));
+  const exists = (column: string) => known.has(column) || known.has(column.split('.')[0] ?? column);
+  const unknown = columns.filter((column) => !exists(column));
+  if (unknown.length > 0)
+    throw new UsageError(
+      `Unknown column${unknown.length === 1 ? '' : 's'} ${unknown.map((c) => `"${c}"`).join(', ')} for --columns; valid columns: ${[...known].join(', ')}`,
+      '--columns',
+    );
 }
 
 function renderTable(data: unknown, opts: RenderOptions): string {
@@ -200,6 +221,7 @@ function renderTable(data: unknown, opts: RenderOptions): string {
 export function render(data: unknown, opts: RenderOptions): string {
   if (opts.quiet === true) return renderQuiet(data, opts.quietField ?? 'id');
   const { columns } = opts;
+  if (opts.userColumns === true) checkColumns(toItems(data), columns);
   const shaped = (value: unknown) =>
     columns === undefined
       ? value
@@ -244,6 +266,7 @@ export function createRowWriter(opts: RenderOptions, write: (chunk: string) => v
   const buffered: unknown[] = [];
   let csvColumns = opts.columns;
   let headerDone = opts.noHeaders === true;
+  let checked = false;
 
   const writeHeader = () => {
     if (headerDone || csvColumns === undefined || csvColumns.length === 0) return;
@@ -263,6 +286,8 @@ export function createRowWriter(opts: RenderOptions, write: (chunk: string) => v
         return;
       }
       if (items.length === 0) return;
+      if (opts.userColumns === true && !checked) checkColumns(items, opts.columns);
+      checked = true;
       if (opts.format === 'csv' && opts.quiet !== true) {
         csvColumns ??= inferColumns(items.map(toRow), true);
         writeHeader();

@@ -3,6 +3,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import envPaths from 'env-paths';
 import type Conf from 'conf';
+import { API_PREFIX } from '../client/endpoints.js';
+import { UsageError } from './prompts.js';
 
 const AUTH_KINDS = ['password', 'apiKey', 'sso'] as const;
 const STORAGES = ['keychain', 'file'] as const;
@@ -206,6 +208,8 @@ export interface Connection {
   /** The stored profile, when one was read (never with SVC_API_KEY/SVC_TOKEN). */
   profile?: Profile;
   baseUrl: string;
+  /** Where the base URL came from: a fresh user with neither a profile nor one given is not logged in. */
+  baseUrlFrom: 'flag' | 'env' | 'profile' | 'default';
   credentials: Credentials;
   /** False when the credentials come from the environment: then nothing is read from or written to disk. */
   persist: boolean;
@@ -236,7 +240,8 @@ export async function resolveConnection(input: ResolveConnectionInput): Promise<
   const env = input.env ?? process.env;
   const flagProfile = nonEmpty(flags.profile);
   const envProfile = fromEnv(env, 'SVC_PROFILE');
-  const explicitBaseUrl = nonEmpty(flags.baseUrl) ?? fromEnv(env, 'SVC_BASE_URL');
+  const flagBaseUrl = nonEmpty(flags.baseUrl);
+  const envBaseUrl = fromEnv(env, 'SVC_BASE_URL');
   const apiKey = fromEnv(env, 'SVC_API_KEY');
   const token = fromEnv(env, 'SVC_TOKEN');
 
@@ -257,13 +262,7 @@ export async function resolveConnection(input: ResolveConnectionInput): Promise<
   }
 
   if (envCredentials !== undefined) {
-    return {
-      profileName,
-      profileSource,
-      baseUrl: trimSlash(explicitBaseUrl ?? DEFAULT_BASE_URL),
-      credentials: envCredentials,
-      persist: false,
-    };
+    return { profileName, profileSource, ...baseUrlOf(flagBaseUrl, envBaseUrl, undefined), credentials: envCredentials, persist: false };
   }
 
   const profile = await store.get(profileName);
@@ -271,12 +270,41 @@ export async function resolveConnection(input: ResolveConnectionInput): Promise<
     profileName,
     profileSource,
     ...(profile === undefined ? {} : { profile }),
-    baseUrl: trimSlash(explicitBaseUrl ?? profile?.baseUrl ?? DEFAULT_BASE_URL),
+    ...baseUrlOf(flagBaseUrl, envBaseUrl, profile === undefined ? undefined : { name: profileName, url: profile.baseUrl }),
     credentials: profile === undefined ? { kind: 'none' } : { kind: 'stored', profileName },
     persist: true,
   };
 }
 
-function trimSlash(url: string): string {
-  return url.replace(/\/+$/, '');
+/** The base URL by precedence, checked and normalised; a bad one is a usage error naming where it came from. */
+function baseUrlOf(
+  flag: string | undefined,
+  env: string | undefined,
+  profile: { name: string; url: string } | undefined,
+): Pick<Connection, 'baseUrl' | 'baseUrlFrom'> {
+  const [given, from, where]: [string, Connection['baseUrlFrom'], string] =
+    flag !== undefined
+      ? [flag, 'flag', '--base-url']
+      : env !== undefined
+        ? [env, 'env', 'SVC_BASE_URL']
+        : profile !== undefined
+          ? [profile.url, 'profile', `the base URL of profile "${profile.name}"`]
+          : [DEFAULT_BASE_URL, 'default', 'the default base URL'];
+  return { baseUrl: normaliseBaseUrl(given, where), baseUrlFrom: from };
+}
+
+/**
+ * An http(s) URL without trailing slashes; the API's own prefix (`…/api/v1`, what the API documentation shows)
+ * is understood as the deployment it belongs to, since every path the client sends starts with it.
+ */
+export function normaliseBaseUrl(given: string, where: string): string {
+  let url: URL;
+  try {
+    url = new URL(given);
+  } catch {
+    throw new UsageError(`${where} is not a URL: "${given}" (expected e.g. https://rmm.example.com)`, where);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`${where} must be an http or https URL, got "${given}"`, where);
+  return given.trim().replace(/\/+$/, '').replace(new RegExp(`${API_PREFIX}$`), '').replace(/\/+$/, '');
 }

@@ -13,6 +13,8 @@ export interface FieldFlag {
   flag: string;
   kind: FieldKind;
   nullable: boolean;
+  /** The contract requires it: checked before sending, once --from-file is merged. */
+  required: boolean;
 }
 
 type AnyFlag = Interfaces.Flag<unknown>;
@@ -20,20 +22,27 @@ type AnyFlag = Interfaces.Flag<unknown>;
 /**
  * oclif flags for the fields of a contract body or query (as src/client/endpoints.ts describes them), so commands
  * never restate the contract: strings and enums as options, numbers parsed, booleans with --no-, lists repeated
- * or comma-separated, objects as JSON. Nothing is required here: `--from-file` may supply it, and the server
- * validates.
+ * or comma-separated, objects as JSON. A field the contract requires is a required flag; where `--from-file` may
+ * supply it instead (`fromFile`, the default), help says so and `requireFields` checks it once the file is merged.
  */
 function flagsFor(
   descriptors: readonly FieldDescriptor[],
-  options: { omit?: readonly string[]; descriptions?: Readonly<Record<string, string | undefined>> } = {},
+  options: {
+    omit?: readonly string[];
+    descriptions?: Readonly<Record<string, string | undefined>>;
+    fromFile?: boolean;
+    supplied?: readonly string[];
+  } = {},
 ) {
   const flags: Record<string, AnyFlag> = {};
   const fields: FieldFlag[] = [];
-  for (const { field, kind, nullable, options: values, description } of descriptors) {
+  const fromFile = options.fromFile ?? true;
+  for (const { field, kind, nullable, options: values, description, required: contractRequired = false } of descriptors) {
     if (options.omit?.includes(field)) continue;
+    const required = contractRequired && !options.supplied?.includes(field);
     const flag = kebab(field);
-    const summary =
-      options.descriptions?.[field] ?? description ?? `The ${field} field${nullable ? ' ("null" clears it)' : ''}.`;
+    const text = options.descriptions?.[field] ?? description ?? `The ${field} field${nullable ? ' ("null" clears it)' : ''}.`;
+    const summary = required && fromFile ? `${text} Required unless given by --from-file.` : text;
     if (kind === 'boolean') flags[flag] = Flags.boolean({ summary, allowNo: true });
     else if (kind === 'integer' || kind === 'number')
       flags[flag] = Flags.string({ summary, helpValue: kind === 'integer' ? '<int>' : '<number>' }) as AnyFlag;
@@ -43,7 +52,8 @@ function flagsFor(
       flags[flag] = Flags.string({ summary: `${summary} As JSON.`, helpValue: '<json>' }) as AnyFlag;
     else if (values) flags[flag] = Flags.string({ summary, options: [...values] }) as AnyFlag;
     else flags[flag] = Flags.string({ summary }) as AnyFlag;
-    fields.push({ field, flag, kind, nullable });
+    if (required && !fromFile) flags[flag] = { ...flags[flag], required: true };
+    fields.push({ field, flag, kind, nullable, required });
   }
   return { flags, fields };
 }
@@ -71,6 +81,10 @@ export interface FieldOptions<T, O> {
   omit?: readonly O[];
   /** Help text by field, where the contract's description is not what a CLI user needs. */
   descriptions?: { readonly [K in KeysOf<T>]?: string };
+  /** Whether `--from-file` may supply a required field (default true); without it the flag itself is required. */
+  fromFile?: boolean;
+  /** Required fields the command fills in itself when they are not given. */
+  supplied?: readonly KeysOf<T>[];
 }
 
 /** Flags for the body of an endpoint; `bodyFrom` reads them back as the body type. A renamed or removed
@@ -79,7 +93,7 @@ export function bodyFlags<E extends EndpointDef, const O extends KeysOf<BodyInpu
   def: ClientEndpoint<E> & { readonly body: readonly FieldDescriptor[] },
   options: FieldOptions<BodyInput<E>, O> = {},
 ): FieldFlags<Without<BodyInput<E>, O>> {
-  return flagsFor(def.body, options as { omit?: string[]; descriptions?: Record<string, string> });
+  return flagsFor(def.body, options as Parameters<typeof flagsFor>[1]);
 }
 
 /** Flags for the query of an endpoint; `queryFrom` reads them back typed as the query. */
@@ -87,10 +101,37 @@ export function queryFlags<E extends EndpointDef, const O extends KeysOf<QueryIn
   def: ClientEndpoint<E> & { readonly query: readonly FieldDescriptor[] },
   options: FieldOptions<QueryInput<E>, O> = {},
 ): FieldFlags<Without<QueryInput<E>, O>> {
-  return flagsFor(def.query, options as { omit?: string[]; descriptions?: Record<string, string> });
+  return flagsFor(def.query, options as Parameters<typeof flagsFor>[1]);
 }
 
-export class FlagValueError extends Error {}
+export class FlagValueError extends Error {
+  constructor(
+    message: string,
+    readonly flag: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Before anything is sent: every field the contract requires is in the body, or the error names its flag. */
+export function requireFields(fields: readonly FieldFlag[], body: Record<string, unknown>): void {
+  const missing = fields.filter((f) => f.required && body[f.field] === undefined).map((f) => `--${f.flag}`);
+  if (missing.length > 0)
+    throw new FlagValueError(`Missing required flag${missing.length === 1 ? '' : 's'} ${missing.join(', ')} (or give ${missing.length === 1 ? 'it' : 'them'} in --from-file)`, missing[0] ?? '');
+}
+
+// Decimal notation only: `0x10`, `1e3`, ` 7` and an empty value are typing mistakes, not numbers.
+const INTEGER = /^-?\d+$/;
+const DECIMAL = /^-?\d+(\.\d+)?$/;
+
+function numberFrom(flag: string, kind: 'integer' | 'number', text: string): number {
+  const what = kind === 'integer' ? 'a whole number' : 'a number';
+  if (text === '') throw new FlagValueError(`--${flag} expects ${what}, got an empty value`, `--${flag}`);
+  const n = Number(text);
+  if (!(kind === 'integer' ? INTEGER : DECIMAL).test(text) || (kind === 'integer' && !Number.isSafeInteger(n)))
+    throw new FlagValueError(`--${flag} expects ${what} in decimal digits, got "${text}"`, `--${flag}`);
+  return n;
+}
 
 /** Reads the values of `fields` from parsed flags back into a body (only the flags that were given). */
 export function valuesFromFlags(fields: readonly FieldFlag[], flags: Record<string, unknown>): Record<string, unknown> {
@@ -108,12 +149,9 @@ export function valuesFromFlags(fields: readonly FieldFlag[], flags: Record<stri
         out[field] = raw;
         break;
       case 'integer':
-      case 'number': {
-        const n = Number(raw);
-        if (!Number.isFinite(n) || (kind === 'integer' && !Number.isInteger(n))) throw new FlagValueError(`--${flag} expects ${kind === 'integer' ? 'a whole number' : 'a number'}, got "${text}"`);
-        out[field] = n;
+      case 'number':
+        out[field] = numberFrom(flag, kind, text);
         break;
-      }
       case 'array':
         out[field] = (raw as string[]).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
         break;
@@ -121,7 +159,7 @@ export function valuesFromFlags(fields: readonly FieldFlag[], flags: Record<stri
         try {
           out[field] = JSON.parse(text) as unknown;
         } catch {
-          throw new FlagValueError(`--${flag} expects JSON, got "${text}"`);
+          throw new FlagValueError(`--${flag} expects JSON, got "${text}"`, `--${flag}`);
         }
         break;
       default:

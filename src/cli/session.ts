@@ -1,6 +1,8 @@
 import { call } from '../client/contract-client.js';
 import { auth } from '../client/endpoints.js';
-import { HttpClient, type AuthProvider } from '../client/http.js';
+import { HttpClient, type AuthProvider, type HttpClientOptions, type RetryInfo } from '../client/http.js';
+import { CommandError } from './base-command.js';
+import { ExitCode } from './exit-codes.js';
 import { ProfileStore, resolveConnection, secretAccount, type Connection } from './profiles.js';
 import { openSecretStore, type SecretStorage, type SecretStore } from './secret-store.js';
 import { warnOnce } from './terminal.js';
@@ -9,6 +11,10 @@ export interface SessionOptions {
   profile?: string | undefined;
   baseUrl?: string | undefined;
   retries?: number | undefined;
+  /** The limit of each try of a request, in seconds (`--timeout`). */
+  timeoutSeconds?: number | undefined;
+  /** Told before each retry; the command decides whether to show it. */
+  onRetry?: ((info: RetryInfo) => void) | undefined;
   /** Force where secrets are kept (`svc login --storage`). */
   storage?: SecretStorage | undefined;
   env?: Record<string, string | undefined>;
@@ -110,17 +116,38 @@ export class CliSession {
     };
   }
 
-  http(): HttpClient {
-    return (this.httpClient ??= new HttpClient({
+  /** What every client of this session shares: where, how long, how often, and who hears of retries. */
+  private clientOptions(): HttpClientOptions {
+    const { retries, timeoutSeconds, onRetry } = this.options;
+    return {
       baseUrl: this.connection.baseUrl,
-      auth: this.authProvider(),
-      ...(this.options.retries !== undefined ? { retries: this.options.retries } : {}),
       userAgent: `svc-cli (node ${process.version})`,
-    }));
+      ...(retries !== undefined ? { retries } : {}),
+      ...(timeoutSeconds !== undefined ? { timeoutMs: timeoutSeconds * 1000 } : {}),
+      ...(onRetry !== undefined ? { onRetry } : {}),
+    };
+  }
+
+  /**
+   * The client that sends the profile's credentials. A user with no profile who gave no base URL has never
+   * logged in: that is said at once, rather than a refused connection to the default address.
+   */
+  http(): HttpClient {
+    const c = this.connection;
+    if (c.credentials.kind === 'none' && c.baseUrlFrom === 'default') {
+      const profile = c.profileSource === 'flag' || c.profileSource === 'env' ? ` --profile ${c.profileName}` : '';
+      throw new CommandError(
+        `Not logged in: there is no profile "${c.profileName}"`,
+        ExitCode.AUTH,
+        'NOT_LOGGED_IN',
+        `Try this: svc login${profile} --base-url URL (or set SVC_API_KEY or SVC_TOKEN, with SVC_BASE_URL)`,
+      );
+    }
+    return (this.httpClient ??= new HttpClient({ ...this.clientOptions(), auth: this.authProvider() }));
   }
 
   /** A client without credentials (sign-in, token refresh, registration). */
   anonymousHttp(): HttpClient {
-    return new HttpClient({ baseUrl: this.connection.baseUrl, ...(this.options.retries !== undefined ? { retries: this.options.retries } : {}) });
+    return new HttpClient(this.clientOptions());
   }
 }

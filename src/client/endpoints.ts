@@ -35,8 +35,8 @@ export const auth: ClientGroup<typeof AuthContract> = {
     method: 'POST',
     fullPath: '/api/v1/auth/login',
     body: [
-      { field: 'email', kind: 'string', nullable: false },
-      { field: 'password', kind: 'string', nullable: false },
+      { field: 'email', kind: 'string', nullable: false, required: true },
+      { field: 'password', kind: 'string', nullable: false, required: true },
     ],
   },
   refresh: {
@@ -53,9 +53,9 @@ export const auth: ClientGroup<typeof AuthContract> = {
     method: 'POST',
     fullPath: '/api/v1/auth/register',
     body: [
-      { field: 'name', kind: 'string', nullable: false },
-      { field: 'email', kind: 'string', nullable: false },
-      { field: 'password', kind: 'string', nullable: false },
+      { field: 'name', kind: 'string', nullable: false, required: true },
+      { field: 'email', kind: 'string', nullable: false, required: true },
+      { field: 'password', kind: 'string', nullable: false, required: true },
       { field: 'acceptTerms', kind: 'boolean', nullable: false },
     ],
   },
@@ -65,11 +65,11 @@ export const auth: ClientGroup<typeof AuthContract> = {
     method: 'POST',
     fullPath: '/api/v1/auth/register-partner',
     body: [
-      { field: 'companyName', kind: 'string', nullable: false },
-      { field: 'name', kind: 'string', nullable: false },
-      { field: 'email', kind: 'string', nullable: false },
-      { field: 'password', kind: 'string', nullable: false },
-      { field: 'acceptTerms', kind: 'boolean', nullable: false },
+      { field: 'companyName', kind: 'string', nullable: false, required: true },
+      { field: 'name', kind: 'string', nullable: false, required: true },
+      { field: 'email', kind: 'string', nullable: false, required: true },
+      { field: 'password', kind: 'string', nullable: false, required: true },
+      { field: 'acceptTerms', kind: 'boolean', nullable: false, required: true },
     ],
   },
   mfaSetup: { area: 'auth', name: 'mfaSetup', method: 'POST', fullPath: '/api/v1/auth/mfa/setup' },
@@ -79,7 +79,7 @@ export const auth: ClientGroup<typeof AuthContract> = {
     method: 'POST',
     fullPath: '/api/v1/auth/mfa/verify',
     body: [
-      { field: 'code', kind: 'string', nullable: false },
+      { field: 'code', kind: 'string', nullable: false, required: true },
       { field: 'tempToken', kind: 'string', nullable: false },
     ],
   },
@@ -88,14 +88,14 @@ export const auth: ClientGroup<typeof AuthContract> = {
     name: 'mfaEnable',
     method: 'POST',
     fullPath: '/api/v1/auth/mfa/enable',
-    body: [{ field: 'code', kind: 'string', nullable: false }],
+    body: [{ field: 'code', kind: 'string', nullable: false, required: true }],
   },
   mfaDisable: {
     area: 'auth',
     name: 'mfaDisable',
     method: 'POST',
     fullPath: '/api/v1/auth/mfa/disable',
-    body: [{ field: 'code', kind: 'string', nullable: false }],
+    body: [{ field: 'code', kind: 'string', nullable: false, required: true }],
   },
   mfaRecoveryCodes: {
     area: 'auth',
@@ -109,8 +109,8 @@ export const auth: ClientGroup<typeof AuthContract> = {
     method: 'POST',
     fullPath: '/api/v1/auth/change-password',
     body: [
-      { field: 'currentPassword', kind: 'string', nullable: false },
-      { field: 'newPassword', kind: 'string', nullable: false },
+      { field: 'currentPassword', kind: 'string', nullable: false, required: true },
+      { field: 'newPassword', kind: 'string', nullable: false, required: true },
     ],
   },
   getMe: { area: 'auth', name: 'getMe', method: 'GET', fullPath: '/api/v1/users/me' },
@@ -133,8 +133,20 @@ export const account: ClientGroup<typeof AccountContract> = {
     method: 'POST',
     fullPath: '/api/v1/auth/accept-invite',
     body: [
-      { field: 'token', kind: 'string', nullable: false, description: 'The token from the invitation link' },
-      { field: 'password', kind: 'string', nullable: false, description: 'The new password (min 8, strength checked)' },
+      {
+        field: 'token',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        description: 'The token from the invitation link',
+      },
+      {
+        field: 'password',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        description: 'The new password (min 8, strength checked)',
+      },
       {
         field: 'name',
         kind: 'string',
@@ -148,7 +160,15 @@ export const account: ClientGroup<typeof AccountContract> = {
     name: 'forgotPassword',
     method: 'POST',
     fullPath: '/api/v1/auth/forgot-password',
-    body: [{ field: 'email', kind: 'string', nullable: false, description: 'The e-mail address of the account' }],
+    body: [
+      {
+        field: 'email',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        description: 'The e-mail address of the account',
+      },
+    ],
   },
   resetPassword: {
     area: 'account',
@@ -156,8 +176,14 @@ export const account: ClientGroup<typeof AccountContract> = {
     method: 'POST',
     fullPath: '/api/v1/auth/reset-password',
     body: [
-      { field: 'token', kind: 'string', nullable: false, description: 'The token from the reset link' },
-      { field: 'password', kind: 'string', nullable: false, description: 'The new password (min 8, strength checked)' },
+      { field: 'token', kind: 'string', nullable: false, required: true, description: 'The token from the reset link' },
+      {
+        field: 'password',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        description: 'The new password (min 8, strength checked)',
+      },
     ],
   },
   phoneVerify: {
@@ -170,6 +196,7 @@ export const account: ClientGroup<typeof AccountContract> = {
         field: 'phoneNumber',
         kind: 'string',
         nullable: false,
+        required: true,
         description: 'Phone number in E.164 form, e.g. +14155550100',
       },
     ],
@@ -179,7 +206,7 @@ export const account: ClientGroup<typeof AccountContract> = {
     name: 'phoneConfirm',
     method: 'POST',
     fullPath: '/api/v1/auth/phone/confirm',
-    body: [{ field: 'code', kind: 'string', nullable: false, description: 'The code from the SMS' }],
+    body: [{ field: 'code', kind: 'string', nullable: false, required: true, description: 'The code from the SMS' }],
   },
   mfaSmsSend: {
     area: 'account',
@@ -216,8 +243,8 @@ export const tenancy: ClientGroup<typeof TenancyContract> = {
     fullPath: '/api/v1/orgs/partners',
     idempotent: true,
     body: [
-      { field: 'name', kind: 'string', nullable: false },
-      { field: 'slug', kind: 'string', nullable: false },
+      { field: 'name', kind: 'string', nullable: false, required: true },
+      { field: 'slug', kind: 'string', nullable: false, required: true },
       { field: 'type', kind: 'string', nullable: false, options: ['msp', 'enterprise', 'internal'] },
       {
         field: 'plan',
@@ -294,8 +321,8 @@ export const tenancy: ClientGroup<typeof TenancyContract> = {
     fullPath: '/api/v1/orgs/organizations',
     idempotent: true,
     body: [
-      { field: 'name', kind: 'string', nullable: false },
-      { field: 'slug', kind: 'string', nullable: false },
+      { field: 'name', kind: 'string', nullable: false, required: true },
+      { field: 'slug', kind: 'string', nullable: false, required: true },
       { field: 'type', kind: 'string', nullable: false, options: ['customer', 'internal'] },
       { field: 'status', kind: 'string', nullable: false, options: ['active', 'suspended', 'trial', 'churned'] },
       { field: 'maxDevices', kind: 'integer', nullable: true },
@@ -357,8 +384,8 @@ export const tenancy: ClientGroup<typeof TenancyContract> = {
     fullPath: '/api/v1/orgs/sites',
     idempotent: true,
     body: [
-      { field: 'orgId', kind: 'string', nullable: false },
-      { field: 'name', kind: 'string', nullable: false },
+      { field: 'orgId', kind: 'string', nullable: false, required: true },
+      { field: 'name', kind: 'string', nullable: false, required: true },
       { field: 'timezone', kind: 'string', nullable: false },
       { field: 'address', kind: 'object', nullable: true },
       { field: 'contact', kind: 'object', nullable: true },
@@ -422,12 +449,19 @@ export const users: ClientGroup<typeof UsersContract> = {
     method: 'POST',
     fullPath: '/api/v1/users/invite',
     body: [
-      { field: 'email', kind: 'string', nullable: false, description: 'E-mail address of the person to invite' },
-      { field: 'name', kind: 'string', nullable: false, description: 'Their name (1-255 characters)' },
+      {
+        field: 'email',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        description: 'E-mail address of the person to invite',
+      },
+      { field: 'name', kind: 'string', nullable: false, required: true, description: 'Their name (1-255 characters)' },
       {
         field: 'roleId',
         kind: 'string',
         nullable: false,
+        required: true,
         description: 'Role to give them: a partner role for partner users, an organization role for organization users',
       },
       {
@@ -502,6 +536,7 @@ export const users: ClientGroup<typeof UsersContract> = {
         field: 'roleId',
         kind: 'string',
         nullable: false,
+        required: true,
         description: 'The role to give the user (same scope as their membership)',
       },
     ],
@@ -518,7 +553,7 @@ export const roles: ClientGroup<typeof RolesContract> = {
     fullPath: '/api/v1/roles',
     idempotent: true,
     body: [
-      { field: 'name', kind: 'string', nullable: false, description: 'Role name (1-100 characters)' },
+      { field: 'name', kind: 'string', nullable: false, required: true, description: 'Role name (1-100 characters)' },
       { field: 'description', kind: 'string', nullable: true, description: 'What the role is for' },
       {
         field: 'scope',
@@ -586,7 +621,13 @@ export const roles: ClientGroup<typeof RolesContract> = {
     fullPath: '/api/v1/roles/:id/clone',
     idempotent: true,
     body: [
-      { field: 'name', kind: 'string', nullable: false, description: 'Name of the copy (1-100 characters)' },
+      {
+        field: 'name',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        description: 'Name of the copy (1-100 characters)',
+      },
       {
         field: 'partnerId',
         kind: 'string',
@@ -619,7 +660,13 @@ export const accessReviews: ClientGroup<typeof AccessReviewsContract> = {
     fullPath: '/api/v1/access-reviews',
     idempotent: true,
     body: [
-      { field: 'name', kind: 'string', nullable: false, description: 'Name of the review (1-255 characters)' },
+      {
+        field: 'name',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        description: 'Name of the review (1-255 characters)',
+      },
       { field: 'description', kind: 'string', nullable: true, description: 'What the review is for' },
       {
         field: 'dueDate',
@@ -646,6 +693,7 @@ export const accessReviews: ClientGroup<typeof AccessReviewsContract> = {
         field: 'decision',
         kind: 'string',
         nullable: false,
+        required: true,
         options: ['pending', 'approved', 'revoked'],
         description: 'approved, revoked (removed from scope on completion) or pending',
       },
@@ -746,8 +794,20 @@ export const apiKeys: ClientGroup<typeof ApiKeysContract> = {
     fullPath: '/api/v1/api-keys',
     idempotent: true,
     body: [
-      { field: 'orgId', kind: 'string', nullable: false, description: 'Organization the key belongs to' },
-      { field: 'name', kind: 'string', nullable: false, description: 'Name of the key (1-255 characters)' },
+      {
+        field: 'orgId',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        description: 'Organization the key belongs to',
+      },
+      {
+        field: 'name',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        description: 'Name of the key (1-255 characters)',
+      },
       {
         field: 'scopes',
         kind: 'array',
@@ -823,7 +883,13 @@ export const enrollmentKeys: ClientGroup<typeof EnrollmentKeysContract> = {
         description: 'Organization (required for partner and system callers)',
       },
       { field: 'siteId', kind: 'string', nullable: true, description: 'Site that enrolled devices are pinned to' },
-      { field: 'name', kind: 'string', nullable: false, description: 'Name of the key (1-255 characters)' },
+      {
+        field: 'name',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        description: 'Name of the key (1-255 characters)',
+      },
       {
         field: 'maxUsage',
         kind: 'integer',
@@ -880,19 +946,27 @@ export const agents: ClientGroup<typeof AgentsContract> = {
         field: 'enrollmentKey',
         kind: 'string',
         nullable: false,
+        required: true,
         description: 'The enrollment key (64 hex characters)',
       },
-      { field: 'hostname', kind: 'string', nullable: false, description: 'Host name of the device' },
+      { field: 'hostname', kind: 'string', nullable: false, required: true, description: 'Host name of the device' },
       {
         field: 'osType',
         kind: 'string',
         nullable: false,
+        required: true,
         options: ['windows', 'macos', 'linux'],
         description: 'Operating system family',
       },
-      { field: 'osVersion', kind: 'string', nullable: false, description: 'Operating system version' },
-      { field: 'architecture', kind: 'string', nullable: false, description: 'CPU architecture, e.g. x86_64 or arm64' },
-      { field: 'agentVersion', kind: 'string', nullable: false, description: 'Version of the agent' },
+      { field: 'osVersion', kind: 'string', nullable: false, required: true, description: 'Operating system version' },
+      {
+        field: 'architecture',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        description: 'CPU architecture, e.g. x86_64 or arm64',
+      },
+      { field: 'agentVersion', kind: 'string', nullable: false, required: true, description: 'Version of the agent' },
       { field: 'displayName', kind: 'string', nullable: false, description: 'Display name; defaults to the host name' },
       { field: 'lastUser', kind: 'string', nullable: false, description: 'The last signed-in user' },
       { field: 'hardwareInfo', kind: 'object', nullable: false, description: 'Hardware inventory' },
@@ -970,7 +1044,7 @@ export const pam: ClientGroup<typeof PamContract> = {
     idempotent: true,
     body: [
       { field: 'orgId', kind: 'string', nullable: false, description: 'Required for partner and system callers' },
-      { field: 'name', kind: 'string', nullable: false },
+      { field: 'name', kind: 'string', nullable: false, required: true },
       {
         field: 'verdict',
         kind: 'string',
@@ -1264,7 +1338,7 @@ export const pam: ClientGroup<typeof PamContract> = {
     idempotent: true,
     body: [
       { field: 'orgId', kind: 'string', nullable: false, description: 'Required for partner and system callers' },
-      { field: 'name', kind: 'string', nullable: false },
+      { field: 'name', kind: 'string', nullable: false, required: true },
       { field: 'description', kind: 'string', nullable: true },
       { field: 'signers', kind: 'array', nullable: false, description: 'Signer names (case-insensitive)' },
       { field: 'thumbprints', kind: 'array', nullable: false, description: 'SHA-256 hex of signing certificates' },
@@ -1309,6 +1383,7 @@ export const pam: ClientGroup<typeof PamContract> = {
         field: 'defaultUnmatchedVerdict',
         kind: 'string',
         nullable: false,
+        required: true,
         options: ['require_approval', 'auto_deny'],
         description: 'What happens when no rule matches',
       },
@@ -1333,7 +1408,7 @@ export const pam: ClientGroup<typeof PamContract> = {
         options: ['uac_intercept', 'ai_tool_action'],
         description: 'Default: ai_tool_action when tool_name is given, else uac_intercept',
       },
-      { field: 'subject_username', kind: 'string', nullable: false },
+      { field: 'subject_username', kind: 'string', nullable: false, required: true },
       { field: 'subject_groups', kind: 'array', nullable: false, description: "The subject user's directory groups" },
       { field: 'target_executable_path', kind: 'string', nullable: false },
       { field: 'target_executable_hash', kind: 'string', nullable: false },
@@ -1361,8 +1436,14 @@ export const pam: ClientGroup<typeof PamContract> = {
     method: 'POST',
     fullPath: '/api/v1/pam/elevation-requests',
     body: [
-      { field: 'deviceId', kind: 'string', nullable: false },
-      { field: 'reason', kind: 'string', nullable: false, description: 'Why administrator rights are needed' },
+      { field: 'deviceId', kind: 'string', nullable: false, required: true },
+      {
+        field: 'reason',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        description: 'Why administrator rights are needed',
+      },
       {
         field: 'durationMinutes',
         kind: 'integer',
@@ -1421,7 +1502,7 @@ export const pam: ClientGroup<typeof PamContract> = {
     method: 'POST',
     fullPath: '/api/v1/pam/elevation-requests/:id/respond',
     body: [
-      { field: 'decision', kind: 'string', nullable: false, options: ['approve', 'deny'] },
+      { field: 'decision', kind: 'string', nullable: false, required: true, options: ['approve', 'deny'] },
       { field: 'reason', kind: 'string', nullable: false },
       { field: 'durationMinutes', kind: 'integer', nullable: false },
       {
@@ -1449,7 +1530,7 @@ export const pam: ClientGroup<typeof PamContract> = {
     name: 'revoke',
     method: 'POST',
     fullPath: '/api/v1/pam/elevation-requests/:id/revoke',
-    body: [{ field: 'reason', kind: 'string', nullable: false }],
+    body: [{ field: 'reason', kind: 'string', nullable: false, required: true }],
   },
   approverRegistrationOptions: {
     area: 'pam',
@@ -1463,8 +1544,8 @@ export const pam: ClientGroup<typeof PamContract> = {
     method: 'POST',
     fullPath: '/api/v1/pam/approver-devices',
     body: [
-      { field: 'name', kind: 'string', nullable: false, description: 'A name for the device' },
-      { field: 'response', kind: 'object', nullable: false },
+      { field: 'name', kind: 'string', nullable: false, required: true, description: 'A name for the device' },
+      { field: 'response', kind: 'object', nullable: false, required: true },
     ],
   },
   listApproverDevices: {
@@ -1490,9 +1571,16 @@ export const pam: ClientGroup<typeof PamContract> = {
         field: 'from',
         kind: 'string',
         nullable: false,
+        required: true,
         description: 'Window start, inclusive (ISO 8601 with offset), by the time the row was recorded',
       },
-      { field: 'to', kind: 'string', nullable: false, description: 'Window end, exclusive (ISO 8601 with offset)' },
+      {
+        field: 'to',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        description: 'Window end, exclusive (ISO 8601 with offset)',
+      },
       { field: 'orgId', kind: 'string', nullable: false, description: 'Required for partner and system callers' },
       { field: 'format', kind: 'string', nullable: false, options: ['csv', 'jsonl'] },
       { field: 'siteId', kind: 'string', nullable: false },

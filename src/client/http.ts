@@ -62,8 +62,13 @@ export interface HttpClientOptions {
   auth?: AuthProvider;
   /** Tries in all for a retryable request (CLI.md "Retries"). Default 3. */
   retries?: number;
-  /** Connect, response-headers and between-body-chunks timeout, in ms. Default 30000. */
+  /** Connect, response-headers and between-body-chunks timeout of each try, in ms. Default 30000. */
   timeoutMs?: number;
+  /**
+   * The longest a request may spend waiting between its tries, in ms (default 60000). A Retry-After that would
+   * go beyond it fails the request at once with the server's answer (its Retry-After says when to try again).
+   */
+  retryBudgetMs?: number;
   userAgent?: string;
   onRetry?: (info: RetryInfo) => void;
   /** Backoff between tries: full jitter over min(capMs, baseMs · 2^(try-1)). Default 200 ms base, 5 s cap. */
@@ -105,7 +110,7 @@ export const DEFAULT_RETRIES = 3;
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const BACKOFF_BASE_MS = 200;
 export const BACKOFF_CAP_MS = 5_000;
-export const RETRY_AFTER_CAP_MS = 60_000;
+export const RETRY_BUDGET_MS = 60_000;
 /** An idle pooled connection is closed after this long (sooner when the server's Keep-Alive says so). */
 const KEEP_ALIVE_MS = 10_000;
 const DUMP_LIMIT_BYTES = 128 * 1024;
@@ -162,14 +167,19 @@ export function buildQuery(query: Record<string, unknown> | undefined): string {
   return text === '' ? '' : `?${text}`;
 }
 
-/** Milliseconds to wait for a `Retry-After` value (seconds or an HTTP date), capped at 60 s. */
-export function parseRetryAfter(value: string | undefined, now: number = Date.now()): number | undefined {
+/** Milliseconds a `Retry-After` value (seconds or an HTTP date) asks to wait. */
+export function retryAfterMs(value: string | undefined, now: number = Date.now()): number | undefined {
   if (value === undefined) return undefined;
   const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Math.min(Number(trimmed) * 1000, RETRY_AFTER_CAP_MS);
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
   const date = Date.parse(trimmed);
   if (Number.isNaN(date)) return undefined;
-  return Math.min(Math.max(0, date - now), RETRY_AFTER_CAP_MS);
+  return Math.max(0, date - now);
+}
+
+/** `3 tries in 90.4 s`: what a failure cost, for its message. */
+function spent(attempts: number, since: number): string {
+  return `${attempts} ${attempts === 1 ? 'try' : 'tries'} in ${((Date.now() - since) / 1000).toFixed(1)} s`;
 }
 
 /** What a request stopped by its signal rejects with: the signal's reason. */
@@ -280,6 +290,7 @@ export class HttpClient {
   private readonly auth: AuthProvider | undefined;
   private readonly maxAttempts: number;
   private readonly timeoutMs: number;
+  private readonly retryBudgetMs: number;
   private readonly userAgent: string;
   /** The transport and its keep-alive Agent, once the first request needs them. */
   private connection: Promise<{ transport: Transport; agent: Agent }> | undefined;
@@ -302,6 +313,7 @@ export class HttpClient {
     this.auth = options.auth;
     this.maxAttempts = Math.max(1, Math.floor(options.retries ?? DEFAULT_RETRIES));
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.retryBudgetMs = options.retryBudgetMs ?? RETRY_BUDGET_MS;
     this.userAgent = options.userAgent ?? 'svc';
     this.onRetry = options.onRetry;
     this.backoffBaseMs = options.backoff?.baseMs ?? BACKOFF_BASE_MS;
@@ -339,6 +351,8 @@ export class HttpClient {
     const maxAttempts = retryable ? this.maxAttempts : 1;
     const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
 
+    const started = Date.now();
+    let waited = 0;
     let attempt = 0;
     let refreshed = false;
     for (;;) {
@@ -348,19 +362,24 @@ export class HttpClient {
       const result = await this.send(method, path, headers, payload, options.signal);
 
       if (result.kind === 'network') {
-        const error = new NetworkError(`${method} ${this.origin}${path} failed: ${describe(result.error)}`, {
+        const cause = describe(result.error);
+        const error = new NetworkError(`${method} ${this.origin}${path} failed: ${cause}`, {
           cause: result.error,
           ...(result.code === undefined ? {} : { code: result.code }),
           attempts: attempt,
         });
         if (attempt < maxAttempts && result.code !== undefined && RETRYABLE_CODES.has(result.code)) {
-          await this.pause(
-            { method, path, attempt, maxAttempts, delayMs: this.backoff(attempt), error },
-            options.signal,
-          );
+          const delayMs = this.backoff(attempt);
+          waited += delayMs;
+          await this.pause({ method, path, attempt, maxAttempts, delayMs, error }, options.signal);
           continue;
         }
-        throw error;
+        // The time of every try, not one timeout: a hung server costs the tries times --timeout.
+        throw new NetworkError(`${error.message}; ${spent(attempt, started)}`, {
+          cause: result.error,
+          ...(result.code === undefined ? {} : { code: result.code }),
+          attempts: attempt,
+        });
       }
 
       const { status, headers: responseHeaders, body } = result;
@@ -377,10 +396,11 @@ export class HttpClient {
         throw ApiError.fromResponse(status, responseHeaders, text);
       }
 
-      if (RETRYABLE_STATUSES.has(status) && attempt < maxAttempts) {
+      // A Retry-After beyond what is left of the budget fails now, with the answer that says when to try again.
+      const delayMs = retryAfterMs(headerValue(responseHeaders, 'retry-after')) ?? this.backoff(attempt);
+      if (RETRYABLE_STATUSES.has(status) && attempt < maxAttempts && waited + delayMs <= this.retryBudgetMs) {
         await body.dump().catch(() => undefined);
-        const waitFor = parseRetryAfter(headerValue(responseHeaders, 'retry-after'));
-        const delayMs = waitFor ?? this.backoff(attempt);
+        waited += delayMs;
         await this.pause({ method, path, attempt, maxAttempts, delayMs, status }, options.signal);
         continue;
       }
@@ -393,7 +413,7 @@ export class HttpClient {
       if (options.raw) return { status, headers: responseHeaders, body };
 
       const text = await this.readText(body, status, method, path, options.signal);
-      return { status, headers: responseHeaders, body: parseBody(text, status, responseHeaders) };
+      return { status, headers: responseHeaders, body: parseBody(text, status, responseHeaders, `${this.origin}${path}`) };
     }
   }
 
@@ -514,13 +534,19 @@ function sentBearer(sent: Record<string, string>, authHeaders: Record<string, st
   return fromAuth !== undefined && authorization === fromAuth && /^bearer\s/i.test(authorization);
 }
 
-function parseBody(text: string, status: number, headers: ResponseHeaders): unknown {
+/** The JSON body of a success; anything else (a web server's page at a wrong base URL) is an unexpected response. */
+function parseBody(text: string, status: number, headers: ResponseHeaders, url: string): unknown {
   if (text === '') return undefined;
-  if (!isJsonContentType(headerValue(headers, 'content-type'))) return text;
+  const contentType = headerValue(headers, 'content-type');
+  if (!isJsonContentType(contentType))
+    throw new UnexpectedResponseError(`unexpected response from ${url} (HTTP ${status}, content-type ${contentType ?? 'none'})`, {
+      status,
+      body: text,
+    });
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new UnexpectedResponseError(`HTTP ${status} response claims JSON but does not parse`, {
+    throw new UnexpectedResponseError(`unexpected response from ${url}: HTTP ${status} claims JSON but does not parse`, {
       status,
       body: text,
       cause: error,

@@ -1,6 +1,6 @@
 export { ApiError, NetworkError, UnexpectedResponseError, headerValue } from './errors.js';
 export type { ResponseHeaders } from './errors.js';
-export { HttpClient, buildQuery, parseRetryAfter, DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS } from './http.js';
+export { HttpClient, buildQuery, retryAfterMs, DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS } from './http.js';
 export type {
   AuthProvider,
   HttpClientOptions,

@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import { Args, Flags } from '../cli/flags.js';
 import { ApiCommand, mutationFlags } from '../cli/api-command.js';
 import { apiPath, fieldsToObject, fieldsToQuery, parseHeader, type RawField } from '../cli/api-fields.js';
+import { readFlagFile } from '../cli/files.js';
 import { UsageError } from '../cli/prompts.js';
 import { headerValue } from '../client/errors.js';
 import type { RequestMethod } from '../client/http.js';
@@ -88,7 +89,7 @@ Fields: -f/--raw-field key=value sends a string; -F/--field key=value sends true
 
     let body: unknown;
     if (flags.input !== undefined) {
-      const text = flags.input === '-' ? this.readStdin() : readInput(flags.input);
+      const text = flags.input === '-' ? this.readStdin() : readFlagFile(flags.input, '--input');
       try {
         body = JSON.parse(text) as unknown;
       } catch {
@@ -143,13 +144,5 @@ Fields: -f/--raw-field key=value sends a string; -F/--field key=value sends true
     // Row formats (and -q) show the rows of a paged envelope; json and yaml print the body as it is.
     if (this.flags.quiet || this.format === 'table' || this.format === 'csv' || this.format === 'jsonl') return detectPage(parsed)?.items ?? parsed;
     return parsed;
-  }
-}
-
-function readInput(file: string): string {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new UsageError(`Cannot read --input ${file}: ${(err as Error).message}`, '--input');
   }
 }

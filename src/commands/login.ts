@@ -1,5 +1,6 @@
 import { Flags } from '../cli/flags.js';
 import { ApiCommand } from '../cli/api-command.js';
+import type { HintContext } from '../cli/exit-codes.js';
 import { promptOrFail } from '../cli/prompts.js';
 import { readSecretFromStdin } from '../cli/stdin.js';
 import { auth, tenancy } from '../client/endpoints.js';
@@ -69,6 +70,11 @@ export default class Login extends ApiCommand<typeof Login> {
     this.info(`Logged in to ${baseUrl} as ${user.email} (profile "${profileName}", credentials in ${store.kind === 'file' ? store.location : 'the OS keychain'}).`);
     if (!user.mfaEnabled) this.info('MFA is not enabled on this account: some actions need it. Enable it with `svc mfa setup`.');
     return { profile: profileName, baseUrl, email: user.email, authKind: 'password', storage: store.kind };
+  }
+
+  /** A refused sign-in is not helped by "run svc login". */
+  protected override hintContext(): HintContext {
+    return { ...super.hintContext(), signingIn: true };
   }
 
   private async selectIfNone(session: { profiles: { current(): Promise<string | undefined>; use(name: string): Promise<void> } }, name: string) {

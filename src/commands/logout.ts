@@ -1,9 +1,12 @@
 import { ApiCommand } from '../cli/api-command.js';
+import { honouring } from '../cli/base-command.js';
 import { auth } from '../client/endpoints.js';
 
 export default class Logout extends ApiCommand<typeof Logout> {
   static override summary = "Sign out: revoke the profile's sessions on the server and forget its secrets";
   static override examples = ['<%= config.bin %> logout', '<%= config.bin %> logout --profile staging'];
+  // It prints no data: no output flag would do anything.
+  static override baseFlags = honouring(ApiCommand.baseFlags, []);
 
   async run() {
     const session = await this.session();

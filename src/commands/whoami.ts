@@ -17,7 +17,8 @@ export default class Whoami extends ApiCommand<typeof Whoami> {
       const store = await session.secrets();
       credentials = store.kind === 'file' ? `file ${store.location}` : 'OS keychain';
     }
-    const base = { profile: session.profileName, baseUrl: c.baseUrl, credentials };
+    // Credentials from the environment belong to no profile.
+    const base = { profile: c.persist ? session.profileName : null, baseUrl: c.baseUrl, credentials };
     if (c.credentials.kind === 'apiKey' || c.profile?.authKind === 'apiKey') {
       const orgs = await this.call(tenancy.listAccessibleOrganizations);
       return { ...base, authKind: 'apiKey', organizations: orgs.data.map((o) => o.name) };

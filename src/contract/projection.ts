@@ -15,6 +15,8 @@ export interface FieldDescriptor {
   readonly kind: FieldKind;
   /** `"null"` given for it means null (clears the value). */
   readonly nullable: boolean;
+  /** The body or query is invalid without it. */
+  readonly required?: true;
   /** The allowed values of a string enum. */
   readonly options?: readonly string[];
   readonly description?: string;
@@ -58,6 +60,7 @@ type JsonSchema = {
   anyOf?: JsonSchema[];
   description?: string;
   properties?: Record<string, JsonSchema>;
+  required?: string[];
 };
 
 /** The branch of a nullable/union schema that says what the value is. */
@@ -91,6 +94,7 @@ export function fieldsOf(schema: z.ZodType): FieldDescriptor[] {
       field,
       kind,
       nullable: nullable(prop),
+      ...(json.required?.includes(field) ? { required: true as const } : {}),
       ...(kind === 'string' && c.enum ? { options: c.enum.map(String) } : {}),
       ...(prop.description === undefined ? {} : { description: prop.description }),
     };

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { OUTPUT_FORMATS, createRowWriter, render } from '../../src/cli/output.js';
 import type { RenderOptions } from '../../src/cli/output.js';
+import { UsageError } from '../../src/cli/prompts.js';
+import { csvCell } from '../../src/lib/csv-cell.js';
 
 const ANSI = '\u001b[';
 
@@ -100,6 +102,29 @@ describe('render csv', () => {
     expect(streamed({ format: 'csv', noHeaders: true }, [[{ id: 'a' }], [{ id: 'b' }]])).toBe('a\nb\n');
     expect(streamed({ format: 'csv', columns: ['id', 'at'] }, [])).toBe('id,at\n');
     expect(streamed({ format: 'csv' }, [])).toBe('');
+  });
+
+  it('issue 9 item 11 (03§4.4): formula cells are neutralised by the rule of the server\'s exports, streamed or not', () => {
+    const rows = [{ name: '=HYPERLINK("http://x","y")', note: '@SUM(A1)', n: -5, tags: ['-x'] }];
+    const expected = `name,note,n,tags\n"'=HYPERLINK(""http://x"",""y"")",'@SUM(A1),-5,"[""-x""]"\n`;
+    expect(render(rows, { format: 'csv' })).toBe(expected);
+    expect(streamed({ format: 'csv' }, [rows])).toBe(expected);
+    const serverCell = csvCell('=HYPERLINK("http://x","y")');
+    expect(render(rows, { format: 'csv', columns: ['name'], noHeaders: true })).toBe(`"${serverCell.replaceAll('"', '""')}"\n`);
+  });
+});
+
+describe('--columns', () => {
+  it('issue 9 item 13: a column that is a field of no row is a usage error naming the valid columns', () => {
+    for (const format of ['table', 'json', 'csv', 'jsonl', 'yaml'] as const) {
+      expect(() => render(partners, { format, columns: ['id', 'nosuch'], userColumns: true })).toThrow(
+        'Unknown column "nosuch" for --columns; valid columns: id, name, createdAt, settings, active, partner',
+      );
+    }
+    expect(() => streamed({ format: 'csv', columns: ['nosuch'], userColumns: true }, [partners])).toThrow(UsageError);
+    // Dot paths into a field, and fields a row leaves null, are columns; defaults of a command are not checked.
+    expect(render(partners, { format: 'csv', columns: ['partner.name', 'settings'], userColumns: true })).toContain('partner.name,settings');
+    expect(render(partners, { format: 'csv', columns: ['nosuch'] })).toBe('nosuch\n\n\n');
   });
 });
 

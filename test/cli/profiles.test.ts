@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { UsageError } from '../../src/cli/prompts.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   DEFAULT_BASE_URL,
@@ -156,9 +157,28 @@ describe('resolveConnection (CLI.md precedence: flag > environment > selected pr
       profileName: 'new',
       profileSource: 'flag',
       baseUrl: DEFAULT_BASE_URL,
+      baseUrlFrom: 'default',
       credentials: { kind: 'none' },
       persist: true,
     });
+  });
+
+  it('issue 9 item 10: a base URL that is not an http(s) URL is a usage error naming where it came from', async () => {
+    const store = await seeded();
+    for (const [flags, env, where] of [
+      [{ baseUrl: 'not-a-url' }, {}, '--base-url'],
+      [{ baseUrl: 'ftp://files.example.com' }, {}, '--base-url'],
+      [{}, { SVC_BASE_URL: 'example.com' }, 'SVC_BASE_URL'],
+    ] as const) {
+      const error = await resolveConnection({ flags, env, store }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UsageError);
+      expect((error as UsageError).message).toContain(where);
+    }
+  });
+
+  it('issue 9 item 7: a base URL given with the API prefix (…/api/v1) is understood as the deployment', async () => {
+    const c = await resolveConnection({ flags: { baseUrl: 'https://rmm.example.com/api/v1/' }, env: {}, store: await seeded() });
+    expect(c.baseUrl).toBe('https://rmm.example.com');
   });
 
   it('empty variables count as unset', async () => {
@@ -185,6 +205,7 @@ describe('credentials from the environment never touch the disk', () => {
       profileName: 'default',
       profileSource: 'default',
       baseUrl: 'https://api.example.com',
+      baseUrlFrom: 'env',
       credentials: { kind: 'apiKey', apiKey: 'sk_live_1' },
       persist: false,
     });
@@ -195,6 +216,7 @@ describe('credentials from the environment never touch the disk', () => {
       profileName: 'ci',
       profileSource: 'flag',
       baseUrl: DEFAULT_BASE_URL,
+      baseUrlFrom: 'default',
       credentials: { kind: 'token', accessToken: 'eyJ', fromEnv: true },
       persist: false,
     });

@@ -85,6 +85,7 @@ describe('exit codes (CLI.md errors and exit codes)', () => {
       RATE_LIMITED: 7,
       SERVER: 8,
       INCOMPLETE: 9,
+      INTERRUPTED: 130,
     });
   });
 
@@ -94,5 +95,12 @@ describe('exit codes (CLI.md errors and exit codes)', () => {
     expect(hintFor(403, 'PARTNER_INACTIVE')).toBe('the partner account is not active');
     expect(hintFor(403, 'FORBIDDEN')).toBeUndefined();
     expect(hintFor(500)).toBeUndefined();
+  });
+
+  it('issue 9 item 14: the 401 hint points where the credentials come from', () => {
+    expect(hintFor(401, 'UNAUTHORIZED', { profile: 'staging' })).toBe('Try this: svc login --profile staging');
+    expect(hintFor(401, 'UNAUTHORIZED', { credentialsFrom: 'SVC_TOKEN' })).toContain('SVC_TOKEN');
+    expect(hintFor(401, 'UNAUTHORIZED', { credentialsFrom: 'SVC_API_KEY' })).not.toContain('svc login');
+    expect(hintFor(401, 'INVALID_CREDENTIALS', { signingIn: true })).toBeUndefined();
   });
 });

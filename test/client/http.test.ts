@@ -5,7 +5,7 @@ import {
   HttpClient,
   NetworkError,
   buildQuery,
-  parseRetryAfter,
+  retryAfterMs,
   type AuthProvider,
   type RetryInfo,
 } from '../../src/client/index.js';
@@ -91,15 +91,21 @@ describe('HttpClient.request', () => {
     expect(header(log, 'idempotency-key')).toBeUndefined();
   });
 
-  it('returns text for non-JSON answers, undefined for empty ones, and the unread stream with raw: true', async () => {
+  it('issue 9 item 7: a success that is not JSON (a web server at a wrong base URL) is an unexpected response naming the URL and content type', async () => {
     const { server, client } = await setup();
-    server.intercept({ path: '/text' }).reply(200, 'hello', { headers: { 'content-type': 'text/plain' } });
+    server.intercept({ path: '/page' }).reply(200, '<html>hello</html>', { headers: { 'content-type': 'text/html' } });
+    const error = await client.request({ method: 'GET', path: '/page' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'UnexpectedResponseError', status: 200 });
+    expect((error as Error).message).toBe(`unexpected response from ${server.url}/page (HTTP 200, content-type text/html)`);
+  });
+
+  it('returns undefined for empty answers, and the unread stream with raw: true', async () => {
+    const { server, client } = await setup();
     server.intercept({ path: '/empty', method: 'DELETE' }).reply(204, '');
     server
       .intercept({ path: '/export.csv' })
       .reply(200, 'a,b\n1,2\n', { headers: { 'content-type': 'text/csv', 'x-row-count': '1' } });
 
-    expect((await client.request({ method: 'GET', path: '/text' })).body).toBe('hello');
     expect((await client.request({ method: 'DELETE', path: '/empty' })).body).toBeUndefined();
     const raw = await client.request({ method: 'GET', path: '/export.csv', raw: true });
     expect(raw.headers['x-row-count']).toBe('1');
@@ -220,7 +226,7 @@ describe('retries (CLI.md "Retries")', () => {
     expect(calls().map((log) => log.body)).toEqual(['{"a":1}', '{"a":1}', '{"a":1}']);
   });
 
-  it('honours Retry-After on 429 (seconds, capped at 60 s)', async () => {
+  it('honours Retry-After on 429 within the retry budget (60 s of waiting in all)', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const retries: RetryInfo[] = [];
     const { server, client, calls } = await setup({ onRetry: (info) => retries.push(info) });
@@ -233,7 +239,7 @@ describe('retries (CLI.md "Retries")', () => {
       );
     server
       .intercept({ path: '/limited' })
-      .reply(429, { error: 'Too many requests' }, { headers: { ...JSON_HEADERS, 'retry-after': '3600' } });
+      .reply(429, { error: 'Too many requests' }, { headers: { ...JSON_HEADERS, 'retry-after': '58' } });
     server.intercept({ path: '/limited' }).reply(200, { ok: 1 }, { headers: JSON_HEADERS });
 
     let settled = false;
@@ -248,7 +254,7 @@ describe('retries (CLI.md "Retries")', () => {
     await vi.advanceTimersByTimeAsync(1);
     await until(() => retries.length === 2);
     expect(calls()).toHaveLength(2);
-    await vi.advanceTimersByTimeAsync(59_999);
+    await vi.advanceTimersByTimeAsync(57_999);
     expect(settled).toBe(false);
     expect(calls()).toHaveLength(2);
     await vi.advanceTimersByTimeAsync(1);
@@ -257,8 +263,31 @@ describe('retries (CLI.md "Retries")', () => {
     expect(calls()).toHaveLength(3);
     expect(retries.map((r) => [r.status, r.delayMs])).toEqual([
       [429, 2_000],
-      [429, 60_000],
+      [429, 58_000],
     ]);
+  });
+
+  it('issue 9 item 12: a Retry-After beyond the retry budget fails at once with the 429 and its Retry-After', async () => {
+    const retries: RetryInfo[] = [];
+    const { server, client, calls } = await setup({ onRetry: (info) => retries.push(info) });
+    server
+      .intercept({ path: '/limited' })
+      .reply(429, { error: 'Too many requests', code: 'RATE_LIMITED' }, { headers: { ...JSON_HEADERS, 'retry-after': '3475' } });
+
+    const error = await client.request({ method: 'GET', path: '/limited' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).status).toBe(429);
+    expect((error as ApiError).headers['retry-after']).toBe('3475');
+    expect(calls()).toHaveLength(1);
+    expect(retries).toEqual([]);
+  });
+
+  it('issue 9 item 12: a request that gives up says how many tries it made and the time they took in all', async () => {
+    const { server, client } = await setup({ timeoutMs: 100, retries: 2, backoff: { baseMs: 1, capMs: 1 } });
+    server.intercept({ path: '/never' }).respond(stall).times(2);
+    const error = await client.request({ method: 'GET', path: '/never' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as NetworkError).message).toMatch(/No answer within 100 ms .*; 2 tries in \d+\.\d s$/);
   });
 
   it('throws ApiError 429 when the rate limit outlasts the tries', async () => {
@@ -278,14 +307,14 @@ describe('retries (CLI.md "Retries")', () => {
     });
   });
 
-  it('reads Retry-After as seconds or an HTTP date, capped at 60 s', () => {
+  it('reads Retry-After as seconds or an HTTP date', () => {
     const now = Date.parse('2024-05-01T12:00:00Z');
-    expect(parseRetryAfter('5', now)).toBe(5_000);
-    expect(parseRetryAfter('86400', now)).toBe(60_000);
-    expect(parseRetryAfter('Wed, 01 May 2024 12:00:07 GMT', now)).toBe(7_000);
-    expect(parseRetryAfter('Wed, 01 May 2024 11:00:00 GMT', now)).toBe(0);
-    expect(parseRetryAfter('soon', now)).toBeUndefined();
-    expect(parseRetryAfter(undefined, now)).toBeUndefined();
+    expect(retryAfterMs('5', now)).toBe(5_000);
+    expect(retryAfterMs('86400', now)).toBe(86_400_000);
+    expect(retryAfterMs('Wed, 01 May 2024 12:00:07 GMT', now)).toBe(7_000);
+    expect(retryAfterMs('Wed, 01 May 2024 11:00:00 GMT', now)).toBe(0);
+    expect(retryAfterMs('soon', now)).toBeUndefined();
+    expect(retryAfterMs(undefined, now)).toBeUndefined();
   });
 
   it('backs off exponentially with full jitter: base 200 ms, cap 5 s', async () => {

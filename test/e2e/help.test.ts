@@ -71,10 +71,12 @@ describe('e2e: help topics and unknown commands (CLI.md "Scripting conveniences"
     expect(result.exitCode).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]?.split(/\s+/)).toEqual(['code', 'meaning']);
-    expect(lines.slice(1).map((l) => Number(l.split(/\s+/)[0]))).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(lines.slice(1).map((l) => Number(l.split(/\s+/)[0]))).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 130]);
     expect(result.stdout).toMatch(/^3\s+authentication failed/m);
     const json = await user.json(['help', 'exit-codes']);
-    expect(json).toHaveLength(10);
+    expect(json).toHaveLength(11);
+    // issue 9 item 6: Ctrl-C has a code of its own
+    expect(result.stdout).toMatch(/^130\s+interrupted/m);
   });
 
   it.concurrent('CLI.md: svc help environment lists every variable of the CLI and of the server configuration', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { csvCell, csvFields, csvRecord, neutraliseFormula } from '../../src/server/lib/csv.js';
+import { csvCell, neutraliseFormula } from '../../src/lib/csv-cell.js';
+import { csvFields, csvRecord } from '../../src/server/lib/csv.js';
 
 describe('server CSV cells (03§4.4 export, 04 "Audit export"): RFC 4180 through d3-dsv, formulas neutralised', () => {
   it('03§4.4 every character a spreadsheet may start a formula with gets an apostrophe; other text is kept', () => {

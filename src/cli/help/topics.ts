@@ -12,6 +12,7 @@ export const EXIT_CODES: readonly { code: number; meaning: string }[] = [
   { code: ExitCode.RATE_LIMITED, meaning: 'rate limited (HTTP 429) after the retries allowed' },
   { code: ExitCode.SERVER, meaning: 'server or network failure (HTTP 5xx, connection refused, timeout)' },
   { code: ExitCode.INCOMPLETE, meaning: 'incomplete result (an export window that is not complete yet, a partial 207)' },
+  { code: ExitCode.INTERRUPTED, meaning: 'interrupted (Ctrl-C at a prompt or during work); nothing half-written is left behind' },
 ];
 
 export interface EnvVar {

@@ -206,7 +206,8 @@ export async function parseArgv(argv: readonly string[], input: ParseInput): Pro
   const present = (name: string) => flags[name] !== undefined && !fromDefault.has(name);
   for (const [name, def] of Object.entries(defs)) {
     if (flags[name] === undefined) {
-      if (def.required) failures.push(`Missing required flag ${name}`);
+      // oclif says `flag name`; svc names it as it is typed (`--name`), as every other error does.
+      if (def.required) failures.push(`Missing required flag --${name}`);
       continue;
     }
     const conflict = present(name) ? def.exclusive?.find(present) : undefined;

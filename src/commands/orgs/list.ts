@@ -37,7 +37,7 @@ export default class OrgsList extends ApiCommand<typeof OrgsList> {
       return await this.list(def, { query });
     } catch (err) {
       if (err instanceof ApiError && err.status === 403) {
-        throw new CommandError(`${err.message} (${[err.code, 'HTTP 403'].filter(Boolean).join(', ')})`, ExitCode.FORBIDDEN, err.code, 'Organization-scope callers: try `svc orgs list --accessible`.');
+        throw new CommandError(`${err.message} (${[err.code, 'HTTP 403'].filter(Boolean).join(', ')})`, ExitCode.FORBIDDEN, err.code, 'Organization-scope callers: try `svc orgs list --accessible`.', err.status);
       }
       throw err;
     }

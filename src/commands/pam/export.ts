@@ -1,5 +1,6 @@
 import { Flags } from '../../cli/flags.js';
 import { ApiCommand } from '../../cli/api-command.js';
+import { honouring } from '../../cli/base-command.js';
 import { UsageError } from '../../cli/prompts.js';
 import { queryFlags, kebab } from '../../cli/schema-flags.js';
 import type { RequestOf } from '../../contract/endpoint.js';
@@ -38,6 +39,8 @@ Progress (rows, pages, rows/s, settled-through time) goes to stderr when it is a
     '<%= config.bin %> pam export --org-id 3b9e… --from 2026-01-01T00:00:00+01:00 --to 2027-01-01T00:00:00+01:00 --format jsonl --follow --poll-seconds 60 | siem-forwarder',
     '<%= config.bin %> pam export --org-id 3b9e… --from 2026-03-01T00:00:00Z --to 2026-03-02T00:00:00Z --event-type approved --allow-incomplete > approvals.csv',
   ];
+  // The rows go out as --format says; -o and -q shape only the summary printed with --out.
+  static override baseFlags = honouring(ApiCommand.baseFlags, ['output', 'quiet']);
   static override flags = {
     from: Flags.string({
       summary: 'Window start, inclusive: ISO 8601 with offset, e.g. 2026-01-01T00:00:00Z.',

@@ -1,5 +1,5 @@
 import { Flags } from '../../cli/flags.js';
-import { CommandError } from '../../cli/base-command.js';
+import { CommandError, honouring } from '../../cli/base-command.js';
 import { ServerCommand } from '../../cli/server-command.js';
 
 export default class ServerStart extends ServerCommand<typeof ServerStart> {
@@ -10,6 +10,8 @@ export default class ServerStart extends ServerCommand<typeof ServerStart> {
     'SVC_ADMIN_EMAIL=admin@example.com SVC_ADMIN_PASSWORD=… <%= config.bin %> server start --port 8080',
     '<%= config.bin %> server start --host 0.0.0.0 --data-dir /var/lib/svc',
   ];
+  // It prints no data: no output flag would do anything.
+  static override baseFlags = honouring(ServerCommand.baseFlags, []);
   // HOST, PORT and SVC_LOG_LEVEL are read by the server's configuration (zod), not by oclif, so a bad value
   // fails with the variable's own name; a flag overrides its variable.
   static override flags = {

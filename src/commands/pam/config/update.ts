@@ -6,6 +6,7 @@ import { pam } from '../../../client/endpoints.js';
 
 const def = pam.putConfig;
 const body = bodyFlags(def, {
+  supplied: ['defaultUnmatchedVerdict'],
   descriptions: {
     defaultApprovalDurationMinutes:
       'How long an auto-approval lasts when the matching rule sets no duration, 1-1440 minutes ("null": 15).',

@@ -74,7 +74,7 @@ Critical-tier approvals (AI tool actions of risk tier 4) need your password agai
           factor === 'password'
             ? `Try this: pipe your password with ${PASSWORD_FLAG}, e.g. svc pam requests approve ${id} --yes ${PASSWORD_FLAG} < password-file`
             : `Try this: give a current code with --reauth-mfa-code CODE`;
-        throw new CommandError(message, ExitCode.AUTH, 'reauth_required', hint);
+        throw new CommandError(message, ExitCode.AUTH, 'reauth_required', hint, 401);
       }
       this.info(`${message}: this is a critical-tier approval.`);
       // One more try with the factor asked for on the terminal.

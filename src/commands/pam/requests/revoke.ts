@@ -7,6 +7,7 @@ import { pam } from '../../../client/endpoints.js';
 
 const def = pam.revoke;
 const body = bodyFlags(def, {
+  fromFile: false,
   descriptions: { reason: 'Why (required, up to 2000 characters; kept in the audit trail).' },
 });
 
