@@ -1,17 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, cliUser, type CliUser, E2E_TIMEOUT_MS, type E2eServer, login, startServer } from '../helpers/cli.js';
-
-const STEP_MS = 30_000;
-
-/** The code an authenticator shows `steps` periods from now. The server refuses a step it has accepted
- * before, so each use takes the next step (within its ±1-step window). */
-function code(secret: string, steps = 0): string {
-  return new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate({ timestamp: Date.now() + steps * STEP_MS });
-}
+import { totp } from '../helpers/totp.js';
 
 describe('e2e: the audit log and MFA (CLI.md "Errors and exit codes", 01 §4.5)', { timeout: E2E_TIMEOUT_MS }, () => {
   let server: E2eServer;
@@ -74,7 +66,7 @@ describe('e2e: the audit log and MFA (CLI.md "Errors and exit codes", 01 §4.5)'
 
   it('mfa enable stores the fresh MFA session in the profile: audit export works at once, CSV header first', async () => {
     expect(secret).not.toBe('');
-    const enabled = await user.run(['mfa', 'enable', '--code', code(secret)]);
+    const enabled = await user.run(['mfa', 'enable', '--code', totp(secret)]);
     expect(enabled.exitCode).toBe(0);
     expect(JSON.parse(enabled.stdout)).toMatchObject({ success: true, user: { mfaEnabled: true }, sessionStored: true });
     expect(enabled.stdout).not.toContain('accessToken');
@@ -106,7 +98,7 @@ describe('e2e: the audit log and MFA (CLI.md "Errors and exit codes", 01 §4.5)'
     const withoutCode = await login(user, server.url);
     expect(withoutCode.exitCode).toBe(2);
     expect(withoutCode.stderr).toContain('--otp');
-    const signedIn = await login(user, server.url, ADMIN, ['--otp', code(secret, 1)]);
+    const signedIn = await login(user, server.url, ADMIN, ['--otp', totp(secret, 1)]);
     expect(signedIn.exitCode).toBe(0);
     expect(signedIn.stderr).not.toContain('MFA is not enabled');
     const exported = await user.run(['audit', 'export']);
