@@ -56,7 +56,9 @@ export async function startSmtp(): Promise<Inbox> {
 
 /** The text of a MIME message with quoted-printable soft breaks and escapes undone. */
 export function decodeQuotedPrintable(raw: string): string {
-  return raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  return raw
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }
 
 /** The link to `page` (e.g. "accept-invite", "reset-password") that a message carries. */

@@ -11,12 +11,16 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD, createTestApp, loginAs, type TestApp } fro
 function firstStartState(file: string) {
   const db = new Database(file, { readonly: true });
   try {
-    const schema = db.prepare("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name").all() as {
+    const schema = db
+      .prepare("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name")
+      .all() as {
       name: string;
       type: string;
     }[];
     const counts = Object.fromEntries(
-      schema.filter((s) => s.type === 'table').map((s) => [s.name, (db.prepare(`SELECT count(*) AS n FROM "${s.name}"`).get() as { n: number }).n]),
+      schema
+        .filter((s) => s.type === 'table')
+        .map((s) => [s.name, (db.prepare(`SELECT count(*) AS n FROM "${s.name}"`).get() as { n: number }).n]),
     );
     return {
       schema,
@@ -46,7 +50,10 @@ describe('test data dirs are copies of a first-started template (test/helpers/te
   it('a copy holds what a fresh first start writes: schema, migrations, built-in roles, the administrator, mode 0600 keys', async () => {
     const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-fresh-'));
     dirs.push(fresh);
-    await initDataDir(loadConfig({ SVC_DATA_DIR: fresh, SVC_ADMIN_EMAIL: ADMIN_EMAIL, SVC_ADMIN_PASSWORD: ADMIN_PASSWORD }), () => {});
+    await initDataDir(
+      loadConfig({ SVC_DATA_DIR: fresh, SVC_ADMIN_EMAIL: ADMIN_EMAIL, SVC_ADMIN_PASSWORD: ADMIN_PASSWORD }),
+      () => {},
+    );
     const t = await app();
     await t.app.close();
     expect(firstStartState(path.join(t.dataDir, 'svc.db'))).toEqual(firstStartState(path.join(fresh, 'svc.db')));
@@ -55,7 +62,10 @@ describe('test data dirs are copies of a first-started template (test/helpers/te
 
   it('two copies share neither rows nor server keys', async () => {
     const [a, b] = await Promise.all([app(), app()]);
-    await a.call('POST', '/api/v1/orgs/partners', { token: await loginAs(a), body: { name: 'Only A', slug: 'only-a' } });
+    await a.call('POST', '/api/v1/orgs/partners', {
+      token: await loginAs(a),
+      body: { name: 'Only A', slug: 'only-a' },
+    });
     const partners = await b.call('GET', '/api/v1/orgs/partners', { token: await loginAs(b) });
     expect(partners.body.data ?? partners.body).toEqual([]);
     const keys = (t: TestApp) => fs.readFileSync(path.join(t.dataDir, 'secrets.json'), 'utf8');

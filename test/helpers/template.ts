@@ -45,10 +45,17 @@ const building = new Map<string, Promise<string | undefined>>();
  * The template for an environment, built by `build` the first time in this run; undefined when a copy would not
  * be what a fresh start gives: without SVC_ADMIN_PASSWORD the first start generates one and announces it once.
  */
-export function templateFor(env: Record<string, string | undefined>, kind: string, build: TemplateBuilder): Promise<string | undefined> {
+export function templateFor(
+  env: Record<string, string | undefined>,
+  kind: string,
+  build: TemplateBuilder,
+): Promise<string | undefined> {
   if (!env.SVC_ADMIN_PASSWORD) return Promise.resolve(undefined);
   const bootstrap = Object.fromEntries(BOOTSTRAP_ENV.flatMap((name) => (env[name] ? [[name, env[name]]] : [])));
-  const key = createHash('sha256').update(JSON.stringify([kind, bootstrap])).digest('hex').slice(0, 16);
+  const key = createHash('sha256')
+    .update(JSON.stringify([kind, bootstrap]))
+    .digest('hex')
+    .slice(0, 16);
   let pending = building.get(key);
   if (!pending) {
     pending = buildOnce(path.join(templateRoot(), key), bootstrap, build);
