@@ -46,6 +46,22 @@ export async function turnOnMfa(url: string, token: string): Promise<{ token: st
   return { token: enabled.tokens.accessToken, secret, recoveryCodes };
 }
 
+/** Invites `email` into a partner with a built-in role (Partner Admin by default); the answer carries inviteUrl. */
+export async function invite(
+  url: string,
+  adminToken: string,
+  partnerId: string,
+  email: string,
+  role = 'Partner Admin',
+): Promise<{ id: string; inviteUrl: string }> {
+  const roles = await ok<{ id: string; name: string }[] | { data: { id: string; name: string }[] }>(
+    http(url, 'GET', '/roles', { token: adminToken }),
+    'list roles',
+  );
+  const roleId = (Array.isArray(roles) ? roles : roles.data).find((r) => r.name === role)?.id;
+  return ok(http(url, 'POST', '/users/invite', { token: adminToken, body: { partnerId, email, name: email.split('@')[0], roleId } }), 'invite');
+}
+
 export const PERSON_PASSWORD = 'Person-Passw0rd-1!';
 
 export interface Person {
@@ -72,15 +88,7 @@ export async function invitePerson(
   options: { role?: string; email?: string; mfa?: boolean } = {},
 ): Promise<Person> {
   const email = options.email ?? `${unique('person')}@e2e.test`;
-  const roles = await ok<{ id: string; name: string }[] | { data: { id: string; name: string }[] }>(
-    http(url, 'GET', '/roles', { token: adminToken }),
-    'list roles',
-  );
-  const roleId = (Array.isArray(roles) ? roles : roles.data).find((r) => r.name === (options.role ?? 'Partner Admin'))?.id;
-  const invited = await ok(
-    http(url, 'POST', '/users/invite', { token: adminToken, body: { partnerId, email, name: email.split('@')[0], roleId } }),
-    'invite',
-  );
+  const invited = await invite(url, adminToken, partnerId, email, options.role);
   const inviteToken = new URL(invited.inviteUrl).searchParams.get('token');
   await ok(http(url, 'POST', '/auth/accept-invite', { body: { token: inviteToken, password: PERSON_PASSWORD } }), 'accept invite');
   const signedIn = await ok(http(url, 'POST', '/auth/login', { body: { email, password: PERSON_PASSWORD } }), 'login');
