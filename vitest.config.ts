@@ -3,10 +3,12 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // One first-started template data dir per bootstrap environment, copied into each test's (test/helpers/template.ts).
+    globalSetup: ['test/helpers/global-setup.ts'],
     pool: 'forks',
     testTimeout: 20_000,
     hookTimeout: 30_000,
-    // Each test builds its own app on its own SQLite file; nothing is shared between files.
+    // Each test builds its own app on its own SQLite file (a copy of a template); no rows are shared between tests.
     isolate: true,
     // Two workers on the two cores: e2e files spend much of their time waiting on server processes.
     maxWorkers: 2,

@@ -4,19 +4,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  adminToken,
-  cliUser,
-  type CliUser,
-  E2E_TIMEOUT_MS,
-  type E2eServer,
-  http,
-  login,
-  startServer,
-} from '../helpers/cli.js';
-import { enableMfa } from '../helpers/mfa.js';
-
-const PASSWORD = 'Reviewer-Passw0rd-1!';
+import { adminToken, cliUser, type CliUser, E2E_TIMEOUT_MS, type E2eServer, http, startServer } from '../helpers/cli.js';
+import { createTenant, invite, invitePerson, ok, turnOnMfa } from '../helpers/fixtures.js';
 
 interface Item {
   id: string;
@@ -27,67 +16,53 @@ interface Item {
 
 describe('e2e: access reviews (01 §4.8; CLI.md "Output", exit codes)', { timeout: E2E_TIMEOUT_MS }, () => {
   let server: E2eServer;
-  let admin: CliUser;
-  let reviewer: CliUser;
-  let reviewId: string;
-  let items: Item[];
+  let token: string;
+  const made: CliUser[] = [];
 
-  const write = (name: string, text: string) => {
-    const file = path.join(reviewer.home, name);
-    fs.writeFileSync(file, text);
-    return file;
+  /**
+   * Each test's own partner: a Partner Admin who reviews (MFA on; the CLI carries the session in SVC_TOKEN), and
+   * two more people invited with partner roles.
+   */
+  const world = async () => {
+    const tenant = await createTenant(server.url, token, 'reviewed');
+    const at = (name: string) => `${name}@${tenant.slug}.test`;
+    const lead = await invitePerson(server.url, token, tenant.partnerId, { email: at('lead') });
+    await Promise.all([
+      invite(server.url, token, tenant.partnerId, at('tech'), 'Partner Technician'),
+      invite(server.url, token, tenant.partnerId, at('viewer'), 'Partner Viewer'),
+    ]);
+    made.push(lead.cli);
+    const reviewer = lead.cli;
+    const write = (name: string, text: string) => {
+      const file = path.join(reviewer.home, name);
+      fs.writeFileSync(file, text);
+      return file;
+    };
+    return { reviewer, lead, at, write };
   };
-  const currentItems = async () => (await reviewer.json<{ items: Item[] }>(['access-reviews', 'get', reviewId])).items;
+  /** A world with a pending review of its three people, created over HTTP. */
+  const withReview = async () => {
+    const w = await world();
+    const { id } = await ok<{ id: string }>(
+      http(server.url, 'POST', '/access-reviews', { token: w.lead.token, body: { name: 'Q1 2026', dueDate: '2026-03-31' } }),
+      'create review',
+    );
+    const currentItems = async () => (await w.reviewer.json<{ items: Item[] }>(['access-reviews', 'get', id])).items;
+    return { ...w, reviewId: id, items: await currentItems(), currentItems };
+  };
 
   beforeAll(async () => {
     server = await startServer();
-    admin = cliUser();
-    reviewer = cliUser();
-    const token = await adminToken(server.url);
-    const partnerId: string = (
-      await http(server.url, 'POST', '/orgs/partners', { token, body: { name: 'Reviewed MSP', slug: 'reviewed' } })
-    ).body.id;
-    const signedIn = await login(admin, server.url);
-    if (signedIn.exitCode !== 0) throw new Error(signedIn.stderr);
-    await enableMfa(admin);
-    const roles = Object.fromEntries(
-      (await admin.json<{ id: string; name: string }[]>(['roles', 'list'])).map((r) => [r.name, r.id]),
-    );
-    // A Partner Admin reviews the partner's people; two more users hold partner roles.
-    const invite = (email: string, role: string) =>
-      admin.json<{ inviteUrl: string }>([
-        'users',
-        'invite',
-        '--partner-id',
-        partnerId,
-        '--email',
-        email,
-        '--name',
-        email.split('@')[0] ?? email,
-        '--role-id',
-        roles[role] ?? '',
-      ]);
-    const [lead] = await Promise.all([
-      invite('lead@reviewed.test', 'Partner Admin'),
-      invite('tech@reviewed.test', 'Partner Technician'),
-      invite('viewer@reviewed.test', 'Partner Viewer'),
-    ]);
-    const inviteToken = new URL(lead.inviteUrl).searchParams.get('token') ?? '';
-    expect(
-      (await http(server.url, 'POST', '/auth/accept-invite', { body: { token: inviteToken, password: PASSWORD } }))
-        .status,
-    ).toBe(200);
-    const reviewerIn = await login(reviewer, server.url, { email: 'lead@reviewed.test', password: PASSWORD });
-    if (reviewerIn.exitCode !== 0) throw new Error(reviewerIn.stderr);
-    await enableMfa(reviewer);
+    // Inviting people takes an administrator's session with MFA.
+    token = (await turnOnMfa(server.url, await adminToken(server.url))).token;
   });
   afterAll(async () => {
-    admin?.cleanup();
-    reviewer?.cleanup();
+    for (const user of made) user.cleanup();
     await server?.stop();
   });
 
   it('01§4.8 create -q prints the id; list shows the review', async () => {
+    const { reviewer } = await world();
     const created = await reviewer.run([
       'access-reviews',
       'create',
@@ -98,7 +73,7 @@ describe('e2e: access reviews (01 §4.8; CLI.md "Output", exit codes)', { timeou
       '-q',
     ]);
     expect(created.exitCode).toBe(0);
-    reviewId = created.stdout;
+    const reviewId = created.stdout;
     expect(reviewId).toMatch(/^[0-9a-f-]{36}$/);
     expect(await reviewer.json(['access-reviews', 'list'])).toMatchObject([
       { id: reviewId, name: 'Q1 2026', status: 'pending', dueDate: expect.stringContaining('2026-03-31') },
@@ -106,17 +81,14 @@ describe('e2e: access reviews (01 §4.8; CLI.md "Output", exit codes)', { timeou
   });
 
   it('auditors: get -o csv prints one row per item with the header once; json the whole review; jsonl one item per line', async () => {
+    const { reviewer, reviewId, at } = await withReview();
     const [csv, json, jsonl] = await Promise.all(
       ['csv', 'json', 'jsonl'].map((format) => reviewer.run(['access-reviews', 'get', reviewId, '--output', format])),
     );
     const review = JSON.parse(json?.stdout ?? '');
-    items = review.items;
+    const items: Item[] = review.items;
     expect(review).toMatchObject({ id: reviewId, name: 'Q1 2026', status: 'pending' });
-    expect(items.map((i) => i.userEmail).sort()).toEqual([
-      'lead@reviewed.test',
-      'tech@reviewed.test',
-      'viewer@reviewed.test',
-    ]);
+    expect(items.map((i) => i.userEmail).sort()).toEqual([at('lead'), at('tech'), at('viewer')]);
 
     expect(csv?.exitCode).toBe(0);
     const rows: string[][] = parse(csv?.stdout ?? '');
@@ -139,6 +111,7 @@ describe('e2e: access reviews (01 §4.8; CLI.md "Output", exit codes)', { timeou
   });
 
   it('decide --from-file: an invalid file exits 2 listing every bad row by line, and applies nothing', async () => {
+    const { reviewer, reviewId, items, write, currentItems } = await withReview();
     const [a, b, c] = items;
     const badColumns = await reviewer.run([
       'access-reviews',
@@ -173,7 +146,8 @@ describe('e2e: access reviews (01 §4.8; CLI.md "Output", exit codes)', { timeou
   });
 
   it('decide --from-file with a valid file applies every row and reports each outcome; --item decides one', async () => {
-    const viewer = items.find((i) => i.userEmail === 'viewer@reviewed.test');
+    const { reviewer, reviewId, items, write, currentItems, at } = await withReview();
+    const viewer = items.find((i) => i.userEmail === at('viewer'));
     const others = items.filter((i) => i !== viewer);
     const file = write(
       'decisions.csv',
@@ -225,6 +199,15 @@ describe('e2e: access reviews (01 §4.8; CLI.md "Output", exit codes)', { timeou
   });
 
   it('complete confirms (exit 2 without --yes), then revokes; a completed review refuses decisions (exit 6)', async () => {
+    const { reviewer, reviewId, items, write, at, lead } = await withReview();
+    // The viewer revoked, the others approved, over HTTP.
+    for (const item of items) {
+      const decision = item.userEmail === at('viewer') ? 'revoked' : 'approved';
+      await ok(
+        http(server.url, 'PATCH', `/access-reviews/${reviewId}/items/${item.id}`, { token: lead.token, body: { decision } }),
+        'decide',
+      );
+    }
     const refused = await reviewer.run(['access-reviews', 'complete', reviewId]);
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toContain('--yes');
@@ -240,7 +223,7 @@ describe('e2e: access reviews (01 §4.8; CLI.md "Output", exit codes)', { timeou
     expect(single.exitCode).toBe(6);
     // The revoked user left the partner: its own users list no longer has them.
     const left = await reviewer.json<{ email: string }[]>(['users', 'list']);
-    expect(left.map((u) => u.email).sort()).toEqual(['lead@reviewed.test', 'tech@reviewed.test']);
+    expect(left.map((u) => u.email).sort()).toEqual([at('lead'), at('tech')]);
   });
 
   it('decide --from-file: when some rows are refused, every outcome is printed and the exit code is 9 (partial); a 403 on the first row stops at once', async () => {
@@ -272,7 +255,8 @@ describe('e2e: access reviews (01 §4.8; CLI.md "Output", exit codes)', { timeou
     const base = `http://127.0.0.1:${(fake.address() as AddressInfo).port}`;
     const user = cliUser();
     try {
-      const file = write('fake.csv', ['itemId,decision', ...ids.map((id) => `${id},approved`)].join('\n'));
+      const file = path.join(user.home, 'fake.csv');
+      fs.writeFileSync(file, ['itemId,decision', ...ids.map((id) => `${id},approved`)].join('\n'));
       const run = () =>
         user.run(
           ['access-reviews', 'decide', ids[0] ?? '', '--from-file', file, '--output', 'json', '--retries', '1'],

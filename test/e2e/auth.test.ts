@@ -5,26 +5,30 @@ import { ADMIN, adminToken, type CliUser, cliUser, E2E_TIMEOUT_MS, type E2eServe
 
 describe('e2e: sign-in, credentials and profiles (CLI.md "Connection and credentials")', { timeout: E2E_TIMEOUT_MS }, () => {
   let server: E2eServer;
-  let admin: CliUser;
   const others: CliUser[] = [];
   const fresh = () => {
     const user = cliUser();
     others.push(user);
     return user;
   };
+  /** A CLI user of its own, signed in as the administrator (profile "default"). */
+  const signedIn = async () => {
+    const user = fresh();
+    const result = await login(user, server.url);
+    if (result.exitCode !== 0) throw new Error(result.stderr);
+    return user;
+  };
 
   beforeAll(async () => {
     server = await startServer();
-    admin = cliUser();
   });
   afterAll(async () => {
-    admin?.cleanup();
     for (const user of others) user.cleanup();
     await server?.stop();
   });
 
-  // Tests that use fresh users run concurrently; then the administrator's own session goes through
-  // login, profiles, password change and logout in order.
+  // Each test has a CLI user (HOME) of its own. The ones that sign in run one after another: the password
+  // change test changes the administrator's password for a moment.
   it.concurrent('CLI.md credentials: a missing --email with no terminal is exit 2 naming the flag, never a hang', async () => {
     const result = await fresh().run(['login', '--base-url', server.url, '--password-stdin'], { input: ADMIN.password });
     expect(result.exitCode).toBe(2);
@@ -79,6 +83,7 @@ describe('e2e: sign-in, credentials and profiles (CLI.md "Connection and credent
   });
 
   it('CLI.md credentials: login reads the password from stdin, saves a profile, and says so on stderr only', async () => {
+    const admin = fresh();
     const result = await login(admin, server.url);
     expect(result.exitCode).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ profile: 'default', baseUrl: server.url, email: ADMIN.email, authKind: 'password', storage: 'file' });
@@ -90,12 +95,14 @@ describe('e2e: sign-in, credentials and profiles (CLI.md "Connection and credent
   });
 
   it('CLI.md credentials: whoami says who is signed in and where the credentials live', async () => {
+    const admin = await signedIn();
     const me = await admin.json(['whoami']);
     expect(me).toMatchObject({ email: ADMIN.email, scope: 'system', profile: 'default', baseUrl: server.url });
     expect(me.credentials).toBe(`file ${path.join(admin.configDir, 'svc', 'credentials.json')}`);
   });
 
   it('profiles: list, show, use and remove (remove refuses without --yes off a terminal)', async () => {
+    const admin = await signedIn();
     const second = await login(admin, server.url, ADMIN, ['--profile', 'second']);
     expect(second.exitCode).toBe(0);
     const profiles = await admin.json(['profiles', 'list']);
@@ -116,12 +123,14 @@ describe('e2e: sign-in, credentials and profiles (CLI.md "Connection and credent
   });
 
   it('users me and users me update', async () => {
+    const admin = await signedIn();
     expect(await admin.json(['users', 'me'])).toMatchObject({ email: ADMIN.email, scope: 'system' });
     const updated = await admin.json(['users', 'me', 'update', '--name', 'E2E Admin']);
     expect(updated.name).toBe('E2E Admin');
   });
 
   it('users me change-password: two lines on stdin, and the profile signs in again with the new password', async () => {
+    const admin = await signedIn();
     const next = 'E2e-New-Passw0rd!';
     const refused = await admin.run(['users', 'me', 'change-password']);
     expect(refused.exitCode).toBe(2);
@@ -130,12 +139,13 @@ describe('e2e: sign-in, credentials and profiles (CLI.md "Connection and credent
     expect(changed.exitCode).toBe(0);
     expect(changed.stderr).toContain('signed in again');
     expect((await admin.json(['whoami'])).email).toBe(ADMIN.email);
-    // Put it back for the rest of the file.
+    // Put it back for the other tests.
     const back = await admin.run(['users', 'me', 'change-password', '--passwords-stdin'], { input: `${next}\n${ADMIN.password}\n` });
     expect(back.exitCode).toBe(0);
   });
 
   it('logout forgets the secrets; the next command is exit 3', async () => {
+    const admin = await signedIn();
     const result = await admin.run(['logout']);
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toBe('');

@@ -1,82 +1,53 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ADMIN,
-  adminToken,
-  cliUser,
-  type CliUser,
-  E2E_TIMEOUT_MS,
-  type E2eServer,
-  filesUnder,
-  http,
-  login,
-  startServer,
-} from '../helpers/cli.js';
-import { enableMfa, totp } from '../helpers/mfa.js';
+import { adminToken, cliUser, type CliUser, E2E_TIMEOUT_MS, type E2eServer, filesUnder, http, startServer } from '../helpers/cli.js';
+import { createTenant, enroll, invitePerson, ok, type Person, type Tenant, turnOnMfa } from '../helpers/fixtures.js';
+import { totp } from '../helpers/totp.js';
 
 const API_KEY = /^svc_[A-Za-z0-9_-]{32}$/;
 const ENROLLMENT_KEY = /^[0-9a-f]{64}$/;
-
-/** Enrolls a device as an agent does: plain HTTP with the enrollment key, no user credentials. */
-async function enroll(url: string, enrollmentKey: string, hostname: string) {
-  return http(url, 'POST', '/agents/enroll', {
-    body: {
-      enrollmentKey,
-      hostname,
-      osType: 'linux',
-      osVersion: 'Debian 12',
-      architecture: 'x86_64',
-      agentVersion: '1.0.0',
-    },
-  });
-}
 
 describe(
   'e2e: API keys, enrollment keys and devices (01 §4.1, §4.2; CLI.md "Output", "Safety")',
   { timeout: E2E_TIMEOUT_MS },
   () => {
     let server: E2eServer;
-    let admin: CliUser;
-    let orgId: string;
-    let siteId: string;
-    let totpSecret: string;
-    const fresh: CliUser[] = [];
+    let token: string;
+    const made: CliUser[] = [];
     /** A CLI user with nothing on disk, for credentials from the environment. */
     const stranger = () => {
       const user = cliUser();
-      fresh.push(user);
+      made.push(user);
       return user;
     };
+    /** Each test's own tenant and its Partner Admin (MFA on), whose CLI carries the session in SVC_TOKEN. */
+    const world = async (): Promise<Tenant & { person: Person; admin: CliUser }> => {
+      const tenant = await createTenant(server.url, token, 'keys');
+      const person = await invitePerson(server.url, token, tenant.partnerId);
+      made.push(person.cli);
+      return { ...tenant, person, admin: person.cli };
+    };
+    /** An API key of the tenant's organization, created over HTTP. */
+    const apiKey = async (w: Tenant & { person: Person }, scopes = ['sites:read']) => {
+      const created = await ok<{ id: string; key: string }>(
+        http(server.url, 'POST', '/api-keys', { token: w.person.token, body: { orgId: w.orgId, name: 'CI pipeline', scopes } }),
+        'create API key',
+      );
+      return { keyId: created.id, key: created.key };
+    };
+    const withKey = (apiKeyValue: string) => ({ env: { SVC_API_KEY: apiKeyValue, SVC_BASE_URL: server.url } });
 
     beforeAll(async () => {
       server = await startServer();
-      admin = cliUser();
-      // Tenants are seeded over HTTP (not what is under test), before MFA makes the plain password sign-in a two-step one.
-      const token = await adminToken(server.url);
-      const partner = await http(server.url, 'POST', '/orgs/partners', {
-        token,
-        body: { name: 'Keys MSP', slug: 'keys' },
-      });
-      const org = await http(server.url, 'POST', '/orgs/organizations', {
-        token,
-        body: { partnerId: partner.body.id, name: 'Keyed', slug: 'keyed' },
-      });
-      const site = await http(server.url, 'POST', '/orgs/sites', { token, body: { orgId: org.body.id, name: 'HQ' } });
-      orgId = org.body.id;
-      siteId = site.body.id;
-      const signedIn = await login(admin, server.url);
-      if (signedIn.exitCode !== 0) throw new Error(signedIn.stderr);
-      totpSecret = await enableMfa(admin);
+      // Inviting people takes an administrator's session with MFA.
+      token = (await turnOnMfa(server.url, await adminToken(server.url))).token;
     });
     afterAll(async () => {
-      for (const user of fresh) user.cleanup();
-      admin?.cleanup();
+      for (const user of made) user.cleanup();
       await server?.stop();
     });
 
-    let keyId = '';
-    let key = '';
-
     it('01§4.1 api-keys create -q prints only the key; the shown-once warning goes to stderr', async () => {
+      const { admin, orgId } = await world();
       const created = await admin.run([
         'api-keys',
         'create',
@@ -91,7 +62,7 @@ describe(
       expect(created.exitCode).toBe(0);
       expect(created.stdout).toMatch(API_KEY);
       expect(created.stderr).toContain('It will not be shown again');
-      key = created.stdout.trim();
+      const key = created.stdout.trim();
       const listed = await admin.json(['api-keys', 'list', '--org-id', orgId]);
       expect(listed).toHaveLength(1);
       expect(listed[0]).toMatchObject({
@@ -101,19 +72,22 @@ describe(
         keyPrefix: key.slice(0, 12),
       });
       expect(JSON.stringify(listed)).not.toContain(key);
-      keyId = listed[0].id;
     });
 
     it('CLI.md credentials: SVC_API_KEY works for svc sites list, and nothing is written to disk', async () => {
+      const w = await world();
+      const { key } = await apiKey(w);
       const user = stranger();
-      const sites = await user.run(['sites', 'list'], { env: { SVC_API_KEY: key, SVC_BASE_URL: server.url } });
+      const sites = await user.run(['sites', 'list'], withKey(key));
       expect(sites.exitCode).toBe(0);
-      expect(JSON.parse(sites.stdout).map((s: { id: string }) => s.id)).toEqual([siteId]);
+      expect(JSON.parse(sites.stdout).map((s: { id: string }) => s.id)).toEqual([w.siteId]);
       expect(filesUnder(user.home)).toEqual([]);
     });
 
     it('01§4.1 rotate --yes -q prints exactly one line, the new key; the old key is refused at once (exit 3)', async () => {
-      const rotated = await admin.run(['api-keys', 'rotate', keyId, '--yes', '-q']);
+      const w = await world();
+      const { keyId, key } = await apiKey(w);
+      const rotated = await w.admin.run(['api-keys', 'rotate', keyId, '--yes', '-q']);
       expect(rotated.exitCode).toBe(0);
       // (execa drops the final newline.)
       const lines = rotated.stdout.split('\n');
@@ -121,48 +95,51 @@ describe(
       expect(lines[0]).toMatch(API_KEY);
       expect(lines[0]).not.toBe(key);
       expect(rotated.stderr).toContain('It will not be shown again');
-      const env = (apiKey: string) => ({ env: { SVC_API_KEY: apiKey, SVC_BASE_URL: server.url } });
       const [old, current] = await Promise.all([
-        stranger().run(['sites', 'list'], env(key)),
-        stranger().run(['sites', 'list'], env(lines[0] ?? '')),
+        stranger().run(['sites', 'list'], withKey(key)),
+        stranger().run(['sites', 'list'], withKey(lines[0] ?? '')),
       ]);
       expect(old.exitCode).toBe(3);
       expect(current.exitCode).toBe(0);
-      key = lines[0] ?? '';
     });
 
     it('01§4.1 rotate -o json prints the whole answer: metadata, key and warning', async () => {
-      const result = await admin.run(['api-keys', 'rotate', keyId, '--yes', '--output', 'json']);
+      const w = await world();
+      const { keyId, key } = await apiKey(w);
+      const result = await w.admin.run(['api-keys', 'rotate', keyId, '--yes', '--output', 'json']);
       expect(result.exitCode).toBe(0);
       const body = JSON.parse(result.stdout);
       expect(body).toMatchObject({
         id: keyId,
-        orgId,
+        orgId: w.orgId,
         name: 'CI pipeline',
         scopes: ['sites:read'],
         status: 'active',
         warning: expect.stringContaining('not be shown again'),
       });
       expect(body.key).toMatch(API_KEY);
-      key = body.key;
+      expect(body.key).not.toBe(key);
     });
 
     it('CLI.md safety: rotate and revoke refuse without --yes off a terminal (exit 2), and change nothing', async () => {
+      const w = await world();
+      const { keyId, key } = await apiKey(w);
       const [rotate, revoke] = await Promise.all([
-        admin.run(['api-keys', 'rotate', keyId]),
-        admin.run(['api-keys', 'revoke', keyId]),
+        w.admin.run(['api-keys', 'rotate', keyId]),
+        w.admin.run(['api-keys', 'revoke', keyId]),
       ]);
       for (const result of [rotate, revoke]) {
         expect(result.exitCode).toBe(2);
         expect(result.stderr).toContain('--yes');
         expect(result.stdout).toBe('');
       }
-      expect(
-        (await stranger().run(['sites', 'list'], { env: { SVC_API_KEY: key, SVC_BASE_URL: server.url } })).exitCode,
-      ).toBe(0);
+      expect((await stranger().run(['sites', 'list'], withKey(key))).exitCode).toBe(0);
     });
 
     it('01§4.1 update, get, --dry-run create, and key management refused to an API key (exit 4)', async () => {
+      const w = await world();
+      const { admin, orgId } = w;
+      const { keyId, key } = await apiKey(w);
       const updated = await admin.json([
         'api-keys',
         'update',
@@ -175,9 +152,7 @@ describe(
         '5000',
       ]);
       expect(updated).toMatchObject({ name: 'CI (prod)', scopes: ['sites:read', 'devices:read'], rateLimit: 5000 });
-      // Usage counters move when other tests of this file use the key concurrently: compare the rest.
-      const { lastUsedAt: _l, usageCount: _u, ...stable } = updated;
-      expect(await admin.json(['api-keys', 'get', keyId])).toMatchObject(stable);
+      expect(await admin.json(['api-keys', 'get', keyId])).toMatchObject(updated);
       const dry = await admin.json(['api-keys', 'create', '--org-id', orgId, '--name', 'dry', '--dry-run']);
       expect(dry).toMatchObject({
         dryRun: true,
@@ -199,46 +174,51 @@ describe(
       ]);
       expect(bad.exitCode).toBe(2);
       expect(bad.stderr).toContain('--scopes');
-      const byKey = await stranger().run(['api-keys', 'list'], { env: { SVC_API_KEY: key, SVC_BASE_URL: server.url } });
+      const byKey = await stranger().run(['api-keys', 'list'], withKey(key));
       expect(byKey.exitCode).toBe(4);
       expect(byKey.stderr).toContain('SESSION_REQUIRED');
     });
 
     it('README "Rotating keys in CI": sign in with SVC_BASE_URL only, rotate with SVC_TOKEN, nothing on disk', async () => {
+      const w = await world();
+      const { keyId } = await apiKey(w);
       const ci = stranger();
       const env = { SVC_BASE_URL: server.url };
       const signIn = await ci.run(['api', 'POST', '/auth/login', '--input', '-'], {
         env,
-        input: JSON.stringify({ email: ADMIN.email, password: ADMIN.password }),
+        input: JSON.stringify({ email: w.person.email, password: w.person.password }),
       });
       expect(signIn.exitCode).toBe(0);
       const { tempToken } = JSON.parse(signIn.stdout);
+      // The setup's MFA enable took this period's code: the next one.
       const verified = await ci.run(['api', 'POST', '/auth/mfa/verify', '--input', '-'], {
         env,
-        input: JSON.stringify({ tempToken, code: totp(totpSecret, 1) }),
+        input: JSON.stringify({ tempToken, code: totp(w.person.secret, 1) }),
       });
       expect(verified.exitCode).toBe(0);
-      const token: string = JSON.parse(verified.stdout).tokens.accessToken;
-      const rotated = await ci.run(['api-keys', 'rotate', keyId, '--yes', '-q'], { env: { ...env, SVC_TOKEN: token } });
+      const sessionToken: string = JSON.parse(verified.stdout).tokens.accessToken;
+      const rotated = await ci.run(['api-keys', 'rotate', keyId, '--yes', '-q'], {
+        env: { ...env, SVC_TOKEN: sessionToken },
+      });
       expect(rotated.exitCode).toBe(0);
       expect(rotated.stdout).toMatch(API_KEY);
       expect(filesUnder(ci.home)).toEqual([]);
-      key = rotated.stdout.trim();
     });
 
     it('01§4.1 revoke --yes: the key stops working (exit 3) and shows as revoked; -q prints its id', async () => {
-      const revoked = await admin.run(['api-keys', 'revoke', keyId, '--yes', '-q']);
+      const w = await world();
+      const { keyId, key } = await apiKey(w);
+      const revoked = await w.admin.run(['api-keys', 'revoke', keyId, '--yes', '-q']);
       expect(revoked.exitCode).toBe(0);
       expect(revoked.stdout).toBe(keyId);
-      expect(
-        (await stranger().run(['sites', 'list'], { env: { SVC_API_KEY: key, SVC_BASE_URL: server.url } })).exitCode,
-      ).toBe(3);
-      expect(await admin.json(['api-keys', 'list', '--status', 'revoked'])).toMatchObject([
+      expect((await stranger().run(['sites', 'list'], withKey(key))).exitCode).toBe(3);
+      expect(await w.admin.json(['api-keys', 'list', '--status', 'revoked'])).toMatchObject([
         { id: keyId, status: 'revoked' },
       ]);
     });
 
     it('01§4.2 enrollment key → an agent enrolls over HTTP → devices list shows it → decommission --yes', async () => {
+      const { admin, orgId, siteId } = await world();
       const created = await admin.run([
         'enrollment-keys',
         'create',
@@ -295,6 +275,7 @@ describe(
     });
 
     it('01§4.2 enrollment-keys list (--expired), get, rotate -q (old key refused), delete', async () => {
+      const { admin, orgId } = await world();
       const created = await admin.json([
         'enrollment-keys',
         'create',

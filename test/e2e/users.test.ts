@@ -11,6 +11,7 @@ import {
   login,
   startServer,
 } from '../helpers/cli.js';
+import { createTenant } from '../helpers/fixtures.js';
 import { enableMfa } from '../helpers/mfa.js';
 
 const PASSWORD = 'Invitee-Passw0rd-1!';
@@ -30,16 +31,32 @@ function tokenOf(url: string): string {
 describe('e2e: users and roles (01 §4.4; CLI.md "Grammar", "Safety")', { timeout: E2E_TIMEOUT_MS }, () => {
   let server: E2eServer;
   let admin: CliUser;
-  let partnerId: string;
+  let token: string;
   let roles: Record<string, string>;
+  /** Each test's own partner, and an e-mail address in its own domain. */
+  const people = async () => {
+    const { partnerId, slug } = await createTenant(server.url, token, 'people');
+    return { partnerId, at: (name: string) => `${name}@${slug}.test` };
+  };
+  /** `svc users invite` into the partner with a built-in role. */
+  const inviteByCli = (partnerId: string, email: string, role: string) =>
+    admin.json<{ id: string; inviteUrl: string }>([
+      'users',
+      'invite',
+      '--partner-id',
+      partnerId,
+      '--email',
+      email,
+      '--name',
+      email.split('@')[0] ?? email,
+      '--role-id',
+      roles[role] ?? '',
+    ]);
 
   beforeAll(async () => {
     server = await startServer();
     admin = cliUser();
-    const token = await adminToken(server.url);
-    partnerId = (
-      await http(server.url, 'POST', '/orgs/partners', { token, body: { name: 'People MSP', slug: 'people' } })
-    ).body.id;
+    token = await adminToken(server.url);
     const signedIn = await login(admin, server.url);
     if (signedIn.exitCode !== 0) throw new Error(signedIn.stderr);
     await enableMfa(admin);
@@ -52,13 +69,14 @@ describe('e2e: users and roles (01 §4.4; CLI.md "Grammar", "Safety")', { timeou
   });
 
   it('01§4.4 invite without a mail service: the output carries inviteUrl; accepting it makes the user active in users list', async () => {
+    const { partnerId, at } = await people();
     const invited = await admin.run([
       'users',
       'invite',
       '--partner-id',
       partnerId,
       '--email',
-      'ada@people.test',
+      at('ada'),
       '--name',
       'Ada',
       '--role-id',
@@ -69,12 +87,12 @@ describe('e2e: users and roles (01 §4.4; CLI.md "Grammar", "Safety")', { timeou
     expect(invited.exitCode).toBe(0);
     const body = JSON.parse(invited.stdout);
     expect(body).toMatchObject({
-      email: 'ada@people.test',
+      email: at('ada'),
       status: 'invited',
       inviteEmailSent: false,
       inviteUrl: expect.stringContaining('accept-invite?token='),
     });
-    expect(invited.stderr).toContain('pass the inviteUrl on to ada@people.test');
+    expect(invited.stderr).toContain(`pass the inviteUrl on to ${at('ada')}`);
 
     const table = await admin.run([
       'users',
@@ -82,7 +100,7 @@ describe('e2e: users and roles (01 §4.4; CLI.md "Grammar", "Safety")', { timeou
       '--partner-id',
       partnerId,
       '--email',
-      'bob@people.test',
+      at('bob'),
       '--name',
       'Bob',
       '--role-id',
@@ -104,8 +122,8 @@ describe('e2e: users and roles (01 §4.4; CLI.md "Grammar", "Safety")', { timeou
       partnerId,
     ]);
     expect(users.map((u) => [u.email, u.status, u.roleName])).toEqual([
-      ['ada@people.test', 'active', 'Partner Viewer'],
-      ['bob@people.test', 'invited', 'Partner Viewer'],
+      [at('ada'), 'active', 'Partner Viewer'],
+      [at('bob'), 'invited', 'Partner Viewer'],
     ]);
     const invitedOnly = await admin.json<{ email: string }[]>([
       'users',
@@ -115,20 +133,22 @@ describe('e2e: users and roles (01 §4.4; CLI.md "Grammar", "Safety")', { timeou
       '--status',
       'invited',
     ]);
-    expect(invitedOnly.map((u) => u.email)).toEqual(['bob@people.test']);
+    expect(invitedOnly.map((u) => u.email)).toEqual([at('bob')]);
   });
 
   it('01§4.4 resend-invite by e-mail gives a new link; get, update, assign-role; remove confirms', async () => {
+    const { partnerId, at } = await people();
+    await inviteByCli(partnerId, at('bob'), 'Partner Viewer');
     const [bob] = await admin.json<Named[]>(['users', 'list', '--partner-id', partnerId, '--search', 'bob']);
     expect(bob).toBeDefined();
     const id = bob?.id ?? '';
-    const resent = await admin.json(['users', 'resend-invite', '--email', 'bob@people.test']);
+    const resent = await admin.json(['users', 'resend-invite', '--email', at('bob')]);
     expect(resent).toMatchObject({ id, inviteEmailSent: false, inviteUrl: expect.stringContaining('token=') });
     expect((await admin.run(['users', 'resend-invite'])).exitCode).toBe(2);
 
     expect(await admin.json(['users', 'get', id])).toMatchObject({
       id,
-      email: 'bob@people.test',
+      email: at('bob'),
       partnerId,
       scope: 'partner',
     });
@@ -146,6 +166,7 @@ describe('e2e: users and roles (01 §4.4; CLI.md "Grammar", "Safety")', { timeou
   });
 
   it('01§4.4 roles create with --permission, a child with --permissions-file, effective-permissions shows where each comes from', async () => {
+    const { partnerId } = await people();
     const parent = await admin.json([
       'roles',
       'create',
@@ -205,6 +226,8 @@ describe('e2e: users and roles (01 §4.4; CLI.md "Grammar", "Safety")', { timeou
   });
 
   it('01§4.4 roles clone, update (permissions replaced, also from `roles get -o json`), users, permissions, delete', async () => {
+    const { partnerId, at } = await people();
+    const viewer = await inviteByCli(partnerId, at('ada'), 'Partner Viewer');
     const helpdesk = roles['Partner Technician'] ?? '';
     const clone = await admin.json([
       'roles',
@@ -243,7 +266,8 @@ describe('e2e: users and roles (01 §4.4; CLI.md "Grammar", "Safety")', { timeou
       admin.json(['roles', 'permissions']),
       admin.run(['roles', 'permissions', '-q']),
     ]);
-    expect(holders.map((u: { email: string }) => u.email)).toEqual(['ada@people.test']);
+    // Viewers of other tests' partners are listed too (a system administrator sees every partner).
+    expect(holders.map((u: { id: string }) => u.id)).toContain(viewer.id);
     expect(vocabulary.matrix.length).toBeGreaterThan(0);
     expect(quiet.stdout.split('\n')).toContain('devices:read');
 

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execa, type ResultPromise } from 'execa';
+import { copyTemplate, templateFor } from './template.js';
 
 /**
  * End-to-end plumbing: the built CLI (`bin/run.js`, so `dist/` must be built: `npm test` does it) run with
@@ -38,26 +39,44 @@ export interface E2eServer {
   stop(): Promise<void>;
 }
 
-/** Starts `svc server start --port 0` with its own data dir and reads the URL from its "listening" line. */
+/** A template data dir made by the built CLI's own `svc server init` (test/helpers/template.ts). */
+async function initTemplate(dir: string, env: Record<string, string>): Promise<void> {
+  const result = await execa('node', [BIN, 'server', 'init'], {
+    env: { ...baseEnv(), ...env, SVC_DATA_DIR: dir, SVC_LOG_LEVEL: 'silent' },
+    extendEnv: false,
+    stdin: 'ignore',
+    reject: false,
+    timeout: START_TIMEOUT_MS,
+  });
+  if (result.exitCode !== 0) throw new Error(`svc server init exited ${String(result.exitCode)}:\n${String(result.stderr)}`);
+}
+
+/** Starts `svc server start --port 0` with its own data dir and reads the URL from its "listening" line. The
+ * data dir starts as a copy of the run's first-started template, so the server migrates nothing. */
 export async function startServer(env: Record<string, string> = {}): Promise<E2eServer> {
   const dataDir = tempDir('svc-e2e-data-');
   const home = tempDir('svc-e2e-server-home-');
+  const settings: Record<string, string> = {
+    SVC_DATA_DIR: dataDir,
+    SVC_ADMIN_EMAIL: ADMIN.email,
+    SVC_ADMIN_PASSWORD: ADMIN.password,
+    SVC_LOG_LEVEL: 'silent',
+    // The suite signs in more often than the sign-in throttle allows one person in five minutes.
+    SVC_LOGIN_IP_LIMIT: '10000',
+    SVC_LOGIN_EMAIL_LIMIT: '10000',
+    SVC_LOGIN_LOCKOUT_FAILURES: '10000',
+    SVC_MFA_LIMIT: '10000',
+    ...env,
+  };
+  const template = settings.SVC_DATA_DIR === dataDir ? await templateFor(settings, `cli ${ROOT}`, initTemplate) : undefined;
+  if (template) copyTemplate(template, dataDir);
   const child: ResultPromise = execa('node', [BIN, 'server', 'start', '--port', '0', '--host', '127.0.0.1'], {
     env: {
       ...baseEnv(),
       HOME: home,
       XDG_CONFIG_HOME: path.join(home, '.config'),
       XDG_DATA_HOME: path.join(home, '.local', 'share'),
-      SVC_DATA_DIR: dataDir,
-      SVC_ADMIN_EMAIL: ADMIN.email,
-      SVC_ADMIN_PASSWORD: ADMIN.password,
-      SVC_LOG_LEVEL: 'silent',
-      // The suite signs in more often than the sign-in throttle allows one person in five minutes.
-      SVC_LOGIN_IP_LIMIT: '10000',
-      SVC_LOGIN_EMAIL_LIMIT: '10000',
-      SVC_LOGIN_LOCKOUT_FAILURES: '10000',
-      SVC_MFA_LIMIT: '10000',
-      ...env,
+      ...settings,
     },
     extendEnv: false,
     stdin: 'ignore',

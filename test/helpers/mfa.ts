@@ -1,15 +1,7 @@
-import { Secret, TOTP } from 'otpauth';
 import type { CliUser } from './cli.js';
+import { totp } from './totp.js';
 
-const STEP_MS = 30_000;
-
-/** The code an authenticator shows `steps` periods from now. The server accepts each step once per user, so a
- * second sign-in by the same user takes the next step (within its ±1-step window). */
-export function totp(secret: string, steps = 0): string {
-  return new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate({
-    timestamp: Date.now() + steps * STEP_MS,
-  });
-}
+export { totp };
 
 /** `svc mfa setup` then `svc mfa enable --code`, as a person with an authenticator app: the profile then holds a
  * session with MFA. Returns the TOTP secret. */

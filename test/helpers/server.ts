@@ -2,9 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, InjectOptions } from 'fastify';
-import { TOTP } from 'otpauth';
 import { buildApp, type BuiltApp } from '../../src/server/app.js';
 import { loadConfig } from '../../src/server/config.js';
+import { initDataDir } from '../../src/server/ops/init.js';
+import { copyTemplate, templateFor } from './template.js';
 
 export const ADMIN_EMAIL = 'admin@example.test';
 export const ADMIN_PASSWORD = 'Admin-Passw0rd!';
@@ -17,10 +18,19 @@ export interface TestApp extends BuiltApp {
   call(method: InjectOptions['method'], url: string, options?: { token?: string; apiKey?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; headers: Record<string, unknown>; body: any; text: string }>;
 }
 
-/** A fresh app on a fresh SQLite file in its own temp dir (Fastify inject; no port). */
+/** A first start as `svc server init` does it, for a template data dir (test/helpers/template.ts). */
+async function initTemplate(dir: string, env: Record<string, string>): Promise<void> {
+  await initDataDir(loadConfig({ ...env, SVC_DATA_DIR: dir, SVC_LOG_LEVEL: 'silent' }), () => {});
+}
+
+/** A fresh app on a fresh SQLite file in its own temp dir (Fastify inject; no port). The data dir starts as a
+ * copy of the run's first-started template for the same bootstrap settings, so nothing is migrated per test. */
 export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-'));
-  const config = loadConfig({ SVC_DATA_DIR: dataDir, SVC_ADMIN_EMAIL: ADMIN_EMAIL, SVC_ADMIN_PASSWORD: ADMIN_PASSWORD, SVC_LOG_LEVEL: 'silent', ...env });
+  const settings = { SVC_DATA_DIR: dataDir, SVC_ADMIN_EMAIL: ADMIN_EMAIL, SVC_ADMIN_PASSWORD: ADMIN_PASSWORD, SVC_LOG_LEVEL: 'silent', ...env };
+  const template = settings.SVC_DATA_DIR === dataDir ? await templateFor(settings, 'app', initTemplate) : undefined;
+  if (template) copyTemplate(template, dataDir);
+  const config = loadConfig(settings);
   const announced: string[] = [];
   const built = await buildApp(config, { logger: false, announce: (m) => announced.push(m) });
   const app: FastifyInstance = built.app;
@@ -55,6 +65,5 @@ export async function loginAs(t: TestApp, email = ADMIN_EMAIL, password = ADMIN_
   return res.body.tokens.accessToken as string;
 }
 
-export function totpFor(secret: string): TOTP {
-  return new TOTP({ secret, algorithm: 'SHA1', digits: 6, period: 30 });
-}
+/** Kept here too for the tests that import it from this file. */
+export { totp, totpFor } from './totp.js';

@@ -4,7 +4,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { eq } from 'drizzle-orm';
-import { SMTPServer } from 'smtp-server';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { userTokens, users } from '../../src/server/db/schema/index.js';
 import { buildApp } from '../../src/server/app.js';
@@ -12,73 +11,10 @@ import { loadConfig } from '../../src/server/config.js';
 import { sha256Hex } from '../../src/server/security/crypto.js';
 import { createTestApp, type TestApp } from '../helpers/server.js';
 import { ROLES, seedWorld, type World } from '../helpers/seed.js';
+import { linkIn, startSmtp, tokenOf, type Inbox } from '../helpers/smtp.js';
 
 const API = '/api/v1';
 const PASSWORD = 'Invited-Passw0rd';
-
-interface Inbox {
-  url: string;
-  messages: string[];
-  /** The next message to arrive (or one already waiting). */
-  next(timeoutMs?: number): Promise<string>;
-  close(): Promise<void>;
-}
-
-/** A real SMTP server on a loopback port (the smtp-server package) that keeps every message it accepts. */
-async function startSmtp(): Promise<Inbox> {
-  const messages: string[] = [];
-  let read = 0;
-  const waiting: (() => void)[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, _session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        messages.push(Buffer.concat(chunks).toString('utf8'));
-        for (const wake of waiting.splice(0)) wake();
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.server.address() as AddressInfo;
-  return {
-    url: `smtp://127.0.0.1:${port}`,
-    messages,
-    async next(timeoutMs = 5000) {
-      const deadline = Date.now() + timeoutMs;
-      while (messages.length <= read) {
-        if (Date.now() > deadline) throw new Error('no e-mail arrived');
-        await new Promise<void>((resolve) => {
-          waiting.push(resolve);
-          setTimeout(resolve, 50);
-        });
-      }
-      return messages[read++] ?? '';
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-/** The text of a MIME message with quoted-printable soft breaks and escapes undone. */
-function decodeQuotedPrintable(raw: string): string {
-  return raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-}
-
-function linkIn(message: string, page: string): string {
-  const match = new RegExp(`https?://\\S+/${page}\\?token=[A-Za-z0-9_%-]+`).exec(decodeQuotedPrintable(message));
-  if (!match) throw new Error(`no ${page} link in the message`);
-  return match[0];
-}
-
-function tokenOf(link: string): string {
-  const token = new URL(link).searchParams.get('token');
-  if (!token) throw new Error('link without a token');
-  return token;
-}
 
 /** A loopback port with nothing listening on it. */
 async function closedPort(): Promise<number> {

@@ -3,18 +3,13 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { auditLogs, mfaRecoveryCodes, organizationUsers, users } from '../../src/server/db/schema/index.js';
 import { ORG_ADMIN_ROLE_ID } from '../../src/server/modules/identity/builtin-roles.js';
 import { hashPassword } from '../../src/server/security/passwords.js';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, createTestApp, loginAs, totpFor, type TestApp } from '../helpers/server.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, createTestApp, loginAs, type TestApp } from '../helpers/server.js';
+import { STEP_MS, totp } from '../helpers/totp.js';
 
 const EXPORT = '/api/v1/audit-logs/export';
-const STEP_MS = 30_000;
-
 /** Date is faked (timers are not) so TOTP steps and token expiry can be moved on deterministically. */
 function advance(ms: number): void {
   vi.setSystemTime(Date.now() + ms);
-}
-
-function codeFor(secret: string): string {
-  return totpFor(secret).generate({ timestamp: Date.now() });
 }
 
 function setCookies(headers: Record<string, unknown>): string[] {
@@ -42,7 +37,7 @@ async function enrol(t: TestApp, token: string): Promise<Enrolled> {
   const setup = await t.call('POST', '/api/v1/auth/mfa/setup', { token });
   expect(setup.status).toBe(200);
   const secret = setup.body.secret as string;
-  const enable = await t.call('POST', '/api/v1/auth/mfa/enable', { token, body: { code: codeFor(secret) } });
+  const enable = await t.call('POST', '/api/v1/auth/mfa/enable', { token, body: { code: totp(secret) } });
   expect(enable.status).toBe(200);
   advance(STEP_MS);
   return {
@@ -113,12 +108,12 @@ describe('TOTP multi-factor authentication (01 §4.5, §5.7)', () => {
     const secret = setup.body.secret as string;
     const wrong = await t.call('POST', '/api/v1/auth/mfa/enable', {
       token,
-      body: { code: codeFor(secret) === '000000' ? '111111' : '000000' },
+      body: { code: totp(secret) === '000000' ? '111111' : '000000' },
     });
     expect(wrong.status).toBe(400);
     expect(wrong.body).toMatchObject({ error: 'Invalid MFA code', code: 'INVALID_MFA_CODE' });
 
-    const ok = await t.call('POST', '/api/v1/auth/mfa/enable', { token, body: { code: codeFor(secret) } });
+    const ok = await t.call('POST', '/api/v1/auth/mfa/enable', { token, body: { code: totp(secret) } });
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ success: true, user: { email: ADMIN_EMAIL, mfaEnabled: true } });
     expect(ok.body.tokens.refreshToken).toEqual(expect.any(String));
@@ -151,7 +146,7 @@ describe('TOTP multi-factor authentication (01 §4.5, §5.7)', () => {
     expect(setCookies(login.headers)).toEqual([]);
 
     const verify = await t.call('POST', '/api/v1/auth/mfa/verify', {
-      body: { code: codeFor(secret), tempToken: login.body.tempToken },
+      body: { code: totp(secret), tempToken: login.body.tempToken },
     });
     expect(verify.status).toBe(200);
     expect(verify.body.user).toMatchObject({ email: ADMIN_EMAIL, mfaEnabled: true });
@@ -167,7 +162,7 @@ describe('TOTP multi-factor authentication (01 §4.5, §5.7)', () => {
 
   it('01§5.7 a TOTP code is refused the second time, even within its window', async () => {
     const { secret } = await enrol(t, token);
-    const code = codeFor(secret);
+    const code = totp(secret);
     const first = await t.call('POST', '/api/v1/auth/mfa/verify', { body: { code, tempToken: await tempTokenFor(t) } });
     expect(first.status).toBe(200);
     const replay = await t.call('POST', '/api/v1/auth/mfa/verify', {
@@ -177,7 +172,7 @@ describe('TOTP multi-factor authentication (01 §4.5, §5.7)', () => {
     expect(replay.body).toMatchObject({ code: 'MFA_CODE_USED', error: 'MFA code already used; wait for the next one' });
     advance(STEP_MS);
     const next = await t.call('POST', '/api/v1/auth/mfa/verify', {
-      body: { code: codeFor(secret), tempToken: await tempTokenFor(t) },
+      body: { code: totp(secret), tempToken: await tempTokenFor(t) },
     });
     expect(next.status).toBe(200);
   });
@@ -227,7 +222,7 @@ describe('TOTP multi-factor authentication (01 §4.5, §5.7)', () => {
   it('01§5.7 wrong code 401; garbage and expired (5 minutes) temp tokens 401', async () => {
     const { secret } = await enrol(t, token);
     const tempToken = await tempTokenFor(t);
-    const current = codeFor(secret);
+    const current = totp(secret);
     const wrong = await t.call('POST', '/api/v1/auth/mfa/verify', {
       body: { code: current === '999999' ? '999998' : '999999', tempToken },
     });
@@ -244,7 +239,7 @@ describe('TOTP multi-factor authentication (01 §4.5, §5.7)', () => {
     expect(access.status).toBe(401);
 
     advance(5 * 60_000 + 1000);
-    const expired = await t.call('POST', '/api/v1/auth/mfa/verify', { body: { code: codeFor(secret), tempToken } });
+    const expired = await t.call('POST', '/api/v1/auth/mfa/verify', { body: { code: totp(secret), tempToken } });
     expect(expired.status).toBe(401);
     expect(expired.body.code).toBe('INVALID_MFA_TOKEN');
   });
@@ -252,7 +247,7 @@ describe('TOTP multi-factor authentication (01 §4.5, §5.7)', () => {
   it('04 Sign-in: after 5 bad codes in 5 minutes MFA verify answers 429 Too many MFA attempts with Retry-After', async () => {
     const { secret } = await enrol(t, token);
     const tempToken = await tempTokenFor(t);
-    const good = codeFor(secret);
+    const good = totp(secret);
     const bad = good === '000000' ? '000001' : '000000';
     for (let i = 0; i < 5; i++) {
       const res = await t.call('POST', '/api/v1/auth/mfa/verify', { body: { code: bad, tempToken } });
@@ -267,7 +262,7 @@ describe('TOTP multi-factor authentication (01 §4.5, §5.7)', () => {
     // The window slides: five minutes later the user may try again.
     advance(5 * 60_000 + 1000);
     const later = await t.call('POST', '/api/v1/auth/mfa/verify', {
-      body: { code: codeFor(secret), tempToken: await tempTokenFor(t) },
+      body: { code: totp(secret), tempToken: await tempTokenFor(t) },
     });
     expect(later.status).toBe(200);
   });
@@ -278,7 +273,7 @@ describe('TOTP multi-factor authentication (01 §4.5, §5.7)', () => {
       const adminToken = await loginAs(small);
       const { secret } = await enrol(small, adminToken);
       const tempToken = await tempTokenFor(small);
-      const bad = codeFor(secret) === '000000' ? '000001' : '000000';
+      const bad = totp(secret) === '000000' ? '000001' : '000000';
       expect((await small.call('POST', '/api/v1/auth/mfa/verify', { body: { code: bad, tempToken } })).status).toBe(
         401,
       );
@@ -297,9 +292,9 @@ describe('TOTP multi-factor authentication (01 §4.5, §5.7)', () => {
     const { secret } = await enrol(t, token);
     // `token` is the pre-MFA session: still valid, but without the second factor.
     expect((await t.call('GET', EXPORT, { token })).status).toBe(403);
-    const none = await t.call('POST', '/api/v1/auth/mfa/verify', { body: { code: codeFor(secret) } });
+    const none = await t.call('POST', '/api/v1/auth/mfa/verify', { body: { code: totp(secret) } });
     expect(none.status).toBe(401);
-    const stepUp = await t.call('POST', '/api/v1/auth/mfa/verify', { token, body: { code: codeFor(secret) } });
+    const stepUp = await t.call('POST', '/api/v1/auth/mfa/verify', { token, body: { code: totp(secret) } });
     expect(stepUp.status).toBe(200);
     expect(stepUp.body.user.email).toBe(ADMIN_EMAIL);
     expect((await t.call('GET', EXPORT, { token: stepUp.body.tokens.accessToken })).status).toBe(200);
@@ -333,10 +328,10 @@ describe('TOTP multi-factor authentication (01 §4.5, §5.7)', () => {
     const { secret, mfaToken } = await enrol(t, token);
     const wrong = await t.call('POST', '/api/v1/auth/mfa/disable', {
       token: mfaToken,
-      body: { code: codeFor(secret) === '000000' ? '000001' : '000000' },
+      body: { code: totp(secret) === '000000' ? '000001' : '000000' },
     });
     expect(wrong.status).toBe(400);
-    const ok = await t.call('POST', '/api/v1/auth/mfa/disable', { token: mfaToken, body: { code: codeFor(secret) } });
+    const ok = await t.call('POST', '/api/v1/auth/mfa/disable', { token: mfaToken, body: { code: totp(secret) } });
     expect(ok.status).toBe(200);
     expect(ok.body.success).toBe(true);
     expect(t.db.select().from(users).where(eq(users.email, ADMIN_EMAIL)).get()).toMatchObject({
@@ -373,7 +368,7 @@ describe('TOTP multi-factor authentication (01 §4.5, §5.7)', () => {
     expect(patch.status).toBe(200);
     const refused = await t.call('POST', '/api/v1/auth/mfa/disable', {
       token: mfaToken,
-      body: { code: codeFor(secret) },
+      body: { code: totp(secret) },
     });
     expect(refused.status).toBe(403);
     expect(refused.body.code).toBe('MFA_ENFORCED');
@@ -385,7 +380,7 @@ describe('TOTP multi-factor authentication (01 §4.5, §5.7)', () => {
     });
     const allowed = await t.call('POST', '/api/v1/auth/mfa/disable', {
       token: mfaToken,
-      body: { code: codeFor(secret) },
+      body: { code: totp(secret) },
     });
     expect(allowed.status).toBe(200);
   });
@@ -412,7 +407,7 @@ describe('TOTP multi-factor authentication (01 §4.5, §5.7)', () => {
     const { secret, mfaToken } = await enrol(t, olga);
     const refused = await t.call('POST', '/api/v1/auth/mfa/disable', {
       token: mfaToken,
-      body: { code: codeFor(secret) },
+      body: { code: totp(secret) },
     });
     expect(refused.status).toBe(403);
     expect(refused.body.code).toBe('MFA_ENFORCED');

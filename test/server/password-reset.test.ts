@@ -1,63 +1,16 @@
-import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
-import { SMTPServer } from 'smtp-server';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { auditLogs, userTokens, users } from '../../src/server/db/schema/index.js';
 import { sha256Hex } from '../../src/server/security/crypto.js';
 import { createTestApp, loginAs, type TestApp } from '../helpers/server.js';
 import { SEED_PASSWORD, seedWorld, type World } from '../helpers/seed.js';
+import { linkIn, startSmtp, tokenOf, type Inbox } from '../helpers/smtp.js';
 
 const API = '/api/v1';
 const NEW_PASSWORD = 'Brand-New-Passw0rd';
 const ANSWER = { success: true, message: 'If an account exists for this e-mail address, a password reset link has been sent to it.' };
 
-interface Inbox {
-  url: string;
-  messages: string[];
-  next(timeoutMs?: number): Promise<string>;
-  close(): Promise<void>;
-}
-
-/** A real SMTP server on a loopback port (the smtp-server package) that keeps every message it accepts. */
-async function startSmtp(): Promise<Inbox> {
-  const messages: string[] = [];
-  let read = 0;
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, _session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        messages.push(Buffer.concat(chunks).toString('utf8'));
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.server.address() as AddressInfo;
-  return {
-    url: `smtp://127.0.0.1:${port}`,
-    messages,
-    async next(timeoutMs = 5000) {
-      const started = performance.now();
-      while (messages.length <= read) {
-        if (performance.now() - started > timeoutMs) throw new Error('no e-mail arrived');
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      return messages[read++] ?? '';
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-function resetTokenIn(message: string): string {
-  const text = message.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-  const match = /https?:\/\/\S+\/reset-password\?token=([A-Za-z0-9_-]+)/.exec(text);
-  if (!match?.[1]) throw new Error('no reset link in the message');
-  return match[1];
-}
+const resetTokenIn = (message: string) => tokenOf(linkIn(message, 'reset-password'));
 
 describe('password reset (01 §4.5, §8)', () => {
   let t: TestApp;

@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import { cliUser, http, type CliUser } from './cli.js';
+import { totp } from './totp.js';
+
+/**
+ * What an e2e test sets up for itself, over plain HTTP (fast: no CLI process): its own tenant, its own people.
+ * A test that makes its own never depends on what another test did, so it passes run alone (`-t`) or in any order.
+ */
+
+/** A name no other test of the run uses (slugs are unique server-wide). */
+export function unique(prefix: string): string {
+  return `${prefix}-${randomUUID().slice(0, 8)}`;
+}
+
+/** The body of a 2xx answer; anything else fails the setup with what the server said. */
+export async function ok<T = any>(answer: Promise<{ status: number; body: any }>, what: string): Promise<T> {
+  const res = await answer;
+  if (res.status < 200 || res.status > 299) throw new Error(`${what} answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body as T;
+}
+
+export interface Tenant {
+  partnerId: string;
+  orgId: string;
+  siteId: string;
+  slug: string;
+}
+
+/** A partner with one organization and one site, under fresh names, created with a system administrator's token. */
+export async function createTenant(url: string, token: string, prefix = 'tenant'): Promise<Tenant> {
+  const slug = unique(prefix);
+  const partner = await ok(http(url, 'POST', '/orgs/partners', { token, body: { name: `${slug} MSP`, slug } }), 'create partner');
+  const org = await ok(
+    http(url, 'POST', '/orgs/organizations', { token, body: { partnerId: partner.id, name: `${slug} org`, slug: `${slug}-org` } }),
+    'create organization',
+  );
+  const site = await ok(http(url, 'POST', '/orgs/sites', { token, body: { orgId: org.id, name: `${slug} HQ` } }), 'create site');
+  return { partnerId: partner.id, orgId: org.id, siteId: site.id, slug };
+}
+
+/** MFA setup and enable over HTTP for the session's user: the new session (with MFA), the secret (whose code for
+ * this period is now spent) and the recovery codes. */
+export async function turnOnMfa(url: string, token: string): Promise<{ token: string; secret: string; recoveryCodes: string[] }> {
+  const { secret, recoveryCodes } = await ok(http(url, 'POST', '/auth/mfa/setup', { token }), 'mfa setup');
+  const enabled = await ok(http(url, 'POST', '/auth/mfa/enable', { token, body: { code: totp(secret) } }), 'mfa enable');
+  return { token: enabled.tokens.accessToken, secret, recoveryCodes };
+}
+
+/** Invites `email` into a partner with a built-in role (Partner Admin by default); the answer carries inviteUrl. */
+export async function invite(
+  url: string,
+  adminToken: string,
+  partnerId: string,
+  email: string,
+  role = 'Partner Admin',
+): Promise<{ id: string; inviteUrl: string }> {
+  const roles = await ok<{ id: string; name: string }[] | { data: { id: string; name: string }[] }>(
+    http(url, 'GET', '/roles', { token: adminToken }),
+    'list roles',
+  );
+  const roleId = (Array.isArray(roles) ? roles : roles.data).find((r) => r.name === role)?.id;
+  return ok(http(url, 'POST', '/users/invite', { token: adminToken, body: { partnerId, email, name: email.split('@')[0], roleId } }), 'invite');
+}
+
+export const PERSON_PASSWORD = 'Person-Passw0rd-1!';
+
+export interface Person {
+  id: string;
+  email: string;
+  password: string;
+  /** The TOTP secret and unused recovery codes; empty with `mfa: false`. */
+  secret: string;
+  recoveryCodes: string[];
+  /** An access token of a session with MFA (without, with `mfa: false`). */
+  token: string;
+  /** A CLI user whose environment carries that session (SVC_TOKEN, SVC_BASE_URL): nothing on disk. */
+  cli: CliUser;
+}
+
+/**
+ * Someone invited into a partner with a built-in role (Partner Admin by default), who accepts, signs in and turns
+ * MFA on (unless `mfa: false`) — all over HTTP. `adminToken` is a system administrator's session.
+ */
+export async function invitePerson(
+  url: string,
+  adminToken: string,
+  partnerId: string,
+  options: { role?: string; email?: string; mfa?: boolean } = {},
+): Promise<Person> {
+  const email = options.email ?? `${unique('person')}@e2e.test`;
+  const invited = await invite(url, adminToken, partnerId, email, options.role);
+  const inviteToken = new URL(invited.inviteUrl).searchParams.get('token');
+  await ok(http(url, 'POST', '/auth/accept-invite', { body: { token: inviteToken, password: PERSON_PASSWORD } }), 'accept invite');
+  const signedIn = await ok(http(url, 'POST', '/auth/login', { body: { email, password: PERSON_PASSWORD } }), 'login');
+  const plain: string = signedIn.tokens.accessToken;
+  const person = { id: invited.id, email, password: PERSON_PASSWORD };
+  if (options.mfa === false) {
+    return { ...person, secret: '', recoveryCodes: [], token: plain, cli: cliUser({ SVC_TOKEN: plain, SVC_BASE_URL: url }) };
+  }
+  const mfa = await turnOnMfa(url, plain);
+  return { ...person, ...mfa, cli: cliUser({ SVC_TOKEN: mfa.token, SVC_BASE_URL: url }) };
+}
+
+/** Enrolls a device as an agent does: plain HTTP with an enrollment key, no user credentials. */
+export function enroll(url: string, enrollmentKey: string, hostname: string, osType = 'linux') {
+  return http(url, 'POST', '/agents/enroll', {
+    body: {
+      enrollmentKey,
+      hostname,
+      osType,
+      osVersion: osType === 'windows' ? '11' : 'Debian 12',
+      architecture: 'x86_64',
+      agentVersion: '1.0.0',
+    },
+  });
+}
