@@ -255,7 +255,7 @@ describe('svc server operations', () => {
         shippedSchemaVersion: SHIPPED,
       });
       // The data dir is held from validation to commit: no server can start in between.
-      expect(runningServer(config.dataDir)).toEqual({ pid: process.pid });
+      expect(runningServer(config.dataDir)).toMatchObject({ pid: process.pid });
       const result = await plan.commit();
       expect(runningServer(config.dataDir)).toBeUndefined();
 
@@ -317,7 +317,7 @@ describe('svc server operations', () => {
         message: expect.stringContaining(`pid ${process.pid}`),
       });
       // The running server's pid file is untouched.
-      expect(runningServer(config.dataDir)).toEqual({ pid: process.pid });
+      expect(runningServer(config.dataDir)).toMatchObject({ pid: process.pid });
     });
 
     it.each([
