@@ -86,7 +86,7 @@ function errorText(err: unknown): string {
 }
 
 /** `svc server status`: what the data dir holds (read without a server) and, if one answers, its health. */
-export async function serverStatus(config: ServerConfig, options: StatusOptions): Promise<ServerStatus> {
+export async function serverStatus(config: ServerConfig, options: StatusOptions = {}): Promise<ServerStatus> {
   const file = config.databaseFile;
   const exists = fs.existsSync(file);
   const holder = runningServer(config.dataDir);
