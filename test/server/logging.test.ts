@@ -119,7 +119,7 @@ describe('request logging never carries credentials', () => {
     });
     const announced: string[] = [];
     const running = await startServer(config, { handleSignals: false, announce: (m) => announced.push(m) });
-    let accessToken = '';
+    let accessToken: string;
     try {
       expect(running.logFile).toBe(path.join(dataDir, 'server.log'));
       const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
