@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { HttpError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 
 export function sha256Hex(value: string): string {
   return createHash('sha256').update(value).digest('hex');
@@ -41,8 +41,8 @@ export class SecretBox {
       decipher.setAuthTag(Buffer.from(tag, 'base64url'));
       return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
     } catch {
-      throw new HttpError(
-        503,
+      throw new DomainError(
+        'unavailable',
         "A value stored on the server cannot be decrypted with the server's keys; ask its operator to check them",
         'SERVER_KEYS_MISMATCH',
       );
