@@ -29,7 +29,12 @@ export abstract class ServerCommand<T extends CommandClass> extends BaseCommand<
   static override baseFlags = { ...BaseCommand.baseFlags, ...dataDirFlag };
 
   protected async serverConfig(
-    extra: { host?: string | undefined; port?: number | undefined; 'log-level'?: string | undefined } = {},
+    extra: {
+      host?: string | undefined;
+      port?: number | undefined;
+      'log-level'?: string | undefined;
+      'log-file'?: string | undefined;
+    } = {},
   ): Promise<ServerConfigOf> {
     const flags = this.flags as { 'data-dir'?: string | undefined };
     return serverConfig({ 'data-dir': flags['data-dir'], ...extra });

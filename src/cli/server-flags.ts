@@ -6,7 +6,13 @@ export const dataDirFlag = {
 };
 
 /** Loads the server configuration lazily, so the server's code is imported only by `svc server …`. */
-export async function serverConfig(flags: { 'data-dir'?: string | undefined; host?: string | undefined; port?: number | undefined; 'log-level'?: string | undefined }) {
+export async function serverConfig(flags: {
+  'data-dir'?: string | undefined;
+  host?: string | undefined;
+  port?: number | undefined;
+  'log-level'?: string | undefined;
+  'log-file'?: string | undefined;
+}) {
   const { loadConfig, ConfigError } = await import('../server/config.js');
   const { CommandError } = await import('./base-command.js');
   try {
@@ -15,6 +21,7 @@ export async function serverConfig(flags: { 'data-dir'?: string | undefined; hos
       host: flags.host,
       port: flags.port,
       logLevel: flags['log-level'] as never,
+      logFile: flags['log-file'],
     });
   } catch (err) {
     if (err instanceof ConfigError) throw new CommandError(err.message, 2, 'INVALID_CONFIG');

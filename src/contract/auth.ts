@@ -3,6 +3,13 @@ import { TimestampSchema, UuidSchema } from './common.js';
 import { endpoint } from './endpoint.js';
 
 const Email = z.email().max(255);
+/** An address looked up, never stored (login, forgot-password): any `local@domain`, so an account whose address
+ * an older svc created (`admin@localhost`) can still sign in; stricter than that would only refuse users. */
+export const LookupEmail = z
+  .string()
+  .trim()
+  .max(255)
+  .regex(/^[^\s@]+@[^\s@]+$/, 'Invalid email address');
 const PasswordInput = z.string().min(1).max(1024);
 const TotpCode = z.string().regex(/^\d{6}$/, 'expected a 6-digit code');
 
@@ -108,7 +115,7 @@ export const auth = {
   login: endpoint({
     method: 'POST',
     path: '/auth/login',
-    body: z.strictObject({ email: Email, password: PasswordInput }),
+    body: z.strictObject({ email: LookupEmail, password: PasswordInput }),
     responses: { 200: LoginResponseSchema },
     auth: { public: true },
     summary: 'Sign in with e-mail and password; with MFA on, returns a 5-minute tempToken instead of tokens',

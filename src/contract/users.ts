@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SessionResponseSchema } from './auth.js';
+import { LookupEmail, SessionResponseSchema } from './auth.js';
 import { PageQuerySchema, SuccessSchema, TimestampSchema, UuidSchema, pagedSchema } from './common.js';
 import { endpoint } from './endpoint.js';
 import { RoleScopeSchema } from './roles.js';
@@ -230,7 +230,7 @@ export const account = {
   forgotPassword: endpoint({
     method: 'POST',
     path: '/auth/forgot-password',
-    body: z.strictObject({ email: Email.describe('The e-mail address of the account') }),
+    body: z.strictObject({ email: LookupEmail.describe('The e-mail address of the account') }),
     responses: { 200: MessageResultSchema },
     auth: { public: true },
     summary: 'E-mail a password-reset link valid for one hour; the answer is the same whether the account exists or not',

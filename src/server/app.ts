@@ -41,7 +41,7 @@ import { registerUserRoutes } from './modules/users/routes.js';
 import { UsersService } from './modules/users/service.js';
 import { registerWebPages } from './modules/web-pages/routes.js';
 import { SecretBox } from './security/crypto.js';
-import { loadServerSecrets } from './security/server-secrets.js';
+import { loadServerSecrets, type ServerSecrets } from './security/server-secrets.js';
 import { TokenSigner } from './security/tokens.js';
 
 export interface BuildOptions {
@@ -51,6 +51,9 @@ export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
   /** An already open database (tests); otherwise config.databaseFile is opened. */
   db?: Db;
+  /** Create the system administrator on an empty database (default true). `svc server start` passes false and
+   * calls ensureSystemAdmin itself once its socket is bound (server.ts). */
+  firstStart?: boolean;
 }
 
 export interface BuiltApp {
@@ -63,11 +66,19 @@ export interface BuiltApp {
 /** Builds the whole service as one Fastify instance: database, services, routes. Used by tests through
  * `inject` and by `svc server start` through server.ts. The worker is created but not started. */
 export async function buildApp(config: ServerConfig, options: BuildOptions = {}): Promise<BuiltApp> {
-  const secrets = loadServerSecrets(config.dataDir, config.secrets);
   const db = options.db ?? openDatabase(config.databaseFile);
-  applyMigrations(db);
+  let secrets: ServerSecrets;
+  try {
+    applyMigrations(db);
+    // Checked against the database: keys that cannot read its data stop the start (server-secrets.ts).
+    secrets = loadServerSecrets(config.dataDir, config.secrets, db.$client);
+  } catch (err) {
+    if (!options.db) db.$client.close();
+    throw err;
+  }
   ensureBuiltinRoles(db);
-  await ensureSystemAdmin(db, config, options.announce ?? ((m) => process.stderr.write(`${m}\n`)));
+  if (options.firstStart !== false)
+    await ensureSystemAdmin(db, config, options.announce ?? ((m) => process.stderr.write(`${m}\n`)));
 
   const isTrusted = trustedProxyMatcher(config.trustedProxies);
   const app = Fastify({

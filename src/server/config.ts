@@ -1,3 +1,4 @@
+import net from 'node:net';
 import path from 'node:path';
 import envPaths from 'env-paths';
 import { z } from 'zod';
@@ -38,14 +39,37 @@ const optionalString = z
   .optional()
   .transform((v) => (v === undefined || v === '' ? undefined : v));
 
+const HOST_LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+
+/** Why `host` cannot be listened on, or undefined: an IP address, or a host name whose last label is not all
+ * digits (so `0.0.0.0.0` and `999.1.1.1` are refused here rather than sent to the resolver). */
+export function hostProblem(host: string): string | undefined {
+  if (net.isIP(host) !== 0) return undefined;
+  const labels = host.replace(/\.$/, '').split('.');
+  const valid =
+    host.length <= 253 && labels.every((label) => HOST_LABEL.test(label)) && !/^\d+$/.test(labels.at(-1) ?? '');
+  return valid
+    ? undefined
+    : `expected an IP address or a host name, such as 127.0.0.1, 0.0.0.0, ::1 or localhost (got ${JSON.stringify(host)})`;
+}
+
+/** The log file when none is given: JSON lines in the data dir, so a server started in the background of a
+ * shell does not write over what the shell's commands print. */
+export const LOG_FILE = 'server.log';
+
 /** Every setting the server reads from its environment, by the variable's own name. */
 const EnvSchema = z.object({
   SVC_DATA_DIR: optionalString,
-  HOST: optionalString,
+  HOST: optionalString.superRefine((value, ctx) => {
+    const problem = value === undefined ? undefined : hostProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  }),
   PORT: int(3000, 0, 65535),
   SVC_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional().default('info'),
+  SVC_LOG_FILE: optionalString,
   SVC_PUBLIC_URL: z.url().optional(),
-  SVC_ADMIN_EMAIL: z.email().optional(),
+  // The users contract's own rule (z.email, at most 255): an address it would refuse could never be edited.
+  SVC_ADMIN_EMAIL: z.email('must be an e-mail address the API accepts, such as admin@example.com').max(255).optional(),
   SVC_ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
   SVC_JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   SVC_ENCRYPTION_KEY: z
@@ -98,6 +122,8 @@ export interface ServerConfig {
   host: string;
   port: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Where the request log goes: a file (default `<dataDir>/server.log`), or null for stderr (`-`). */
+  logFile: string | null;
   publicUrl: string | undefined;
   admin: { email: string | undefined; password: string | undefined };
   secrets: { jwtSecret?: string; encryptionKey?: string; enrollmentPepper?: string };
@@ -143,6 +169,8 @@ export interface ConfigOverrides {
   host?: string | undefined;
   port?: number | undefined;
   logLevel?: ServerConfig['logLevel'] | undefined;
+  /** A path, or `-` for stderr. */
+  logFile?: string | undefined;
 }
 
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -157,7 +185,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     throw new ConfigError(`Invalid server configuration:\n  ${lines.join('\n  ')}`);
   }
   const e = parsed.data;
+  const hostFlagProblem = overrides.host === undefined ? undefined : hostProblem(overrides.host);
+  if (hostFlagProblem) throw new ConfigError(`Invalid server configuration:\n  --host: ${hostFlagProblem}`);
   const dataDir = path.resolve(overrides.dataDir ?? e.SVC_DATA_DIR ?? defaultDataDir(env));
+  const logFile = overrides.logFile || e.SVC_LOG_FILE || path.join(dataDir, LOG_FILE);
   const trustedProxies = (e.SVC_TRUSTED_PROXIES ?? '')
     .split(',')
     .map((s) => s.trim())
@@ -168,6 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     host: overrides.host ?? e.HOST ?? '127.0.0.1',
     port: overrides.port ?? e.PORT,
     logLevel: overrides.logLevel ?? e.SVC_LOG_LEVEL,
+    logFile: logFile === '-' ? null : path.resolve(logFile),
     publicUrl: e.SVC_PUBLIC_URL,
     admin: { email: e.SVC_ADMIN_EMAIL, password: e.SVC_ADMIN_PASSWORD },
     secrets: {

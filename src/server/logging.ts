@@ -1,4 +1,8 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Writable } from 'node:stream';
 import type { FastifyServerOptions } from 'fastify';
+import { PRIVATE_DIR_MODE, openPrivateAppend } from './ops/files.js';
 
 const SECRET_QUERY_KEYS = /token|key|code|secret|password|state|cursor/i;
 
@@ -25,6 +29,41 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
       req(request: { method: string; url: string; ip?: string; id?: string }) {
         return { method: request.method, url: redactUrl(request.url), remoteAddress: request.ip };
       },
+    },
+  };
+}
+
+/** Where the request log goes: a file opened for appending (0600; rotate it with logrotate's `copytruncate`,
+ * which the append mode makes safe), or stderr. Writes are synchronous, as pino's are to stderr: a line is
+ * on disk before the process can exit. */
+export interface LogDestination {
+  stream: Writable;
+  /** The file, or null for stderr. */
+  file: string | null;
+  close(): void;
+}
+
+export function openLogDestination(file: string | null): LogDestination {
+  if (file === null) return { stream: process.stderr, file: null, close: () => undefined };
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
+  let fd: number | null = openPrivateAppend(file);
+  const stream = new Writable({
+    write(chunk: Buffer | string, _encoding, callback) {
+      try {
+        if (fd !== null) fs.writeSync(fd, typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+        callback();
+      } catch (err) {
+        callback(err as Error);
+      }
+    },
+  });
+  return {
+    stream,
+    file,
+    close() {
+      if (fd === null) return;
+      fs.closeSync(fd);
+      fd = null;
     },
   };
 }

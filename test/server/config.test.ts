@@ -4,7 +4,12 @@ import path from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { jwtVerify } from 'jose';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import net from 'node:net';
+import { auth } from '../../src/contract/auth.js';
+import { UserInviteSchema } from '../../src/contract/users.js';
+import { buildApp } from '../../src/server/app.js';
 import { ConfigError, loadConfig } from '../../src/server/config.js';
+import { DEFAULT_ADMIN_EMAIL } from '../../src/server/modules/identity/first-start.js';
 import { initDataDir } from '../../src/server/ops/init.js';
 import { loadServerSecrets } from '../../src/server/security/server-secrets.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
@@ -219,12 +224,101 @@ describe('server configuration', () => {
       const match = /password: (\S+)/.exec(first.stderr);
       expect(match?.[1]).toMatch(/^[A-Za-z0-9_-]{24}$/);
       expect(first.stderr.split(match?.[1] ?? '').length - 1).toBe(1);
-      expect(first.stderr).toContain('admin@localhost');
+      expect(first.stderr).toContain('admin@svc.localhost');
 
       const second = await startAndStop(dataDir);
       expect(second.exitCode).toBe(0);
       expect(second.stderr).not.toContain('password:');
       expect(second.stderr).not.toContain(match?.[1]);
     }, 60_000);
+  });
+
+  describe('issue 9: the administrator and the address, before anything is written', () => {
+    it('the default administrator address is one the users and login contracts accept; SVC_ADMIN_EMAIL the users contract refuses stops the start', () => {
+      const roleId = '00000000-0000-4000-8000-000000000000';
+      expect(UserInviteSchema.safeParse({ email: DEFAULT_ADMIN_EMAIL, name: 'Admin', roleId }).success).toBe(true);
+      expect(UserInviteSchema.safeParse({ email: 'admin@localhost', name: 'Admin', roleId }).success).toBe(false);
+      expect(auth.login.body.safeParse({ email: DEFAULT_ADMIN_EMAIL, password: 'x' }).success).toBe(true);
+      for (const email of ['admin@localhost', 'a@b', 'x'.repeat(250) + '@example.com']) {
+        expect(() => loadConfig({ SVC_ADMIN_EMAIL: email })).toThrow(/SVC_ADMIN_EMAIL: /);
+      }
+    });
+
+    it('the generated administrator signs in with the printed password; an address an older svc created (admin@localhost) still can', async () => {
+      const dataDir = path.join(root, 'data');
+      const announced: string[] = [];
+      const built = await buildApp(loadConfig({ SVC_DATA_DIR: dataDir }), { logger: false, announce: (m) => announced.push(m) });
+      try {
+        const password = /password: (\S+)/.exec(announced.join('\n'))?.[1];
+        expect(announced.join('\n')).toContain(`email:    ${DEFAULT_ADMIN_EMAIL}`);
+        const login = await built.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { email: DEFAULT_ADMIN_EMAIL, password } });
+        expect(login.statusCode).toBe(200);
+        built.db.$client.prepare('UPDATE users SET email = ? WHERE email = ?').run('admin@localhost', DEFAULT_ADMIN_EMAIL);
+        const legacy = await built.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { email: 'admin@localhost', password } });
+        expect(legacy.statusCode).toBe(200);
+        const forgot = await built.app.inject({ method: 'POST', url: '/api/v1/auth/forgot-password', payload: { email: 'admin@localhost' } });
+        expect(forgot.statusCode).toBe(200);
+        const bad = await built.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { email: 'not-an-email', password } });
+        expect(bad.statusCode).toBe(400);
+      } finally {
+        await built.app.close();
+      }
+    });
+
+    it('admin variables given to a data dir that has its administrator are ignored, with a note', async () => {
+      const dataDir = path.join(root, 'data');
+      await initDataDir(loadConfig({ SVC_DATA_DIR: dataDir }), () => {});
+      const announced: string[] = [];
+      const result = await initDataDir(
+        loadConfig({ SVC_DATA_DIR: dataDir, SVC_ADMIN_EMAIL: 'admin@example.com', SVC_ADMIN_PASSWORD: 'Another-Passw0rd' }),
+        (m) => announced.push(m),
+      );
+      expect(result.created.administrator).toBe(false);
+      expect(announced.join('\n')).toMatch(/SVC_ADMIN_EMAIL and SVC_ADMIN_PASSWORD are ignored/);
+    });
+
+    it.each([['0.0.0.0.0'], ['999.1.1.1'], ['bad host'], ['[::1]']])('HOST %s is refused by the configuration, naming HOST (and --host)', (host) => {
+      expect(() => loadConfig({ HOST: host })).toThrow(/\bHOST: expected an IP address or a host name/);
+      expect(() => loadConfig({}, { host })).toThrow(/--host: expected an IP address or a host name/);
+    });
+
+    it.each([['127.0.0.1'], ['0.0.0.0'], ['::'], ['::1'], ['localhost'], ['svc.example.com']])('HOST %s is accepted', (host) => {
+      expect(loadConfig({ HOST: host }).host).toBe(host);
+    });
+
+    /** `svc server start` until it exits by itself (a refusal). */
+    const startRefused = (env: Record<string, string>, args: string[] = []) =>
+      execa('node', [BIN, 'server', 'start', '-o', 'json', ...args], {
+        env: cliEnv({ SVC_DATA_DIR: path.join(root, 'data'), ...env }),
+        extendEnv: false,
+        reject: false,
+        timeout: 20_000,
+      });
+
+    it('a port in use: exit 6 ADDRESS_IN_USE, no database, no password printed, nothing in the data dir', async () => {
+      const holder = net.createServer();
+      await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+      try {
+        const { port } = holder.address() as net.AddressInfo;
+        const result = await startRefused({ PORT: String(port) });
+        expect(result.exitCode).toBe(6);
+        expect(result.stderr).toContain('"code":"ADDRESS_IN_USE"');
+        expect(result.stderr).not.toContain('password');
+        expect(fs.existsSync(path.join(root, 'data'))).toBe(false);
+      } finally {
+        await new Promise((resolve) => holder.close(resolve));
+      }
+    });
+
+    it.each([
+      ['HOST=0.0.0.0.0', { HOST: '0.0.0.0.0' }, /HOST: expected an IP address/],
+      ['an address this machine does not have', { HOST: '192.0.2.1' }, /"code":"ADDRESS_NOT_AVAILABLE"/],
+    ])('%s: exit 2, no database, no password printed', async (_what, env, message) => {
+      const result = await startRefused({ ...env, PORT: '0' });
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr).not.toContain('password');
+      expect(fs.existsSync(path.join(root, 'data'))).toBe(false);
+    });
   });
 });

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp, type BuiltApp } from '../../src/server/app.js';
 import { loadConfig } from '../../src/server/config.js';
 import { loggerOptions, redactUrl } from '../../src/server/logging.js';
+import { startServer } from '../../src/server/server.js';
 
 const SECRETS = ['SECRET1', 'SECRET2', 'SECRET3', 'SECRET4', 'SECRET5', 'SECRET6', 'SECRET7', 'SECRET8', 'SECRET9', 'SECRET10', 'SECRET11'];
 
@@ -115,5 +116,43 @@ describe('request logging never carries credentials', () => {
       '/a?token=%5Bredacted%5D&page=2&api_key=%5Bredacted%5D&code=%5Bredacted%5D',
     );
     expect(redactUrl('/a')).toBe('/a');
+  });
+
+  it('issue 9: `svc server start` logs to <data dir>/server.log (0600) by default, with no credential in it', async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-logging-'));
+    const config = loadConfig({
+      SVC_DATA_DIR: dataDir,
+      PORT: '0',
+      SVC_ADMIN_EMAIL: 'admin@example.test',
+      SVC_ADMIN_PASSWORD: 'Admin-Passw0rd!',
+      SVC_LOG_LEVEL: 'trace',
+    });
+    const announced: string[] = [];
+    const running = await startServer(config, { handleSignals: false, announce: (m) => announced.push(m) });
+    let accessToken: string;
+    try {
+      expect(running.logFile).toBe(path.join(dataDir, 'server.log'));
+      const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+        fetch(`${running.address}${url}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify(body),
+        });
+      await fetch(`${running.address}/api/v1/users/me`, { headers: { authorization: 'Bearer SECRET1' } });
+      await post('/api/v1/auth/login', { email: 'admin@example.test', password: 'SECRET4' });
+      await fetch(`${running.address}/health?token=SECRET5`);
+      const ok = await post('/api/v1/auth/login?refresh_token=SECRET8', { email: 'admin@example.test', password: 'Admin-Passw0rd!' });
+      accessToken = ((await ok.json()) as { tokens: { accessToken: string } }).tokens.accessToken;
+    } finally {
+      await running.close();
+    }
+    const file = path.join(dataDir, 'server.log');
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    const text = fs.readFileSync(file, 'utf8');
+    expect(text).toContain('/api/v1/auth/login');
+    for (const secret of ['SECRET1', 'SECRET4', 'SECRET5', 'SECRET8', 'Admin-Passw0rd!', accessToken])
+      expect(text, `${secret} appears in the log`).not.toContain(secret);
+    // The person's messages are not in the log: they went to `announce` (stderr).
+    expect(text).not.toContain('svc: created');
   });
 });

@@ -16,6 +16,8 @@ import { migrateDatabase } from '../../src/server/ops/migrate.js';
 import { prepareRestore } from '../../src/server/ops/restore.js';
 import { serverStatus, statusExitCode } from '../../src/server/ops/status.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
+import { SecretBox } from '../../src/server/security/crypto.js';
+import { KEY_CHECK_META } from '../../src/server/security/server-secrets.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(ROOT, 'bin/run.js');
@@ -255,7 +257,7 @@ describe('svc server operations', () => {
         shippedSchemaVersion: SHIPPED,
       });
       // The data dir is held from validation to commit: no server can start in between.
-      expect(runningServer(config.dataDir)).toEqual({ pid: process.pid });
+      expect(runningServer(config.dataDir)).toMatchObject({ pid: process.pid });
       const result = await plan.commit();
       expect(runningServer(config.dataDir)).toBeUndefined();
 
@@ -317,7 +319,7 @@ describe('svc server operations', () => {
         message: expect.stringContaining(`pid ${process.pid}`),
       });
       // The running server's pid file is untouched.
-      expect(runningServer(config.dataDir)).toEqual({ pid: process.pid });
+      expect(runningServer(config.dataDir)).toMatchObject({ pid: process.pid });
     });
 
     it.each([
@@ -363,6 +365,150 @@ describe('svc server operations', () => {
       const plan = await prepareRestore(config, backup);
       plan.abort();
       expect(fs.readdirSync(config.dataDir).sort()).toEqual(['secrets.json', 'svc.db']);
+    });
+  });
+
+  describe('issue 9: status finds the server where it listens', () => {
+    it('reads the URL from the pid file, whatever the port', async () => {
+      const running = await start();
+      const status = await serverStatus(config);
+      expect(status.server).toMatchObject({ pid: process.pid, url: running.address, reachable: true });
+      expect(running.address).not.toBe('http://127.0.0.1:3000');
+    });
+  });
+
+  describe('issue 9: the server keys belong to the database', () => {
+    const secretsFile = () => path.join(config.dataDir, 'secrets.json');
+    const otherKeys = () =>
+      JSON.stringify({ jwtSecret: 'j'.repeat(48), encryptionKey: 'cd'.repeat(32), enrollmentPepper: 'p'.repeat(40) });
+    const meta = (key: string) => rows(config.databaseFile, `SELECT value FROM server_meta WHERE key = '${key}'`);
+
+    it('a start with keys of another database is refused with SERVER_KEYS_MISMATCH, naming the fix', async () => {
+      await initDataDir(config, quiet);
+      expect(meta(KEY_CHECK_META)).toHaveLength(1);
+      fs.writeFileSync(secretsFile(), otherKeys());
+      await expect(start()).rejects.toMatchObject({
+        exitCode: 6,
+        code: 'SERVER_KEYS_MISMATCH',
+        hint: expect.stringContaining('--with-secrets'),
+      });
+      server = undefined;
+      // Nothing left holding the data dir.
+      expect(runningServer(config.dataDir)).toBeUndefined();
+    });
+
+    it('a start without the keys of a database that needs them is refused, and generates none', async () => {
+      await initDataDir(config, quiet);
+      fs.rmSync(secretsFile());
+      await expect(start()).rejects.toMatchObject({ exitCode: 6, code: 'SERVER_KEYS_MISSING' });
+      server = undefined;
+      expect(fs.existsSync(secretsFile())).toBe(false);
+    });
+
+    it('a database from before the key check gets one on start, unless its sealed values need other keys', async () => {
+      await initDataDir(config, quiet);
+      const db = new Database(config.databaseFile);
+      db.prepare('DELETE FROM server_meta WHERE key = ?').run(KEY_CHECK_META);
+      db.close();
+      const running = await start();
+      expect(meta(KEY_CHECK_META)).toHaveLength(1);
+      await running.close();
+      server = undefined;
+
+      // An older database whose MFA secret was sealed under other keys.
+      const old = new Database(config.databaseFile);
+      old.prepare('DELETE FROM server_meta WHERE key = ?').run(KEY_CHECK_META);
+      old.prepare('UPDATE users SET mfa_secret_enc = ?').run(new SecretBox('cd'.repeat(32)).seal('JBSWY3DPEHPK3PXP'));
+      old.close();
+      await expect(start()).rejects.toMatchObject({ code: 'SERVER_KEYS_MISMATCH' });
+      server = undefined;
+    });
+
+    it('a sealed value the keys cannot open is a 503 with a code, never a 500', async () => {
+      const running = await start();
+      running.db.$client.prepare('UPDATE users SET mfa_enabled = 1, mfa_secret_enc = ?').run('v1.AAAA.BBBB.CCCC');
+      const login = await fetch(`${running.address}/api/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'admin@example.test', password: 'Admin-Passw0rd!' }),
+      });
+      const { tempToken } = (await login.json()) as { tempToken: string };
+      const verify = await fetch(`${running.address}/api/v1/auth/mfa/verify`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ tempToken, code: '123456' }),
+      });
+      expect(verify.status).toBe(503);
+      expect(await verify.json()).toMatchObject({ code: 'SERVER_KEYS_MISMATCH' });
+    });
+
+    it('backup --with-secrets writes the keys beside it (0600); restore into an empty data dir refuses without them and puts them back with --with-secrets', async () => {
+      await initDataDir(config, quiet);
+      const backup = path.join(root, 'b.db');
+      const result = await backupDatabase(config, backup, { withSecrets: true });
+      expect(result.secretsFile).toBe(`${backup}.secrets.json`);
+      expect(fs.statSync(`${backup}.secrets.json`).mode & 0o777).toBe(0o600);
+      expect(JSON.parse(fs.readFileSync(`${backup}.secrets.json`, 'utf8'))).toEqual(
+        JSON.parse(fs.readFileSync(secretsFile(), 'utf8')),
+      );
+
+      const fresh = loadConfig({ SVC_DATA_DIR: path.join(root, 'fresh'), PORT: '0', SVC_LOG_LEVEL: 'silent' });
+      await expect(prepareRestore(fresh, backup)).rejects.toMatchObject({ exitCode: 6, code: 'SERVER_KEYS_MISSING' });
+      fs.mkdirSync(fresh.dataDir, { recursive: true });
+      fs.writeFileSync(path.join(fresh.dataDir, 'secrets.json'), otherKeys());
+      await expect(prepareRestore(fresh, backup)).rejects.toMatchObject({ exitCode: 6, code: 'SERVER_KEYS_MISMATCH' });
+      expect(fs.existsSync(fresh.databaseFile)).toBe(false);
+
+      const restored = await (await prepareRestore(fresh, backup, { withSecrets: true })).commit();
+      expect(restored.secrets).toBe(path.join(fresh.dataDir, 'secrets.json'));
+      expect(restored.previousSecrets).toMatch(/secrets\.json\.before-restore-/);
+      expect(fs.statSync(restored.secrets ?? '').mode & 0o777).toBe(0o600);
+      server = await startServer(fresh, { logger: false, handleSignals: false, announce: quiet });
+      expect((await fetch(`${server.address}/health/ready`)).status).toBe(200);
+    });
+
+    it('restore --with-secrets without the keys file is refused (exit 2)', async () => {
+      await initDataDir(config, quiet);
+      const backup = path.join(root, 'b.db');
+      await backupDatabase(config, backup);
+      await expect(prepareRestore(config, backup, { withSecrets: true })).rejects.toMatchObject({
+        exitCode: 2,
+        code: 'SECRETS_NOT_FOUND',
+      });
+    });
+  });
+
+  describe('issue 9: every file in the data dir is 0600 and the dir 0700, whatever the umask', () => {
+    it('with umask 000: database, -wal, -shm, keys, pid file, log, backups and the copies a restore keeps', async () => {
+      const before = process.umask(0);
+      try {
+        const logged = loadConfig({
+          SVC_DATA_DIR: path.join(root, 'data'),
+          PORT: '0',
+          SVC_ADMIN_PASSWORD: 'Admin-Passw0rd!',
+          SVC_LOG_LEVEL: 'info',
+        });
+        const running = await startServer(logged, { handleSignals: false, announce: quiet });
+        server = running;
+        await fetch(`${running.address}/health`);
+        const mode = (file: string) => fs.statSync(file).mode & 0o777;
+        expect(mode(logged.dataDir)).toBe(0o700);
+        const files = fs.readdirSync(logged.dataDir).sort();
+        expect(files).toEqual(['secrets.json', 'server.log', 'server.pid', 'svc.db', 'svc.db-shm', 'svc.db-wal']);
+        for (const file of files) expect([file, mode(path.join(logged.dataDir, file))]).toEqual([file, 0o600]);
+
+        const backup = path.join(root, 'b.db');
+        await backupDatabase(logged, backup, { withSecrets: true });
+        expect(mode(backup)).toBe(0o600);
+        await running.close();
+        server = undefined;
+        const result = await (await prepareRestore(logged, backup, { withSecrets: true })).commit();
+        for (const file of fs.readdirSync(logged.dataDir))
+          expect([file, mode(path.join(logged.dataDir, file))]).toEqual([file, 0o600]);
+        expect(result.previous).not.toBeNull();
+      } finally {
+        process.umask(before);
+      }
     });
   });
 

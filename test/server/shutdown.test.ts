@@ -77,7 +77,13 @@ describe('graceful shutdown', () => {
     });
     server = running;
     const port = Number(new URL(running.address).port);
-    expect(fs.readFileSync(path.join(dataDir, 'server.pid'), 'utf8').trim()).toBe(String(process.pid));
+    // The pid file records the pid, the URL and the data dir (`svc server status` and `stop` read them).
+    expect(JSON.parse(fs.readFileSync(path.join(dataDir, 'server.pid'), 'utf8'))).toMatchObject({
+      pid: process.pid,
+      command: 'start',
+      url: running.address,
+      dataDir,
+    });
 
     const inFlight = get(`${running.address}/test/slow`);
     await handlerEntered;
@@ -168,7 +174,7 @@ describe('graceful shutdown', () => {
       SVC_LOG_LEVEL: 'silent',
     });
     server = await startServer(config, { logger: false, handleSignals: false, announce: () => {} });
-    expect(fs.readFileSync(path.join(dataDir, 'server.pid'), 'utf8').trim()).toBe(String(process.pid));
+    expect(JSON.parse(fs.readFileSync(path.join(dataDir, 'server.pid'), 'utf8')).pid).toBe(process.pid);
   });
 
   it('`svc server start` exits 0 on SIGTERM, leaving no pid file and a cleanly closed database', async () => {

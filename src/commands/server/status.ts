@@ -3,7 +3,7 @@ import { ServerCommand } from '../../cli/server-command.js';
 
 export default class ServerStatus extends ServerCommand<typeof ServerStatus> {
   static override summary = 'Show the bundled server: data dir, database, schema version and health';
-  static override description = `Reads the data dir without a server: the database file and its size, the schema version applied against the one this build ships, pending migrations, when it was initialized, and queued or dead jobs. Then, if a server answers on --base-url (default http://127.0.0.1:<--port, PORT or 3000>), adds its /health and /health/ready.
+  static override description = `Reads the data dir without a server: the database file and its size, the schema version applied against the one this build ships, pending migrations, when it was initialized, and queued or dead jobs. Then, if a server answers, adds its /health and /health/ready: at --base-url (or HOST and --port), else at the URL the running server recorded in <data dir>/server.pid, else at HOST and PORT (default 127.0.0.1 and 3000).
 
 Exit codes: 0 when the database is readable (whether or not a server is running); 8 when the database is missing or unreadable, or when a server answers but is not ready.`;
   static override examples = [
@@ -12,8 +12,14 @@ Exit codes: 0 when the database is readable (whether or not a server is running)
     '<%= config.bin %> server status --base-url http://127.0.0.1:8080',
   ];
   static override flags = {
-    'base-url': Flags.string({ summary: 'Where to probe /health (default http://127.0.0.1:<port>).' }),
-    port: Flags.integer({ summary: 'Port of the local server to probe (env PORT; default 3000).', min: 1, max: 65535 }),
+    'base-url': Flags.string({
+      summary: 'Where to probe /health (default: the URL in the pid file of the running server).',
+    }),
+    port: Flags.integer({
+      summary: 'Port of the local server to probe when no running server recorded its URL (env PORT; default 3000).',
+      min: 1,
+      max: 65535,
+    }),
   };
   static override columns = [
     'version',
@@ -36,9 +42,10 @@ Exit codes: 0 when the database is readable (whether or not a server is running)
 
   async run() {
     const config = await this.serverConfig();
-    const { localBaseUrl, serverStatus, statusExitCode } = await import('../../server/ops/status.js');
+    const { serverStatus, statusExitCode } = await import('../../server/ops/status.js');
     const status = await serverStatus(config, {
-      baseUrl: this.flags['base-url'] ?? localBaseUrl(config.host, this.flags.port ?? config.port),
+      baseUrl: this.flags['base-url'],
+      ...(this.flags.port === undefined ? {} : { port: this.flags.port }),
     });
     this.print(status);
     const exitCode = statusExitCode(status);

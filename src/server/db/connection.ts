@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { PRIVATE_FILE_MODE, ensurePrivateDir, ensurePrivateFile, setMode } from '../ops/files.js';
 import * as schema from './schema/index.js';
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
@@ -11,8 +12,15 @@ export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Data
 /** The committed drizzle-kit migrations, found from both src/ (tests) and dist/ (the built CLI). */
 export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../drizzle');
 
+/** Opens (creating if needed) a database file. The file is made 0600 before SQLite opens it: SQLite gives the
+ * -wal and -shm it creates the database file's own mode, so all three stay private whatever the umask. */
 export function openDatabase(file: string): Db {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (file !== ':memory:') {
+    if (!fs.existsSync(path.dirname(file))) ensurePrivateDir(path.dirname(file));
+    ensurePrivateFile(file);
+    // Sidecars left by an older svc, created under the umask.
+    for (const suffix of ['-wal', '-shm']) setMode(`${file}${suffix}`, PRIVATE_FILE_MODE);
+  }
   const sqlite = new Database(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('foreign_keys = ON');

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { buildApp } from '../app.js';
 import type { ServerConfig } from '../config.js';
+import { ensureSystemAdmin } from '../modules/identity/first-start.js';
 import { SECRETS_FILE } from '../security/server-secrets.js';
 import { openExisting, schemaState } from './database.js';
 import { acquireServerLock } from './lock.js';
@@ -20,8 +21,9 @@ export interface InitResult {
 
 /**
  * `svc server init`: what a first start does, without serving: the data dir (0700), the server keys (0600),
- * the database with every migration, the built-in roles and the system administrator (a generated password
- * goes through `announce`, once). It builds the app exactly as `start` does, so the two never drift apart.
+ * the database (0600) with every migration and the key check, the built-in roles and the system administrator
+ * (a generated password goes through `announce`, once; admin variables given to an initialized data dir are
+ * ignored, and `announce` says so). It builds the app exactly as `start` does, so the two never drift apart.
  * Takes the data dir's pid file meanwhile: refuses (exit 6) while a server runs.
  */
 export async function initDataDir(config: ServerConfig, announce: (message: string) => void): Promise<InitResult> {
@@ -30,7 +32,7 @@ export async function initDataDir(config: ServerConfig, announce: (message: stri
     secrets: fs.existsSync(path.join(config.dataDir, SECRETS_FILE)),
     database: fs.existsSync(config.databaseFile),
   };
-  const lock = acquireServerLock(config.dataDir);
+  const lock = acquireServerLock(config.dataDir, { command: 'init' });
   try {
     let before = 0;
     if (existed.database) {
@@ -41,16 +43,14 @@ export async function initDataDir(config: ServerConfig, announce: (message: stri
         sqlite.close();
       }
     }
-    let administrator = false;
-    const { app } = await buildApp(config, {
-      logger: false,
-      announce: (message) => {
-        administrator = true;
-        announce(message);
-      },
-    });
-    await app.ready();
-    await app.close();
+    const { app, db } = await buildApp(config, { logger: false, firstStart: false });
+    let administrator: boolean;
+    try {
+      administrator = (await ensureSystemAdmin(db, config, announce)) === 'created';
+      await app.ready();
+    } finally {
+      await app.close();
+    }
 
     const sqlite = openExisting(config.databaseFile);
     let schemaVersion: number;

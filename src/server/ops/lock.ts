@@ -1,10 +1,25 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { z } from 'zod';
 import { OpsError } from './errors.js';
+import { PRIVATE_FILE_MODE, ensurePrivateDir } from './files.js';
 
-/** The pid file a running server holds in its data dir (`svc server restore` and `init` refuse while it
- * names a live process). */
+/** The pid file a process holds in the data dir while it runs against it: `svc server start` for as long as
+ * it serves, and `init`, `migrate` and `restore` while they change the database. */
 export const PID_FILE = 'server.pid';
+
+/** What the pid file records, as one JSON object (`svc server status` and `stop` read it). An svc before this
+ * one wrote the bare pid: read as `{ pid }`. */
+const PidFileSchema = z.object({
+  pid: z.number().int().positive(),
+  /** The svc command holding the data dir: start, init, migrate, restore. */
+  command: z.string().optional(),
+  /** Where a server answers (loopback for a wildcard address), from its bound socket. */
+  url: z.string().optional(),
+  dataDir: z.string().optional(),
+  startedAt: z.string().optional(),
+});
+export type PidFile = z.infer<typeof PidFileSchema>;
 
 /** Lock files this process holds: a pid file naming our own pid is ours only if we took it, otherwise it
  * was left by an earlier process that had the same pid (a container's pid 1). */
@@ -14,12 +29,17 @@ export class ServerRunningError extends OpsError {
   constructor(
     readonly dataDir: string,
     readonly pid: number,
+    command = 'start',
   ) {
     super(
-      `A server (pid ${pid}) is running against ${dataDir}`,
+      command === 'start'
+        ? `A server (pid ${pid}) is running against ${dataDir}`
+        : `\`svc server ${command}\` (pid ${pid}) is running against ${dataDir}`,
       6,
       'SERVER_RUNNING',
-      `Stop it first (SIGTERM or Ctrl-C), or remove ${path.join(dataDir, PID_FILE)} if process ${pid} is not svc.`,
+      command === 'start'
+        ? `Stop it first (\`svc server stop\`, SIGTERM or Ctrl-C), or remove ${path.join(dataDir, PID_FILE)} if process ${pid} is not svc.`
+        : `Wait for it to finish, or remove ${path.join(dataDir, PID_FILE)} if process ${pid} is not svc.`,
     );
   }
 }
@@ -31,7 +51,7 @@ export interface ServerLock {
   release(): void;
 }
 
-function isAlive(pid: number): boolean {
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -41,41 +61,61 @@ function isAlive(pid: number): boolean {
   }
 }
 
-function readPid(file: string): number | undefined {
+/** The pid file's record, or undefined when there is none or it is unreadable as one. */
+export function readPidFile(dataDir: string): PidFile | undefined {
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = fs.readFileSync(path.join(dataDir, PID_FILE), 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
-  const pid = Number.parseInt(text.trim(), 10);
-  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  const trimmed = text.trim();
+  if (/^\d+$/.test(trimmed)) {
+    const pid = Number.parseInt(trimmed, 10);
+    return pid > 0 ? { pid } : undefined;
+  }
+  try {
+    const parsed = PidFileSchema.safeParse(JSON.parse(trimmed));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
-/** The live server holding the data dir, if any (a pid file naming a dead process is stale and ignored). */
-export function runningServer(dataDir: string): { pid: number } | undefined {
-  const file = path.join(dataDir, PID_FILE);
-  const pid = readPid(file);
-  if (pid === undefined) return undefined;
-  if (pid === process.pid) return heldHere.has(file) ? { pid } : undefined;
-  return isAlive(pid) ? { pid } : undefined;
+/** The live process holding the data dir, if any (a pid file naming a dead process is stale and ignored). */
+export function runningServer(dataDir: string): PidFile | undefined {
+  const record = readPidFile(dataDir);
+  if (record === undefined) return undefined;
+  if (record.pid === process.pid) return heldHere.has(path.join(dataDir, PID_FILE)) ? record : undefined;
+  return isAlive(record.pid) ? record : undefined;
 }
 
-/** Takes the data dir's pid file for this process, replacing a stale one; throws ServerRunningError while
- * another live process holds it. */
-export function acquireServerLock(dataDir: string): ServerLock {
+/** Takes the data dir's pid file for this process (creating the data dir 0700, the file 0600), replacing a
+ * stale one; throws ServerRunningError while another live process holds it. */
+export function acquireServerLock(
+  dataDir: string,
+  info: { command: string; url?: string | undefined } = { command: 'start' },
+): ServerLock {
   const file = path.join(dataDir, PID_FILE);
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  ensurePrivateDir(dataDir);
+  const record: PidFile = {
+    pid: process.pid,
+    command: info.command,
+    ...(info.url ? { url: info.url } : {}),
+    dataDir,
+    startedAt: new Date().toISOString(),
+  };
   for (let attempt = 0; ; attempt++) {
     try {
-      fs.writeFileSync(file, `${process.pid}\n`, { flag: 'wx', mode: 0o644 });
+      fs.writeFileSync(file, `${JSON.stringify(record)}\n`, { flag: 'wx', mode: PRIVATE_FILE_MODE });
+      fs.chmodSync(file, PRIVATE_FILE_MODE);
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 3) throw err;
     }
     const holder = runningServer(dataDir);
-    if (holder) throw new ServerRunningError(dataDir, holder.pid);
+    if (holder) throw new ServerRunningError(dataDir, holder.pid, holder.command);
     fs.rmSync(file, { force: true });
   }
   heldHere.add(file);
@@ -87,7 +127,7 @@ export function acquireServerLock(dataDir: string): ServerLock {
       if (released) return;
       released = true;
       heldHere.delete(file);
-      if (readPid(file) === process.pid) fs.rmSync(file, { force: true });
+      if (readPidFile(dataDir)?.pid === process.pid) fs.rmSync(file, { force: true });
     },
   };
 }

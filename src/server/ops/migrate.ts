@@ -30,7 +30,7 @@ export async function migrateDatabase(config: ServerConfig): Promise<MigrateResu
     }
   }
   // Throws ServerRunningError (exit 6) while a live server holds the data dir.
-  const lock = acquireServerLock(config.dataDir);
+  const lock = acquireServerLock(config.dataDir, { command: 'migrate' });
   try {
     const db = openDatabase(config.databaseFile);
     try {

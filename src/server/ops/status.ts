@@ -5,7 +5,10 @@ import { SECRETS_FILE } from '../security/server-secrets.js';
 import { VERSION } from '../version.js';
 import { fileSize, hasTable, openExisting, schemaState, serverMeta, shippedMigrations } from './database.js';
 import { OpsError } from './errors.js';
+import { localBaseUrl } from './address.js';
 import { runningServer } from './lock.js';
+
+export { localBaseUrl } from './address.js';
 
 export interface ServerStatus {
   /** This build of svc. */
@@ -37,6 +40,8 @@ export interface ServerStatus {
   server: {
     /** The pid in `<dataDir>/server.pid`, when that process is alive. */
     pid: number | null;
+    /** Where /health was asked: --base-url or --port, else the URL the running server recorded in its pid
+     * file, else HOST and PORT of the configuration. */
     url: string;
     reachable: boolean;
     health: Record<string, unknown> | null;
@@ -46,15 +51,12 @@ export interface ServerStatus {
 }
 
 export interface StatusOptions {
-  /** Where to probe /health and /health/ready. */
-  baseUrl: string;
+  /** Where to probe /health and /health/ready; default: the URL in the pid file of the running server, else
+   * HOST and PORT of the configuration. */
+  baseUrl?: string | undefined;
+  /** A port asked for explicitly (`--port`): probed on HOST, before the pid file's URL. */
+  port?: number;
   timeoutMs?: number;
-}
-
-/** The URL a local server answers on, from the listen address (a wildcard address is probed on loopback). */
-export function localBaseUrl(host: string, port: number): string {
-  const probe = host === '0.0.0.0' || host === '' ? '127.0.0.1' : host === '::' ? '::1' : host;
-  return `http://${probe.includes(':') ? `[${probe}]` : probe}:${port}`;
 }
 
 async function probe(
@@ -84,9 +86,15 @@ function errorText(err: unknown): string {
 }
 
 /** `svc server status`: what the data dir holds (read without a server) and, if one answers, its health. */
-export async function serverStatus(config: ServerConfig, options: StatusOptions): Promise<ServerStatus> {
+export async function serverStatus(config: ServerConfig, options: StatusOptions = {}): Promise<ServerStatus> {
   const file = config.databaseFile;
   const exists = fs.existsSync(file);
+  const holder = runningServer(config.dataDir);
+  const baseUrl =
+    options.baseUrl ??
+    (options.port === undefined ? undefined : localBaseUrl(config.host, options.port)) ??
+    holder?.url ??
+    localBaseUrl(config.host, config.port);
   const status: ServerStatus = {
     version: VERSION,
     dataDir: config.dataDir,
@@ -106,8 +114,8 @@ export async function serverStatus(config: ServerConfig, options: StatusOptions)
         : 'missing',
     jobs: null,
     server: {
-      pid: runningServer(config.dataDir)?.pid ?? null,
-      url: options.baseUrl,
+      pid: holder?.pid ?? null,
+      url: baseUrl,
       reachable: false,
       health: null,
       ready: null,
@@ -144,8 +152,8 @@ export async function serverStatus(config: ServerConfig, options: StatusOptions)
   const timeoutMs = options.timeoutMs ?? 2000;
   try {
     const [health, ready] = await Promise.all([
-      probe(new URL('/health', options.baseUrl).href, timeoutMs),
-      probe(new URL('/health/ready', options.baseUrl).href, timeoutMs),
+      probe(new URL('/health', baseUrl).href, timeoutMs),
+      probe(new URL('/health/ready', baseUrl).href, timeoutMs),
     ]);
     status.server.reachable = true;
     status.server.health = health.body ?? { httpStatus: health.status };

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { DomainError } from '../errors.js';
 
 export function sha256Hex(value: string): string {
   return createHash('sha256').update(value).digest('hex');
@@ -29,11 +30,22 @@ export class SecretBox {
     return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), data.toString('base64url')].join('.');
   }
 
+  /** The plaintext; a value these keys cannot open (other server keys, a damaged row) is a 503
+   * SERVER_KEYS_MISMATCH, never a 500: the server refuses to start with keys that do not belong to its database
+   * (server-secrets.ts), so this is a single damaged value, or keys changed under a running server. */
   open(sealed: string): string {
-    const [version, iv, tag, data] = sealed.split('.');
-    if (version !== 'v1' || !iv || !tag || data === undefined) throw new Error('unrecognised sealed value');
-    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
-    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-    return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+    try {
+      const [version, iv, tag, data] = sealed.split('.');
+      if (version !== 'v1' || !iv || !tag || data === undefined) throw new Error('unrecognised sealed value');
+      const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
+      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+      return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+    } catch {
+      throw new DomainError(
+        'unavailable',
+        "A value stored on the server cannot be decrypted with the server's keys; ask its operator to check them",
+        'SERVER_KEYS_MISMATCH',
+      );
+    }
   }
 }
