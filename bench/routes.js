@@ -23,6 +23,7 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Secret, TOTP } from 'otpauth';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, api, loadRun, median, printMachine, round, startServer, tmp } from './common.js';
 
@@ -44,23 +45,11 @@ const MAX_TOTAL_SECONDS = 20 * 60;
 const EMAIL = 'partner-admin@bench.example';
 const PASSWORD = 'Bench-Partner-Passw0rd!';
 
-setTimeout(() => {
-  console.error(`bench routes: aborted after ${MAX_TOTAL_SECONDS} s`);
-  process.exit(0);
-}, MAX_TOTAL_SECONDS * 1000).unref();
-
-for (const [name, n] of Object.entries({ SECONDS, WARMUP_SECONDS, ROUNDS, CONNECTIONS })) {
-  if (!Number.isInteger(n) || n < (name === 'WARMUP_SECONDS' ? 0 : 1)) {
-    console.error(`bench routes: ${name} must be a positive integer`);
-    process.exit(0);
-  }
-}
-
 const totp = (secret) =>
   new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate();
 
 /** The data every route of the table reads, made over the API as a partner admin would. */
-async function seed(url) {
+export async function seed(url) {
   const registered = await api(url, 'POST', '/auth/register-partner', {
     body: { companyName: 'Bench MSP', name: 'Bench Admin', email: EMAIL, password: PASSWORD, acceptTerms: true },
   });
@@ -109,12 +98,11 @@ async function seed(url) {
   }
   const rules = [];
   for (let i = 0; i < RULES; i++) {
-    rules.push(
-      await api(url, 'POST', '/pam/rules', {
-        token,
-        body: { orgId: org.id, name: `Rule ${i}`, matchSigner: `Vendor ${i}`, verdict: 'require_approval' },
-      }),
-    );
+    const created = await api(url, 'POST', '/pam/rules', {
+      token,
+      body: { orgId: org.id, name: `Rule ${i}`, matchSigner: `Vendor ${i}`, verdict: 'require_approval' },
+    });
+    rules.push(created.rule);
   }
   const enrollmentKey = await api(url, 'POST', '/enrollment-keys', {
     token,
@@ -164,7 +152,7 @@ async function seed(url) {
 }
 
 /** The table: name, method, path, how it authenticates, and for writes the body. */
-function routesOf(s) {
+export function routesOf(s) {
   const read = (name, p, auth = 'key') => ({ name, method: 'GET', path: p, auth, kind: 'read' });
   return [
     read('sites list', '/orgs/sites'),
@@ -209,6 +197,14 @@ function routesOf(s) {
 }
 
 async function main() {
+  setTimeout(() => {
+    console.error(`bench routes: aborted after ${MAX_TOTAL_SECONDS} s`);
+    process.exit(0);
+  }, MAX_TOTAL_SECONDS * 1000).unref();
+  for (const [name, n] of Object.entries({ SECONDS, WARMUP_SECONDS, ROUNDS, CONNECTIONS })) {
+    if (!Number.isInteger(n) || n < (name === 'WARMUP_SECONDS' ? 0 : 1))
+      throw new Error(`${name} must be a positive integer`);
+  }
   printMachine('svc bench routes');
   console.log(
     `routes: 127.0.0.1, autocannon in a separate process, ${CONNECTIONS} connections, ${SECONDS} s per run after a` +
@@ -289,6 +285,9 @@ async function main() {
   console.log(`\nload average before ${fmt(loadBefore)}, after ${fmt(os.loadavg())}`);
 }
 
-main().catch((err) => {
-  console.error(`bench routes failed: ${err instanceof Error ? err.message : String(err)}`);
-});
+// Run as a script (bench/run.js spawns it); imported, it only lends its seed and table (profiling scripts).
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((err) => {
+    console.error(`bench routes failed: ${err instanceof Error ? err.message : String(err)}`);
+  });
+}
