@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EndpointDef } from '../../contract/endpoint.js';
 import type { Guard } from './bind.js';
-import { grants, systemContext, type Caller, type RequestContext } from './caller.js';
-import { HttpError, forbidden, tooManyRequests, unauthorized } from './errors.js';
+import { grants, systemContext, type Caller, type RequestContext } from '../context.js';
+import { DomainError, forbidden, partnerInactive, tooManyRequests, unauthorized } from '../errors.js';
 
 /** The state of a key's hourly window after a request (01 §5.6). */
 export interface RateLimitState {
@@ -76,7 +76,7 @@ export function createNotFoundKeyCheck(resolvers: CredentialResolvers) {
     try {
       await authenticateKey(resolvers.apiKey, apiKey, reply);
     } catch (err) {
-      if (err instanceof HttpError && err.status === 401) return;
+      if (err instanceof DomainError && err.kind === 'unauthenticated') return;
       throw err;
     }
   };
@@ -111,7 +111,7 @@ export function createGuard(options: GuardOptions): Guard {
     }
 
     if (caller.partnerStatus && caller.partnerStatus !== 'active' && !rule.allowInactivePartner) {
-      throw new HttpError(403, 'Account inactive', 'PARTNER_INACTIVE', undefined, { status: caller.partnerStatus });
+      throw partnerInactive(caller.partnerStatus);
     }
     if (rule.callerScopes && !rule.callerScopes.includes(caller.scope)) throw forbidden();
     if (caller.kind === 'apiKey') {

@@ -1,7 +1,7 @@
 import { API_KEY_PATTERN, type ApiKeyStatus } from '../../../contract/api-keys.js';
 import type { Db } from '../../db/connection.js';
-import type { Caller } from '../../http/caller.js';
-import { unauthorized } from '../../http/errors.js';
+import type { Caller } from '../../context.js';
+import { unauthorized } from '../../errors.js';
 import { ReadCache } from '../../lib/read-cache.js';
 import { sha256Hex } from '../../security/crypto.js';
 import { ApiKeyRateLimiter, type RateDecision } from './rate-limiter.js';

@@ -9,9 +9,15 @@ import {
 } from '../../../contract/api-keys.js';
 import type { Db } from '../../db/connection.js';
 import { apiKeys } from '../../db/schema/index.js';
-import { grants, systemContext, type RequestContext } from '../../http/caller.js';
-import { HttpError, badRequest, forbidden, notFound, siteAccessDenied } from '../../http/errors.js';
-import { fieldError } from '../../http/validation.js';
+import { grants, systemContext, type RequestContext } from '../../context.js';
+import {
+  DomainError,
+  badRequest,
+  fieldError,
+  forbidden,
+  notFound,
+  siteAccessDenied,
+} from '../../errors.js';
 import { paged, type Paged } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
 import { accessibleOrgIds, requireOrg } from '../tenancy/access.js';
@@ -231,7 +237,7 @@ export class ApiKeysService {
     try {
       requireOrg(this.db, ctx.caller, row.orgId);
     } catch (err) {
-      if (err instanceof HttpError) throw notFound('API key not found');
+      if (err instanceof DomainError) throw notFound('API key not found');
       throw err;
     }
     return row;
