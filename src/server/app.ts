@@ -7,12 +7,13 @@ import type { ServerConfig } from './config.js';
 import { applyMigrations, openDatabase, type Db } from './db/connection.js';
 import { Mailer } from './delivery/mailer.js';
 import { SmsSender } from './delivery/sms.js';
-import { bind, type Handler } from './http/bind.js';
+import { bind, type Handler, type ResponseCache } from './http/bind.js';
 import { clientIpResolver, trustedProxyMatcher } from './http/client-ip.js';
 import { installErrorHandler } from './http/error-handler.js';
 import { createGuard, createNotFoundKeyCheck, type CredentialResolvers } from './http/guard.js';
 import { createIdempotency, purgeIdempotencyKeys } from './http/idempotency.js';
 import { JobWorker } from './jobs/queue.js';
+import { ReadCache } from './lib/read-cache.js';
 import { loggerOptions } from './logging.js';
 import { registerAccessReviewRoutes } from './modules/access-reviews/routes.js';
 import { AccessReviewsService } from './modules/access-reviews/service.js';
@@ -122,7 +123,10 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     mfaEnabled: config.features.mfa,
     clientIp: clientIpResolver(isTrusted, config.trustedProxies.length > 0),
   });
-  const bindDeps = { guard, idempotency: createIdempotency(db, box) };
+  // GET answers kept until the next write, at most a second (fields derived from the clock, such as an expired
+  // status, are that fresh), at most 128 of them.
+  const responses: ResponseCache = new ReadCache(db.$client, 128, 1000);
+  const bindDeps = { guard, idempotency: createIdempotency(db, box), responses };
   const moduleContext: ModuleContext = {
     app,
     config,
