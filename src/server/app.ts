@@ -41,6 +41,7 @@ import { registerTenancyRoutes } from './modules/tenancy/routes.js';
 import { TenancyService } from './modules/tenancy/service.js';
 import { registerUserRoutes } from './modules/users/routes.js';
 import { UsersService } from './modules/users/service.js';
+import { registerWebPages } from './modules/web-pages/routes.js';
 import { SecretBox } from './security/crypto.js';
 import { loadServerSecrets } from './security/server-secrets.js';
 import { TokenSigner } from './security/tokens.js';
@@ -150,6 +151,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   registerRoleRoutes(moduleContext);
   registerAccessReviewRoutes(moduleContext);
   registerPamRoutes(moduleContext);
+  registerWebPages(moduleContext);
   apiKeyAuth.start();
 
   worker.every('maintenance.purge-idempotency-keys', 3600_000, () => {
