@@ -194,3 +194,43 @@ export function printTable(rows, value = 'median') {
         .trimEnd(),
     );
 }
+
+/**
+ * One bounded autocannon run in a separate process (bench/load.js), so that the load generator does not share an
+ * event loop with the bench; resolves with its JSON result. Bounded by `seconds`, or else by `amount` responses
+ * and `maxSeconds`; `headers` and `body` travel in the environment (no secret in the process list).
+ */
+export function loadRun(url, { connections, seconds, amount, maxSeconds = 60, headers = {}, method = 'GET', body }) {
+  return new Promise((resolve, reject) => {
+    const args = [path.join(ROOT, 'bench', 'load.js'), '--url', url, '--connections', String(connections)];
+    if (seconds === undefined) args.push('--amount', String(amount), '--max-seconds', String(maxSeconds));
+    else args.push('--seconds', String(seconds));
+    const json = body === undefined ? {} : { 'content-type': 'application/json' };
+    const child = spawn(process.execPath, args, {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        BENCH_LOAD_HEADERS: JSON.stringify({ ...headers, ...json }),
+        BENCH_LOAD_REQUEST: JSON.stringify({ method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.add(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    // A hard stop in case the load process itself hangs (it stops its own run in time).
+    const killer = setTimeout(() => child.kill('SIGKILL'), ((seconds ?? maxSeconds) + 15) * 1000);
+    child.once('exit', (code) => {
+      clearTimeout(killer);
+      children.delete(child);
+      if (code !== 0) return reject(new Error(`bench/load.js exited ${code}: ${stderr.trim().slice(0, 500)}`));
+      try {
+        resolve(JSON.parse(stdout));
+      } catch {
+        reject(new Error(`bench/load.js printed no JSON: ${stdout.slice(0, 200)}`));
+      }
+    });
+  });
+}

@@ -3,10 +3,12 @@
 // loop with the bench that samples the server. Used by bench/run.js; prints one JSON object on stdout.
 //
 //   node bench/load.js --url http://127.0.0.1:<port>/health --connections 50 --amount 20000 --max-seconds 60
+//   node bench/load.js --url http://127.0.0.1:<port>/health --connections 50 --seconds 5
 //
 // Extra request headers (e.g. X-API-Key) come from the BENCH_LOAD_HEADERS environment variable as a JSON
-// object, so that no secret appears in the process list. Only loopback URLs are accepted; the run stops after
-// `amount` responses or `max-seconds`, whichever comes first.
+// object, so that no secret appears in the process list; BENCH_LOAD_REQUEST may give {method, body} (body as a
+// string). Only loopback URLs are accepted; the run stops after `amount` responses or `max-seconds`, whichever
+// comes first, or after `seconds` when that is given instead.
 /* global process, console, setTimeout, clearTimeout, URL */
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -18,6 +20,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '50' },
     amount: { type: 'string', default: '20000' },
     'max-seconds': { type: 'string', default: '60' },
+    seconds: { type: 'string' },
   },
 });
 
@@ -31,11 +34,13 @@ if (url.hostname !== '127.0.0.1') fail(`only loopback (127.0.0.1) is a valid tar
 const connections = Number(values.connections);
 const amount = Number(values.amount);
 const maxSeconds = Number(values['max-seconds']);
-for (const [name, n] of Object.entries({ connections, amount, maxSeconds })) {
+const duration = values.seconds === undefined ? undefined : Number(values.seconds);
+for (const [name, n] of Object.entries({ connections, amount, maxSeconds, duration: duration ?? 1 })) {
   if (!Number.isInteger(n) || n <= 0) fail(`${name} must be a positive integer`);
 }
 if (amount < connections) fail('amount must be at least the number of connections');
 const headers = process.env.BENCH_LOAD_HEADERS ? JSON.parse(process.env.BENCH_LOAD_HEADERS) : {};
+const request = process.env.BENCH_LOAD_REQUEST ? JSON.parse(process.env.BENCH_LOAD_REQUEST) : {};
 
 // Throughput from the first request to the last response: autocannon's own duration runs to the next sample
 // tick after the last response, which adds up to a second to a run bounded by amount.
@@ -44,15 +49,19 @@ let responses = 0;
 let timedOut = false;
 
 const firstAt = performance.now();
-const instance = autocannon({ url: url.href, connections, amount, headers, timeout: 10 });
+const bound = duration === undefined ? { amount } : { duration };
+const instance = autocannon({ url: url.href, connections, ...bound, ...request, headers, timeout: 10 });
 instance.on('response', () => {
   responses++;
   lastAt = performance.now();
 });
-const guard = setTimeout(() => {
-  timedOut = true;
-  instance.stop();
-}, maxSeconds * 1000);
+const guard = setTimeout(
+  () => {
+    timedOut = true;
+    instance.stop();
+  },
+  (duration === undefined ? maxSeconds : duration + 15) * 1000,
+);
 
 const result = await instance;
 clearTimeout(guard);

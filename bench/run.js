@@ -17,13 +17,15 @@
 //   GET /api/v1/orgs/sites      by X-API-Key, an organization of 20 sites  req/s ≥ 0.5× GET /health of the same
 //                                                                          server; p99 < 25 ms at 50 connections
 //   server RSS under load       VmRSS every 200 ms through the load                                (< 150 MB)
+// Routes (bench/routes.js, in a process of its own): some twenty list, get and write routes by API key or session,
+// each against a /health run just before it, with a fresh key per route (its header lists what and how).
 // Export (bench/export.js, in a process of its own): 1,000,000 elevation audit events, then
 // `svc pam export --format csv --out FILE` against the local server: ≥ 100,000 rows/s end to end, and the CLI's and
 // the server's peak RSS within 15% between 100,000 and 1,000,000 rows (its environment is described there).
-// Environment: BENCH_PARTS (startup,load,export), BENCH_LOAD_CONNECTIONS (50), BENCH_LOAD_AMOUNT (20000 requests per
+// Environment: BENCH_PARTS (startup,load,routes,export), BENCH_LOAD_CONNECTIONS (50), BENCH_LOAD_AMOUNT (20000 requests per
 // run), BENCH_LOAD_WARMUP (2000), BENCH_LOAD_ROUNDS (5), BENCH_LOAD_MAX_SECONDS (60 per run), BENCH_LOAD_LEVELS
 // (warn,info), BENCH_CPU_PROF_DIR (when set, the loaded servers write a V8 CPU profile there: node --cpu-prof).
-/* global process, console, setTimeout, setInterval, clearTimeout, clearInterval, fetch */
+/* global process, console, setTimeout, setInterval, clearInterval, fetch */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -33,9 +35,9 @@ import {
   ADMIN_PASSWORD,
   ROOT,
   api,
-  children,
   get,
   isolatedEnv,
+  loadRun,
   median,
   printMachine,
   printTable,
@@ -49,9 +51,9 @@ import {
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const STARTS = Number(process.env.BENCH_STARTS ?? 5);
-const PARTS = (process.env.BENCH_PARTS ?? 'startup,load,export').split(',').map((p) => p.trim());
-const LOAD_SCRIPT = path.join(ROOT, 'bench', 'load.js');
+const PARTS = (process.env.BENCH_PARTS ?? 'startup,load,routes,export').split(',').map((p) => p.trim());
 const EXPORT_SCRIPT = path.join(ROOT, 'bench', 'export.js');
+const ROUTES_SCRIPT = path.join(ROOT, 'bench', 'routes.js');
 const LOAD_CONNECTIONS = Number(process.env.BENCH_LOAD_CONNECTIONS ?? 50);
 const LOAD_AMOUNT = Number(process.env.BENCH_LOAD_AMOUNT ?? 20_000);
 const LOAD_WARMUP = Number(process.env.BENCH_LOAD_WARMUP ?? 2_000);
@@ -166,35 +168,9 @@ function sampleRss(pid) {
   };
 }
 
-/** One bounded autocannon run in a separate process (bench/load.js); resolves with its JSON result. */
-function loadRun(url, amount, headers = {}) {
-  return new Promise((resolve, reject) => {
-    const args = [LOAD_SCRIPT, '--url', url, '--connections', String(LOAD_CONNECTIONS)];
-    args.push('--amount', String(amount), '--max-seconds', String(LOAD_MAX_SECONDS));
-    const child = spawn(process.execPath, args, {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', BENCH_LOAD_HEADERS: JSON.stringify(headers) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.add(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    // A hard stop in case the load process itself hangs (it stops its own run after LOAD_MAX_SECONDS).
-    const killer = setTimeout(() => child.kill('SIGKILL'), (LOAD_MAX_SECONDS + 15) * 1000);
-    child.once('exit', (code) => {
-      clearTimeout(killer);
-      children.delete(child);
-      if (code !== 0) return reject(new Error(`bench/load.js exited ${code}: ${stderr.trim().slice(0, 500)}`));
-      try {
-        resolve(JSON.parse(stdout));
-      } catch {
-        reject(new Error(`bench/load.js printed no JSON: ${stdout.slice(0, 200)}`));
-      }
-    });
-  });
-}
+/** One run of LOAD_CONNECTIONS connections, bounded by `amount` responses and LOAD_MAX_SECONDS. */
+const loadAmount = (url, amount, headers = {}) =>
+  loadRun(url, { connections: LOAD_CONNECTIONS, amount, maxSeconds: LOAD_MAX_SECONDS, headers });
 
 /**
  * The issue's load targets, per log level: req/s and latency of GET /api/v1/orgs/sites by API key against
@@ -243,12 +219,12 @@ async function loadBench() {
     const runs = { health: [], sites: [] };
     try {
       let key = seed.keys[keyIndex++];
-      await loadRun(health, LOAD_WARMUP);
-      await loadRun(sites, LOAD_WARMUP, { 'x-api-key': key });
+      await loadAmount(health, LOAD_WARMUP);
+      await loadAmount(sites, LOAD_WARMUP, { 'x-api-key': key });
       for (let round = 0; round < LOAD_ROUNDS; round++) {
         if (round > 0) key = seed.keys[keyIndex++];
-        const healthRun = () => loadRun(health, LOAD_AMOUNT).then((r) => runs.health.push(r));
-        const sitesRun = () => loadRun(sites, LOAD_AMOUNT, { 'x-api-key': key }).then((r) => runs.sites.push(r));
+        const healthRun = () => loadAmount(health, LOAD_AMOUNT).then((r) => runs.health.push(r));
+        const sitesRun = () => loadAmount(sites, LOAD_AMOUNT, { 'x-api-key': key }).then((r) => runs.sites.push(r));
         for (const run of round % 2 === 0 ? [healthRun, sitesRun] : [sitesRun, healthRun]) await run();
       }
     } finally {
@@ -391,7 +367,8 @@ async function startupBench() {
       svcArgv(['login', '--base-url', server.url, '--email', ADMIN_EMAIL, '--password-stdin']),
       { env: profileEnv, cwd: ROOT, input: ADMIN_PASSWORD, encoding: 'utf8' },
     );
-    if (signIn.status !== 0) throw new Error(`svc login exited ${signIn.status}: ${signIn.stderr.trim().slice(0, 500)}`);
+    if (signIn.status !== 0)
+      throw new Error(`svc login exited ${signIn.status}: ${signIn.stderr.trim().slice(0, 500)}`);
     const profileListName = `${listName} (signed-in profile)`;
     const commands = [
       { name: 'node -e 0', args: ['-e', '0'], env: cliEnv },
@@ -491,19 +468,27 @@ async function startupBench() {
   }
 }
 
-/** bench/export.js in a process of its own: it seeds a database of its own, prints its table and cleans up. */
-function exportBench() {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [EXPORT_SCRIPT], { cwd: ROOT, stdio: 'inherit' });
-    child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`bench/export.js exited with ${code}`))));
-  });
+/** A bench script in a process of its own: it seeds a database of its own, prints its table and cleans up. */
+function scriptBench(script) {
+  return () =>
+    new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [script], { cwd: ROOT, stdio: 'inherit' });
+      child.once('error', reject);
+      child.once('exit', (code) =>
+        code === 0 ? resolve() : reject(new Error(`${path.relative(ROOT, script)} exited with ${code}`)),
+      );
+    });
 }
 
 async function main() {
   printMachine('svc bench');
   // Each part reports its own failure, so that one broken part does not hide the figures of the other.
-  const parts = { startup: startupBench, load: loadBench, export: exportBench };
+  const parts = {
+    startup: startupBench,
+    load: loadBench,
+    routes: scriptBench(ROUTES_SCRIPT),
+    export: scriptBench(EXPORT_SCRIPT),
+  };
   const selected = PARTS.filter((name) => name in parts);
   for (const [i, name] of selected.entries()) {
     if (i > 0) console.log('');

@@ -7,6 +7,7 @@ import type { Mailer } from './delivery/mailer.js';
 import type { SmsSender } from './delivery/sms.js';
 import type { JobWorker } from './jobs/queue.js';
 import type { AccessReviewsService } from './modules/access-reviews/service.js';
+import type { ApiKeyAuthenticator } from './modules/api-keys/authenticator.js';
 import type { ApiKeysService } from './modules/api-keys/service.js';
 import type { AuditService } from './modules/audit/service.js';
 import type { DevicesService } from './modules/devices/service.js';
@@ -29,6 +30,7 @@ export interface Services {
   auth: AuthService;
   audit: AuditService;
   apiKeys: ApiKeysService;
+  apiKeyAuth: ApiKeyAuthenticator;
   enrollmentKeys: EnrollmentKeysService;
   devices: DevicesService;
   mailer: Mailer;

@@ -7,16 +7,18 @@ import type { ServerConfig } from './config.js';
 import { applyMigrations, openDatabase, type Db } from './db/connection.js';
 import { Mailer } from './delivery/mailer.js';
 import { SmsSender } from './delivery/sms.js';
-import { bind, type Handler } from './http/bind.js';
+import { bind, type Handler, type ResponseCache } from './http/bind.js';
 import { clientIpResolver, trustedProxyMatcher } from './http/client-ip.js';
 import { installErrorHandler } from './http/error-handler.js';
-import { createGuard } from './http/guard.js';
+import { createGuard, createNotFoundKeyCheck, type CredentialResolvers } from './http/guard.js';
 import { createIdempotency, purgeIdempotencyKeys } from './http/idempotency.js';
 import { JobWorker } from './jobs/queue.js';
+import { ReadCache } from './lib/read-cache.js';
 import { loggerOptions } from './logging.js';
 import { registerAccessReviewRoutes } from './modules/access-reviews/routes.js';
 import { AccessReviewsService } from './modules/access-reviews/service.js';
 import { registerApiKeyRoutes } from './modules/api-keys/routes.js';
+import { ApiKeyAuthenticator } from './modules/api-keys/authenticator.js';
 import { ApiKeysService } from './modules/api-keys/service.js';
 import { registerAuditRoutes } from './modules/audit/routes.js';
 import { AuditService } from './modules/audit/service.js';
@@ -89,7 +91,6 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     genReqId: () => randomUUID(),
   });
   await app.register(fastifyCookie);
-  installErrorHandler(app);
 
   const box = new SecretBox(secrets.encryptionKey);
   const signer = new TokenSigner(secrets.jwtSecret);
@@ -97,7 +98,8 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   const sessions = new SessionService(db, signer, { accessTtlSeconds: config.tokens.accessTtlSeconds, refreshTtlSeconds: config.tokens.refreshTtlSeconds });
   const auth = new AuthService(db, config, sessions, signer);
   const tenancy = new TenancyService(db);
-  const apiKeys = new ApiKeysService(db, tenancy, (err) => app.log.error({ err }, 'API key usage flush failed'));
+  const apiKeyAuth = new ApiKeyAuthenticator(db, (err) => app.log.error({ err }, 'API key usage flush failed'));
+  const apiKeys = new ApiKeysService(db, tenancy, apiKeyAuth.usage);
   const enrollmentKeys = new EnrollmentKeysService(db, tenancy, secrets.enrollmentPepper, config.enrollment.keyTtlMinutes);
   const mailer = new Mailer(config.mail, app.log);
   const sms = new SmsSender(config.sms, app.log);
@@ -110,6 +112,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     auth,
     audit: new AuditService(db),
     apiKeys,
+    apiKeyAuth,
     enrollmentKeys,
     devices,
     mailer,
@@ -121,16 +124,21 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     pam: new PamService(db, config, box, { auth, tenancy, devices }),
   };
 
+  const resolvers: CredentialResolvers = {
+    session: (token) => auth.callerForAccessToken(token),
+    apiKey: async (key) => apiKeyAuth.authenticate(key),
+    agent: async (token, request) => services.devices.authenticateAgent(token, request),
+  };
+  installErrorHandler(app, createNotFoundKeyCheck(resolvers));
   const guard = createGuard({
-    resolvers: {
-      session: (token) => auth.callerForAccessToken(token),
-      apiKey: async (key, _request, reply) => apiKeys.authenticate(key, reply),
-      agent: async (token, request) => services.devices.authenticateAgent(token, request),
-    },
+    resolvers,
     mfaEnabled: config.features.mfa,
     clientIp: clientIpResolver(isTrusted, config.trustedProxies.length > 0),
   });
-  const bindDeps = { guard, idempotency: createIdempotency(db, box) };
+  // GET answers kept until the next write, at most a second (fields derived from the clock, such as an expired
+  // status, are that fresh), at most 128 of them.
+  const responses: ResponseCache = new ReadCache(db.$client, 128, 1000);
+  const bindDeps = { guard, idempotency: createIdempotency(db, box), responses };
   const moduleContext: ModuleContext = {
     app,
     config,
@@ -155,7 +163,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   registerAccessReviewRoutes(moduleContext);
   registerPamRoutes(moduleContext);
   registerWebPages(moduleContext);
-  apiKeys.start();
+  apiKeyAuth.start();
 
   worker.every('maintenance.purge-idempotency-keys', 3600_000, () => {
     purgeIdempotencyKeys(db);
@@ -163,7 +171,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
 
   app.addHook('onClose', async () => {
     // API key usage counted since the last flush is written before the database closes.
-    apiKeys.stop();
+    apiKeyAuth.stop();
     await worker.stop();
     mailer.close();
     if (!options.db) db.$client.close();

@@ -222,7 +222,7 @@ describe('API keys (01 §2.1, §3, §4.1)', () => {
     const created = await create({ orgId: w.orgA1.id, name: 'rotating', scopes: ['devices:read'], rateLimit: 50 });
     const old: string = created.body.key;
     for (let i = 0; i < 3; i++) expect((await call('GET', `${API}/devices`, { apiKey: old })).status).toBe(200);
-    t.services.apiKeys.flush();
+    t.services.apiKeyAuth.flush();
     const before = t.db.select().from(apiKeys).where(eq(apiKeys.id, created.body.id)).get();
     expect(before?.usageCount).toBe(3);
     expect(before?.lastUsedAt).not.toBeNull();
@@ -251,12 +251,12 @@ describe('API keys (01 §2.1, §3, §4.1)', () => {
     const stale = await call('GET', `${API}/devices`, { apiKey: old });
     expect(stale.status).toBe(401);
     expect(stale.body.error).toBe('Invalid API key');
-    t.services.apiKeys.flush();
+    t.services.apiKeyAuth.flush();
     const after = t.db.select().from(apiKeys).where(eq(apiKeys.id, created.body.id)).get();
     expect(after).toMatchObject({ usageCount: 0, lastUsedAt: null, keyHash: sha256(res.body.key) });
 
     expect((await call('GET', `${API}/devices`, { apiKey: res.body.key })).status).toBe(200);
-    t.services.apiKeys.flush();
+    t.services.apiKeyAuth.flush();
     expect(t.db.select().from(apiKeys).where(eq(apiKeys.id, created.body.id)).get()?.usageCount).toBe(1);
   });
 

@@ -68,7 +68,7 @@ describe('API key rate limit (01 §5.2, §5.6, §8)', () => {
       expect(retryAfter).toBeLessThanOrEqual(3600);
     }
     // Refusals are not entries of the window.
-    t.services.apiKeys.flush();
+    t.services.apiKeyAuth.flush();
     expect(t.db.select().from(apiKeyHits).all()).toHaveLength(3);
   });
 
@@ -88,6 +88,34 @@ describe('API key rate limit (01 §5.2, §5.6, §8)', () => {
     expect((await t.call('GET', `${API}/devices`, { token: w.tokens.system })).headers['x-ratelimit-limit']).toBeUndefined();
   });
 
+  it('01§5.6 a key-authenticated 404, 400 and 403 all carry the headers, a path no route serves included', async () => {
+    const { key } = await newKey(10, ['devices:read']);
+    const answers = [
+      await use(key, '/no-such-route'),
+      await t.call('POST', `${API}/no/such/route`, { apiKey: key, body: {} }),
+      await use(key, `/devices/${randomUUID()}`),
+      await use(key, '/devices?status=bogus'),
+      await use(key, '/orgs/sites'),
+    ];
+    expect(answers.map(limits)).toEqual([
+      { status: 404, limit: '10', remaining: '9' },
+      { status: 404, limit: '10', remaining: '8' },
+      { status: 404, limit: '10', remaining: '7' },
+      { status: 400, limit: '10', remaining: '6' },
+      { status: 403, limit: '10', remaining: '5' },
+    ]);
+    for (const res of answers) expect(Number(res.headers['x-ratelimit-reset'])).toBeGreaterThan(Date.now() / 1000);
+    // An unknown route with a key that does not authenticate stays the plain 404, without headers.
+    const unknown = await use('svc_' + 'A'.repeat(32), '/no-such-route');
+    expect(limits(unknown)).toEqual({ status: 404, limit: undefined, remaining: undefined });
+    // Over the limit, an unknown route answers 429 like any other.
+    const { key: small } = await newKey(1);
+    expect((await use(small, '/devices')).status).toBe(200);
+    const refused = await use(small, '/no-such-route');
+    expect(limits(refused)).toEqual({ status: 429, limit: '1', remaining: '0' });
+    expect(refused.headers['retry-after']).toBeDefined();
+  });
+
   it('01§5.6 concurrent requests never get past the limit', async () => {
     const { key } = await newKey(5);
     const results = await Promise.all(Array.from({ length: 20 }, () => use(key)));
@@ -98,7 +126,7 @@ describe('API key rate limit (01 §5.2, §5.6, §8)', () => {
 
   it('01§5.6 the window slides: an entry leaves it one hour after it was admitted', async () => {
     const { id } = await newKey(3);
-    const limiter = t.services.apiKeys.limiter;
+    const limiter = t.services.apiKeyAuth.limiter;
     const t0 = Date.now();
     expect(limiter.hit(id, 3, t0)).toMatchObject({ allowed: true, remaining: 2, reset: Math.ceil((t0 + HOUR) / 1000) });
     expect(limiter.hit(id, 3, t0 + 1000)).toMatchObject({ allowed: true, remaining: 1 });
@@ -134,8 +162,8 @@ describe('API key rate limit (01 §5.2, §5.6, §8)', () => {
     expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(5);
     expect(Number(refused.headers['x-ratelimit-reset'])).toBe(Math.ceil((now + 5000) / 1000));
     // Pruning drops what is older than the window.
-    t.services.apiKeys.flush();
-    t.services.apiKeys.limiter.prune();
+    t.services.apiKeyAuth.flush();
+    t.services.apiKeyAuth.limiter.prune();
     expect(t.db.select().from(apiKeyHits).where(eq(apiKeyHits.keyId, id)).all()).toHaveLength(3);
   });
 });

@@ -1,17 +1,18 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { eq, sql } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { sites } from '../../src/server/db/schema/index.js';
-import { ReadCache, isFrozenDeep } from '../../src/server/lib/read-cache.js';
-import { seedWorld, type World, type WorldCaller } from '../helpers/seed.js';
+import { ReadCache } from '../../src/server/lib/read-cache.js';
+import { ROLES, seedWorld, type World, type WorldCaller } from '../helpers/seed.js';
 import { createTestApp, type TestApp } from '../helpers/server.js';
 
 const API = '/api/v1';
 
-/** The site list is kept while the database is unchanged (lib/read-cache.ts): these prove that no write, made
- * any way, and no other caller's reach ever shows through a kept page. */
-describe('site list pages kept until the next write (01 §4.3)', () => {
+/** Every authenticated GET answer is kept while the database is unchanged (http/bind.ts with lib/read-cache.ts):
+ * these prove on the site list that no write, made any way, and no other caller's reach ever shows through a
+ * kept answer; the next block proves it on the other list and get routes. */
+describe('GET answers kept until the next write: the site list (01 §4.3)', () => {
   let t: TestApp;
   let w: World;
   const names = async (who: WorldCaller, query = '') => {
@@ -105,6 +106,134 @@ describe('site list pages kept until the next write (01 §4.3)', () => {
       other.close();
     }
     expect(await names('aAdmin')).toEqual(['A1 Annex', 'A1 Elsewhere']);
+  });
+});
+
+/** The same mechanism on the other list and get routes: a write through the API shows in the next answer, each
+ * caller gets its own, and no field the schema does not list ever leaves the server, kept or not. */
+describe('GET answers kept until the next write: every list and get route', () => {
+  let t: TestApp;
+  let w: World;
+  const get = async (url: string, auth: { token?: string; apiKey?: string }) => {
+    const res = await t.call('GET', `${API}${url}`, auth);
+    expect(res.status, `${url}: ${res.text}`).toBe(200);
+    return res;
+  };
+
+  beforeEach(async () => {
+    t = await createTestApp();
+    w = await seedWorld(t, { mfa: true });
+  });
+  afterEach(async () => {
+    vi.useRealTimers();
+    await t.close();
+  });
+
+  it('01§4.1 §4.3 §4.7 users, roles, organizations and API keys: each write shows in the next answer', async () => {
+    const token = w.tokens.aAdmin;
+    const twice = async (url: string) => {
+      const first = await get(url, { token });
+      expect((await get(url, { token })).text).toBe(first.text);
+      return first.body;
+    };
+    const roleCount = (await twice('/roles')).data.length;
+    const role = await t.call('POST', `${API}/roles`, {
+      token,
+      body: { name: 'Kept role', permissions: [{ resource: 'sites', action: 'read' }] },
+    });
+    expect(role.status).toBe(201);
+    expect((await twice('/roles')).data.length).toBe(roleCount + 1);
+    expect((await twice(`/roles/${role.body.id}`)).name).toBe('Kept role');
+    await t.call('PATCH', `${API}/roles/${role.body.id}`, { token, body: { name: 'Renamed role' } });
+    expect((await twice(`/roles/${role.body.id}`)).name).toBe('Renamed role');
+
+    const org = await twice(`/orgs/organizations/${w.orgA1.id}`);
+    await t.call('PATCH', `${API}/orgs/organizations/${w.orgA1.id}`, { token, body: { name: `${org.name} renamed` } });
+    expect((await twice(`/orgs/organizations/${w.orgA1.id}`)).name).toBe(`${org.name} renamed`);
+
+    const users = (await twice('/users')).pagination.total;
+    const invited = await t.call('POST', `${API}/users/invite`, {
+      token,
+      body: { email: 'kept@example.test', name: 'Kept', roleId: ROLES.partnerViewer },
+    });
+    expect(invited.status).toBe(201);
+    expect((await twice('/users')).pagination.total).toBe(users + 1);
+
+    const keys = (await twice(`/api-keys?orgId=${w.orgA1.id}`)).pagination.total;
+    const key = await t.call('POST', `${API}/api-keys`, {
+      token,
+      body: { orgId: w.orgA1.id, name: 'kept', scopes: ['*'] },
+    });
+    expect(key.status).toBe(201);
+    expect((await twice(`/api-keys?orgId=${w.orgA1.id}`)).pagination.total).toBe(keys + 1);
+    await t.call('DELETE', `${API}/api-keys/${key.body.id}`, { token });
+    expect((await twice(`/api-keys/${key.body.id}`)).status).toBe('revoked');
+  });
+
+  it('01§4.3 the same route and input for callers of different reach: each gets its own answer', async () => {
+    const seen = new Map<string, string>();
+    for (const who of ['system', 'aAdmin', 'bAdmin', 'siteUser', 'system', 'bAdmin'] as const) {
+      const text = (await get('/orgs/', { token: w.tokens[who] })).text;
+      if (seen.has(who)) expect(text).toBe(seen.get(who));
+      seen.set(who, text);
+    }
+    expect(seen.get('bAdmin')).not.toBe(seen.get('aAdmin'));
+    expect(seen.get('bAdmin')).not.toContain(w.orgA1.id);
+  });
+
+  it('01§3 an answer derived from the clock (a key past its expiry) is at most a second old', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const token = w.tokens.system;
+    const expiresAt = new Date(Date.now() + 60_000).toISOString();
+    const key = await t.call('POST', `${API}/api-keys`, {
+      token,
+      body: { orgId: w.orgA1.id, name: 'soon', scopes: ['*'], expiresAt },
+    });
+    expect((await get(`/api-keys/${key.body.id}`, { token })).body.status).toBe('active');
+    vi.setSystemTime(Date.now() + 61_000);
+    expect((await get(`/api-keys/${key.body.id}`, { token })).body.status).toBe('expired');
+  });
+
+  it('01§2.1 DESIGN "Errors": no field the schema does not list leaves the server, first answer or kept', async () => {
+    const token = w.tokens.system;
+    const key = await t.call('POST', `${API}/api-keys`, {
+      token,
+      body: { orgId: w.orgA1.id, name: 'hashed', scopes: ['*'] },
+    });
+    const enrollment = await t.call('POST', `${API}/enrollment-keys`, {
+      token,
+      body: { orgId: w.orgA1.id, name: 'agents' },
+    });
+    expect(enrollment.status).toBe(201);
+    const secrets = [
+      ...t.db.$client
+        .prepare<[], { h: string }>('SELECT key_hash AS h FROM api_keys UNION ALL SELECT key_hash FROM enrollment_keys')
+        .all()
+        .map((r) => r.h),
+      ...t.db.$client
+        .prepare<[], { h: string | null }>('SELECT password_hash AS h FROM users')
+        .all()
+        .flatMap((r) => (r.h ? [r.h] : [])),
+    ];
+    expect(secrets.length).toBeGreaterThan(3);
+    const urls = [
+      '/api-keys',
+      `/api-keys/${key.body.id}`,
+      '/enrollment-keys',
+      `/enrollment-keys/${enrollment.body.id}`,
+      '/users',
+      `/users/${w.users.aAdmin.id}`,
+      '/users/me',
+    ];
+    for (const url of urls) {
+      for (let i = 0; i < 2; i++) {
+        const { text } = await get(url, { token });
+        for (const unlisted of ['keyHash', 'passwordHash', 'key_hash', 'password_hash', ...secrets])
+          expect(text, url).not.toContain(unlisted);
+      }
+    }
+    const byKey = await get('/users', { apiKey: key.body.key });
+    for (const secret of secrets) expect(byKey.text).not.toContain(secret);
   });
 });
 
@@ -210,11 +339,40 @@ describe('ReadCache', () => {
     const cache = new ReadCache<{ rows: { settings: Record<string, unknown> }[] }>(t.db.$client);
     cache.lookup('k');
     const value = cache.store('k', { rows: [{ settings: { a: 1 } }] });
-    expect(isFrozenDeep(value)).toBe(true);
+    expect(Object.isFrozen(value)).toBe(true);
     expect(Object.isFrozen(value.rows[0]?.settings)).toBe(true);
     expect(() => {
       (value.rows[0] as { settings: Record<string, unknown> }).settings.a = 2;
     }).toThrow(TypeError);
+  });
+
+  it('keeps an entry at most maxAgeMs', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const cache = new ReadCache<{ i: number }>(t.db.$client, 8, 1000);
+      cache.lookup('k');
+      cache.store('k', { i: 1 });
+      vi.setSystemTime(Date.now() + 1000);
+      expect(cache.lookup('k')?.i).toBe(1);
+      vi.setSystemTime(Date.now() + 1);
+      expect(cache.lookup('k')).toBeUndefined();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('with a stamp, keeps nothing computed before a write that came in between (a loader that awaits)', () => {
+    const cache = new ReadCache<{ i: number }>(t.db.$client);
+    t.db.run(sql`CREATE TABLE IF NOT EXISTS scratch (x)`);
+    const stamp = cache.stamp();
+    // Another request writes, then looks up (which resets the counters), while the first one awaits.
+    t.db.run(sql`INSERT INTO scratch VALUES (1)`);
+    expect(cache.lookup('k')).toBeUndefined();
+    cache.store('k', { i: 1 }, stamp);
+    expect(cache.lookup('k')).toBeUndefined();
+    const fresh = cache.stamp();
+    cache.store('k', { i: 2 }, fresh);
+    expect(cache.lookup('k')?.i).toBe(2);
   });
 
   it('holds at most maxEntries values, dropping the oldest', () => {

@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -8,7 +11,7 @@ import { SiteSchema } from '../../src/contract/tenancy.js';
 import { bind, type BindDeps } from '../../src/server/http/bind.js';
 import { systemContext } from '../../src/server/context.js';
 import { installErrorHandler } from '../../src/server/http/error-handler.js';
-import { freezeDeep } from '../../src/server/lib/read-cache.js';
+import { ReadCache } from '../../src/server/lib/read-cache.js';
 import { compileStrip } from '../../src/server/lib/schema-strip.js';
 
 const SITE = {
@@ -23,58 +26,52 @@ const SITE = {
   updatedAt: '2026-01-02T00:00:00.000Z',
 };
 
+type Node = Record<string, unknown> & { type?: string | string[] };
+
 /** A value of the schema's type (first option of a union, first enum value, ...) with an unlisted field in
- * every object the schema lists fields for; undefined when the schema has a node this does not build. */
-function sampleOf(schema: z.ZodType, depth = 0): { value: unknown } | undefined {
-  const def = schema._zod.def as unknown as Record<string, unknown> & { type: string };
-  const inner = (key: string) => sampleOf(def[key] as z.ZodType, depth + 1);
+ * every object the schema lists fields for, built from the JSON Schema zod emits for the schema's output;
+ * undefined when the schema has a node this does not build. */
+function sampleOf(schema: z.ZodType): { value: unknown } | undefined {
+  return sampleOfNode(z.toJSONSchema(schema, { io: 'output', target: 'draft-2020-12' }), 0);
+}
+
+function sampleOfNode(node: Node, depth: number): { value: unknown } | undefined {
   if (depth > 12) return undefined;
-  switch (def.type) {
+  if ('const' in node) return { value: node.const };
+  if (Array.isArray(node.enum)) return { value: node.enum[0] };
+  if (Array.isArray(node.anyOf)) return sampleOfNode(node.anyOf[0] as Node, depth + 1);
+  const type = Array.isArray(node.type) ? node.type[0] : node.type;
+  switch (type) {
     case 'object': {
+      const properties = node.properties as Record<string, Node> | undefined;
+      if (!properties) return { value: { free: 'form', unlistedSecret: 'kept, as zod keeps it' } };
       const out: Record<string, unknown> = { unlistedSecret: 'must not leave', keyHash: 'ab'.repeat(32) };
-      for (const [key, field] of Object.entries(def.shape as Record<string, z.ZodType>)) {
-        const sample = sampleOf(field, depth + 1);
+      for (const [key, field] of Object.entries(properties)) {
+        const sample = sampleOfNode(field, depth + 1);
         if (!sample) return undefined;
-        if (sample.value !== undefined) out[key] = sample.value;
+        out[key] = sample.value;
       }
       return { value: out };
     }
     case 'array': {
-      const element = inner('element');
+      const element = sampleOfNode((node.items ?? {}) as Node, depth + 1);
       return element && { value: [element.value, element.value] };
     }
-    case 'optional':
-    case 'nullable':
-    case 'default':
-    case 'prefault':
-    case 'readonly':
-      return inner('innerType');
-    case 'pipe':
-      return inner('in');
-    case 'union':
-      return sampleOf((def.options as z.ZodType[])[0] as z.ZodType, depth + 1);
     case 'string': {
-      const format = def.format as string | undefined;
-      if (format === 'uuid') return { value: SITE.id };
-      if (format === 'datetime') return { value: SITE.createdAt };
-      if (format === 'email') return { value: 'someone@example.test' };
-      if (format === 'url') return { value: 'https://example.test/' };
+      if (node.format === 'uuid') return { value: SITE.id };
+      if (node.format === 'date-time') return { value: SITE.createdAt };
+      if (node.format === 'email') return { value: 'someone@example.test' };
+      if (node.format === 'uri') return { value: 'https://example.test/' };
       return { value: 'text' };
     }
     case 'number':
+    case 'integer':
       return { value: 7 };
     case 'boolean':
       return { value: true };
     case 'null':
       return { value: null };
-    case 'enum':
-      return { value: Object.values(def.entries as Record<string, unknown>)[0] };
-    case 'literal':
-      return { value: (def.values as unknown[])[0] };
-    case 'record':
-      return { value: { free: 'form', unlistedSecret: 'kept, as zod keeps it' } };
-    case 'unknown':
-    case 'any':
+    case undefined:
       return { value: { anything: [1, 2] } };
     default:
       return undefined;
@@ -153,6 +150,37 @@ describe('response strip (DESIGN.md: response schemas strip every field they do 
     };
     expect(compileStrip(schema)(value)).toEqual(schema.parse(value));
   });
+  it('compiles defaults, loose objects, unions, records and nullables to what zod gives', () => {
+    const schema = z.object({
+      defaulted: z.string().default('d'),
+      loose: z.object({ a: z.string() }).loose(),
+      either: z.union([z.object({ kind: z.literal('a'), a: z.string() }), z.object({ kind: z.literal('b') })]),
+      counts: z.record(z.string(), z.number().int()),
+      nested: z.array(z.object({ id: z.string(), tags: z.array(z.enum(['x', 'y'])) })),
+      maybe: z.string().nullable(),
+      optional: z.number().optional(),
+    });
+    const value = {
+      loose: { a: 'a', extra: 1 },
+      either: { kind: 'a', a: 'x', hidden: 1 },
+      counts: { x: 1, y: 2 },
+      nested: [{ id: 'n', tags: ['y'], passwordHash: 'leak' }],
+      maybe: null,
+      secret: 'must not leave',
+    };
+    const stripped = compileStrip(schema)(value);
+    expect(JSON.stringify(stripped)).toBe(JSON.stringify(schema.parse(value)));
+    expect(JSON.stringify(stripped)).not.toContain('leak');
+    expect(() => compileStrip(schema)({ ...value, counts: { x: 1.5 } })).toThrow(z.ZodError);
+  });
+
+  it('reads no private field of zod: the server derives the strip from the public JSON Schema', () => {
+    const files = fs.readdirSync(path.resolve('src/server'), { recursive: true, encoding: 'utf8' });
+    const readers = files.filter(
+      (f) => f.endsWith('.ts') && fs.readFileSync(path.resolve('src/server', f), 'utf8').includes('_zod'),
+    );
+    expect(readers).toEqual([]);
+  });
 });
 
 describe('bind serializes responses through the strip', () => {
@@ -187,23 +215,33 @@ describe('bind serializes responses through the strip', () => {
     expect(res.json()).toEqual({ data: [SITE], pagination: { page: 1, limit: 50, total: 1 } });
   });
 
-  it('a result frozen deep (a kept page) is stripped the same and sent as the same bytes, each time', async () => {
+  it('a kept GET answer is stripped the same and sent as the same bytes as a fresh one, each time', async () => {
     const value = () => ({
       data: [{ ...SITE, keyHash: 'secret-hash' }] as unknown as z.infer<typeof SiteSchema>[],
       pagination: { page: 1, limit: 50, total: 1 },
     });
-    const kept = freezeDeep(value());
     app = Fastify({ logger: false });
     installErrorHandler(app);
+    const sqlite = new Database(':memory:');
+    const authenticated = { ...def, path: '/strip-probe-kept', auth: {} };
+    let calls = 0;
     bind(app, deps, def, () => value());
-    bind(app, deps, { ...def, path: '/strip-probe-kept' }, () => kept);
-    const fresh = await app.inject({ method: 'GET', url: '/api/v1/strip-probe' });
-    for (let i = 0; i < 2; i++) {
-      const res = await app.inject({ method: 'GET', url: '/api/v1/strip-probe-kept' });
-      expect(res.statusCode).toBe(200);
-      expect(res.headers['content-type']).toBe(fresh.headers['content-type']);
-      expect(res.body).toBe(fresh.body);
-      expect(res.body).not.toContain('secret-hash');
+    bind(app, { ...deps, responses: new ReadCache(sqlite) }, authenticated, () => {
+      calls++;
+      return value();
+    });
+    try {
+      const fresh = await app.inject({ method: 'GET', url: '/api/v1/strip-probe' });
+      for (let i = 0; i < 2; i++) {
+        const res = await app.inject({ method: 'GET', url: '/api/v1/strip-probe-kept' });
+        expect(res.statusCode).toBe(200);
+        expect(res.headers['content-type']).toBe(fresh.headers['content-type']);
+        expect(res.body).toBe(fresh.body);
+        expect(res.body).not.toContain('secret-hash');
+      }
+      expect(calls).toBe(1);
+    } finally {
+      sqlite.close();
     }
   });
 

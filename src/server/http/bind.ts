@@ -9,7 +9,7 @@ import {
   type QueryOf,
   type ResponseOf,
 } from '../../contract/endpoint.js';
-import { isFrozenDeep } from '../lib/read-cache.js';
+import type { ReadCache } from '../lib/read-cache.js';
 import { compileStrip, type Strip } from '../lib/schema-strip.js';
 import type { RequestContext } from '../context.js';
 import { validationError } from '../errors.js';
@@ -24,7 +24,9 @@ export interface HandlerInput<E extends EndpointDef> {
 }
 
 /** A handler returns the response body, or (for raw responses) sends it itself and returns nothing. */
-export type Handler<E extends EndpointDef> = (input: HandlerInput<E>) => Promise<ResponseOf<E> | undefined> | ResponseOf<E> | undefined;
+export type Handler<E extends EndpointDef> = (
+  input: HandlerInput<E>,
+) => Promise<ResponseOf<E> | undefined> | ResponseOf<E> | undefined;
 
 /** Resolves the request context and enforces the endpoint's auth declaration (http/guard.ts). */
 export type Guard = (request: FastifyRequest, reply: FastifyReply, def: EndpointDef) => Promise<RequestContext>;
@@ -37,10 +39,19 @@ export type IdempotencyWrapper = (
   run: () => Promise<{ status: number; body: unknown }>,
 ) => Promise<{ status: number; body: unknown; replayed: boolean }>;
 
+/** Serialized answers of GET routes, kept until the next write to the database (lib/read-cache.ts). */
+export type ResponseCache = ReadCache<{ status: number; json: string }>;
+
 export interface BindDeps {
   guard: Guard;
   idempotency: IdempotencyWrapper;
+  /** When given, every authenticated GET route with a JSON answer keeps its answers here. */
+  responses?: ResponseCache;
 }
+
+/** Larger answers are not kept: the cache's memory stays bounded by its entry count times this. */
+const MAX_KEPT_BYTES = 64 * 1024;
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Every endpoint bound so far, so a test can prove the contract is fully served. */
 export const BOUND = Symbol('svc.boundEndpoints');
@@ -83,8 +94,9 @@ export function bind<E extends EndpointDef>(app: FastifyInstance, deps: BindDeps
   /** A handler may pick another declared status (readiness answers 503 with the same body shape). */
   const statusOf = (reply: FastifyReply) =>
     reply.statusCode !== 200 && def.responses[reply.statusCode] ? reply.statusCode : status;
-  // The JSON of results that cannot change (frozen deep: pages kept by a ReadCache), made once per value.
-  const jsonOfFrozen = new WeakMap<object, { status: number; json: string }>();
+  // An authenticated GET answer is a function of the database, the caller and the parsed input (and, within the
+  // cache's max age, of the clock): kept until the next write. Public routes (health) are left alone.
+  const responses = def.method === 'GET' && !raw && !def.auth.public ? deps.responses : undefined;
 
   const respond = async (input: HandlerInput<E>): Promise<{ status: number; body: unknown }> => {
     const result = await handler(input);
@@ -115,19 +127,24 @@ export function bind<E extends EndpointDef>(app: FastifyInstance, deps: BindDeps
         return reply.code(outcome.status).send(outcome.body);
       }
 
+      if (responses) {
+        // The caller whole (scope, reach, permissions, session), so no answer reaches another caller.
+        const key = `${def.method} ${fullPath(def)} ${JSON.stringify([input.params, input.query, ctx.caller])}`;
+        const kept = responses.lookup(key);
+        if (kept) return reply.code(kept.status).type(JSON_TYPE).send(kept.json);
+        const stamp = responses.stamp();
+        const result = await handler(input);
+        if (reply.sent) return reply;
+        const chosen = statusOf(reply);
+        const json = JSON.stringify(strip(result, chosen));
+        if (json.length <= MAX_KEPT_BYTES) responses.store(key, { status: chosen, json }, stamp);
+        // The text Fastify would send for the object (JSON.stringify, the same content type).
+        return reply.code(chosen).type(JSON_TYPE).send(json);
+      }
+
       const result = await handler(input);
       if (raw || reply.sent) return reply;
-      const chosen = statusOf(reply);
-      if (typeof result === 'object' && result !== null && isFrozenDeep(result)) {
-        let made = jsonOfFrozen.get(result);
-        if (made?.status !== chosen) {
-          made = { status: chosen, json: JSON.stringify(strip(result, chosen)) };
-          jsonOfFrozen.set(result, made);
-        }
-        // The text Fastify would send for the object (JSON.stringify, the same content type).
-        return reply.code(chosen).type('application/json; charset=utf-8').send(made.json);
-      }
-      return reply.code(chosen).send(strip(result, chosen));
+      return reply.code(statusOf(reply)).send(strip(result, statusOf(reply)));
     },
   });
 }

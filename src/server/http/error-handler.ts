@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
 import { DomainError, badRequest, type ErrorKind } from '../errors.js';
 
@@ -90,7 +90,11 @@ export function jsonDepth(value: unknown, limit = MAX_BODY_DEPTH): number {
 
 /** One error handler for the whole app: the DESIGN.md error body; messages only for statuses below 500.
  * It also refuses over-deep JSON bodies before any handler sees them (see MAX_BODY_DEPTH). */
-export function installErrorHandler(app: FastifyInstance): void {
+export function installErrorHandler(
+  app: FastifyInstance,
+  /** Runs before the not-found answer (the guard's API-key check: 01 §5.6 headers on a key's 404). */
+  notFoundPreHandler?: (request: FastifyRequest, reply: FastifyReply) => Promise<void>,
+): void {
   app.addHook('preValidation', async (request) => {
     if (typeof request.body === 'object' && request.body !== null && jsonDepth(request.body) > MAX_BODY_DEPTH) {
       throw badRequest(`Request body is nested too deeply (at most ${MAX_BODY_DEPTH} levels)`, 'BODY_TOO_DEEP');
@@ -120,7 +124,7 @@ export function installErrorHandler(app: FastifyInstance): void {
     return reply.code(failure.status).send(body);
   });
 
-  app.setNotFoundHandler((request, reply) =>
+  app.setNotFoundHandler(notFoundPreHandler ? { preHandler: notFoundPreHandler } : {}, (request, reply) =>
     reply.code(404).send({ error: 'Not Found', path: request.url.split('?')[0] }),
   );
 }

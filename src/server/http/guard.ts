@@ -2,13 +2,25 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EndpointDef } from '../../contract/endpoint.js';
 import type { Guard } from './bind.js';
 import { grants, systemContext, type Caller, type RequestContext } from '../context.js';
-import { forbidden, partnerInactive, unauthorized } from '../errors.js';
+import { DomainError, forbidden, partnerInactive, tooManyRequests, unauthorized } from '../errors.js';
+
+/** The state of a key's hourly window after a request (01 §5.6). */
+export interface RateLimitState {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Unix seconds. */
+  reset: number;
+  /** Seconds until a refused request would be admitted. */
+  retryAfter: number;
+}
 
 export interface CredentialResolvers {
   /** A bearer access token → the user caller; null when the token or its session is not valid. */
   session(token: string): Promise<Caller | null>;
-  /** An X-API-Key value → the key's caller, or throws the 401/429 of 01 §5.2 (modules/api-keys). */
-  apiKey?(key: string, request: FastifyRequest, reply: FastifyReply): Promise<Caller>;
+  /** An X-API-Key value → the key's caller (null when the window refused the request) and the window's state,
+   * or throws the 401s of 01 §5.2 (modules/api-keys/authenticator.ts). */
+  apiKey?: (key: string) => Promise<{ caller: Caller | null; rateLimit: RateLimitState }>;
   /** An agent bearer token for /agents/:id/* → the agent caller (modules/devices). */
   agent?(token: string, request: FastifyRequest): Promise<Caller>;
 }
@@ -37,6 +49,40 @@ function bearerToken(request: FastifyRequest): string | null {
   return match?.[1] ?? null;
 }
 
+/**
+ * Authenticates an X-API-Key and puts the window's X-RateLimit-* headers on the reply, whatever the answer
+ * turns out to be (01 §5.6: every key-authenticated response, errors included); a refusal by the window is the
+ * 429 with Retry-After. The 401s of a key that does not authenticate carry no headers.
+ */
+async function authenticateKey(resolve: NonNullable<CredentialResolvers['apiKey']>, key: string, reply: FastifyReply): Promise<Caller> {
+  const { caller, rateLimit } = await resolve(key);
+  void reply.headers({
+    'x-ratelimit-limit': String(rateLimit.limit),
+    'x-ratelimit-remaining': String(rateLimit.remaining),
+    'x-ratelimit-reset': String(rateLimit.reset),
+  });
+  if (!caller) throw tooManyRequests('Rate limit exceeded', rateLimit.retryAfter, 'RATE_LIMIT_EXCEEDED');
+  return caller;
+}
+
+/**
+ * For the not-found answer: a request with an X-API-Key to a path no route serves is still key-authenticated
+ * (counted in the key's window, with its headers, or 429 over the limit); a key that does not authenticate
+ * leaves the answer the plain 404.
+ */
+export function createNotFoundKeyCheck(resolvers: CredentialResolvers) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const apiKey = request.headers['x-api-key'];
+    if (typeof apiKey !== 'string' || !resolvers.apiKey) return;
+    try {
+      await authenticateKey(resolvers.apiKey, apiKey, reply);
+    } catch (err) {
+      if (err instanceof DomainError && err.kind === 'unauthenticated') return;
+      throw err;
+    }
+  };
+}
+
 /** The one guard: authenticates the request and enforces the endpoint's declared auth (01 §5, 04 notes). */
 export function createGuard(options: GuardOptions): Guard {
   const { resolvers } = options;
@@ -54,7 +100,7 @@ export function createGuard(options: GuardOptions): Guard {
       const apiKey = request.headers['x-api-key'];
       if (typeof apiKey === 'string' && resolvers.apiKey) {
         // 01 §5.3: with both credentials present the API key wins.
-        caller = await resolvers.apiKey(apiKey, request, reply);
+        caller = await authenticateKey(resolvers.apiKey, apiKey, reply);
         if (rule.sessionOnly) throw forbidden('This endpoint requires a user session, not an API key', 'SESSION_REQUIRED');
       } else {
         const token = bearerToken(request);

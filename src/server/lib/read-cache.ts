@@ -11,11 +11,6 @@ export function freezeDeep<T>(value: T): T {
   return value;
 }
 
-/** True for a value that freezeDeep froze: it cannot change, so what is derived from it can be kept. */
-export function isFrozenDeep(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && frozenDeep.has(value);
-}
-
 /**
  * Results of reads kept for as long as the database is unchanged, by anyone. The database's state is read with
  * every lookup as two counters: `total_changes()` of this connection (every row it inserts, updates or deletes,
@@ -24,28 +19,31 @@ export function isFrozenDeep(value: unknown): boolean {
  * transaction nothing is read or kept (it may still roll back). Values are frozen deep, cached or not, so that
  * no caller can change what the next one is given.
  *
- * Only for reads whose result is a function of the database and the key alone (not of the clock, not of the
- * caller beyond what the key holds). Lookup and store are synchronous and the loader runs between them, so with
- * better-sqlite3 no write can slip in unnoticed: store keeps a value only if the counters are still those of
- * the lookup.
+ * Only for reads whose result is a function of the database and the key alone (not of the caller beyond what
+ * the key holds; of the clock at most within maxAgeMs). With better-sqlite3 a synchronous loader between lookup
+ * and store lets no write slip in unnoticed: store keeps a value only if the counters are still those of the
+ * lookup. A loader that awaits takes a `stamp()` first and passes it to store.
  */
 export class ReadCache<V> {
   private readonly changesStmt: Database.Statement<[], number | bigint>;
   private readonly versionStmt: Database.Statement<[], number | bigint>;
-  private readonly entries = new Map<string, V>();
+  private readonly entries = new Map<string, { value: V; at: number }>();
   private changes: number | bigint = -1;
   private version: number | bigint = -1;
 
   constructor(
     private readonly sqlite: Database.Database,
     private readonly maxEntries = 64,
+    /** How long an entry may serve at most (ms), for values that also depend on the clock a little (an expiry
+     * shown as a status); unbounded by default. */
+    private readonly maxAgeMs = Infinity,
   ) {
     // Two statements: together in one SELECT (pragma_data_version as a table) they cost twice as much.
     this.changesStmt = sqlite.prepare<[], number | bigint>('SELECT total_changes()').pluck();
     this.versionStmt = sqlite.prepare<[], number | bigint>('PRAGMA data_version').pluck();
   }
 
-  /** Whether the counters still read as at the last lookup; on a change every entry is dropped. */
+  /** Whether the counters still read as at the last look; on a change every entry is dropped. */
   private unchanged(): boolean {
     const changes = this.changesStmt.get() ?? -1;
     const version = this.versionStmt.get() ?? -1;
@@ -56,21 +54,39 @@ export class ReadCache<V> {
     return false;
   }
 
-  /** The value kept under key, if the database has not changed since it was stored. */
-  lookup(key: string): V | undefined {
-    if (this.sqlite.inTransaction) return undefined;
-    return this.unchanged() ? this.entries.get(key) : undefined;
+  /** The database's state now, to pass to `store` when the value is computed with awaits in between (another
+   * request's write may come first); null inside a transaction. */
+  stamp(): string | null {
+    if (this.sqlite.inTransaction) return null;
+    this.unchanged();
+    return `${this.changes}:${this.version}`;
   }
 
-  /** Freezes value and keeps it under key when the database is as the preceding lookup saw it; returns it. */
-  store(key: string, value: V): V {
+  /** The value kept under key, if the database has not changed since it was stored (nor maxAgeMs passed). */
+  lookup(key: string): V | undefined {
+    if (this.sqlite.inTransaction || !this.unchanged()) return undefined;
+    const entry = this.entries.get(key);
+    if (entry && Date.now() - entry.at > this.maxAgeMs) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry?.value;
+  }
+
+  /**
+   * Freezes value and keeps it under key when the database is as the preceding lookup saw it (or as `since`,
+   * from `stamp()`, says); returns it.
+   */
+  store(key: string, value: V, since?: string | null): V {
     freezeDeep(value);
-    if (this.sqlite.inTransaction || !this.unchanged()) return value;
+    if (since === null || this.sqlite.inTransaction) return value;
+    const unchanged = this.unchanged();
+    if (since === undefined ? !unchanged : since !== `${this.changes}:${this.version}`) return value;
     if (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next();
       if (!oldest.done) this.entries.delete(oldest.value);
     }
-    this.entries.set(key, value);
+    this.entries.set(key, { value, at: Date.now() });
     return value;
   }
 }

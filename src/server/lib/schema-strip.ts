@@ -1,119 +1,227 @@
-import { ZodError, type z } from 'zod';
+import { ZodError, z } from 'zod';
 
 /** A compiled strip: the value reduced to what its schema lists, or a thrown ZodError like zod's parse. */
 export type Strip = (value: unknown) => unknown;
 
+/** A node of the JSON Schema (draft 2020-12) that zod 4 emits for a schema with `z.toJSONSchema`. */
+type JsonSchema = {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  additionalProperties?: JsonSchema | boolean;
+  propertyNames?: JsonSchema;
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+  enum?: unknown[];
+  const?: unknown;
+  default?: unknown;
+} & Record<string, unknown>;
+
+/** Keywords that only validate (formats, lengths, bounds, patterns) or describe: not run on output, as input is
+ * checked on the way in. A node with any keyword not listed here or in JsonSchema is left to zod. */
+const VALIDATE_ONLY = new Set([
+  '$schema',
+  'description',
+  'title',
+  'examples',
+  'format',
+  'pattern',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'readOnly',
+]);
+const UNDERSTOOD = new Set([
+  ...VALIDATE_ONLY,
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'propertyNames',
+  'items',
+  'anyOf',
+  'enum',
+  'const',
+  'default',
+]);
+
 /** A value whose type does not match its schema, on its way up to the compiled strip's entry point. */
 class SchemaStripError extends Error {
-  readonly path: (string | number)[];
-  constructor(message: string, path: (string | number)[] = []) {
-    super(message);
-    this.name = 'SchemaStripError';
-    this.path = path;
-  }
-
+  readonly path: (string | number)[] = [];
   within(key: string | number): this {
     this.path.unshift(key);
     return this;
   }
 }
 
-/** The parts of a zod 4 schema definition read here (zod's `_zod.def`, typed loosely on purpose). */
-interface Def {
-  type: string;
-  shape?: Record<string, z.ZodType>;
-  catchall?: z.ZodType;
-  element?: z.ZodType;
-  innerType?: z.ZodType;
-  keyType?: z.ZodType;
-  valueType?: z.ZodType;
-  partial?: boolean;
-  entries?: Record<string, unknown>;
-  values?: readonly unknown[];
-  checks?: readonly { _zod: { def: { check: string } } }[];
-  coerce?: boolean;
-}
-
-function pathKey(key: PropertyKey): string | number {
-  return typeof key === 'number' ? key : String(key);
-}
-
-function defOf(schema: z.ZodType): Def {
-  return schema._zod.def;
-}
-
-/** Checks that may change the value (`.trim()`, `.toLowerCase()`, `.overwrite()`) make a node zod's alone. */
-function rewrites(def: Def): boolean {
-  return def.coerce === true || (def.checks ?? []).some((c) => c._zod.def.check === 'overwrite');
-}
+/** A node the compiler does not handle: the whole schema then goes through zod's own parse. */
+class Unsupported extends Error {}
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function primitive(type: 'string' | 'number' | 'boolean'): Strip {
+function typeCheck(type: string): Strip {
+  const ok: (value: unknown) => boolean =
+    type === 'integer'
+      ? (v) => Number.isSafeInteger(v)
+      : type === 'number'
+        ? (v) => typeof v === 'number' && Number.isFinite(v)
+        : type === 'null'
+          ? (v) => v === null
+          : (v) => typeof v === type;
   return (value) => {
-    if (typeof value !== type || (type === 'number' && !Number.isFinite(value)))
-      throw new SchemaStripError(`expected ${type}`);
+    if (!ok(value)) throw new SchemaStripError(`expected ${type}`);
     return value;
   };
 }
 
-function member(allowed: readonly unknown[], expected: string): Strip {
+function member(allowed: readonly unknown[]): Strip {
   const set = new Set(allowed);
   return (value) => {
-    if (!set.has(value)) throw new SchemaStripError(`expected ${expected}`);
+    if (!set.has(value)) throw new SchemaStripError(`expected one of ${JSON.stringify(allowed)}`);
     return value;
   };
 }
 
-function object(shape: Record<string, z.ZodType>): Strip {
-  const fields = Object.entries(shape).map(([key, schema]) => ({ key, strip: compileNode(schema) }));
+/** The first branch that takes the value, as a zod union picks its first matching option. */
+function firstOf(branches: Strip[]): Strip {
+  return (value) => {
+    let first: unknown;
+    for (const branch of branches) {
+      try {
+        return branch(value);
+      } catch (err) {
+        if (!(err instanceof SchemaStripError)) throw err;
+        first ??= err;
+      }
+    }
+    throw first instanceof SchemaStripError ? first : new SchemaStripError('no option matched');
+  };
+}
+
+function within<T>(key: string | number, run: () => T): T {
+  try {
+    return run();
+  } catch (err) {
+    throw err instanceof SchemaStripError ? err.within(key) : err;
+  }
+}
+
+function object(node: JsonSchema): Strip {
+  const required = new Set(node.required ?? []);
+  const fields = Object.entries(node.properties ?? {}).map(([key, schema]) => ({
+    key,
+    strip: compileNode(schema),
+    optional: !required.has(key),
+    fallback: 'default' in schema ? schema.default : undefined,
+  }));
+  const listed = new Set(fields.map((f) => f.key));
+  const extra = node.additionalProperties;
+  if (node.propertyNames && node.propertyNames.type !== 'string') throw new Unsupported('property names');
+  // Extra keys: dropped (additionalProperties false, or absent with properties listed), or kept under a schema
+  // (records and loose objects); `{}` keeps their values whole.
+  const rest =
+    extra === false || (extra === undefined && fields.length > 0)
+      ? null
+      : extra === true || extra === undefined
+        ? (v: unknown) => v
+        : compileNode(extra);
   return (value) => {
     if (!isPlainObject(value)) throw new SchemaStripError('expected object');
     const out: Record<string, unknown> = {};
-    for (const { key, strip } of fields) {
-      const field = value[key];
-      try {
-        const stripped = strip(field);
-        // As zod: an absent key stays absent unless its schema gives it a value (a default); a required one
-        // has failed above.
-        if (stripped !== undefined || key in value) out[key] = stripped;
-      } catch (err) {
-        throw err instanceof SchemaStripError ? err.within(key) : err;
+    for (const { key, strip, optional, fallback } of fields) {
+      const field = value[key] === undefined && fallback !== undefined ? fallback : value[key];
+      // As zod: an optional key left undefined stays as it is (absent or undefined); a required one must match.
+      if (field === undefined && optional) {
+        if (key in value) out[key] = undefined;
+        continue;
+      }
+      out[key] = within(key, () => strip(field));
+    }
+    if (rest) {
+      for (const key of Object.keys(value)) {
+        // zod drops an own __proto__ key; JSON.parse output never has another prototype.
+        if (listed.has(key) || key === '__proto__') continue;
+        out[key] = within(key, () => rest(value[key]));
       }
     }
     return out;
   };
 }
 
-function array(element: z.ZodType): Strip {
-  const strip = compileNode(element);
+function array(node: JsonSchema): Strip {
+  const strip = node.items ? compileNode(node.items) : (v: unknown) => v;
   return (value) => {
     if (!Array.isArray(value)) throw new SchemaStripError('expected array');
     const out = new Array<unknown>(value.length);
-    for (let i = 0; i < value.length; i++) {
-      try {
-        out[i] = strip(value[i]);
-      } catch (err) {
-        throw err instanceof SchemaStripError ? err.within(i) : err;
-      }
-    }
+    for (let i = 0; i < value.length; i++) out[i] = within(i, () => strip(value[i]));
     return out;
   };
 }
 
+function compileNode(node: JsonSchema | boolean): Strip {
+  if (node === true) return (value) => value;
+  if (node === false) throw new Unsupported('false schema');
+  for (const key of Object.keys(node)) if (!UNDERSTOOD.has(key)) throw new Unsupported(key);
+  if (node.anyOf) {
+    const { anyOf, ...rest } = node;
+    const branches = anyOf.map((branch) => compileNode({ ...rest, ...branch }));
+    return firstOf(branches);
+  }
+  if ('const' in node) return member([node.const]);
+  if (node.enum) return member(node.enum);
+  if (Array.isArray(node.type)) return firstOf(node.type.map((type) => compileNode({ ...node, type })));
+  switch (node.type) {
+    case undefined:
+      // No type: unknown or any, passed whole.
+      return (value) => value;
+    case 'object':
+      return object(node);
+    case 'array':
+      return array(node);
+    case 'string':
+    case 'number':
+    case 'integer':
+    case 'boolean':
+    case 'null':
+      return typeCheck(node.type);
+    default:
+      throw new Unsupported(`type ${node.type}`);
+  }
+}
+
 /**
- * What `schema.parse(value)` returns for a response, without zod's validation pass: objects keep only the
- * fields their schema lists (in its order), recursively through arrays, optional and nullable; primitives,
- * enums and literals are checked by type and value and passed through; `z.record(z.string(), z.unknown())`
- * (free-form JSON) passes through as zod passes it. Checks that only validate (formats, lengths, regexes,
- * refinements) are not run. Any other node (unions, transforms, defaults, pipes, loose or strict objects,
- * rewriting checks) is handed to zod's own parse, so the output is always what zod would give for a value of
- * the schema's type. Compiled once per schema; the returned function allocates only the output.
+ * What `schema.parse(value)` returns for a response, without zod's validation pass, compiled once per schema
+ * from the JSON Schema zod emits for its output (`z.toJSONSchema`, public API): objects keep only the fields
+ * their schema lists (in its order), recursively through arrays, unions and records; primitives, enums and
+ * literals are checked by type and value and passed through; absent fields with a default get it. Keywords
+ * that only validate (formats, lengths, bounds, patterns) are not run. A schema JSON Schema cannot express
+ * (transforms) or with a keyword not handled here is parsed by zod itself, so the output is always that of a
+ * value of the schema's type.
  */
 export function compileStrip(schema: z.ZodType): Strip {
-  const strip = compileNode(schema);
+  const byZod: Strip = (value) => schema.parse(value);
+  let json: JsonSchema;
+  try {
+    json = z.toJSONSchema(schema, { io: 'output', target: 'draft-2020-12' }) as JsonSchema;
+  } catch {
+    return byZod; // not representable (a transform): zod alone knows the output
+  }
+  let strip: Strip;
+  try {
+    strip = compileNode(json);
+  } catch (err) {
+    if (err instanceof Unsupported) return byZod;
+    throw err;
+  }
   return (value) => {
     try {
       return strip(value);
@@ -123,58 +231,4 @@ export function compileStrip(schema: z.ZodType): Strip {
       throw new ZodError([{ code: 'custom', path: err.path, message: err.message, input: undefined }]);
     }
   };
-}
-
-function compileNode(schema: z.ZodType): Strip {
-  const def = defOf(schema);
-  const byZod: Strip = (value) => {
-    const result = schema.safeParse(value);
-    if (result.success) return result.data;
-    const issue = result.error.issues[0];
-    throw new SchemaStripError(issue?.message ?? 'a valid value', issue ? [...issue.path].map(pathKey) : []);
-  };
-  if (rewrites(def)) return byZod;
-  switch (def.type) {
-    case 'object':
-      return def.shape && def.catchall === undefined ? object(def.shape) : byZod;
-    case 'array':
-      return def.element ? array(def.element) : byZod;
-    case 'optional': {
-      if (!def.innerType) return byZod;
-      const inner = compileNode(def.innerType);
-      return (value) => (value === undefined ? undefined : inner(value));
-    }
-    case 'nullable': {
-      if (!def.innerType) return byZod;
-      const inner = compileNode(def.innerType);
-      return (value) => (value === null ? null : inner(value));
-    }
-    case 'string':
-    case 'number':
-    case 'boolean':
-      return primitive(def.type);
-    case 'null':
-      return member([null], 'null');
-    case 'enum':
-      return def.entries ? member(Object.values(def.entries), 'one of the enum values') : byZod;
-    case 'literal':
-      return def.values ? member(def.values, 'the literal value') : byZod;
-    case 'record': {
-      const key = def.keyType && defOf(def.keyType);
-      const val = def.valueType && defOf(def.valueType);
-      const plainKeys = key?.type === 'string' && !key.checks?.length && !rewrites(key);
-      if (!plainKeys || (val?.type !== 'unknown' && val?.type !== 'any')) return byZod;
-      // JSON.parse output passes as is; anything else (another prototype, an own __proto__ key, which zod
-      // drops) gets zod's answer.
-      return (value) =>
-        isPlainObject(value) && Object.getPrototypeOf(value) === Object.prototype && !Object.hasOwn(value, '__proto__')
-          ? value
-          : byZod(value);
-    }
-    case 'unknown':
-    case 'any':
-      return (value) => value;
-    default:
-      return byZod;
-  }
 }

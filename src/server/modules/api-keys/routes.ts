@@ -13,6 +13,6 @@ export function registerApiKeyRoutes({ route, services, worker }: ModuleContext)
 
   // The rate window keeps one row per admitted request for an hour; older rows are dropped every minute.
   worker.every('api-keys.prune-rate-window', 60_000, () => {
-    apiKeys.limiter.prune();
+    services.apiKeyAuth.limiter.prune();
   });
 }

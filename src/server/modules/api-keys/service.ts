@@ -1,8 +1,6 @@
 import { and, count, desc, eq, getTableColumns, sql, type Placeholder, type SQL } from 'drizzle-orm';
-import type { FastifyReply } from 'fastify';
 import type { z } from 'zod';
 import {
-  API_KEY_PATTERN,
   API_KEY_WARNING,
   type ApiKeyCreateSchema,
   type ApiKeyListQuerySchema,
@@ -11,7 +9,7 @@ import {
 } from '../../../contract/api-keys.js';
 import type { Db } from '../../db/connection.js';
 import { apiKeys } from '../../db/schema/index.js';
-import { grants, systemContext, type Caller, type RequestContext } from '../../context.js';
+import { grants, systemContext, type RequestContext } from '../../context.js';
 import {
   DomainError,
   badRequest,
@@ -19,39 +17,16 @@ import {
   forbidden,
   notFound,
   siteAccessDenied,
-  tooManyRequests,
-  unauthorized,
 } from '../../errors.js';
 import { paged, type Paged } from '../../lib/paging.js';
-import { ReadCache } from '../../lib/read-cache.js';
-import { sha256Hex } from '../../security/crypto.js';
 import { recordAudit } from '../audit/recorder.js';
 import { accessibleOrgIds, requireOrg } from '../tenancy/access.js';
 import type { TenancyService } from '../tenancy/service.js';
 import { newApiKeyMaterial } from './material.js';
-import { ApiKeyRateLimiter } from './rate-limiter.js';
-import { ApiKeyUsage } from './usage.js';
+import type { ApiKeyUsage } from './usage.js';
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 export type ApiKeyWithSecret = ApiKeyRow & { key: string; warning: string };
-
-/** What the authentication path reads, by hash: the key and the state of its organization and partner (one
- * prepared statement on every key request; the partner columns are null when the organization or partner
- * row is missing). */
-interface KeyAuthRow {
-  id: string;
-  orgId: string;
-  name: string;
-  scopes: string;
-  expiresAt: string | null;
-  rateLimit: number;
-  status: ApiKeyStatus;
-  createdBy: string | null;
-  partnerId: string | null;
-  orgDeletedAt: string | null;
-  partnerStatus: string | null;
-  partnerDeletedAt: string | null;
-}
 
 const SYSTEM = systemContext().caller;
 
@@ -77,40 +52,24 @@ function byEffectiveStatus(status: Placeholder, now: Placeholder): SQL {
     OR (${status} = 'active' AND ${apiKeys.status} = 'active' AND (${apiKeys.expiresAt} IS NULL OR ${apiKeys.expiresAt} > ${now})))`;
 }
 
-/** The partner of the key's organization and its status; a missing or deleted organization or partner reads
- * as "deleted", which the guard refuses like any inactive partner. */
-function orgContext(row: KeyAuthRow): { partnerId: string | null; partnerStatus: string } {
-  if (row.partnerId === null || row.partnerStatus === null) return { partnerId: null, partnerStatus: 'deleted' };
-  return { partnerId: row.partnerId, partnerStatus: row.orgDeletedAt || row.partnerDeletedAt ? 'deleted' : row.partnerStatus };
-}
-
 function unique(values: readonly string[]): string[] {
   return [...new Set(values)];
 }
 
 /**
- * API keys (01 §2.1, §3, §4.1) and authentication by key (01 §5.2-5.6). Management is limited to the caller's
- * organizations: keys of organizations out of reach answer 404, naming such an organization answers 403.
+ * API keys (01 §2.1, §3, §4.1). Management is limited to the caller's organizations: keys of organizations out
+ * of reach answer 404, naming such an organization answers 403. Authentication by key is authenticator.ts.
  */
 export class ApiKeysService {
-  readonly usage: ApiKeyUsage;
-  readonly limiter: ApiKeyRateLimiter;
-  private readonly byHash;
-  /** Keys by hash, kept while the database is unchanged (lib/read-cache.ts): a revocation, rotation, expiry,
-   * scope or rate-limit change, or a change to the organization or partner, is a write, which empties it. */
-  private readonly keysByHash;
-  private readonly markExpired;
   private readonly listQuery;
   private readonly countQuery;
-  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly db: Db,
     private readonly tenancy: TenancyService,
-    private readonly onError: (err: unknown) => void = () => {},
+    /** Rotation drops the uses of the old key not yet written. */
+    private readonly usage: Pick<ApiKeyUsage, 'discard'>,
   ) {
-    this.usage = new ApiKeyUsage(db.$client);
-    this.limiter = new ApiKeyRateLimiter(db.$client);
     // Lists run as prepared statements (the organization ids travel as one JSON array): drizzle builds an
     // unprepared query on every call, which costs more than the rest of the request.
     const where = and(
@@ -128,110 +87,6 @@ export class ApiKeysService {
       .offset(sql.placeholder('offset'))
       .prepare();
     this.countQuery = db.select({ n: count() }).from(apiKeys).where(where).prepare();
-    // The hot path reads the key with the organization and partner state it acts in, in one statement (a
-    // read-only look at tenancy's rows).
-    this.byHash = db.$client.prepare<[string], KeyAuthRow>(
-      `SELECT k.id, k.org_id AS orgId, k.name, k.scopes, k.expires_at AS expiresAt, k.rate_limit AS rateLimit,
-              k.status, k.created_by AS createdBy, p.id AS partnerId, o.deleted_at AS orgDeletedAt,
-              p.status AS partnerStatus, p.deleted_at AS partnerDeletedAt
-         FROM api_keys k
-         LEFT JOIN organizations o ON o.id = k.org_id
-         LEFT JOIN partners p ON p.id = o.partner_id
-        WHERE k.key_hash = ?`,
-    );
-    this.keysByHash = new ReadCache<KeyAuthRow>(db.$client, 1024);
-    this.markExpired = db.$client.prepare<[string, string]>(
-      "UPDATE api_keys SET status = 'expired', updated_at = ? WHERE id = ? AND status = 'active'",
-    );
-  }
-
-  /** Starts the batched writes of usage and rate-window entries (every second). */
-  start(intervalMs = 1000): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => {
-      try {
-        this.flush();
-      } catch (err) {
-        this.onError(err);
-      }
-    }, intervalMs);
-    this.timer.unref();
-  }
-
-  /** Writes the rate-window entries and usage counted since the last flush. */
-  flush(): void {
-    this.limiter.flush();
-    this.usage.flush();
-  }
-
-  /** Stops the timer and writes what is left; run before the database closes. */
-  stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    this.flush();
-  }
-
-  // ---- Authentication (01 §5.2) ----
-
-  /**
-   * The caller of an `X-API-Key` request, in the order of 01 §5.2 and the 04 wire notes: format, hash lookup,
-   * status, expiry (recorded), the sliding hourly window (headers set on the reply whatever follows), usage
-   * (counted for the batched write), then the key's organization context.
-   */
-  authenticate(raw: string, reply: FastifyReply): Caller {
-    if (raw.length === 0) throw unauthorized('Missing X-API-Key header', 'MISSING_API_KEY');
-    if (!API_KEY_PATTERN.test(raw)) throw unauthorized('Invalid API key format', 'INVALID_API_KEY_FORMAT');
-    const hash = sha256Hex(raw);
-    const row = this.keysByHash.lookup(hash) ?? this.readKey(hash);
-    if (!row) throw unauthorized('Invalid API key', 'INVALID_API_KEY');
-    if (row.status === 'revoked') throw unauthorized('API key is revoked', 'API_KEY_REVOKED');
-    const now = Date.now();
-    if (row.status === 'expired') throw unauthorized('API key is expired', 'API_KEY_EXPIRED');
-    if (row.expiresAt !== null) {
-      const nowIso = new Date(now).toISOString();
-      if (row.expiresAt <= nowIso) {
-        this.markExpired.run(nowIso, row.id);
-        throw unauthorized('API key is expired', 'API_KEY_EXPIRED');
-      }
-    }
-
-    const decision = this.limiter.hit(row.id, row.rateLimit, now);
-    void reply.headers({
-      'x-ratelimit-limit': String(decision.limit),
-      'x-ratelimit-remaining': String(decision.remaining),
-      'x-ratelimit-reset': String(decision.reset),
-    });
-    if (!decision.allowed) throw tooManyRequests('Rate limit exceeded', decision.retryAfter, 'RATE_LIMIT_EXCEEDED');
-    this.usage.record(row.id, now);
-
-    const { partnerId, partnerStatus } = orgContext(row);
-    return {
-      kind: 'apiKey',
-      userId: row.createdBy,
-      email: null,
-      name: row.name,
-      scope: 'organization',
-      partnerId,
-      orgId: row.orgId,
-      orgAccess: null,
-      orgIds: null,
-      siteIds: null,
-      deviceGroupIds: null,
-      roleId: null,
-      permissions: JSON.parse(row.scopes) as string[],
-      mfa: false,
-      sessionId: null,
-      apiKeyId: row.id,
-      agentId: null,
-      partnerStatus,
-    };
-  }
-
-  /** The key with this hash from the database, kept for the next request if there is one (unknown hashes are
-   * not kept: guessing cannot fill the cache). */
-  private readKey(hash: string): KeyAuthRow | undefined {
-    const row = this.byHash.get(hash);
-    return row && this.keysByHash.store(hash, row);
   }
 
   // ---- Management (01 §4.1) ----

@@ -18,7 +18,6 @@ import type { RequestContext } from '../../context.js';
 import { badRequest, conflict, fieldError, forbidden, notFound, siteAccessDenied } from '../../errors.js';
 import { deepMerge } from '../../lib/deep-merge.js';
 import { countRows, page, paged, type Paged } from '../../lib/paging.js';
-import { ReadCache } from '../../lib/read-cache.js';
 import { recordAudit } from '../audit/recorder.js';
 import { accessibleOrgIds, canAccessSite, requireOrg, requireSite, type Organization, type Site } from './access.js';
 
@@ -93,12 +92,9 @@ type SiteLists = ReturnType<typeof prepareSiteLists>;
 /** Partners, organizations and sites (01 §2.3-2.5, §4.3), every query limited to the caller's reach. */
 export class TenancyService {
   private readonly siteQueries: SiteLists;
-  /** Pages of the site list, kept while the database is unchanged (lib/read-cache.ts). */
-  private readonly sitePages: ReadCache<Paged<Site>>;
 
   constructor(private readonly db: Db) {
     this.siteQueries = prepareSiteLists(db);
-    this.sitePages = new ReadCache(db.$client);
   }
 
   // ---- Partners ----
@@ -401,14 +397,10 @@ export class TenancyService {
     }
     if (caller.siteIds !== null && caller.siteIds.length === 0) return paged([], query, 0);
     const siteIds = caller.siteIds === null ? null : JSON.stringify(caller.siteIds);
-    // The page is a function of the database and exactly these values, so it is kept until the next write.
-    const key = `${shape} ${orgs} ${siteIds ?? '*'} ${query.page} ${query.limit}`;
-    const kept = this.sitePages.lookup(key);
-    if (kept) return kept;
     const lists = this.siteQueries[shape];
     const params = shape === 'ofOrg' ? { orgId: orgs, siteIds } : { orgIds: orgs, siteIds };
     const rows = lists.rows.all({ ...params, limit: query.limit, offset: (query.page - 1) * query.limit });
-    return this.sitePages.store(key, paged(rows, query, lists.count.get(params)?.n ?? 0));
+    return paged(rows, query, lists.count.get(params)?.n ?? 0);
   }
 
   getSite(ctx: RequestContext, id: string): Site {

@@ -1,0 +1,293 @@
+#!/usr/bin/env node
+// `npm run bench` (after the load part of bench/run.js): throughput of many routes of the API, each against
+// GET /health of the same server run just before it. A benchmark, not a test: it prints what it measured and
+// exits 0 whatever the figures are.
+//
+//   1. A temp data dir; `svc server start`; over HTTP on 127.0.0.1 a partner registers (POST
+//      /auth/register-partner: a partner admin whose permissions come from a role, as most callers' do), creates
+//      an organization with 20 sites, 10 invited users, a custom role, 5 PAM rules, an enrollment key, one enrolled
+//      agent/device with 20 elevation requests, and enables MFA (TOTP) to create the API keys: one fresh key with
+//      scope `*` (rate limit 100000/h) per route and round, so that no run ends in 429s.
+//   2. Per route and round: a warm-up of BENCH_LOAD_WARMUP_SECONDS on the route, then GET /health for
+//      BENCH_LOAD_SECONDS, then the route for BENCH_LOAD_SECONDS (autocannon in a separate process, bench/load.js,
+//      BENCH_LOAD_CONNECTIONS connections). The machine's load drifts within a minute, so each route is compared
+//      with the /health run just before it. Reads first; the writes (create site, update site) last.
+//   3. One table: per route the median req/s, the median ratio to its /health runs, p99, and the count of errors,
+//      timeouts and non-2xx answers.
+//
+// Targets (issue 10): every list and get route ≥ 0.5× /health with p99 < 25 ms; writes ≥ 0.2×; 0 non-2xx.
+// Environment: BENCH_LOAD_SECONDS (5), BENCH_LOAD_WARMUP_SECONDS (1), BENCH_ROUTE_ROUNDS (1),
+// BENCH_LOAD_CONNECTIONS (50), BENCH_ROUTES (a comma list of route names from the table below: only those),
+// BENCH_CPU_PROF_DIR (the server writes a V8 CPU profile there: node --cpu-prof).
+/* global process, console, setTimeout, fetch */
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Secret, TOTP } from 'otpauth';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, api, loadRun, median, printMachine, round, startServer, tmp } from './common.js';
+
+const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 5);
+const WARMUP_SECONDS = Number(process.env.BENCH_LOAD_WARMUP_SECONDS ?? 1);
+const ROUNDS = Number(process.env.BENCH_ROUTE_ROUNDS ?? 1);
+const CONNECTIONS = Number(process.env.BENCH_LOAD_CONNECTIONS ?? 50);
+const ONLY = process.env.BENCH_ROUTES?.split(',')
+  .map((r) => r.trim())
+  .filter(Boolean);
+const CPU_PROF_DIR = process.env.BENCH_CPU_PROF_DIR;
+const SITES = 20;
+const USERS = 10;
+const RULES = 5;
+const REQUESTS = 20;
+const KEY_RATE_LIMIT = 100_000;
+/** The whole part, hard. */
+const MAX_TOTAL_SECONDS = 20 * 60;
+const EMAIL = 'partner-admin@bench.example';
+const PASSWORD = 'Bench-Partner-Passw0rd!';
+
+const totp = (secret) =>
+  new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate();
+
+/** The data every route of the table reads, made over the API as a partner admin would. */
+export async function seed(url) {
+  const registered = await api(url, 'POST', '/auth/register-partner', {
+    body: { companyName: 'Bench MSP', name: 'Bench Admin', email: EMAIL, password: PASSWORD, acceptTerms: true },
+  });
+  // A registered partner waits for the system administrator to activate it.
+  const admin = await api(url, 'POST', '/auth/login', { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } });
+  await api(url, 'PATCH', `/orgs/partners/${registered.partner.id}`, {
+    token: admin.tokens.accessToken,
+    body: { status: 'active' },
+  });
+  let token = (await api(url, 'POST', '/auth/login', { body: { email: EMAIL, password: PASSWORD } })).tokens
+    .accessToken;
+  // Invitations and key management need a session with MFA.
+  const setup = await api(url, 'POST', '/auth/mfa/setup', { token });
+  token = (await api(url, 'POST', '/auth/mfa/enable', { token, body: { code: totp(setup.secret) } })).tokens
+    .accessToken;
+  const org = await api(url, 'POST', '/orgs/organizations', { token, body: { name: 'Bench Org', slug: 'bench-org' } });
+  const sites = [];
+  for (let i = 0; i < SITES; i++) {
+    sites.push(
+      await api(url, 'POST', '/orgs/sites', {
+        token,
+        body: { orgId: org.id, name: `Site ${String(i + 1).padStart(2, '0')}`, timezone: 'Europe/Berlin' },
+      }),
+    );
+  }
+  const roles = await api(url, 'GET', '/roles?limit=100', { token });
+  const orgRole = roles.data.find((r) => r.scope === 'organization' && r.name === 'Org Admin') ?? roles.data[0];
+  const role = await api(url, 'POST', '/roles', {
+    token,
+    body: {
+      name: 'Bench Viewer',
+      scope: 'organization',
+      orgId: org.id,
+      parentRoleId: orgRole.id,
+      permissions: [{ resource: 'sites', action: 'read' }],
+    },
+    expect: [201, 400],
+  }).catch(() => null);
+  const users = [];
+  for (let i = 0; i < USERS; i++) {
+    const invited = await api(url, 'POST', '/users/invite', {
+      token,
+      body: { email: `user${i}@bench.example`, name: `User ${i}`, roleId: orgRole.id, orgId: org.id },
+    });
+    users.push(invited.id ?? invited.user?.id);
+  }
+  const rules = [];
+  for (let i = 0; i < RULES; i++) {
+    const created = await api(url, 'POST', '/pam/rules', {
+      token,
+      body: { orgId: org.id, name: `Rule ${i}`, matchSigner: `Vendor ${i}`, verdict: 'require_approval' },
+    });
+    rules.push(created.rule);
+  }
+  const enrollmentKey = await api(url, 'POST', '/enrollment-keys', {
+    token,
+    body: { orgId: org.id, siteId: sites[0].id, name: 'bench agents' },
+  });
+  const agent = await api(url, 'POST', '/agents/enroll', {
+    body: {
+      enrollmentKey: enrollmentKey.key,
+      hostname: 'ws-bench-01',
+      osType: 'windows',
+      osVersion: '11',
+      architecture: 'x86_64',
+      agentVersion: '1.0.0',
+    },
+  });
+  const requests = [];
+  for (let i = 0; i < REQUESTS; i++) {
+    const res = await fetch(`${url}/api/v1/agents/${agent.agentId}/elevation-requests`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${agent.authToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        subject_username: `CORP\\user${i % 5}`,
+        target_executable_path: `C:\\Program Files\\Vendor ${i}\\setup.exe`,
+        target_executable_hash: randomBytes(32).toString('hex'),
+        target_executable_signer: 'Someone Else Inc',
+        reason: `Install tool #${i}`,
+      }),
+    });
+    const answer = await res.json();
+    if (res.status !== 201) throw new Error(`elevation ingest answered ${res.status}: ${JSON.stringify(answer)}`);
+    if (answer.id) requests.push(answer.id);
+  }
+  const devices = await api(url, 'GET', '/devices', { token });
+  const audit = await api(url, 'GET', '/audit-logs/logs?limit=1', { token });
+  return {
+    token,
+    orgId: org.id,
+    siteId: sites[1].id,
+    userId: users[0],
+    roleId: role?.id ?? orgRole.id,
+    ruleId: rules[0].id,
+    requestId: requests[0],
+    deviceId: devices.data[0]?.id,
+    auditId: audit.data[0]?.id,
+    enrollmentKeyId: enrollmentKey.id,
+  };
+}
+
+/** The table: name, method, path, how it authenticates, and for writes the body. */
+export function routesOf(s) {
+  const read = (name, p, auth = 'key') => ({ name, method: 'GET', path: p, auth, kind: 'read' });
+  return [
+    read('sites list', '/orgs/sites'),
+    read('one site', `/orgs/sites/${s.siteId}`),
+    read('orgs (accessible)', '/orgs/'),
+    read('organizations list', '/orgs/organizations', 'session'),
+    read('one organization', `/orgs/organizations/${s.orgId}`, 'session'),
+    read('users list', '/users'),
+    read('one user', `/users/${s.userId}`),
+    read('roles list', '/roles'),
+    read('one role', `/roles/${s.roleId}`),
+    read('pam elevation requests', '/pam/elevation-requests'),
+    read('one elevation request', `/pam/elevation-requests/${s.requestId}`),
+    read('pam rules', '/pam/rules'),
+    read('one pam rule', `/pam/rules/${s.ruleId}`),
+    read('audit list', '/audit-logs/logs'),
+    read('one audit entry', `/audit-logs/logs/${s.auditId}`),
+    read('devices list', '/devices'),
+    read('one device', `/devices/${s.deviceId}`),
+    read('access reviews', '/access-reviews'),
+    read('api-keys list', '/api-keys', 'session'),
+    read('enrollment keys', '/enrollment-keys', 'session'),
+    read('one enrollment key', `/enrollment-keys/${s.enrollmentKeyId}`, 'session'),
+    read('users/me', '/users/me', 'session'),
+    {
+      name: 'create site',
+      method: 'POST',
+      path: '/orgs/sites',
+      auth: 'key',
+      kind: 'write',
+      body: { orgId: s.orgId, name: 'Bench write', timezone: 'UTC' },
+    },
+    {
+      name: 'update site',
+      method: 'PATCH',
+      path: `/orgs/sites/${s.siteId}`,
+      auth: 'key',
+      kind: 'write',
+      body: { name: 'Site 02 (renamed)' },
+    },
+  ].filter((r) => !ONLY || ONLY.includes(r.name));
+}
+
+async function main() {
+  setTimeout(() => {
+    console.error(`bench routes: aborted after ${MAX_TOTAL_SECONDS} s`);
+    process.exit(0);
+  }, MAX_TOTAL_SECONDS * 1000).unref();
+  for (const [name, n] of Object.entries({ SECONDS, WARMUP_SECONDS, ROUNDS, CONNECTIONS })) {
+    if (!Number.isInteger(n) || n < (name === 'WARMUP_SECONDS' ? 0 : 1))
+      throw new Error(`${name} must be a positive integer`);
+  }
+  printMachine('svc bench routes');
+  console.log(
+    `routes: 127.0.0.1, autocannon in a separate process, ${CONNECTIONS} connections, ${SECONDS} s per run after a` +
+      ` ${WARMUP_SECONDS} s warm-up, each route paired with a /health run just before it, ${ROUNDS} round(s)` +
+      ` (medians); a fresh API key with scope * per route and round (rate limit ${KEY_RATE_LIMIT}/h)`,
+  );
+  const dataDir = path.join(tmp, 'routes-data');
+  const nodeArgs = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF_DIR)}`] : [];
+  const server = await startServer(dataDir, { nodeArgs, env: { SVC_ACCESS_TOKEN_TTL_SECONDS: '7200' } });
+  const loadBefore = os.loadavg();
+  const rows = [];
+  try {
+    const s = await seed(server.url);
+    const routes = routesOf(s);
+    const keys = [];
+    for (let i = 0; i < routes.length * ROUNDS; i++) {
+      const key = await api(server.url, 'POST', '/api-keys', {
+        token: s.token,
+        body: { orgId: s.orgId, name: `bench-route-${i + 1}`, scopes: ['*'], rateLimit: KEY_RATE_LIMIT },
+      });
+      keys.push(key.key);
+    }
+    const runs = new Map(routes.map((r) => [r.name, { health: [], route: [] }]));
+    let k = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const route of routes) {
+        const auth = route.auth === 'key' ? { 'x-api-key': keys[k++] } : { authorization: `Bearer ${s.token}` };
+        const target = `${server.url}/api/v1${route.path}`;
+        const options = {
+          connections: CONNECTIONS,
+          seconds: SECONDS,
+          headers: auth,
+          method: route.method,
+          body: route.body,
+        };
+        if (WARMUP_SECONDS > 0) await loadRun(target, { ...options, seconds: WARMUP_SECONDS });
+        const health = await loadRun(`${server.url}/health`, { connections: CONNECTIONS, seconds: SECONDS });
+        const result = await loadRun(target, options);
+        runs.get(route.name).health.push(health);
+        runs.get(route.name).route.push(result);
+        process.stderr.write(
+          `  ${route.name}: ${Math.round(result.rps)} req/s (/health ${Math.round(health.rps)}), p99 ${result.latencyMs.p99} ms, ${JSON.stringify(result.statusCodes)}\n`,
+        );
+      }
+    }
+    for (const route of routes) {
+      const { health, route: measured } = runs.get(route.name);
+      const ratio = median(measured.map((r, i) => r.rps / health[i].rps));
+      const p99 = median(measured.map((r) => r.latencyMs.p99));
+      const failed = measured.reduce((n, r) => n + r.errors + r.timeouts + r.non2xx, 0);
+      const target = route.kind === 'read' ? 0.5 : 0.2;
+      const pass = ratio >= target && (route.kind === 'write' || p99 < 25) && failed === 0;
+      rows.push([
+        `${route.method} ${route.path.replace(/[0-9a-f-]{36}/g, ':id')} (${route.name}, ${route.auth})`,
+        `${Math.round(median(measured.map((r) => r.rps)))}`,
+        `${Math.round(median(health.map((r) => r.rps)))}`,
+        `${round(ratio, 2)}×`,
+        `${round(p99)}`,
+        String(failed),
+        route.kind === 'read' ? '≥ 0.50×, p99 < 25' : '≥ 0.20×',
+        pass ? 'pass' : 'FAIL',
+      ]);
+    }
+  } finally {
+    await server.stop();
+  }
+  const table = [['route', 'req/s', '/health', 'ratio', 'p99 ms', 'non-2xx', 'target', 'result'], ...rows];
+  const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
+  console.log('');
+  for (const row of table)
+    console.log(
+      row
+        .map((cell, i) => cell.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    );
+  const fmt = (l) => l.map((n) => n.toFixed(2)).join(' ');
+  console.log(`\nload average before ${fmt(loadBefore)}, after ${fmt(os.loadavg())}`);
+}
+
+// Run as a script (bench/run.js spawns it); imported, it only lends its seed and table (profiling scripts).
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((err) => {
+    console.error(`bench routes failed: ${err instanceof Error ? err.message : String(err)}`);
+  });
+}

@@ -1,0 +1,164 @@
+import { API_KEY_PATTERN, type ApiKeyStatus } from '../../../contract/api-keys.js';
+import type { Db } from '../../db/connection.js';
+import type { Caller } from '../../context.js';
+import { unauthorized } from '../../errors.js';
+import { ReadCache } from '../../lib/read-cache.js';
+import { sha256Hex } from '../../security/crypto.js';
+import { ApiKeyRateLimiter, type RateDecision } from './rate-limiter.js';
+import { ApiKeyUsage } from './usage.js';
+
+/** What the authentication path reads, by hash: the key and the state of its organization and partner (one
+ * prepared statement on every key request; the partner columns are null when the organization or partner
+ * row is missing). */
+interface KeyAuthRow {
+  id: string;
+  orgId: string;
+  name: string;
+  scopes: string;
+  expiresAt: string | null;
+  rateLimit: number;
+  status: ApiKeyStatus;
+  createdBy: string | null;
+  partnerId: string | null;
+  orgDeletedAt: string | null;
+  partnerStatus: string | null;
+  partnerDeletedAt: string | null;
+}
+
+/** A key that passed every check up to the rate window: its caller when the window admitted the request,
+ * null when it refused it; the window's state either way (the guard turns it into X-RateLimit-* headers). */
+export interface KeyAuthentication {
+  caller: Caller | null;
+  rateLimit: RateDecision;
+}
+
+/** The partner of the key's organization and its status; a missing or deleted organization or partner reads
+ * as "deleted", which the guard refuses like any inactive partner. */
+function orgContext(row: KeyAuthRow): { partnerId: string | null; partnerStatus: string } {
+  if (row.partnerId === null || row.partnerStatus === null) return { partnerId: null, partnerStatus: 'deleted' };
+  return { partnerId: row.partnerId, partnerStatus: row.orgDeletedAt || row.partnerDeletedAt ? 'deleted' : row.partnerStatus };
+}
+
+/**
+ * Authentication by API key (01 §5.2), the hot path of every key request: the key by hash (kept while the
+ * database is unchanged), status and expiry, the sliding hourly window, and usage counted for a batched write.
+ * It knows no HTTP: it returns the caller and the window's state, and the guard writes the headers.
+ */
+export class ApiKeyAuthenticator {
+  readonly usage: ApiKeyUsage;
+  readonly limiter: ApiKeyRateLimiter;
+  private readonly byHash;
+  /** Keys by hash, kept while the database is unchanged (lib/read-cache.ts): a revocation, rotation, expiry,
+   * scope or rate-limit change, or a change to the organization or partner, is a write, which empties it. */
+  private readonly keysByHash;
+  private readonly markExpired;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    db: Db,
+    private readonly onError: (err: unknown) => void = () => {},
+  ) {
+    this.usage = new ApiKeyUsage(db.$client);
+    this.limiter = new ApiKeyRateLimiter(db.$client);
+    // The key with the organization and partner state it acts in, in one statement (a read-only look at
+    // tenancy's rows).
+    this.byHash = db.$client.prepare<[string], KeyAuthRow>(
+      `SELECT k.id, k.org_id AS orgId, k.name, k.scopes, k.expires_at AS expiresAt, k.rate_limit AS rateLimit,
+              k.status, k.created_by AS createdBy, p.id AS partnerId, o.deleted_at AS orgDeletedAt,
+              p.status AS partnerStatus, p.deleted_at AS partnerDeletedAt
+         FROM api_keys k
+         LEFT JOIN organizations o ON o.id = k.org_id
+         LEFT JOIN partners p ON p.id = o.partner_id
+        WHERE k.key_hash = ?`,
+    );
+    this.keysByHash = new ReadCache<KeyAuthRow>(db.$client, 1024);
+    this.markExpired = db.$client.prepare<[string, string]>(
+      "UPDATE api_keys SET status = 'expired', updated_at = ? WHERE id = ? AND status = 'active'",
+    );
+  }
+
+  /** Starts the batched writes of usage and rate-window entries (every second). */
+  start(intervalMs = 1000): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      try {
+        this.flush();
+      } catch (err) {
+        this.onError(err);
+      }
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  /** Writes the rate-window entries and usage counted since the last flush. */
+  flush(): void {
+    this.limiter.flush();
+    this.usage.flush();
+  }
+
+  /** Stops the timer and writes what is left; run before the database closes. */
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.flush();
+  }
+
+  /**
+   * An `X-API-Key` value, in the order of 01 §5.2 and the 04 wire notes: format, hash lookup, status, expiry
+   * (recorded), the sliding hourly window, usage (counted for the batched write), then the key's organization
+   * context. Throws the 401s; a refusal by the window is an answer, not an error (it carries the headers).
+   */
+  authenticate(raw: string): KeyAuthentication {
+    if (raw.length === 0) throw unauthorized('Missing X-API-Key header', 'MISSING_API_KEY');
+    if (!API_KEY_PATTERN.test(raw)) throw unauthorized('Invalid API key format', 'INVALID_API_KEY_FORMAT');
+    const hash = sha256Hex(raw);
+    const row = this.keysByHash.lookup(hash) ?? this.readKey(hash);
+    if (!row) throw unauthorized('Invalid API key', 'INVALID_API_KEY');
+    if (row.status === 'revoked') throw unauthorized('API key is revoked', 'API_KEY_REVOKED');
+    const now = Date.now();
+    if (row.status === 'expired') throw unauthorized('API key is expired', 'API_KEY_EXPIRED');
+    if (row.expiresAt !== null) {
+      const nowIso = new Date(now).toISOString();
+      if (row.expiresAt <= nowIso) {
+        this.markExpired.run(nowIso, row.id);
+        throw unauthorized('API key is expired', 'API_KEY_EXPIRED');
+      }
+    }
+
+    const rateLimit = this.limiter.hit(row.id, row.rateLimit, now);
+    if (!rateLimit.allowed) return { caller: null, rateLimit };
+    this.usage.record(row.id, now);
+
+    const { partnerId, partnerStatus } = orgContext(row);
+    return {
+      rateLimit,
+      caller: {
+        kind: 'apiKey',
+        userId: row.createdBy,
+        email: null,
+        name: row.name,
+        scope: 'organization',
+        partnerId,
+        orgId: row.orgId,
+        orgAccess: null,
+        orgIds: null,
+        siteIds: null,
+        deviceGroupIds: null,
+        roleId: null,
+        permissions: JSON.parse(row.scopes) as string[],
+        mfa: false,
+        sessionId: null,
+        apiKeyId: row.id,
+        agentId: null,
+        partnerStatus,
+      },
+    };
+  }
+
+  /** The key with this hash from the database, kept for the next request if there is one (unknown hashes are
+   * not kept: guessing cannot fill the cache). */
+  private readKey(hash: string): KeyAuthRow | undefined {
+    const row = this.byHash.get(hash);
+    return row && this.keysByHash.store(hash, row);
+  }
+}
