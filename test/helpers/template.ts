@@ -78,10 +78,11 @@ async function buildOnce(dir: string, env: Record<string, string>, build: Templa
   return dir;
 }
 
-/** Copies a template's database (closed, so its WAL is checkpointed into it) into a data dir. The key file stays
- * behind: each copy's start generates its own keys, as a fresh one does (nothing first start writes is keyed). */
+/** Copies a template's database (closed, so its WAL is checkpointed into it) and its key file into a data dir:
+ * the database records a check of the keys it was started with (server_meta `serverKeyCheck`), so the two travel
+ * together, as a backup taken `--with-secrets` does. Copies of one template share keys, never rows. */
 export function copyTemplate(template: string, dataDir: string): void {
   for (const name of fs.readdirSync(template)) {
-    if (name !== 'secrets.json') fs.copyFileSync(path.join(template, name), path.join(dataDir, name));
+    if (name !== 'server.pid' && name !== 'server.log') fs.copyFileSync(path.join(template, name), path.join(dataDir, name));
   }
 }

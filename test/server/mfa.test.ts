@@ -179,7 +179,7 @@ describe('TOTP multi-factor authentication (01 §4.5, §5.7)', () => {
 
   it('01§5.7 a TOTP code is used once across endpoints: the code that signed in does not disable MFA', async () => {
     const { secret, mfaToken } = await enrol(t, token);
-    const code = codeFor(secret);
+    const code = totp(secret);
     expect((await t.call('POST', '/api/v1/auth/mfa/verify', { body: { code, tempToken: await tempTokenFor(t) } })).status).toBe(200);
     const disable = await t.call('POST', '/api/v1/auth/mfa/disable', { token: mfaToken, body: { code } });
     expect(disable.status).toBe(400);
@@ -189,7 +189,7 @@ describe('TOTP multi-factor authentication (01 §4.5, §5.7)', () => {
 
   it('01§5.7 two concurrent sign-ins with one TOTP code: exactly one passes', async () => {
     const { secret } = await enrol(t, token);
-    const code = codeFor(secret);
+    const code = totp(secret);
     const [a, b] = await Promise.all([tempTokenFor(t), tempTokenFor(t)]);
     const results = await Promise.all(
       [a, b].map((tempToken) => t.call('POST', '/api/v1/auth/mfa/verify', { body: { code, tempToken } })),
