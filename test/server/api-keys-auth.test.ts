@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/server/db/connection.js';
 import { apiKeys, auditLogs, organizations, partners } from '../../src/server/db/schema/index.js';
-import { systemContext } from '../../src/server/http/caller.js';
+import { systemContext } from '../../src/server/context.js';
 import { createTestApp, type TestApp } from '../helpers/server.js';
 import { seedWorld, type World } from '../helpers/seed.js';
 

@@ -2,7 +2,7 @@ import { desc, eq } from 'drizzle-orm';
 import type { InjectOptions } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { auditLogs, partners } from '../../src/server/db/schema/index.js';
-import { systemContext } from '../../src/server/http/caller.js';
+import { systemContext } from '../../src/server/context.js';
 import { recordAudit } from '../../src/server/modules/audit/recorder.js';
 import { AUDIT_EXPORT_COLUMNS } from '../../src/server/modules/audit/service.js';
 import { createTestApp, type TestApp } from '../helpers/server.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditLogs, devices, enrollmentKeys, sites } from '../../src/server/db/schema/index.js';
-import { systemContext } from '../../src/server/http/caller.js';
+import { systemContext } from '../../src/server/context.js';
 import { createTestApp, type TestApp } from '../helpers/server.js';
 import { ROLES, seedUser, seedWorld, type World, type WorldCaller } from '../helpers/seed.js';
 

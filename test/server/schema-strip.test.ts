@@ -6,7 +6,7 @@ import { endpoint, isRawResponse, type EndpointDef } from '../../src/contract/en
 import { contract } from '../../src/contract/index.js';
 import { SiteSchema } from '../../src/contract/tenancy.js';
 import { bind, type BindDeps } from '../../src/server/http/bind.js';
-import { systemContext } from '../../src/server/http/caller.js';
+import { systemContext } from '../../src/server/context.js';
 import { installErrorHandler } from '../../src/server/http/error-handler.js';
 import { freezeDeep } from '../../src/server/lib/read-cache.js';
 import { compileStrip } from '../../src/server/lib/schema-strip.js';

@@ -1,5 +1,5 @@
 import type { ServerConfig } from '../config.js';
-import { HttpError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import type { DeliveryLog } from './mailer.js';
 
 /** Without `SVC_SMS_URL` every SMS sender answers 503 with this message (docs/api-notes.md). */
@@ -22,7 +22,7 @@ export class SmsSender {
 
   /** Throws 503 SMS_NOT_CONFIGURED without a gateway and 502 SMS_DELIVERY_FAILED when the gateway fails. */
   assertConfigured(): string {
-    if (this.settings.url === undefined) throw new HttpError(503, SMS_NOT_CONFIGURED, 'SMS_NOT_CONFIGURED');
+    if (this.settings.url === undefined) throw new DomainError('unavailable', SMS_NOT_CONFIGURED, 'SMS_NOT_CONFIGURED');
     return this.settings.url;
   }
 
@@ -47,7 +47,7 @@ export class SmsSender {
     }
     if (failure !== null) {
       this.log.warn({ error: failure, toSuffix: to.slice(-2) }, 'SMS delivery failed');
-      throw new HttpError(502, 'SMS delivery failed', 'SMS_DELIVERY_FAILED');
+      throw new DomainError('upstream_failed', 'SMS delivery failed', 'SMS_DELIVERY_FAILED');
     }
   }
 }

@@ -11,8 +11,8 @@ import {
 } from '../../contract/endpoint.js';
 import { isFrozenDeep } from '../lib/read-cache.js';
 import { compileStrip, type Strip } from '../lib/schema-strip.js';
-import type { RequestContext } from './caller.js';
-import { validationError } from './validation.js';
+import type { RequestContext } from '../context.js';
+import { validationError } from '../errors.js';
 
 export interface HandlerInput<E extends EndpointDef> {
   params: ParamsOf<E>;

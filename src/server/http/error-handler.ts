@@ -1,26 +1,55 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { ZodError } from 'zod';
-import { HttpError } from './errors.js';
+import { DomainError, badRequest, type ErrorKind } from '../errors.js';
+
+/** What the client is told: the status and the one error body (DESIGN.md "Errors"). */
+interface Failure {
+  status: number;
+  message: string;
+  code?: string;
+  details?: unknown;
+  extra?: Record<string, unknown>;
+  retryAfterSeconds?: number;
+}
+
+/** The one place a domain error's kind becomes an HTTP status. */
+const STATUS_BY_KIND: Record<ErrorKind, number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  unprocessable: 422,
+  rate_limited: 429,
+  upstream_failed: 502,
+  unavailable: 503,
+};
+
+function fromDomainError(err: DomainError): Failure {
+  const { message, code, details, extra, retryAfterSeconds } = err;
+  return { status: STATUS_BY_KIND[err.kind], message, code, details, extra, retryAfterSeconds };
+}
+
+const malformedJson = (): Failure => ({ status: 400, message: 'Malformed JSON in request body', code: 'MALFORMED_JSON' });
 
 /** Fastify's own client errors, mapped to the one error body (never a 500 for bad input). */
-function fastifyClientError(err: FastifyError): HttpError | null {
+function fastifyClientError(err: FastifyError): Failure | null {
   switch (err.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new HttpError(400, 'Malformed JSON in request body', 'MALFORMED_JSON');
+      return malformedJson();
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new HttpError(413, 'Request body is too large', 'PAYLOAD_TOO_LARGE');
+      return { status: 413, message: 'Request body is too large', code: 'PAYLOAD_TOO_LARGE' };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new HttpError(415, 'Unsupported content type; send application/json', 'UNSUPPORTED_MEDIA_TYPE');
+      return { status: 415, message: 'Unsupported content type; send application/json', code: 'UNSUPPORTED_MEDIA_TYPE' };
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new HttpError(400, 'Invalid Content-Length', 'BAD_REQUEST');
+      return { status: 400, message: 'Invalid Content-Length', code: 'BAD_REQUEST' };
     default:
       break;
   }
-  if (err instanceof SyntaxError) return new HttpError(400, 'Malformed JSON in request body', 'MALFORMED_JSON');
+  if (err instanceof SyntaxError) return malformedJson();
   const status = err.statusCode;
-  if (status && status >= 400 && status < 500)
-    return new HttpError(status, err.message, CODE_BY_STATUS[status] ?? 'BAD_REQUEST');
+  if (status && status >= 400 && status < 500) return { status, message: err.message, code: CODE_BY_STATUS[status] ?? 'BAD_REQUEST' };
   return null;
 }
 
@@ -64,19 +93,19 @@ export function jsonDepth(value: unknown, limit = MAX_BODY_DEPTH): number {
 export function installErrorHandler(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
     if (typeof request.body === 'object' && request.body !== null && jsonDepth(request.body) > MAX_BODY_DEPTH) {
-      throw new HttpError(400, `Request body is nested too deeply (at most ${MAX_BODY_DEPTH} levels)`, 'BODY_TOO_DEEP');
+      throw badRequest(`Request body is nested too deeply (at most ${MAX_BODY_DEPTH} levels)`, 'BODY_TOO_DEEP');
     }
   });
 
   app.setErrorHandler((err, request, reply) => {
-    let httpError: HttpError | null;
-    if (err instanceof HttpError) httpError = err;
-    // Input is validated with safeParse and arrives here as an HttpError; a ZodError is a response that does
+    let failure: Failure | null;
+    if (err instanceof DomainError) failure = fromDomainError(err);
+    // Input is validated with safeParse and arrives here as a DomainError; a ZodError is a response that does
     // not match its contract schema: a server bug, answered 500 (not blamed on the client) and logged.
-    else if (err instanceof ZodError) httpError = null;
-    else httpError = fastifyClientError(err as FastifyError);
+    else if (err instanceof ZodError) failure = null;
+    else failure = fastifyClientError(err as FastifyError);
 
-    if (!httpError) {
+    if (!failure) {
       const issues = err instanceof ZodError ? err.issues.slice(0, 10) : undefined;
       request.log.error(
         { err, issues, route: request.routeOptions.url },
@@ -84,11 +113,11 @@ export function installErrorHandler(app: FastifyInstance): void {
       );
       return reply.code(500).send({ error: 'Internal Server Error' });
     }
-    if (httpError.headers) reply.headers(httpError.headers);
-    const body: Record<string, unknown> = { error: httpError.message, ...(httpError.extra ?? {}) };
-    if (httpError.code) body.code = httpError.code;
-    if (httpError.details !== undefined) body.details = httpError.details;
-    return reply.code(httpError.status).send(body);
+    if (failure.retryAfterSeconds !== undefined) reply.header('retry-after', String(failure.retryAfterSeconds));
+    const body: Record<string, unknown> = { error: failure.message, ...(failure.extra ?? {}) };
+    if (failure.code) body.code = failure.code;
+    if (failure.details !== undefined) body.details = failure.details;
+    return reply.code(failure.status).send(body);
   });
 
   app.setNotFoundHandler((request, reply) =>

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EndpointDef } from '../../contract/endpoint.js';
 import type { Guard } from './bind.js';
-import { grants, systemContext, type Caller, type RequestContext } from './caller.js';
-import { HttpError, forbidden, unauthorized } from './errors.js';
+import { grants, systemContext, type Caller, type RequestContext } from '../context.js';
+import { forbidden, partnerInactive, unauthorized } from '../errors.js';
 
 export interface CredentialResolvers {
   /** A bearer access token → the user caller; null when the token or its session is not valid. */
@@ -65,7 +65,7 @@ export function createGuard(options: GuardOptions): Guard {
     }
 
     if (caller.partnerStatus && caller.partnerStatus !== 'active' && !rule.allowInactivePartner) {
-      throw new HttpError(403, 'Account inactive', 'PARTNER_INACTIVE', undefined, { status: caller.partnerStatus });
+      throw partnerInactive(caller.partnerStatus);
     }
     if (rule.callerScopes && !rule.callerScopes.includes(caller.scope)) throw forbidden();
     if (caller.kind === 'apiKey') {

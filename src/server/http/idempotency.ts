@@ -4,7 +4,7 @@ import { idempotencyKeys } from '../db/schema/index.js';
 import { sha256Hex, type SecretBox } from '../security/crypto.js';
 import { stableStringify } from '../lib/stable-json.js';
 import type { IdempotencyWrapper } from './bind.js';
-import { HttpError, badRequest, conflict, unprocessable } from './errors.js';
+import { DomainError, badRequest, conflict, unprocessable } from '../errors.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 const PENDING = 0;
@@ -55,7 +55,7 @@ export function createIdempotency(db: Db, box: SecretBox): IdempotencyWrapper {
     } catch (err) {
       // A failed attempt leaves nothing behind: the client may retry with the same key.
       db.delete(idempotencyKeys).where(eq(idempotencyKeys.scopeKey, scopeKey)).run();
-      throw err instanceof HttpError || err instanceof Error ? err : new Error(String(err));
+      throw err instanceof DomainError || err instanceof Error ? err : new Error(String(err));
     }
   };
 }

@@ -11,9 +11,17 @@ import {
 } from '../../../contract/api-keys.js';
 import type { Db } from '../../db/connection.js';
 import { apiKeys } from '../../db/schema/index.js';
-import { grants, systemContext, type Caller, type RequestContext } from '../../http/caller.js';
-import { HttpError, badRequest, forbidden, notFound, siteAccessDenied, tooManyRequests, unauthorized } from '../../http/errors.js';
-import { fieldError } from '../../http/validation.js';
+import { grants, systemContext, type Caller, type RequestContext } from '../../context.js';
+import {
+  DomainError,
+  badRequest,
+  fieldError,
+  forbidden,
+  notFound,
+  siteAccessDenied,
+  tooManyRequests,
+  unauthorized,
+} from '../../errors.js';
 import { paged, type Paged } from '../../lib/paging.js';
 import { ReadCache } from '../../lib/read-cache.js';
 import { sha256Hex } from '../../security/crypto.js';
@@ -374,7 +382,7 @@ export class ApiKeysService {
     try {
       requireOrg(this.db, ctx.caller, row.orgId);
     } catch (err) {
-      if (err instanceof HttpError) throw notFound('API key not found');
+      if (err instanceof DomainError) throw notFound('API key not found');
       throw err;
     }
     return row;

@@ -3,7 +3,7 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import ipaddr from 'ipaddr.js';
 import type { Db } from '../../db/connection.js';
 import { auditLogs } from '../../db/schema/index.js';
-import type { RequestContext } from '../../http/caller.js';
+import type { RequestContext } from '../../context.js';
 import { sha256Hex } from '../../security/crypto.js';
 import { stableStringify } from '../../lib/stable-json.js';
 

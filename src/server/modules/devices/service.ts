@@ -6,8 +6,8 @@ import { AGENT_TOKEN_PATTERN, type AgentEnrollSchema, type AgentHeartbeatSchema 
 import type { DeviceListQuerySchema } from '../../../contract/devices.js';
 import type { Db } from '../../db/connection.js';
 import { devices } from '../../db/schema/index.js';
-import { systemContext, type Caller, type RequestContext } from '../../http/caller.js';
-import { HttpError, badRequest, forbidden, notFound, unauthorized } from '../../http/errors.js';
+import { systemContext, type Caller, type RequestContext } from '../../context.js';
+import { DomainError, badRequest, forbidden, notFound, partnerInactive, unauthorized } from '../../errors.js';
 import { publishEvent } from '../../jobs/queue.js';
 import { countRows, paged, type Paged } from '../../lib/paging.js';
 import { sha256Hex } from '../../security/crypto.js';
@@ -143,7 +143,7 @@ export class DevicesService {
       const org = requireOrg(this.db, SYSTEM, key.orgId);
       const partner = this.partnerState(org.partnerId);
       if (partner.status !== 'active') {
-        throw new HttpError(403, 'Account inactive', 'PARTNER_INACTIVE', undefined, { status: partner.status });
+        throw partnerInactive(partner.status);
       }
       this.assertDeviceCaps(org.id, org.maxDevices, org.partnerId, partner.maxDevices);
       const now = isoNow();
@@ -196,7 +196,7 @@ export class DevicesService {
       const partner = this.tenancy.getPartner(partnerId);
       return { status: partner.status, maxDevices: partner.maxDevices };
     } catch (err) {
-      if (err instanceof HttpError) return { status: 'deleted', maxDevices: null };
+      if (err instanceof DomainError) return { status: 'deleted', maxDevices: null };
       throw err;
     }
   }
@@ -231,7 +231,7 @@ export class DevicesService {
       requireOrg(this.db, SYSTEM, device.orgId);
       partnerStatus = this.partnerState(device.partnerId).status;
     } catch (err) {
-      if (!(err instanceof HttpError)) throw err;
+      if (!(err instanceof DomainError)) throw err;
       partnerStatus = 'deleted';
     }
     return agentCaller(device, device.partnerId, partnerStatus);
@@ -329,7 +329,7 @@ export class DevicesService {
     try {
       requireOrg(this.db, ctx.caller, row.orgId);
     } catch (err) {
-      if (err instanceof HttpError) throw notFound('Device not found');
+      if (err instanceof DomainError) throw notFound('Device not found');
       throw err;
     }
     const { siteIds } = ctx.caller;

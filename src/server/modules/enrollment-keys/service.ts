@@ -8,9 +8,8 @@ import type {
 } from '../../../contract/enrollment-keys.js';
 import type { Db } from '../../db/connection.js';
 import { enrollmentKeys } from '../../db/schema/index.js';
-import { systemContext, type RequestContext } from '../../http/caller.js';
-import { HttpError, notFound, siteAccessDenied } from '../../http/errors.js';
-import { fieldError } from '../../http/validation.js';
+import { systemContext, type RequestContext } from '../../context.js';
+import { DomainError, fieldError, notFound, siteAccessDenied, unauthorized } from '../../errors.js';
 import { countRows, page, paged, type Paged } from '../../lib/paging.js';
 import { sha256Hex } from '../../security/crypto.js';
 import { recordAudit } from '../audit/recorder.js';
@@ -29,8 +28,8 @@ const REFUSALS: Record<EnrollmentRefusal, string> = {
   enrollment_key_exhausted: 'Enrollment key has reached its maximum usage',
 };
 
-export function enrollmentRefused(reason: EnrollmentRefusal): HttpError {
-  return new HttpError(401, REFUSALS[reason], reason.toUpperCase(), undefined, { reason });
+export function enrollmentRefused(reason: EnrollmentRefusal): DomainError {
+  return unauthorized(REFUSALS[reason], reason.toUpperCase(), { reason });
 }
 
 const SYSTEM = systemContext().caller;
@@ -148,7 +147,7 @@ export class EnrollmentKeysService {
     try {
       siteOrg = requireSite(this.db, SYSTEM, siteId).orgId;
     } catch (err) {
-      if (!(err instanceof HttpError)) throw err;
+      if (!(err instanceof DomainError)) throw err;
     }
     if (siteOrg !== orgId) throw fieldError('siteId', 'Site does not belong to the organization');
   }
@@ -206,7 +205,7 @@ export class EnrollmentKeysService {
     try {
       requireOrg(this.db, SYSTEM, row.orgId);
     } catch (err) {
-      if (err instanceof HttpError) throw enrollmentRefused('enrollment_key_not_found');
+      if (err instanceof DomainError) throw enrollmentRefused('enrollment_key_not_found');
       throw err;
     }
     const now = isoNow();
@@ -238,7 +237,7 @@ export class EnrollmentKeysService {
     try {
       requireOrg(this.db, ctx.caller, row.orgId);
     } catch (err) {
-      if (err instanceof HttpError) throw notFound('Enrollment key not found');
+      if (err instanceof DomainError) throw notFound('Enrollment key not found');
       throw err;
     }
     if (ctx.caller.siteIds !== null && (row.siteId === null || !canAccessSite(ctx.caller, row.siteId))) {

@@ -1,7 +1,7 @@
 import { eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
 import { organizationUsers, organizations, partnerUsers, partners, rolePermissions, roles, users } from '../../db/schema/index.js';
-import type { Caller } from '../../http/caller.js';
+import type { Caller } from '../../context.js';
 
 /** How many roles an inheritance chain may hold (the role and its ancestors); longer chains are refused. */
 export const MAX_INHERITANCE_DEPTH = 16;

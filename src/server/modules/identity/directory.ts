@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNull, notInArray, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
 import { organizationUsers, organizations, partnerUsers, users } from '../../db/schema/index.js';
-import type { Caller } from '../../http/caller.js';
+import type { Caller } from '../../context.js';
 import { accessibleOrgIds } from '../tenancy/access.js';
 
 export type UserRow = typeof users.$inferSelect;

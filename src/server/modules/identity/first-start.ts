@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ServerConfig } from '../../config.js';
 import type { Db } from '../../db/connection.js';
 import { serverMeta, users } from '../../db/schema/index.js';
-import { systemContext } from '../../http/caller.js';
+import { systemContext } from '../../context.js';
 import { hashPassword } from '../../security/passwords.js';
 import { recordAudit } from '../audit/recorder.js';
 import { countRows } from '../../lib/paging.js';

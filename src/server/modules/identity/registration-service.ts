@@ -3,8 +3,8 @@ import type { RegisterPartnerSchema, RegisterSchema } from '../../../contract/au
 import type { ServerConfig } from '../../config.js';
 import type { Db } from '../../db/connection.js';
 import { partnerUsers, rolePermissions, roles, users } from '../../db/schema/index.js';
-import type { RequestContext } from '../../http/caller.js';
-import { HttpError, badRequest, conflict, forbidden, tooManyRequests } from '../../http/errors.js';
+import type { RequestContext } from '../../context.js';
+import { DomainError, badRequest, conflict, forbidden, tooManyRequests } from '../../errors.js';
 import { hashPassword, passwordProblem } from '../../security/passwords.js';
 import { SlidingWindowLimiter } from '../../security/sliding-window.js';
 import { recordAudit } from '../audit/recorder.js';
@@ -203,7 +203,7 @@ export class RegistrationService {
           status: 'pending',
         });
       } catch (err) {
-        if (err instanceof HttpError && err.code === 'SLUG_TAKEN') continue;
+        if (err instanceof DomainError && err.code === 'SLUG_TAKEN') continue;
         throw err;
       }
     }

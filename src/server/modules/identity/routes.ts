@@ -4,7 +4,7 @@ import { fullPath } from '../../../contract/endpoint.js';
 import { contract } from '../../../contract/index.js';
 import type { ModuleContext } from '../../app-context.js';
 import { clientIpResolver, trustedProxyMatcher } from '../../http/client-ip.js';
-import { unauthorized } from '../../http/errors.js';
+import { unauthorized } from '../../errors.js';
 import { safeEqual } from '../../security/crypto.js';
 import { AccountService } from './account-service.js';
 import { publicUser } from './auth-service.js';

@@ -1,7 +1,7 @@
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
 import { refreshTokens, sessions } from '../../db/schema/index.js';
-import { unauthorized } from '../../http/errors.js';
+import { unauthorized } from '../../errors.js';
 import { randomToken, sha256Hex } from '../../security/crypto.js';
 import type { TokenSigner } from '../../security/tokens.js';
 

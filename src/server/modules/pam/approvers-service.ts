@@ -4,8 +4,8 @@ import type { z } from 'zod';
 import type { ApproverDeviceRegisterSchema, WebAuthnAssertionSchema } from '../../../contract/pam.js';
 import type { Db } from '../../db/connection.js';
 import { pamApproverDevices, pamWebauthnChallenges } from '../../db/schema/index.js';
-import type { RequestContext } from '../../http/caller.js';
-import { HttpError, badRequest, conflict, notFound, unauthorized } from '../../http/errors.js';
+import type { RequestContext } from '../../context.js';
+import { badRequest, conflict, notFound, unauthorized } from '../../errors.js';
 import { recordAudit } from '../audit/recorder.js';
 
 /** @simplewebauthn/server, loaded on first use: importing it costs a quarter of the server's start. */
@@ -252,7 +252,7 @@ export class PamApproversService {
     proof: z.infer<typeof WebAuthnAssertionSchema>,
   ): Promise<void> {
     const user = this.userOf(ctx);
-    const fail = () => new HttpError(401, INVALID_PROOF, 'INVALID_PROOF');
+    const fail = () => unauthorized(INVALID_PROOF, 'INVALID_PROOF');
     const expected = this.consumeChallenge(
       'assertion',
       user.id,

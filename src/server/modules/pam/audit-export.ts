@@ -1,9 +1,8 @@
 import type { Statement } from 'better-sqlite3';
 import { ELEVATION_EXPORT_COLUMNS, type ElevationAuditExportQuery } from '../../../contract/pam.js';
 import type { Db } from '../../db/connection.js';
-import type { RequestContext } from '../../http/caller.js';
-import { HttpError, forbidden } from '../../http/errors.js';
-import { grants } from '../../http/caller.js';
+import { grants, type RequestContext } from '../../context.js';
+import { badRequest, forbidden } from '../../errors.js';
 import { csvFields, csvRecord } from '../../lib/csv.js';
 import { recordAudit } from '../audit/recorder.js';
 import { requireSite } from '../tenancy/access.js';
@@ -28,7 +27,7 @@ export function encodeCursor(key: ExportKey): string {
 
 /** The key a cursor names; 400 `Invalid cursor` for anything that is not a cursor this server wrote. */
 export function decodeCursor(cursor: string): ExportKey {
-  const invalid = () => new HttpError(400, 'Invalid cursor', 'INVALID_CURSOR');
+  const invalid = () => badRequest('Invalid cursor', 'INVALID_CURSOR');
   if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid();
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   // Round trip: base64url decoding is lenient, the cursor must be exactly what encodeCursor wrote.
@@ -183,7 +182,7 @@ export class ElevationAuditExport {
     const org = targetOrg(this.db, caller, query.orgId);
     if (query.siteId !== undefined) {
       const site = requireSite(this.db, caller, query.siteId);
-      if (site.orgId !== org.id) throw new HttpError(400, 'siteId: not a site of the organization', 'VALIDATION_ERROR');
+      if (site.orgId !== org.id) throw badRequest('siteId: not a site of the organization', 'VALIDATION_ERROR');
     }
     const cursor = query.cursor !== undefined ? decodeCursor(query.cursor) : null;
 

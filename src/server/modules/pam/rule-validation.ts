@@ -1,5 +1,5 @@
 import type { PamVerdict } from '../../../contract/pam.js';
-import { HttpError } from '../../http/errors.js';
+import { badRequest } from '../../errors.js';
 import { IDENTIFYING_CRITERIA, NEGATE_FIELD, ruleKind, type RuleCriteria } from './engine.js';
 import { TOOL_RISK_TIERS } from './tool-risk-tiers.js';
 
@@ -9,7 +9,7 @@ export interface RuleShape extends RuleCriteria {
 }
 
 const invalid = (message: string, code: string, extra?: Record<string, unknown>) =>
-  new HttpError(400, message, code, undefined, extra);
+  badRequest(message, code, extra);
 
 function tiersOf(tool: string): readonly number[] | undefined {
   const key = tool.toLowerCase();

@@ -10,9 +10,8 @@ import type {
 } from '../../../contract/pam.js';
 import type { Db } from '../../db/connection.js';
 import { pamOrgConfig, pamRules, pamSignerGroups } from '../../db/schema/index.js';
-import type { RequestContext } from '../../http/caller.js';
-import { HttpError, badRequest, conflict, notFound } from '../../http/errors.js';
-import { fieldError } from '../../http/validation.js';
+import type { RequestContext } from '../../context.js';
+import { DomainError, badRequest, conflict, fieldError, notFound } from '../../errors.js';
 import { recordAudit } from '../audit/recorder.js';
 import { canAccessOrg, requireOrg, requireSite } from '../tenancy/access.js';
 import type { EngineRule, RuleCriteria, SignerGroupData } from './engine.js';
@@ -425,7 +424,7 @@ export function liveOrg(db: Db, orgId: string) {
   try {
     return requireOrg(db, SYSTEM_CALLER, orgId);
   } catch (err) {
-    if (err instanceof HttpError) return null;
+    if (err instanceof DomainError) return null;
     throw err;
   }
 }

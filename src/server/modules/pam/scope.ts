@@ -1,7 +1,6 @@
 import type { Db } from '../../db/connection.js';
-import { systemContext, type Caller } from '../../http/caller.js';
-import { forbidden, orgAccessDenied } from '../../http/errors.js';
-import { fieldError } from '../../http/validation.js';
+import { systemContext, type Caller } from '../../context.js';
+import { fieldError, forbidden, orgAccessDenied } from '../../errors.js';
 import { accessibleOrgIds, requireOrg, requireSite, type Organization } from '../tenancy/access.js';
 
 /** Who the server is when it acts on its own (the expiry enforcer, lookups outside a caller's reach). */

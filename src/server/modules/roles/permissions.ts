@@ -1,5 +1,5 @@
 import { NAMED_PERMISSIONS } from '../../../contract/roles.js';
-import { grants } from '../../http/caller.js';
+import { grants } from '../../context.js';
 
 /**
  * Whether held grants cover a wanted one, for handing permissions out (role grants, role assignment).

@@ -11,8 +11,8 @@ import {
 } from '../../../contract/roles.js';
 import type { Db } from '../../db/connection.js';
 import { rolePermissions, roles } from '../../db/schema/index.js';
-import type { Caller, RequestContext } from '../../http/caller.js';
-import { badRequest, conflict, forbidden, notFound, orgAccessDenied } from '../../http/errors.js';
+import type { Caller, RequestContext } from '../../context.js';
+import { badRequest, conflict, forbidden, notFound, orgAccessDenied } from '../../errors.js';
 import { recordAudit } from '../audit/recorder.js';
 import { MAX_INHERITANCE_DEPTH, effectivePermissions } from '../identity/caller-resolver.js';
 import type { Directory } from '../identity/directory.js';

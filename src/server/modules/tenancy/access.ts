@@ -1,8 +1,8 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
 import { organizations, sites } from '../../db/schema/index.js';
-import type { Caller } from '../../http/caller.js';
-import { notFound, orgAccessDenied, siteAccessDenied } from '../../http/errors.js';
+import type { Caller } from '../../context.js';
+import { notFound, orgAccessDenied, siteAccessDenied } from '../../errors.js';
 
 export type Organization = typeof organizations.$inferSelect;
 export type Site = typeof sites.$inferSelect;

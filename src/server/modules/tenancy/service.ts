@@ -14,9 +14,8 @@ import type {
 import type { PageQuerySchema } from '../../../contract/common.js';
 import type { Db } from '../../db/connection.js';
 import { organizations, partnerUsers, partners, sites } from '../../db/schema/index.js';
-import type { RequestContext } from '../../http/caller.js';
-import { badRequest, conflict, forbidden, notFound, siteAccessDenied } from '../../http/errors.js';
-import { fieldError } from '../../http/validation.js';
+import type { RequestContext } from '../../context.js';
+import { badRequest, conflict, fieldError, forbidden, notFound, siteAccessDenied } from '../../errors.js';
 import { deepMerge } from '../../lib/deep-merge.js';
 import { countRows, page, paged, type Paged } from '../../lib/paging.js';
 import { ReadCache } from '../../lib/read-cache.js';

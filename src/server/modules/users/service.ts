@@ -12,9 +12,16 @@ import { organizationUsers, organizations, partnerUsers, sites, users } from '..
 import { publicBaseUrl, tokenLink } from '../../delivery/links.js';
 import type { Mailer } from '../../delivery/mailer.js';
 import { inviteMessage, passwordResetMessage } from '../../delivery/messages.js';
-import type { Caller, RequestContext } from '../../http/caller.js';
-import { badRequest, conflict, forbidden, notFound, orgAccessDenied, siteAccessDenied } from '../../http/errors.js';
-import { fieldError } from '../../http/validation.js';
+import type { Caller, RequestContext } from '../../context.js';
+import {
+  badRequest,
+  conflict,
+  fieldError,
+  forbidden,
+  notFound,
+  orgAccessDenied,
+  siteAccessDenied,
+} from '../../errors.js';
 import { paged, type Paged } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
 import { roleNames } from '../identity/caller-resolver.js';

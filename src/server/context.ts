@@ -1,4 +1,4 @@
-import type { CallerScope } from '../../contract/endpoint.js';
+import type { CallerScope } from '../contract/endpoint.js';
 
 /** Who is making a request, resolved once per request by the auth plugin. */
 export interface Caller {

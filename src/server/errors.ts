@@ -1,0 +1,86 @@
+import { z } from 'zod';
+
+/**
+ * What went wrong, in the terms of the business rules. The one error handler (http/error-handler.ts) maps a
+ * kind to its HTTP status, so services, jobs and tools throw these without knowing HTTP.
+ */
+export type ErrorKind =
+  | 'invalid'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'unprocessable'
+  | 'rate_limited'
+  | 'upstream_failed'
+  | 'unavailable';
+
+export interface DomainErrorOptions {
+  /** `details` of the error body (validation issues). */
+  details?: unknown;
+  /** Extra top-level fields of the error body (e.g. `status` on PARTNER_INACTIVE, `validTiers`). */
+  extra?: Record<string, unknown>;
+  /** When the caller may try again (rate limits): sent as Retry-After. */
+  retryAfterSeconds?: number;
+}
+
+/** An error the client may see: kind, the spec's message and machine code, optional details (DESIGN.md "Errors"). */
+export class DomainError extends Error {
+  override name = 'DomainError';
+  readonly details?: unknown;
+  readonly extra?: Record<string, unknown>;
+  readonly retryAfterSeconds?: number;
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+    readonly code?: string,
+    options: DomainErrorOptions = {},
+  ) {
+    super(message);
+    this.details = options.details;
+    this.extra = options.extra;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+
+  /** The caller's fault (bad input, no access, gone), as opposed to a dependency failing. */
+  get isClientFault(): boolean {
+    return this.kind !== 'upstream_failed' && this.kind !== 'unavailable';
+  }
+}
+
+export const badRequest = (message: string, code = 'BAD_REQUEST', extra?: Record<string, unknown>) =>
+  new DomainError('invalid', message, code, { extra });
+export const unauthorized = (message = 'Missing or invalid authorization header', code = 'UNAUTHORIZED', extra?: Record<string, unknown>) =>
+  new DomainError('unauthenticated', message, code, { extra });
+export const forbidden = (message = 'Permission denied', code = 'FORBIDDEN', extra?: Record<string, unknown>) =>
+  new DomainError('forbidden', message, code, { extra });
+export const notFound = (message = 'Not found', code = 'NOT_FOUND') => new DomainError('not_found', message, code);
+export const conflict = (message: string, code = 'CONFLICT') => new DomainError('conflict', message, code);
+export const unprocessable = (message: string, code = 'UNPROCESSABLE') => new DomainError('unprocessable', message, code);
+export const tooManyRequests = (message: string, retryAfterSeconds: number, code = 'RATE_LIMITED') =>
+  new DomainError('rate_limited', message, code, { retryAfterSeconds: Math.max(1, retryAfterSeconds) });
+
+export const orgAccessDenied = () => forbidden('Access to this organization denied', 'ORG_ACCESS_DENIED');
+export const siteAccessDenied = () => forbidden('Access to this site denied', 'SITE_ACCESS_DENIED');
+/** 01 §2: a suspended or deleted partner's callers are refused, saying which. */
+export const partnerInactive = (status: string) => forbidden('Account inactive', 'PARTNER_INACTIVE', { status });
+
+/** 04 wire notes: 400 with `error` = the issues joined by "; " as "<dot.path>: <message>", and `details` =
+ * `{formErrors, fieldErrors}`. */
+export function validationError(error: z.ZodError, where: 'params' | 'query' | 'body'): DomainError {
+  const message = error.issues
+    .map((issue) => {
+      const at = issue.path.length ? issue.path.map(String).join('.') : where;
+      return `${at}: ${issue.message}`;
+    })
+    .join('; ');
+  return new DomainError('invalid', message, 'VALIDATION_ERROR', { details: z.flattenError(error) });
+}
+
+/** A validation failure found by a service rather than a schema (a field required only for some callers),
+ * in the same shape as the schema failures. */
+export function fieldError(path: string, message: string): DomainError {
+  return new DomainError('invalid', `${path}: ${message}`, 'VALIDATION_ERROR', {
+    details: { formErrors: [], fieldErrors: { [path]: [message] } },
+  });
+}
