@@ -85,6 +85,7 @@ describe('exit codes (CLI.md errors and exit codes)', () => {
       RATE_LIMITED: 7,
       SERVER: 8,
       INCOMPLETE: 9,
+      INTERRUPTED: 130,
     });
   });
 
