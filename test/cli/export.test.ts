@@ -636,11 +636,13 @@ describe('svc pam export (the command: flags and exit codes)', () => {
 
   it('--follow polls every --poll-seconds until the window completes, then exits 0', async () => {
     const m = await mock({ total: 30, settled: 12 });
-    const release = setTimeout(() => {
-      m.settled = 30;
-    }, 1500);
+    // The rest settles once the first pass (two pages, the window not complete) was served, however long the
+    // CLI took to start.
+    const release = setInterval(() => {
+      if (m.pages >= 2) m.settled = 30;
+    }, 5);
     const followed = await svc(m.url, ['--limit', '10', '--follow', '--poll-seconds', '1']);
-    clearTimeout(release);
+    clearInterval(release);
     expect(followed.exitCode, followed.stderr).toBe(0);
     expect(`${followed.stdout}\n`).toBe(expectedCsv(30));
     expect(m.pages).toBeGreaterThanOrEqual(4);
