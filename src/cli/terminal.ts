@@ -20,7 +20,8 @@ export interface StandardStreams {
 
 type Env = Record<string, string | undefined>;
 
-function isCiSet(value: string | undefined): boolean {
+/** `CI` set to anything but empty, "false" or "0". */
+export function isCiSet(value: string | undefined): boolean {
   return value !== undefined && value !== '' && value !== 'false' && value !== '0';
 }
 

@@ -7,10 +7,10 @@ import { Readable, Writable } from 'node:stream';
 import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CommandError } from '../../src/cli/base-command.js';
-import { checkpointPathFor, readCheckpoint, type ExportParams } from '../../src/cli/export-checkpoint.js';
-import { ExportRecordSplitter } from '../../src/cli/export-records.js';
+import { checkpointPathFor, readCheckpoint, type ExportParams } from '../../src/cli/export/checkpoint.js';
+import { ExportRecordSplitter } from '../../src/cli/export/records.js';
 import { UsageError } from '../../src/cli/prompts.js';
-import { runElevationExport, type ExportOptions, type ExportPageQuery } from '../../src/cli/pam-export.js';
+import { runElevationExport, type ExportOptions, type ExportPageQuery } from '../../src/cli/export/run.js';
 import { callRaw } from '../../src/client/contract-client.js';
 import { HttpClient } from '../../src/client/http.js';
 import { NetworkError } from '../../src/client/errors.js';
@@ -40,7 +40,7 @@ interface MockOptions {
   /** Rows visible so far (the settle watermark); default all. */
   settled?: number;
   /** Page number (counted across the server's life) → what goes wrong on it. */
-  faults?: Record<number, 'reset' | 'row-count' | 'schema' | 'no-newline'>;
+  faults?: Record<number, 'reset' | 'row-count' | 'schema' | 'no-newline' | 'stall'>;
   /** Rows generated on the fly instead of strings kept (the million-row test). */
   row?: (i: number, format: string) => string;
 }
@@ -51,6 +51,8 @@ interface Mock {
   settled: number;
   faults: MockOptions['faults'];
   queries: URLSearchParams[];
+  /** Called once a 'stall' page has sent half its rows and waits (for an interrupt) without ending. */
+  onStall: () => void;
   close(): Promise<void>;
 }
 
@@ -64,10 +66,17 @@ async function mockServer(options: MockOptions): Promise<Mock> {
     settled: options.settled ?? options.total,
     faults: options.faults ?? {},
     queries: [],
+    onStall: () => undefined,
     close: async () => undefined,
   };
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname === '/api/v1/audit-logs/export') {
+      // svc audit export: one stream that sends a header and a row, then stalls until the client goes away.
+      res.writeHead(200, { 'content-type': 'text/csv' });
+      res.write('id,action\n1,auth.login\n', () => state.onStall());
+      return;
+    }
     if (url.pathname !== '/api/v1/pam/elevation-audit/export') {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'Not Found' }));
       return;
@@ -109,6 +118,15 @@ async function mockServer(options: MockOptions): Promise<Mock> {
         if (batch !== '') yield batch;
       })(),
     );
+    if (fault === 'stall') {
+      // Half the page, then nothing more until the client gives up (Ctrl-C).
+      void (async () => {
+        const chunks: string[] = [];
+        for await (const chunk of body) chunks.push(chunk as string);
+        res.write(chunks.slice(0, Math.ceil(chunks.length / 2)).join(''), () => state.onStall());
+      })();
+      return;
+    }
     if (fault === 'reset') {
       // Half the page reaches the client, then the connection dies (an interrupted export).
       void (async () => {
@@ -142,14 +160,14 @@ const PARAMS: ExportParams = {
 };
 
 const clients: HttpClient[] = [];
-function fetcher(url: string) {
+function fetcher(url: string, signal?: AbortSignal) {
   const client = new HttpClient({
     baseUrl: url,
     retries: 1,
     auth: { headers: async () => ({ authorization: 'Bearer test' }) },
   });
   clients.push(client);
-  return (query: ExportPageQuery) => callRaw(client, pam.exportAudit, { query: query as never });
+  return (query: ExportPageQuery) => callRaw(client, pam.exportAudit, { query }, signal === undefined ? {} : { signal });
 }
 
 /** A Writable that keeps what it receives (for stdout exports). */
@@ -411,6 +429,69 @@ describe('pam export --out: checkpoints and --resume (CLI.md "The audit export")
   });
 });
 
+describe('pam export --out: existing files, missing directories and Ctrl-C (CLI.md "The audit export", exit codes)', () => {
+  it('an existing finished FILE is refused (exit 2) and left alone; --force overwrites it', async () => {
+    const m = await mock({ total: 12 });
+    const target = file('finished.csv');
+    fs.writeFileSync(target, 'an earlier export\n');
+    const refused = await failure(run(m.url, { out: target }));
+    expect(refused).toBeInstanceOf(UsageError);
+    expect(refused.message).toContain('--force');
+    expect(fs.readFileSync(target, 'utf8')).toBe('an earlier export\n');
+    expect(m.pages).toBe(0);
+    expect(await run(m.url, { out: target, force: true })).toMatchObject({ rows: 12, complete: true });
+    expect(fs.readFileSync(target, 'utf8')).toBe(expectedCsv(12));
+  });
+
+  it('--force starts an interrupted export over instead of resuming it', async () => {
+    const m = await mock({ total: 30, settled: 10 });
+    const target = file('restart.csv');
+    await failure(run(m.url, { out: target }));
+    m.settled = 30;
+    expect(await run(m.url, { out: target, force: true })).toMatchObject({ rows: 30, resumed: false });
+    expect(fs.readFileSync(target, 'utf8')).toBe(expectedCsv(30));
+    expect(fs.existsSync(checkpointPathFor(target))).toBe(false);
+  });
+
+  it('a directory that does not exist is exit 2 naming it, before any request', async () => {
+    const m = await mock({ total: 5 });
+    const missing = path.join(dir, 'no-such-dir');
+    const err = await failure(run(m.url, { out: path.join(missing, 'x.csv') }));
+    expect(err).toBeInstanceOf(UsageError);
+    expect(err.message).toContain(missing);
+    expect(m.pages).toBe(0);
+  });
+
+  it('Ctrl-C in the middle of a page: exit 130, FILE ends at its checkpoint, and the message counts the rows of the checkpoint', async () => {
+    const m = await mock({ total: 47, faults: { 3: 'stall' } });
+    const target = file('ctrl-c.csv');
+    const interrupt = new AbortController();
+    m.onStall = () => interrupt.abort(new Error('SIGINT'));
+    const err = await failure(run(m.url, { out: target, signal: interrupt.signal, fetchPage: fetcher(m.url, interrupt.signal) }));
+    expect(err).toBeInstanceOf(CommandError);
+    expect((err as CommandError).exitCode).toBe(130);
+    // Pages are read ahead: the stalled third request may come while the first or second page is written.
+    const checkpoint = await readCheckpoint(checkpointPathFor(target));
+    expect(checkpoint?.pages).toBeLessThan(3);
+    expect(err.message).toContain(`after ${checkpoint?.rows ?? -1} rows in ${checkpoint?.pages ?? -1} page`);
+    expect(fs.statSync(target).size).toBe(checkpoint?.bytes);
+    // Resumed and interrupted again: the message still counts what the checkpoint holds, not this run's rows.
+    const again = await mock({ total: 47, faults: { 2: 'stall' } });
+    const second = new AbortController();
+    again.onStall = () => second.abort(new Error('SIGINT'));
+    const resumedErr = await failure(
+      run(again.url, { out: target, resume: true, signal: second.signal, fetchPage: fetcher(again.url, second.signal) }),
+    );
+    const after = await readCheckpoint(checkpointPathFor(target));
+    expect(after?.rows).toBeGreaterThanOrEqual(checkpoint?.rows ?? 0);
+    expect(resumedErr.message).toContain(`after ${after?.rows ?? -1} rows in ${after?.pages ?? -1} page`);
+    expect(fs.statSync(target).size).toBe(after?.bytes);
+    const m2 = await mock({ total: 47 });
+    expect(await run(m2.url, { out: target, resume: true })).toMatchObject({ rows: 47, complete: true });
+    expect(fs.readFileSync(target, 'utf8')).toBe(expectedCsv(47));
+  });
+});
+
 describe('pam export: memory', () => {
   it('stays flat over 1,000,000 rows (pages stream through, nothing is collected)', { timeout: 120_000 }, async () => {
     const total = 1_000_000;
@@ -444,33 +525,98 @@ describe('pam export: memory', () => {
 
 describe('svc pam export (the command: flags and exit codes)', () => {
   const home = () => fs.mkdtempSync(path.join(os.tmpdir(), 'svc-export-home-'));
-  async function svc(url: string, args: string[]) {
+  /** `svc ARGS` against the mock; `onStall`, when given, is what the mock does when a page stalls (Ctrl-C). */
+  async function command(url: string, args: string[], options: { ci?: boolean; mock?: Mock } = {}) {
     const h = home();
     try {
-      const result = await execa(
-        'node',
-        [BIN, 'pam', 'export', '--from', PARAMS.from, '--to', PARAMS.to, '--org-id', PARAMS.orgId ?? '', ...args],
-        {
-          env: {
-            PATH: process.env.PATH ?? '',
-            HOME: h,
-            XDG_CONFIG_HOME: path.join(h, '.config'),
-            XDG_DATA_HOME: path.join(h, '.data'),
-            CI: '1',
-            SVC_TOKEN: 'test-token',
-            SVC_BASE_URL: url,
-          },
-          extendEnv: false,
-          reject: false,
-          timeout: 20_000,
-          stdin: 'ignore',
+      const child = execa('node', [BIN, ...args], {
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: h,
+          XDG_CONFIG_HOME: path.join(h, '.config'),
+          XDG_DATA_HOME: path.join(h, '.data'),
+          ...(options.ci === false ? {} : { CI: '1' }),
+          SVC_TOKEN: 'test-token',
+          SVC_BASE_URL: url,
         },
-      );
+        extendEnv: false,
+        reject: false,
+        timeout: 20_000,
+        stdin: 'ignore',
+      });
+      if (options.mock) options.mock.onStall = () => void child.kill('SIGINT');
+      const result = await child;
       return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
     } finally {
       fs.rmSync(h, { recursive: true, force: true });
     }
   }
+  const svc = (url: string, args: string[], options: { ci?: boolean; mock?: Mock } = {}) =>
+    command(url, ['pam', 'export', '--from', PARAMS.from, '--to', PARAMS.to, '--org-id', PARAMS.orgId ?? '', ...args], options);
+
+  it('Ctrl-C (SIGINT) mid-export: exit 130; FILE ends at its checkpoint; message and checkpoint count the same rows', async () => {
+    const m = await mock({ total: 95, faults: { 5: 'stall' } });
+    const target = file('sigint.csv');
+    const interrupted = await svc(m.url, ['--limit', '10', '--out', target], { mock: m });
+    expect(interrupted.exitCode, interrupted.stderr).toBe(130);
+    const checkpoint = await readCheckpoint(checkpointPathFor(target));
+    expect(checkpoint).toBeDefined();
+    const said = /Interrupted after ([\d,]+) rows? in (\d+) pages?/.exec(interrupted.stderr);
+    expect(said?.slice(1)).toEqual([String(checkpoint?.rows), String(checkpoint?.pages)]);
+    expect(interrupted.stderr).toContain('--resume');
+    expect(fs.statSync(target).size).toBe(checkpoint?.bytes);
+    const resumed = await svc((await mock({ total: 95 })).url, ['--out', target, '--resume', '--output', 'json']);
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(fs.readFileSync(target, 'utf8')).toBe(expectedCsv(95));
+  });
+
+  it('--out over an existing file is exit 2 unless --force; a missing directory is exit 2 naming it', async () => {
+    const m = await mock({ total: 12 });
+    const target = file('cli-existing.csv');
+    fs.writeFileSync(target, 'keep me\n');
+    const refused = await svc(m.url, ['--out', target]);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain('--force');
+    expect(fs.readFileSync(target, 'utf8')).toBe('keep me\n');
+    expect((await svc(m.url, ['--out', target, '--force'])).exitCode).toBe(0);
+    expect(fs.readFileSync(target, 'utf8')).toBe(expectedCsv(12));
+    const missing = path.join(dir, 'absent');
+    const noDir = await svc(m.url, ['--out', path.join(missing, 'x.csv')]);
+    expect(noDir.exitCode).toBe(2);
+    expect(noDir.stderr).toContain(missing);
+  });
+
+  it('without a terminal stderr carries no progress, CI set or not: no carriage returns, no escapes', async () => {
+    for (const ci of [true, false]) {
+      const m = await mock({ total: 40 });
+      const target = file(`quiet-${String(ci)}.csv`);
+      const result = await svc(m.url, ['--limit', '10', '--out', target], { ci });
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(result.stderr).toBe('');
+    }
+  });
+
+  it('svc audit export --out: an existing file is exit 2 unless --force, a missing directory exit 2; Ctrl-C leaves no file', async () => {
+    const m = await mock({ total: 1 });
+    const target = file('audit.csv');
+    fs.writeFileSync(target, 'an earlier export\n');
+    const refused = await command(m.url, ['audit', 'export', '--out', target]);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain('--force');
+    expect(fs.readFileSync(target, 'utf8')).toBe('an earlier export\n');
+    const missing = path.join(dir, 'absent-audit');
+    const noDir = await command(m.url, ['audit', 'export', '--out', path.join(missing, 'a.csv')]);
+    expect(noDir.exitCode).toBe(2);
+    expect(noDir.stderr).toContain(missing);
+    // The mock's audit export sends a row, then stalls: Ctrl-C then.
+    const interrupted = await command(m.url, ['audit', 'export', '--out', target, '--force'], { mock: m });
+    expect(interrupted.exitCode, interrupted.stderr).toBe(130);
+    expect(fs.readFileSync(target, 'utf8')).toBe('an earlier export\n');
+    expect(fs.existsSync(`${target}.partial`)).toBe(false);
+    const fresh = file('audit-fresh.csv');
+    expect((await command(m.url, ['audit', 'export', '--out', fresh], { mock: m })).exitCode).toBe(130);
+    expect(fs.existsSync(fresh) || fs.existsSync(`${fresh}.partial`)).toBe(false);
+  });
 
   it('streams to stdout; exit 9 when incomplete, 0 with --allow-incomplete; --follow and --allow-incomplete exclude each other', async () => {
     const m = await mock({ total: 30, settled: 25 });
@@ -490,11 +636,13 @@ describe('svc pam export (the command: flags and exit codes)', () => {
 
   it('--follow polls every --poll-seconds until the window completes, then exits 0', async () => {
     const m = await mock({ total: 30, settled: 12 });
-    const release = setTimeout(() => {
-      m.settled = 30;
-    }, 1500);
+    // The rest settles once the first pass (two pages, the window not complete) was served, however long the
+    // CLI took to start.
+    const release = setInterval(() => {
+      if (m.pages >= 2) m.settled = 30;
+    }, 5);
     const followed = await svc(m.url, ['--limit', '10', '--follow', '--poll-seconds', '1']);
-    clearTimeout(release);
+    clearInterval(release);
     expect(followed.exitCode, followed.stderr).toBe(0);
     expect(`${followed.stdout}\n`).toBe(expectedCsv(30));
     expect(m.pages).toBeGreaterThanOrEqual(4);

@@ -395,7 +395,7 @@ describe('e2e: svc pam (01 §4.9; CLI.md "Safety", "The audit export")', { timeo
       expect(`${streamed.stdout}\n`).toBe(text);
     });
 
-    it('CLI.md audit export: interrupted (SIGINT after the first checkpoint) then --resume is byte-identical', async () => {
+    it('CLI.md audit export: interrupted (SIGINT after the first checkpoint): file at its checkpoint, same row count; --resume is byte-identical', async () => {
       const target = path.join(admin.home, 'interrupted.csv');
       const checkpoint = `${target}.cursor`;
       const child = execa(
@@ -433,7 +433,9 @@ describe('e2e: svc pam (01 §4.9; CLI.md "Safety", "The audit export")', { timeo
       const saved = JSON.parse(fs.readFileSync(checkpoint, 'utf8'));
       expect(saved.pages).toBeGreaterThanOrEqual(3);
       expect(saved.rows).toBeLessThan(rows);
-      expect(fs.statSync(target).size).toBeGreaterThanOrEqual(saved.bytes);
+      // Nothing half-written: the file ends at its checkpoint, and the message counts the checkpoint's rows.
+      expect(fs.statSync(target).size).toBe(saved.bytes);
+      expect(String(interrupted.stderr)).toMatch(new RegExp(`Interrupted after ${saved.rows} rows? in ${saved.pages} pages?`));
 
       const mismatch = await admin.run([
         'pam',

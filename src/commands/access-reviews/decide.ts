@@ -1,8 +1,9 @@
 import { Flags } from '../../cli/flags.js';
 import { ApiCommand, mutationFlags } from '../../cli/api-command.js';
 import { idArg } from '../../cli/args.js';
-import { CommandError } from '../../cli/base-command.js';
+import { CommandError, InterruptedError } from '../../cli/base-command.js';
 import { ExitCode, exitCodeForStatus, hintFor } from '../../cli/exit-codes.js';
+import { withProgress } from '../../cli/progress.js';
 import { UsageError } from '../../cli/prompts.js';
 import { bodyFlags } from '../../cli/schema-flags.js';
 import { ApiError } from '../../client/errors.js';
@@ -96,28 +97,35 @@ Then each row is sent and its outcome printed, one row per decision: {itemId, de
 
     const outcomes: Outcome[] = [];
     const failures: unknown[] = [];
-    const apply = async (index: number): Promise<void> => {
-      const row = parsed.rows[index];
-      const request = requests[index];
-      if (!row || !request) return;
-      try {
-        await this.call(def, request);
-        outcomes[index] = { itemId: row.itemId, decision: row.decision, status: 'ok' };
-      } catch (err) {
-        outcomes[index] = { itemId: row.itemId, decision: row.decision, status: 'error', error: describe(err) };
-        failures.push(err);
-      }
-    };
-    // The first decision goes alone: when the caller may not decide at all (no permission, no MFA where a server asks for it), that
-    // is the one error to show, and nothing else is tried.
-    await apply(0);
+    await withProgress(`Deciding 0 of ${requests.length}…`, { color: this.terminal.color }, async (progress) => {
+      let done = 0;
+      const apply = async (index: number): Promise<void> => {
+        const row = parsed.rows[index];
+        const request = requests[index];
+        if (!row || !request) return;
+        try {
+          await this.call(def, request);
+          outcomes[index] = { itemId: row.itemId, decision: row.decision, status: 'ok' };
+        } catch (err) {
+          if (this.interrupt.signal.aborted)
+            throw new InterruptedError(`Interrupted after ${done} of ${requests.length} decisions`, 'Try this: `svc access-reviews get` shows what was applied');
+          outcomes[index] = { itemId: row.itemId, decision: row.decision, status: 'error', error: describe(err) };
+          failures.push(err);
+        }
+        progress.update(`Deciding ${++done} of ${requests.length}…`);
+      };
+      // The first decision goes alone: when the caller may not decide at all (no permission, no MFA where a
+      // server asks for it), that is the one error to show, and nothing else is tried.
+      await apply(0);
+      const [refused] = failures;
+      if (refused instanceof ApiError && (refused.status === 401 || refused.status === 403)) throw refused;
+      let next = 1;
+      const worker = async () => {
+        while (next < requests.length) await apply(next++);
+      };
+      await Promise.all(Array.from({ length: Math.min(PARALLEL, requests.length - 1) }, worker));
+    });
     const [first] = failures;
-    if (first instanceof ApiError && (first.status === 401 || first.status === 403)) throw first;
-    let next = 1;
-    const worker = async () => {
-      while (next < requests.length) await apply(next++);
-    };
-    await Promise.all(Array.from({ length: Math.min(PARALLEL, requests.length - 1) }, worker));
 
     const failed = outcomes.filter((o) => o.status === 'error').length;
     if (failed === 0) {

@@ -1,4 +1,5 @@
 import { Args, Flags } from '../../cli/flags.js';
+import { withProgress } from '../../cli/progress.js';
 import { ServerCommand } from '../../cli/server-command.js';
 
 export default class ServerBackup extends ServerCommand<typeof ServerBackup> {
@@ -24,10 +25,9 @@ export default class ServerBackup extends ServerCommand<typeof ServerBackup> {
   async run() {
     const config = await this.serverConfig();
     const { backupDatabase } = await import('../../server/ops/backup.js');
-    const result = await backupDatabase(config, this.args.file, {
-      force: this.flags.force,
-      withSecrets: this.flags['with-secrets'],
-    });
+    const result = await withProgress('Backing up the database…', { color: this.terminal.color }, () =>
+      backupDatabase(config, this.args.file, { force: this.flags.force, withSecrets: this.flags['with-secrets'] }),
+    );
     this.info(
       `Backed up ${result.databaseFile} to ${result.file} (${result.sizeBytes} bytes, schema version ${result.schemaVersion}).`,
     );

@@ -1,5 +1,6 @@
 import { Args, Flags } from '../../cli/flags.js';
 import { confirmOrRefuse } from '../../cli/prompts.js';
+import { withProgress } from '../../cli/progress.js';
 import { ServerCommand } from '../../cli/server-command.js';
 
 export default class ServerRestore extends ServerCommand<typeof ServerRestore> {
@@ -38,7 +39,7 @@ export default class ServerRestore extends ServerCommand<typeof ServerRestore> {
       plan.abort();
       throw err;
     }
-    const result = await plan.commit();
+    const result = await withProgress('Restoring the database…', { color: this.terminal.color }, () => plan.commit());
     for (const warning of result.warnings) this.warn(`Warning: ${warning}`);
     this.info(
       `Restored ${result.source} to ${result.databaseFile}${result.previous ? `; the replaced database is ${result.previous}` : ''}${result.secrets ? `; the server keys to ${result.secrets}${result.previousSecrets ? ` (the replaced ones are ${result.previousSecrets})` : ''}` : ''}. Applied ${result.applied} migration(s): schema version ${result.schemaVersion}.`,

@@ -1,6 +1,7 @@
 import { open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { ElevationEventTypeSchema } from '../../contract/pam.js';
 
 /**
  * The checkpoint of an export written to a file (CLI.md "The audit export"): `FILE.cursor`, rewritten
@@ -15,7 +16,7 @@ export const ExportFiltersSchema = z.object({
   siteId: z.string().nullable(),
   deviceId: z.string().nullable(),
   elevationRequestId: z.string().nullable(),
-  eventType: z.string().nullable(),
+  eventType: ElevationEventTypeSchema.nullable(),
 });
 export type ExportFilters = z.infer<typeof ExportFiltersSchema>;
 
