@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { EndpointDef } from '../contract/endpoint.js';
+import { contract } from '../contract/index.js';
 import type { ModuleContext, Services } from './app-context.js';
 import type { ServerConfig } from './config.js';
 import { applyMigrations, openDatabase, type Db } from './db/connection.js';
@@ -10,7 +11,8 @@ import { SmsSender } from './delivery/sms.js';
 import { bind, type Handler } from './http/bind.js';
 import { clientIpResolver, trustedProxyMatcher } from './http/client-ip.js';
 import { installErrorHandler } from './http/error-handler.js';
-import { createGuard } from './http/guard.js';
+import { installAdmission } from './http/admission.js';
+import { bearerToken, createGuard } from './http/guard.js';
 import { createIdempotency, purgeIdempotencyKeys } from './http/idempotency.js';
 import { JobWorker } from './jobs/queue.js';
 import { loggerOptions } from './logging.js';
@@ -25,11 +27,15 @@ import { DevicesService } from './modules/devices/service.js';
 import { registerEnrollmentKeyRoutes } from './modules/enrollment-keys/routes.js';
 import { EnrollmentKeysService } from './modules/enrollment-keys/service.js';
 import { registerHealthRoutes } from './modules/health/routes.js';
+import { AccountService } from './modules/identity/account-service.js';
 import { AuthService } from './modules/identity/auth-service.js';
 import { ensureBuiltinRoles } from './modules/identity/builtin-roles.js';
 import { Directory } from './modules/identity/directory.js';
 import { ensureSystemAdmin } from './modules/identity/first-start.js';
+import { MfaService } from './modules/identity/mfa-service.js';
+import { RegistrationService } from './modules/identity/registration-service.js';
 import { registerIdentityRoutes } from './modules/identity/routes.js';
+import { SmsService } from './modules/identity/sms-service.js';
 import { registerPamRoutes } from './modules/pam/routes.js';
 import { PamService } from './modules/pam/service.js';
 import { SessionService } from './modules/identity/sessions.js';
@@ -92,10 +98,16 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   const directory = new Directory(db);
   const roles = new RolesService(db, directory, tenancy);
   const devices = new DevicesService(db, tenancy, enrollmentKeys);
+  const smsMfa = new SmsService(db, config, sms, auth, signer, secrets.jwtSecret);
+  const registration = new RegistrationService(db, config, auth, tenancy);
   const services: Services = {
     tenancy,
     sessions,
     auth,
+    mfa: new MfaService(db, config, box, signer, auth, sessions, tenancy, smsMfa),
+    smsMfa,
+    account: new AccountService(db, config, auth, sessions, directory, mailer, app.log),
+    registration,
     audit: new AuditService(db),
     apiKeys,
     enrollmentKeys,
@@ -109,14 +121,21 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     pam: new PamService(db, config, box, { auth, tenancy, devices }),
   };
 
+  const clientIp = clientIpResolver(isTrusted, config.trustedProxies.length > 0);
+  // 01 §4.6, §5.8: the feature flag and the per-IP limit come first, before the body is parsed or
+  // validated, so a disabled server answers REGISTRATION_DISABLED whatever was sent.
+  installAdmission(app, clientIp, [
+    [contract.auth.register, (ip) => registration.admit('user', ip)],
+    [contract.auth.registerPartner, (ip) => registration.admit('partner', ip)],
+  ]);
   const guard = createGuard({
     resolvers: {
       session: (token) => auth.callerForAccessToken(token),
       apiKey: async (key, _request, reply) => apiKeys.authenticate(key, reply),
-      agent: async (token, request) => services.devices.authenticateAgent(token, request),
+      agent: async (token) => services.devices.authenticateAgent(token),
     },
     mfaEnabled: config.features.mfa,
-    clientIp: clientIpResolver(isTrusted, config.trustedProxies.length > 0),
+    clientIp,
   });
   const bindDeps = { guard, idempotency: createIdempotency(db, box) };
   const moduleContext: ModuleContext = {
@@ -128,6 +147,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     signer,
     worker,
     services,
+    bearerToken,
     route: <E extends EndpointDef>(def: E, handler: Handler<E>) => bind(app, bindDeps, def, handler),
   };
 

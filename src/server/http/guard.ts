@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EndpointDef } from '../../contract/endpoint.js';
 import type { Guard } from './bind.js';
 import { grants, systemContext, type Caller, type RequestContext } from '../context.js';
-import { forbidden, partnerInactive, unauthorized } from '../errors.js';
+import { forbidden, partnerInactive, unauthorized, validationError } from '../errors.js';
 
 export interface CredentialResolvers {
   /** A bearer access token → the user caller; null when the token or its session is not valid. */
@@ -10,7 +10,7 @@ export interface CredentialResolvers {
   /** An X-API-Key value → the key's caller, or throws the 401/429 of 01 §5.2 (modules/api-keys). */
   apiKey?(key: string, request: FastifyRequest, reply: FastifyReply): Promise<Caller>;
   /** An agent bearer token for /agents/:id/* → the agent caller (modules/devices). */
-  agent?(token: string, request: FastifyRequest): Promise<Caller>;
+  agent?(token: string): Promise<Caller>;
 }
 
 export interface GuardOptions {
@@ -29,11 +29,23 @@ function anonymous(request: FastifyRequest, ip: string | null): RequestContext {
   };
 }
 
-function bearerToken(request: FastifyRequest): string | null {
+/** The one parser of `Authorization: Bearer …` (the guard's, and public routes that accept a session). */
+export function bearerToken(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
   if (!header) return null;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match?.[1] ?? null;
+}
+
+/** 01 §5.13: an agent token opens only its own agent's routes (`/agents/:<param>/…`). The agent id is read from
+ * the validated params, as the handler will see it. */
+function assertOwnAgent(def: EndpointDef, request: FastifyRequest, caller: Caller): void {
+  const param = /^\/agents\/:(\w+)/.exec(def.path)?.[1];
+  if (!param || !def.params) return;
+  const parsed = def.params.safeParse(request.params);
+  if (!parsed.success) throw validationError(parsed.error, 'params');
+  const named: unknown = (parsed.data as Record<string, unknown>)[param];
+  if (named !== caller.agentId) throw forbidden('Agent token does not belong to this agent', 'AGENT_MISMATCH');
 }
 
 /** The one guard: authenticates the request and enforces the endpoint's declared auth (01 §5, 04 notes). */
@@ -48,7 +60,8 @@ export function createGuard(options: GuardOptions): Guard {
     if (rule.agent) {
       const token = bearerToken(request);
       if (!token || !resolvers.agent) throw unauthorized();
-      caller = await resolvers.agent(token, request);
+      caller = await resolvers.agent(token);
+      assertOwnAgent(def, request, caller);
     } else {
       const apiKey = request.headers['x-api-key'];
       if (typeof apiKey === 'string' && resolvers.apiKey) {
