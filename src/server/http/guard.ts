@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { EndpointDef } from '../../contract/endpoint.js';
+import { requiredPermissions, type EndpointDef } from '../../contract/endpoint.js';
 import type { Guard } from './bind.js';
 import { grants, systemContext, type Caller, type RequestContext } from '../context.js';
 import { forbidden, partnerInactive, unauthorized, validationError } from '../errors.js';
@@ -84,11 +84,12 @@ export function createGuard(options: GuardOptions): Guard {
     if (caller.kind === 'apiKey') {
       // 01 §5.4: at least one of the route's scopes; `*` satisfies all; empty scopes are denied here and
       // allowed on unprotected routes.
-      const needed = rule.keyScopes ?? (rule.permission ? [rule.permission] : []);
-      if (needed.length > 0 && !needed.some((scope) => grants(caller.permissions, scope))) {
-        throw forbidden('Insufficient permissions', 'INSUFFICIENT_SCOPE');
-      }
-    } else if (rule.permission && !grants(caller.permissions, rule.permission)) {
+      // Without declared key scopes, the key needs every permission of the route.
+      const enough = rule.keyScopes
+        ? rule.keyScopes.length === 0 || rule.keyScopes.some((scope) => grants(caller.permissions, scope))
+        : requiredPermissions(rule).every((permission) => grants(caller.permissions, permission));
+      if (!enough) throw forbidden('Insufficient permissions', 'INSUFFICIENT_SCOPE');
+    } else if (!requiredPermissions(rule).every((permission) => grants(caller.permissions, permission))) {
       throw forbidden();
     }
     if (rule.mfa && options.mfaEnabled && caller.kind === 'user' && !caller.mfa) {
