@@ -1,14 +1,13 @@
 import fs from 'node:fs';
 import { Flags } from './flags.js';
 import type { z } from 'zod';
-import type { EndpointDef, RequestOf } from '../contract/endpoint.js';
+import type { EndpointDef, RequestOf, ResponseOf } from '../contract/endpoint.js';
 import type { ClientEndpoint } from '../contract/projection.js';
-import { call, contractEndpoint, fillPath } from '../client/contract-client.js';
-import { paginatePages } from '../client/paginate.js';
-import type { Api, EndpointGroups } from '../client/contract-client.js';
+import { call, contractEndpoint, fillPath, type CallResult } from '../client/contract-client.js';
+import { paginatePages, type Page } from '../client/paginate.js';
 import { BaseCommand, type CommandClass } from './base-command.js';
 import { confirmOrRefuse, UsageError } from './prompts.js';
-import { FlagValueError, kebab, valuesFromFlags, type FieldFlag } from './schema-flags.js';
+import { FlagValueError, kebab, valuesFromFlags, type FieldFlags } from './schema-flags.js';
 import { CliSession } from './session.js';
 
 /** Flags of every command that talks to a server. */
@@ -61,8 +60,40 @@ function redact(value: unknown): unknown {
   return value;
 }
 
-/** A command that calls the API: a lazily opened session and typed client, confirmation, dry runs, bodies
- * from flags and files, and paging. */
+/** What `--dry-run` prints instead of sending (CLI.md "Scripting conveniences"). */
+export interface DryRunRequest {
+  dryRun: true;
+  method: string;
+  url: string;
+  idempotencyKey?: string;
+  body: unknown;
+}
+
+/** Thrown by `call` under --dry-run: the command stops at the first request it would send, and that request
+ * is its output (exit 0). A throw rather than a return keeps every call typed as the contract's answer. */
+class DryRunStop extends Error {
+  constructor(readonly request: DryRunRequest) {
+    super('dry run');
+  }
+}
+
+export interface CallOptions {
+  /** Send no credentials (sign-in, registration, a key checked by its own header). */
+  anonymous?: boolean;
+}
+
+/** The request argument of `call`: optional when nothing in it is required. */
+type RequestArgs<E extends EndpointDef> =
+  Partial<RequestOf<E>> extends RequestOf<E> ? [request?: RequestOf<E>, options?: CallOptions] : [request: RequestOf<E>, options?: CallOptions];
+
+/** A list request: the endpoint's request without the page and limit that `list` sets. */
+type ListRequest<E extends EndpointDef> = Omit<RequestOf<E>, 'query'> & {
+  query?: Omit<NonNullable<RequestOf<E>['query']>, 'page' | 'limit'>;
+};
+type ItemOf<E extends EndpointDef> = ResponseOf<E> extends Page<infer I> ? I : never;
+
+/** A command that calls the API: a lazily opened session, one typed call (with --dry-run for everything but
+ * GET), confirmation, bodies from flags and files, paging, and Ctrl-C passed on to the request in flight. */
 export abstract class ApiCommand<T extends CommandClass> extends BaseCommand<T> {
   static override baseFlags = { ...BaseCommand.baseFlags, ...connectionFlags };
 
@@ -77,11 +108,6 @@ export abstract class ApiCommand<T extends CommandClass> extends BaseCommand<T> 
     }));
   }
 
-  /** The typed API over the areas the command calls (of src/client/endpoints.ts), e.g. `this.api({ tenancy })`. */
-  protected async api<const G extends EndpointGroups>(groups: G): Promise<Api<G>> {
-    return (await this.session()).api(groups);
-  }
-
   /** Asks on a terminal; without one and without --yes, refuses with exit 2. A dry run sends nothing, so it
    * needs no confirmation. */
   protected async confirm(message: string): Promise<void> {
@@ -90,35 +116,81 @@ export abstract class ApiCommand<T extends CommandClass> extends BaseCommand<T> 
     await confirmOrRefuse(message, { yes: flags.yes === true, terminal: this.terminal });
   }
 
-  /** Sends one contract call, or with --dry-run prints the request and sends nothing. */
-  protected async send<E extends EndpointDef>(def: ClientEndpoint<E>, request: RequestOf<E>): Promise<unknown> {
-    const flags = this.flags as Record<string, unknown>;
-    const headers: Record<string, string> = { ...(request.headers ?? {}) };
-    if (def.idempotent && typeof flags['idempotency-key'] === 'string') headers['idempotency-key'] = flags['idempotency-key'];
-    if (flags['dry-run'] === true) {
-      // Nothing reaches the server to validate the input, so the contract does it here (CLI.md "--dry-run").
-      const schema = def.body && (await contractEndpoint(def)).body;
-      if (schema) {
-        const parsed = schema.safeParse(request.body ?? {});
-        if (!parsed.success) throw new UsageError(`Invalid input: ${parsed.error.issues.map(describeIssue).join('; ')}`);
-      }
-      const session = await this.session();
-      const path = fillPath(def.fullPath, request.params as Record<string, unknown> | undefined);
-      const query = request.query ? `?${new URLSearchParams(Object.entries(request.query as Record<string, unknown>).filter(([, v]) => v !== undefined).map(([k, v]): [string, string] => [k, String(v)])).toString()}` : '';
-      return {
-        dryRun: true,
-        method: def.method,
-        url: `${session.connection.baseUrl}${path}${query}`,
-        ...(def.idempotent ? { idempotencyKey: headers['idempotency-key'] ?? '(random per invocation)' } : {}),
-        body: redact(request.body ?? null),
-      };
-    }
+  /**
+   * The one way a command calls the API: sends a contract call and resolves to the contract's answer (the
+   * unread response for raw endpoints). With --dry-run, a call that is not a GET is not sent: the command
+   * ends there and prints the request instead (catch nothing around it but ApiError).
+   */
+  protected async call<E extends EndpointDef>(def: ClientEndpoint<E>, ...[request, options = {}]: RequestArgs<E>): Promise<CallResult<E>> {
+    const req = (request ?? {}) as RequestOf<E>;
+    if (def.method !== 'GET' && (this.flags as Record<string, unknown>)['dry-run'] === true) throw new DryRunStop(await this.describe(def, req));
     const session = await this.session();
-    return call(session.http(), def, { ...request, headers });
+    const http = options.anonymous ? session.anonymousHttp() : session.http();
+    return call(http, def, { ...req, headers: this.headersFor(def, req) }, { signal: this.interrupt.signal });
   }
 
-  /** A body from --from-file (JSON or YAML) with the given flag fields laid over it. */
-  protected async bodyFrom(fields: readonly FieldFlag[]): Promise<Record<string, unknown>> {
+  /** One page (the items), or with --all every page: streamed for jsonl/csv, collected otherwise. `items`
+   * finds the page in an answer that does not put it in `data` (`{requests, pagination}`). */
+  protected list<E extends EndpointDef>(def: ClientEndpoint<E>, request: ListRequest<E>): Promise<ItemOf<E>[] | undefined>;
+  protected list<E extends EndpointDef, I>(def: ClientEndpoint<E>, request: ListRequest<E>, items: (answer: CallResult<E>) => Page<I>): Promise<I[] | undefined>;
+  protected async list<E extends EndpointDef, I>(
+    def: ClientEndpoint<E>,
+    request: ListRequest<E>,
+    items: (answer: CallResult<E>) => Page<I> = (answer) => answer as Page<I>,
+  ): Promise<I[] | undefined> {
+    const flags = this.flags as Record<string, unknown>;
+    const limit = (flags.limit as number | undefined) ?? (flags.all === true ? 100 : 50);
+    // The list request less page and limit, completed here: the contract's query type, by construction.
+    const fetchPage = async (page: number) => items(await this.call(def, ...([{ ...request, query: { ...request.query, page, limit } }] as RequestArgs<E>)));
+    if (flags.all !== true) return (await fetchPage((flags.page as number | undefined) ?? 1)).data;
+    if (this.format === 'jsonl' || this.format === 'csv') {
+      const writer = this.rowWriter();
+      for await (const page of paginatePages(fetchPage)) writer.rows(page);
+      writer.end();
+      return undefined;
+    }
+    const all: I[] = [];
+    for await (const page of paginatePages(fetchPage)) all.push(...page);
+    return all;
+  }
+
+  /** The request a dry run prints (and `--dry-run` of a bulk command prints for each of its requests),
+   * after checking the body with the contract, since no server sees it. */
+  protected async describe<E extends EndpointDef>(def: ClientEndpoint<E>, request: RequestOf<E>): Promise<DryRunRequest> {
+    const schema = def.body && (await contractEndpoint(def)).body;
+    if (schema) {
+      const parsed = schema.safeParse(request.body ?? {});
+      if (!parsed.success) throw new UsageError(`Invalid input: ${parsed.error.issues.map(describeIssue).join('; ')}`);
+    }
+    const session = await this.session();
+    const path = fillPath(def.fullPath, request.params as Record<string, unknown> | undefined);
+    const query = request.query ? `?${new URLSearchParams(Object.entries(request.query as Record<string, unknown>).filter(([, v]) => v !== undefined).map(([k, v]): [string, string] => [k, String(v)])).toString()}` : '';
+    const headers = this.headersFor(def, request);
+    return {
+      dryRun: true,
+      method: def.method,
+      url: `${session.connection.baseUrl}${path}${query}`,
+      ...(def.idempotent ? { idempotencyKey: headers['idempotency-key'] ?? '(random per invocation)' } : {}),
+      body: redact(request.body ?? null),
+    };
+  }
+
+  private headersFor(def: ClientEndpoint, request: { headers?: Record<string, string> }): Record<string, string> {
+    const key = (this.flags as Record<string, unknown>)['idempotency-key'];
+    return { ...request.headers, ...(def.idempotent && typeof key === 'string' ? { 'idempotency-key': key } : {}) };
+  }
+
+  protected override async catch(err: Error): Promise<never> {
+    if (err instanceof DryRunStop) {
+      this.print(err.request);
+      return this.exit(0);
+    }
+    return super.catch(err);
+  }
+
+  /** A body from --from-file (JSON or YAML) with the flags of `body` laid over it, typed as the endpoint's body
+   * (the server, or a dry run, checks it against the contract). */
+  protected async bodyFrom<B>(body: FieldFlags<B>): Promise<B> {
     const flags = this.flags as Record<string, unknown>;
     let base: Record<string, unknown> = {};
     const file = flags['from-file'];
@@ -134,40 +206,20 @@ export abstract class ApiCommand<T extends CommandClass> extends BaseCommand<T> 
       if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`--from-file ${file} must hold one object`, '--from-file');
       base = parsed as Record<string, unknown>;
     }
+    return { ...base, ...this.valuesOf(body) } as B;
+  }
+
+  /** Query filters from the flags of `query` (only those given), typed as the endpoint's query. */
+  protected queryFrom<Q>(query: FieldFlags<Q>): Partial<Q> {
+    return this.valuesOf(query) as Partial<Q>;
+  }
+
+  private valuesOf(fields: FieldFlags<unknown>): Record<string, unknown> {
     try {
-      return { ...base, ...valuesFromFlags(fields, flags) };
+      return valuesFromFlags(fields.fields, this.flags);
     } catch (err) {
       if (err instanceof FlagValueError) throw new UsageError(err.message);
       throw err;
     }
-  }
-
-  /** Query filters from the given flag fields (only the flags that were given), typed as the endpoint's query. */
-  protected queryFrom<E extends EndpointDef>(
-    _def: ClientEndpoint<E>,
-    fields: readonly FieldFlag[],
-  ): Partial<NonNullable<RequestOf<E>['query']>> {
-    try {
-      return valuesFromFlags(fields, this.flags) as Partial<NonNullable<RequestOf<E>['query']>>;
-    } catch (err) {
-      if (err instanceof FlagValueError) throw new UsageError(err.message);
-      throw err;
-    }
-  }
-
-  /** One page (the items), or with --all every page: streamed for jsonl/csv, collected otherwise. */
-  protected async list<I>(fetchPage: (page: number, limit: number) => Promise<{ data: I[]; pagination: { page: number; limit: number; total: number } }>): Promise<I[] | undefined> {
-    const flags = this.flags as Record<string, unknown>;
-    const limit = (flags.limit as number | undefined) ?? (flags.all === true ? 100 : 50);
-    if (flags.all !== true) return (await fetchPage((flags.page as number | undefined) ?? 1, limit)).data;
-    if (this.format === 'jsonl' || this.format === 'csv') {
-      const writer = this.rowWriter();
-      for await (const items of paginatePages((p) => fetchPage(p, limit))) writer.rows(items);
-      writer.end();
-      return undefined;
-    }
-    const all: I[] = [];
-    for await (const items of paginatePages((p) => fetchPage(p, limit))) all.push(...items);
-    return all;
   }
 }

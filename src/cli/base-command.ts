@@ -44,6 +44,13 @@ export class CommandError extends Error {
   }
 }
 
+/** Ctrl-C (SIGINT): what work in flight is aborted with; exit 130 (CLI.md "Errors and exit codes"). */
+export class InterruptedError extends CommandError {
+  constructor(message = 'Interrupted', hint?: string) {
+    super(message, ExitCode.INTERRUPTED, 'INTERRUPTED', hint);
+  }
+}
+
 /**
  * The shape every command shares: global flags, output rendering of what `run()` returns, and one error
  * path with the exit codes of CLI.md. Commands never render or print errors themselves.
@@ -87,6 +94,9 @@ export abstract class BaseCommand<T extends CommandClass> {
   protected flags!: BaseFlags<T>;
   protected args!: BaseArgs<T>;
   protected terminal!: TerminalInfo;
+  /** Aborted by the first Ctrl-C: requests and exports in flight stop, clean up, and the command exits 130. A
+   * second Ctrl-C ends the process at once. */
+  protected readonly interrupt = new AbortController();
 
   constructor(
     readonly argv: string[],
@@ -110,6 +120,8 @@ export abstract class BaseCommand<T extends CommandClass> {
   abstract run(): Promise<unknown>;
 
   private async execute(): Promise<number> {
+    const onInterrupt = () => this.interrupt.abort(new InterruptedError());
+    process.once('SIGINT', onInterrupt);
     try {
       await this.init();
       const result = await this.run();
@@ -117,12 +129,15 @@ export abstract class BaseCommand<T extends CommandClass> {
       return 0;
     } catch (err) {
       try {
-        await this.catch(err as Error);
+        // Whatever the abort broke on its way out (a stream, a socket) is the interrupt.
+        await this.catch(this.interrupt.signal.aborted && !(err instanceof CommandError || err instanceof ExitError) ? new InterruptedError() : (err as Error));
       } catch (exit) {
         if (exit instanceof ExitError) return exit.exitCode;
         throw exit;
       }
       return ExitCode.UNEXPECTED;
+    } finally {
+      process.off('SIGINT', onInterrupt);
     }
   }
 

@@ -10,6 +10,7 @@ export const ExitCode = {
   RATE_LIMITED: 7,
   SERVER: 8,
   INCOMPLETE: 9,
+  INTERRUPTED: 130,
 } as const;
 
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

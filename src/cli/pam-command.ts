@@ -23,13 +23,6 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The resource inside a PAM answer (`{success, rule}` → the rule), so `-o json` prints the resource itself;
- * a dry run's request description is left as it is. */
-export function unwrap(result: unknown, field: string): unknown {
-  if (!isRecord(result) || 'dryRun' in result || !(field in result)) return result;
-  return result[field];
-}
-
 /** The factor a 401 `reauth_required` asks for (the server says which: `password` or `mfa_code`); undefined for
  * any other error. */
 export function reauthFactor(err: unknown): 'password' | 'mfa_code' | undefined {

@@ -77,10 +77,10 @@ export const permissionFlags = {
  * The grants of a create or update body: `--permission` and `--permissions-file` together (when either is given)
  * replace those of `--from-file`; `resource:action` strings in any of them become `{resource, action}`.
  */
-export async function withPermissions(
-  body: Record<string, unknown>,
+export async function withPermissions<B extends object>(
+  body: B,
   flags: { permission?: string[] | undefined; 'permissions-file'?: string | undefined },
-): Promise<Record<string, unknown>> {
+): Promise<B & { permissions?: PermissionGrant[] }> {
   const fromFlags = (flags.permission ?? [])
     .flatMap((v) => v.split(','))
     .map((v) => v.trim())
@@ -89,6 +89,7 @@ export async function withPermissions(
   const fromFile = flags['permissions-file'] === undefined ? [] : await readPermissionsFile(flags['permissions-file']);
   if (flags.permission !== undefined || flags['permissions-file'] !== undefined)
     return { ...body, permissions: uniqueGrants([...fromFile, ...fromFlags]) };
-  if (body.permissions === undefined) return body;
+  // A --from-file body may write grants as resource:action strings.
+  if (!('permissions' in body) || body.permissions === undefined) return body;
   return { ...body, permissions: normalizePermissions(body.permissions, '--from-file permissions') };
 }

@@ -1,5 +1,6 @@
 import type { Interfaces } from '@oclif/core';
-import type { FieldDescriptor, FieldKind } from '../contract/projection.js';
+import type { EndpointDef, RequestOf } from '../contract/endpoint.js';
+import type { ClientEndpoint, FieldDescriptor, FieldKind } from '../contract/projection.js';
 import { Flags } from './flags.js';
 
 /** `partnerId` → `partner-id` (CLI.md "Grammar": body fields map to kebab-case flags). */
@@ -22,9 +23,9 @@ type AnyFlag = Interfaces.Flag<unknown>;
  * or comma-separated, objects as JSON. Nothing is required here: `--from-file` may supply it, and the server
  * validates.
  */
-export function flagsFor(
+function flagsFor(
   descriptors: readonly FieldDescriptor[],
-  options: { omit?: string[]; descriptions?: Record<string, string> } = {},
+  options: { omit?: readonly string[]; descriptions?: Readonly<Record<string, string | undefined>> } = {},
 ) {
   const flags: Record<string, AnyFlag> = {};
   const fields: FieldFlag[] = [];
@@ -45,6 +46,48 @@ export function flagsFor(
     fields.push({ field, flag, kind, nullable });
   }
   return { flags, fields };
+}
+
+declare const fieldsType: unique symbol;
+
+/** Flags made from the fields of an endpoint's body or query, typed (a phantom, never set) with what reading them
+ * back yields: the contract's input type, less the fields left out. */
+export interface FieldFlags<T> {
+  readonly flags: Record<string, AnyFlag>;
+  readonly fields: readonly FieldFlag[];
+  readonly [fieldsType]?: T;
+}
+
+/** What a body or query accepts, as the contract's input type. */
+export type BodyInput<E extends EndpointDef> = NonNullable<RequestOf<E>['body']>;
+export type QueryInput<E extends EndpointDef> = NonNullable<RequestOf<E>['query']>;
+/** The keys of every member of a union (a body may be one of several shapes). */
+export type KeysOf<T> = T extends unknown ? keyof T : never;
+/** Omit over each member of a union, so a discriminated body keeps its members. */
+export type Without<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+export interface FieldOptions<T, O> {
+  /** Fields the command supplies itself (or never sends): no flag for them. */
+  omit?: readonly O[];
+  /** Help text by field, where the contract's description is not what a CLI user needs. */
+  descriptions?: { readonly [K in KeysOf<T>]?: string };
+}
+
+/** Flags for the body of an endpoint; `bodyFrom` reads them back as the body type. A renamed or removed
+ * contract field named in `omit` or `descriptions` is a compile error. */
+export function bodyFlags<E extends EndpointDef, const O extends KeysOf<BodyInput<E>> = never>(
+  def: ClientEndpoint<E> & { readonly body: readonly FieldDescriptor[] },
+  options: FieldOptions<BodyInput<E>, O> = {},
+): FieldFlags<Without<BodyInput<E>, O>> {
+  return flagsFor(def.body, options as { omit?: string[]; descriptions?: Record<string, string> });
+}
+
+/** Flags for the query of an endpoint; `queryFrom` reads them back typed as the query. */
+export function queryFlags<E extends EndpointDef, const O extends KeysOf<QueryInput<E>> = never>(
+  def: ClientEndpoint<E> & { readonly query: readonly FieldDescriptor[] },
+  options: FieldOptions<QueryInput<E>, O> = {},
+): FieldFlags<Without<QueryInput<E>, O>> {
+  return flagsFor(def.query, options as { omit?: string[]; descriptions?: Record<string, string> });
 }
 
 export class FlagValueError extends Error {}

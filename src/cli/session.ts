@@ -1,4 +1,4 @@
-import { createApi, type Api, type EndpointGroups } from '../client/contract-client.js';
+import { call } from '../client/contract-client.js';
 import { auth } from '../client/endpoints.js';
 import { HttpClient, type AuthProvider } from '../client/http.js';
 import { ProfileStore, resolveConnection, secretAccount, type Connection } from './profiles.js';
@@ -21,7 +21,7 @@ export interface StoredTokens {
 
 /**
  * Everything a command needs to talk to a deployment: the resolved connection (CLI.md precedence), the
- * secret store, an HTTP client whose auth refreshes expired access tokens transparently, and the typed API.
+ * secret store, and an HTTP client whose auth refreshes expired access tokens transparently.
  */
 export class CliSession {
   private secretsPromise: Promise<SecretStore> | undefined;
@@ -100,7 +100,7 @@ export class CliSession {
         const tokens = await this.storedTokens();
         if (!tokens?.refreshToken) return false;
         try {
-          const refreshed = await this.unauthenticatedApi({ auth }).auth.refresh({ body: { refreshToken: tokens.refreshToken } });
+          const refreshed = await call(this.anonymousHttp(), auth.refresh, { body: { refreshToken: tokens.refreshToken } });
           await this.saveTokens(refreshed.tokens);
           return true;
         } catch {
@@ -119,13 +119,8 @@ export class CliSession {
     }));
   }
 
-  /** The typed API over the given areas of src/client/endpoints.ts, e.g. `api({ tenancy })`. */
-  api<const G extends EndpointGroups>(groups: G): Api<G> {
-    return createApi(this.http(), groups);
-  }
-
-  /** An API without credentials (login, refresh, registration) over the given areas. */
-  unauthenticatedApi<const G extends EndpointGroups>(groups: G): Api<G> {
-    return createApi(new HttpClient({ baseUrl: this.connection.baseUrl, ...(this.options.retries !== undefined ? { retries: this.options.retries } : {}) }), groups);
+  /** A client without credentials (sign-in, token refresh, registration). */
+  anonymousHttp(): HttpClient {
+    return new HttpClient({ baseUrl: this.connection.baseUrl, ...(this.options.retries !== undefined ? { retries: this.options.retries } : {}) });
   }
 }

@@ -34,11 +34,10 @@ export default class Login extends ApiCommand<typeof Login> {
     const { CliSession } = await import('../cli/session.js');
     const saving = await CliSession.open({ profile: profileName, baseUrl, storage, env: {} });
     const store = await saving.secrets();
-    const api = session.unauthenticatedApi({ auth, tenancy });
 
     if (flags['api-key-stdin']) {
       const apiKey = await readSecretFromStdin('--api-key-stdin');
-      await api.tenancy.listAccessibleOrganizations({ headers: { 'x-api-key': apiKey } });
+      await this.call(tenancy.listAccessibleOrganizations, { headers: { 'x-api-key': apiKey } }, { anonymous: true });
       await saving.forgetSecrets();
       await store.set(`${profileName}:apiKey`, apiKey);
       await saving.profiles.upsert(profileName, { baseUrl, authKind: 'apiKey', storage: store.kind });
@@ -51,12 +50,12 @@ export default class Login extends ApiCommand<typeof Login> {
     const password = flags['password-stdin']
       ? await readSecretFromStdin('--password-stdin')
       : await promptOrFail({ kind: 'password', flag: '--password-stdin', message: 'Password', terminal: this.terminal });
-    const outcome = await api.auth.login({ body: { email, password } });
+    const outcome = await this.call(auth.login, { body: { email, password } }, { anonymous: true });
     let tokens;
     let user;
     if (outcome.mfaRequired) {
       const code = flags.otp ?? (await promptOrFail({ kind: 'input', flag: '--otp', message: 'Authentication code', terminal: this.terminal }));
-      const verified = await api.auth.mfaVerify({ body: { code, tempToken: outcome.tempToken } });
+      const verified = await this.call(auth.mfaVerify, { body: { code, tempToken: outcome.tempToken } }, { anonymous: true });
       tokens = verified.tokens;
       user = verified.user;
     } else {

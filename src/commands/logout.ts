@@ -14,7 +14,7 @@ export default class Logout extends ApiCommand<typeof Logout> {
     const tokens = await session.storedTokens();
     if (tokens) {
       try {
-        await session.api({ auth }).auth.logout();
+        await this.call(auth.logout);
       } catch {
         this.warn('The server did not confirm the logout; the saved secrets are removed anyway.');
       }

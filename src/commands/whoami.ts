@@ -19,10 +19,10 @@ export default class Whoami extends ApiCommand<typeof Whoami> {
     }
     const base = { profile: session.profileName, baseUrl: c.baseUrl, credentials };
     if (c.credentials.kind === 'apiKey' || c.profile?.authKind === 'apiKey') {
-      const orgs = await session.api({ tenancy }).tenancy.listAccessibleOrganizations();
+      const orgs = await this.call(tenancy.listAccessibleOrganizations);
       return { ...base, authKind: 'apiKey', organizations: orgs.data.map((o) => o.name) };
     }
-    const me = await session.api({ auth }).auth.getMe();
+    const me = await this.call(auth.getMe);
     return { ...me, ...base };
   }
 }

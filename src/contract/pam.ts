@@ -454,6 +454,10 @@ export const ElevationDecisionSchema = z.object({
   status: ElevationStatusSchema,
   enforcementStatus: EnforcementStatusSchema.nullable(),
   expiresAt: TimestampSchema.nullable().optional(),
+  // What was decided and how, as a later GET shows it (respond only; revoke does not change them).
+  decisionSource: DecisionSourceSchema.nullable().optional(),
+  decidedAssuranceLevel: AssuranceLevelSchema.nullable().optional(),
+  decidedVia: DecidedViaSchema.nullable().optional(),
   reason: z.string().optional(),
 });
 

@@ -174,7 +174,7 @@ describe('TOTP multi-factor authentication (01 §4.5, §5.7)', () => {
       body: { code, tempToken: await tempTokenFor(t) },
     });
     expect(replay.status).toBe(401);
-    expect(replay.body.code).toBe('INVALID_MFA_CODE');
+    expect(replay.body).toMatchObject({ code: 'MFA_CODE_USED', error: 'MFA code already used; wait for the next one' });
     advance(STEP_MS);
     const next = await t.call('POST', '/api/v1/auth/mfa/verify', {
       body: { code: codeFor(secret), tempToken: await tempTokenFor(t) },

@@ -51,6 +51,17 @@ describe('PAM elevation requests (01 §2.11, §3, §4.9; 04 wire notes "PAM")', 
       .all();
   const outbox = (type: string) => t.db.select().from(outboxEvents).where(eq(outboxEvents.type, type)).all();
   const audits = (action: string) => t.db.select().from(auditLogs).where(eq(auditLogs.action, action)).all();
+  /** A new server process on the same data directory. */
+  const restart = () =>
+    buildApp(
+      loadConfig({
+        SVC_DATA_DIR: t.dataDir,
+        SVC_ADMIN_EMAIL: ADMIN_EMAIL,
+        SVC_ADMIN_PASSWORD: ADMIN_PASSWORD,
+        SVC_LOG_LEVEL: 'silent',
+      }),
+      { logger: false, announce: () => undefined },
+    );
 
   beforeEach(async () => {
     t = await createTestApp();
@@ -467,6 +478,9 @@ describe('PAM elevation requests (01 §2.11, §3, §4.9; 04 wire notes "PAM")', 
       status: 'approved',
       enforcementStatus: 'pending_dispatch',
       expiresAt: expect.any(String),
+      decisionSource: 'human',
+      decidedAssuranceLevel: 'session',
+      decidedVia: 'api',
     });
     const minutes = (Date.parse(res.body.expiresAt) - before) / 60_000;
     expect(minutes).toBeGreaterThan(89.9);
@@ -503,7 +517,8 @@ describe('PAM elevation requests (01 §2.11, §3, §4.9; 04 wire notes "PAM")', 
     const id = await pendingRequest(t, w.devA1a);
     const res = await respond(id, { decision: 'deny', reason: 'not approved software' });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ success: true, id, status: 'denied', enforcementStatus: null, expiresAt: null });
+    const decided = { decisionSource: 'human', decidedAssuranceLevel: 'session', decidedVia: 'api' };
+    expect(res.body).toEqual({ success: true, id, status: 'denied', enforcementStatus: null, expiresAt: null, ...decided });
     expect(await getRequest(id)).toMatchObject({
       status: 'denied',
       deniedByUserId: w.users.orgUser.id,
@@ -556,6 +571,9 @@ describe('PAM elevation requests (01 §2.11, §3, §4.9; 04 wire notes "PAM")', 
       status: 'denied',
       enforcementStatus: 'refused',
       expiresAt: null,
+      decisionSource: 'human',
+      decidedAssuranceLevel: 'session',
+      decidedVia: 'api',
       reason: expect.stringMatching(/file hash/),
     });
     expect(await getRequest(id)).toMatchObject({
@@ -663,6 +681,7 @@ describe('PAM elevation requests (01 §2.11, §3, §4.9; 04 wire notes "PAM")', 
     const ok = await respond(id, { decision: 'approve', reauthPassword: SEED_PASSWORD });
     expect(ok.status).toBe(200);
     expect(await getRequest(id)).toMatchObject({ status: 'approved', decidedAssuranceLevel: 'reauth' });
+    expect(ok.body).toMatchObject({ decisionSource: 'human', decidedAssuranceLevel: 'reauth', decidedVia: 'api' });
     // A deny is never held up; tier 3 and UAC prompts are not critical.
     const deny = await pendingRequest(t, w.devA1a, CRITICAL);
     expect((await respond(deny, { decision: 'deny' })).status).toBe(200);
@@ -673,27 +692,58 @@ describe('PAM elevation requests (01 §2.11, §3, §4.9; 04 wire notes "PAM")', 
     expect((await respond(admin, { decision: 'approve', reauthPassword: ADMIN_PASSWORD }, sys)).status).toBe(200);
   });
 
-  it('01§4.9 critical-tier approvals by an account without a password take a TOTP code (once)', async () => {
+  /** An approver without a password who enabled TOTP with the code of the current step. */
+  async function passwordlessTotpApprover() {
     const approver = await seedUser(t, { email: 'sso@a1.test', org: { orgId: w.orgA1.id }, login: 'mint', mfa: true });
     const setup = await t.call('POST', `${API}/auth/mfa/setup`, { token: approver.token });
     expect(setup.status, setup.text).toBe(200);
     const totp = totpFor(setup.body.secret);
-    const enable = await t.call('POST', `${API}/auth/mfa/enable`, {
-      token: approver.token,
-      body: { code: totp.generate() },
-    });
+    const enableCode = totp.generate();
+    const enable = await t.call('POST', `${API}/auth/mfa/enable`, { token: approver.token, body: { code: enableCode } });
     expect(enable.status, enable.text).toBe(200);
-    const token = enable.body.tokens?.accessToken ?? approver.token;
     t.db.update(users).set({ passwordHash: null }).where(eq(users.id, approver.id)).run();
+    // The next step's code is valid now (±1 step) and not yet used.
+    const nextCode = totp.generate({ timestamp: Date.now() + 30_000 });
+    return { token: enable.body.tokens.accessToken as string, enableCode, nextCode };
+  }
+
+  it('01§4.9 critical-tier approvals by an account without a password take a TOTP code (once)', async () => {
+    const { token, nextCode } = await passwordlessTotpApprover();
     const id = await pendingRequest(t, w.devA1a, CRITICAL);
     const missing = await respond(id, { decision: 'approve' }, token);
     expect(missing.status).toBe(401);
     expect(missing.body).toMatchObject({ code: 'reauth_required', factor: 'mfa_code' });
     expect((await respond(id, { decision: 'approve', reauthMfaCode: '000000' }, token)).status).toBe(401);
-    const code = totp.generate();
-    expect((await respond(id, { decision: 'approve', reauthMfaCode: code }, token)).status).toBe(200);
+    const ok = await respond(id, { decision: 'approve', reauthMfaCode: nextCode }, token);
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ status: 'approved', decidedAssuranceLevel: 'reauth', decidedVia: 'api' });
     const next = await pendingRequest(t, w.devA1a, CRITICAL);
-    expect((await respond(next, { decision: 'approve', reauthMfaCode: code }, token)).status).toBe(401);
+    const again = await respond(next, { decision: 'approve', reauthMfaCode: nextCode }, token);
+    expect(again.status).toBe(401);
+    expect(again.body).toMatchObject({ code: 'reauth_required', error: 'MFA code already used; wait for the next one' });
+  });
+
+  it('01§4.5 a TOTP code used for /auth/mfa/enable is refused for a critical-tier approval in its step, also after a restart', async () => {
+    const { token, enableCode } = await passwordlessTotpApprover();
+    const id = await pendingRequest(t, w.devA1a, CRITICAL);
+    const reused = await respond(id, { decision: 'approve', reauthMfaCode: enableCode }, token);
+    expect(reused.status).toBe(401);
+    expect(reused.body).toMatchObject({ code: 'reauth_required', error: 'MFA code already used; wait for the next one' });
+    // A new server process on the same data directory remembers the step.
+    const restarted = await restart();
+    try {
+      const res = await restarted.app.inject({
+        method: 'POST',
+        url: `${API}/pam/elevation-requests/${id}/respond`,
+        headers: { authorization: `Bearer ${token}` },
+        payload: { decision: 'approve', reauthMfaCode: enableCode },
+      });
+      expect(res.statusCode).toBe(401);
+      expect(res.json()).toMatchObject({ error: 'MFA code already used; wait for the next one' });
+    } finally {
+      await restarted.app.close();
+    }
+    expect((await getRequest(id)).status).toBe('pending');
   });
 
   it('01§4.9 step-up policy: under-assured approvals are 403 while a deny is never blocked', async () => {
@@ -954,13 +1004,7 @@ describe('PAM elevation requests (01 §2.11, §3, §4.9; 04 wire notes "PAM")', 
       .update(elevationRequests)
       .set({ expiresAt: new Date(Date.now() - 3_600_000).toISOString() })
       .run();
-    const config = loadConfig({
-      SVC_DATA_DIR: t.dataDir,
-      SVC_ADMIN_EMAIL: ADMIN_EMAIL,
-      SVC_ADMIN_PASSWORD: ADMIN_PASSWORD,
-      SVC_LOG_LEVEL: 'silent',
-    });
-    const restarted = await buildApp(config, { logger: false, announce: () => undefined });
+    const restarted = await restart();
     try {
       restarted.worker.schedulePeriodicJobs();
       await restarted.worker.tick();

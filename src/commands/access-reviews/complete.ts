@@ -17,6 +17,6 @@ export default class AccessReviewsComplete extends ApiCommand<typeof AccessRevie
     await this.confirm(
       `Complete access review ${this.args.id}? Users marked revoked lose their access at once; the review can no longer change.`,
     );
-    return this.send(accessReviews.complete, { params: { id: this.args.id } });
+    return this.call(accessReviews.complete, { params: { id: this.args.id } });
   }
 }

@@ -1,8 +1,8 @@
 import { ApiCommand, createFlags } from '../../cli/api-command.js';
-import { flagsFor } from '../../cli/schema-flags.js';
+import { bodyFlags } from '../../cli/schema-flags.js';
 import { accessReviews } from '../../client/endpoints.js';
 
-const body = flagsFor(accessReviews.create.body);
+const body = bodyFlags(accessReviews.create);
 
 export default class AccessReviewsCreate extends ApiCommand<typeof AccessReviewsCreate> {
   static override summary =
@@ -14,6 +14,6 @@ export default class AccessReviewsCreate extends ApiCommand<typeof AccessReviews
   static override flags = { ...body.flags, ...createFlags };
 
   async run() {
-    return this.send(accessReviews.create, { body: (await this.bodyFrom(body.fields)) as never });
+    return this.call(accessReviews.create, { body: await this.bodyFrom(body) });
   }
 }

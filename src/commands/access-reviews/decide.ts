@@ -4,12 +4,12 @@ import { idArg } from '../../cli/args.js';
 import { CommandError } from '../../cli/base-command.js';
 import { ExitCode, exitCodeForStatus, hintFor } from '../../cli/exit-codes.js';
 import { UsageError } from '../../cli/prompts.js';
-import { flagsFor } from '../../cli/schema-flags.js';
+import { bodyFlags } from '../../cli/schema-flags.js';
 import { ApiError } from '../../client/errors.js';
 import { accessReviews } from '../../client/endpoints.js';
 
 const def = accessReviews.updateItem;
-const body = flagsFor(def.body, { descriptions: { notes: 'Why (up to 2000 characters; "null" clears the notes).' } });
+const body = bodyFlags(def, { descriptions: { notes: 'Why (up to 2000 characters; "null" clears the notes).' } });
 
 /** How many decisions of a file are sent at once. */
 const PARALLEL = 4;
@@ -65,14 +65,13 @@ Then each row is sent and its outcome printed, one row per decision: {itemId, de
         throw new UsageError('Give --item ITEM --decision DECISION, or --from-file FILE for many decisions', '--item');
       if ((this.flags as Record<string, unknown>).decision === undefined)
         throw new UsageError('Give --decision approved, revoked or pending', '--decision');
-      return this.send(def, {
+      return this.call(def, {
         params: { id: reviewId, itemId: this.flags.item },
-        body: (await this.bodyFrom(body.fields)) as never,
+        body: await this.bodyFrom(body),
       });
     }
 
-    const api = await this.api({ accessReviews });
-    const review = await api.accessReviews.get({ params: { id: reviewId } });
+    const review = await this.call(accessReviews.get, { params: { id: reviewId } });
     if (review.status === 'completed')
       throw new CommandError(
         `Access review ${reviewId} is completed: its decisions cannot change`,
@@ -93,7 +92,7 @@ Then each row is sent and its outcome printed, one row per decision: {itemId, de
       params: { id: reviewId, itemId: row.itemId },
       body: { decision: row.decision, ...(row.notes === undefined ? {} : { notes: row.notes }) },
     }));
-    if (this.flags['dry-run']) return Promise.all(requests.map((request) => this.send(def, request)));
+    if (this.flags['dry-run']) return Promise.all(requests.map((request) => this.describe(def, request)));
 
     const outcomes: Outcome[] = [];
     const failures: unknown[] = [];
@@ -102,7 +101,7 @@ Then each row is sent and its outcome printed, one row per decision: {itemId, de
       const request = requests[index];
       if (!row || !request) return;
       try {
-        await this.send(def, request);
+        await this.call(def, request);
         outcomes[index] = { itemId: row.itemId, decision: row.decision, status: 'ok' };
       } catch (err) {
         outcomes[index] = { itemId: row.itemId, decision: row.decision, status: 'error', error: describe(err) };

@@ -29,7 +29,7 @@ To decide many items at once, write a CSV with the columns itemId, decision and 
   ];
 
   async run() {
-    const review = await (await this.api({ accessReviews })).accessReviews.get({ params: { id: this.args.id } });
+    const review = await this.call(accessReviews.get, { params: { id: this.args.id } });
     if (!showsRows(this.format, this.flags.quiet)) return review;
     if (this.format === 'table') {
       const pending = review.items.filter((i) => i.decision === 'pending').length;

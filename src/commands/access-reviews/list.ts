@@ -10,6 +10,6 @@ export default class AccessReviewsList extends ApiCommand<typeof AccessReviewsLi
   static override columns = ['id', 'name', 'status', 'reviewerName', 'dueDate', 'createdAt', 'completedAt'];
 
   async run() {
-    return (await (await this.api({ accessReviews })).accessReviews.list()).data;
+    return (await this.call(accessReviews.list)).data;
   }
 }

@@ -1,8 +1,8 @@
 import { ApiCommand, createFlags } from '../../cli/api-command.js';
-import { flagsFor } from '../../cli/schema-flags.js';
+import { bodyFlags } from '../../cli/schema-flags.js';
 import { API_KEY_WARNING, apiKeys } from '../../client/endpoints.js';
 
-const body = flagsFor(apiKeys.create.body, {
+const body = bodyFlags(apiKeys.create, {
   descriptions: { scopes: 'Permissions of the key, resource:action (e.g. sites:read) or * for all; default none.' },
 });
 
@@ -22,6 +22,6 @@ A key's scopes must be permissions its creator holds. Key management needs a use
   static override secretNotice = API_KEY_WARNING;
 
   async run() {
-    return this.send(apiKeys.create, { body: (await this.bodyFrom(body.fields)) as never });
+    return this.call(apiKeys.create, { body: await this.bodyFrom(body) });
   }
 }

@@ -11,6 +11,6 @@ export default class ApiKeysGet extends ApiCommand<typeof ApiKeysGet> {
   static override args = idArg('API key');
 
   async run() {
-    return (await this.api({ apiKeys })).apiKeys.get({ params: { id: this.args.id } });
+    return this.call(apiKeys.get, { params: { id: this.args.id } });
   }
 }

@@ -1,9 +1,9 @@
 import { ApiCommand, listFlags } from '../../cli/api-command.js';
-import { flagsFor } from '../../cli/schema-flags.js';
+import { queryFlags } from '../../cli/schema-flags.js';
 import { apiKeys } from '../../client/endpoints.js';
 
 const def = apiKeys.list;
-const filters = flagsFor(def.query, { omit: ['page', 'limit'] });
+const filters = queryFlags(def, { omit: ['page', 'limit'] });
 
 export default class ApiKeysList extends ApiCommand<typeof ApiKeysList> {
   static override summary = 'List API keys, newest first (metadata only: a key is shown once, when created or rotated)';
@@ -17,8 +17,7 @@ export default class ApiKeysList extends ApiCommand<typeof ApiKeysList> {
   static override columns = ['id', 'name', 'keyPrefix', 'orgId', 'status', 'scopes', 'expiresAt', 'lastUsedAt'];
 
   async run() {
-    const api = await this.api({ apiKeys });
-    const query = this.queryFrom(def, filters.fields);
-    return this.list((page, limit) => api.apiKeys.list({ query: { ...query, page, limit } }));
+    const query = this.queryFrom(filters);
+    return this.list(apiKeys.list, { query });
   }
 }

@@ -16,6 +16,6 @@ export default class ApiKeysRevoke extends ApiCommand<typeof ApiKeysRevoke> {
 
   async run() {
     await this.confirm(`Revoke API key ${this.args.id}? Everything that uses it stops working at once, permanently.`);
-    return this.send(apiKeys.revoke, { params: { id: this.args.id } });
+    return this.call(apiKeys.revoke, { params: { id: this.args.id } });
   }
 }

@@ -23,6 +23,6 @@ export default class ApiKeysRotate extends ApiCommand<typeof ApiKeysRotate> {
 
   async run() {
     await this.confirm(`Rotate API key ${this.args.id}? The current key stops working at once.`);
-    return this.send(apiKeys.rotate, { params: { id: this.args.id } });
+    return this.call(apiKeys.rotate, { params: { id: this.args.id } });
   }
 }

@@ -1,9 +1,9 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand, updateFlags } from '../../cli/api-command.js';
-import { flagsFor } from '../../cli/schema-flags.js';
+import { bodyFlags } from '../../cli/schema-flags.js';
 import { apiKeys } from '../../client/endpoints.js';
 
-const body = flagsFor(apiKeys.update.body, {
+const body = bodyFlags(apiKeys.update, {
   descriptions: { scopes: 'Replaces every scope of the key: resource:action (e.g. sites:read) or *.' },
 });
 
@@ -17,6 +17,6 @@ export default class ApiKeysUpdate extends ApiCommand<typeof ApiKeysUpdate> {
   static override flags = { ...body.flags, ...updateFlags };
 
   async run() {
-    return this.send(apiKeys.update, { params: { id: this.args.id }, body: await this.bodyFrom(body.fields) });
+    return this.call(apiKeys.update, { params: { id: this.args.id }, body: await this.bodyFrom(body) });
   }
 }

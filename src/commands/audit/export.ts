@@ -4,11 +4,11 @@ import { pipeline } from 'node:stream/promises';
 import { Flags } from '../../cli/flags.js';
 import { ApiCommand } from '../../cli/api-command.js';
 import { auditFilterDescriptions } from '../../cli/audit.js';
-import { flagsFor } from '../../cli/schema-flags.js';
+import { queryFlags } from '../../cli/schema-flags.js';
 import { audit } from '../../client/endpoints.js';
 
 const def = audit.export;
-const filters = flagsFor(def.query, { omit: ['format'], descriptions: auditFilterDescriptions });
+const filters = queryFlags(def, { omit: ['format'], descriptions: auditFilterDescriptions });
 
 export default class AuditExport extends ApiCommand<typeof AuditExport> {
   static override summary = 'Export matching audit entries as CSV or JSON lines, oldest first (needs MFA)';
@@ -25,8 +25,8 @@ export default class AuditExport extends ApiCommand<typeof AuditExport> {
   };
 
   async run() {
-    const query = { ...this.queryFrom(def, filters.fields), format: this.flags.format as 'csv' | 'jsonl' };
-    const response = await (await this.api({ audit })).audit.export({ query });
+    const query = { ...this.queryFrom(filters), format: this.flags.format as 'csv' | 'jsonl' };
+    const response = await this.call(audit.export, { query });
     const out = this.flags.out;
     if (out === undefined) {
       try {

@@ -8,6 +8,6 @@ export default class AuditGet extends ApiCommand<typeof AuditGet> {
   static override args = idArg('Audit entry');
 
   async run() {
-    return (await this.api({ audit })).audit.get({ params: { id: this.args.id } });
+    return this.call(audit.get, { params: { id: this.args.id } });
   }
 }

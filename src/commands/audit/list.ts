@@ -1,10 +1,10 @@
 import { ApiCommand, listFlags } from '../../cli/api-command.js';
-import { flagsFor } from '../../cli/schema-flags.js';
+import { queryFlags } from '../../cli/schema-flags.js';
 import { AUDIT_COLUMNS, auditFilterDescriptions } from '../../cli/audit.js';
 import { audit } from '../../client/endpoints.js';
 
 const def = audit.list;
-const filters = flagsFor(def.query, { omit: ['page', 'limit'], descriptions: auditFilterDescriptions });
+const filters = queryFlags(def, { omit: ['page', 'limit'], descriptions: auditFilterDescriptions });
 
 export default class AuditList extends ApiCommand<typeof AuditList> {
   static override summary = 'List audit log entries, newest first';
@@ -17,8 +17,7 @@ export default class AuditList extends ApiCommand<typeof AuditList> {
   static override columns = AUDIT_COLUMNS;
 
   async run() {
-    const api = await this.api({ audit });
-    const query = this.queryFrom(def, filters.fields);
-    return this.list((page, limit) => api.audit.list({ query: { ...query, page, limit } }));
+    const query = this.queryFrom(filters);
+    return this.list(audit.list, { query });
   }
 }

@@ -1,10 +1,10 @@
 import { ApiCommand, listFlags } from '../../cli/api-command.js';
-import { flagsFor } from '../../cli/schema-flags.js';
+import { queryFlags } from '../../cli/schema-flags.js';
 import { AUDIT_COLUMNS, auditFilterDescriptions } from '../../cli/audit.js';
 import { audit } from '../../client/endpoints.js';
 
 const def = audit.search;
-const filters = flagsFor(def.query, {
+const filters = queryFlags(def, {
   omit: ['page', 'limit'],
   descriptions: { ...auditFilterDescriptions, q: 'Text to find in the action, actor e-mail, resource type, resource name and details.' },
 });
@@ -19,8 +19,7 @@ export default class AuditSearch extends ApiCommand<typeof AuditSearch> {
   static override columns = AUDIT_COLUMNS;
 
   async run() {
-    const api = await this.api({ audit });
-    const query = this.queryFrom(def, filters.fields);
-    return this.list((page, limit) => api.audit.search({ query: { ...query, page, limit } }));
+    const query = this.queryFrom(filters);
+    return this.list(audit.search, { query });
   }
 }

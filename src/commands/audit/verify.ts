@@ -1,11 +1,11 @@
 import { ApiCommand } from '../../cli/api-command.js';
 import { CommandError } from '../../cli/base-command.js';
 import { ExitCode } from '../../cli/exit-codes.js';
-import { flagsFor } from '../../cli/schema-flags.js';
+import { queryFlags } from '../../cli/schema-flags.js';
 import { audit } from '../../client/endpoints.js';
 
 const def = audit.verify;
-const filters = flagsFor(def.query, { descriptions: { orgId: "Check only this organization's chain." } });
+const filters = queryFlags(def, { descriptions: { orgId: "Check only this organization's chain." } });
 
 export default class AuditVerify extends ApiCommand<typeof AuditVerify> {
   static override summary = 'Check the checksum chains of the audit log; exits 6 when one is broken';
@@ -15,7 +15,7 @@ export default class AuditVerify extends ApiCommand<typeof AuditVerify> {
   static override columns = ['chain', 'entries', 'valid', 'firstBroken.seq', 'firstBroken.id', 'firstBroken.reason'];
 
   async run() {
-    const result = await (await this.api({ audit })).audit.verify({ query: this.queryFrom(def, filters.fields) });
+    const result = await this.call(audit.verify, { query: this.queryFrom(filters) });
     const tabular = this.format === 'table' || this.format === 'csv';
     if (result.valid) {
       this.info(`Every audit chain is intact (${result.chains.length} checked).`);

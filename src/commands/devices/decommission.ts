@@ -16,6 +16,6 @@ export default class DevicesDecommission extends ApiCommand<typeof DevicesDecomm
 
   async run() {
     await this.confirm(`Decommission device ${this.args.id}? Its agent stops working at once.`);
-    return this.send(devices.decommission, { params: { id: this.args.id } });
+    return this.call(devices.decommission, { params: { id: this.args.id } });
   }
 }

@@ -11,6 +11,6 @@ export default class DevicesGet extends ApiCommand<typeof DevicesGet> {
   static override args = idArg('Device');
 
   async run() {
-    return (await this.api({ devices })).devices.get({ params: { id: this.args.id } });
+    return this.call(devices.get, { params: { id: this.args.id } });
   }
 }

@@ -1,9 +1,9 @@
 import { ApiCommand, listFlags } from '../../cli/api-command.js';
-import { flagsFor } from '../../cli/schema-flags.js';
+import { queryFlags } from '../../cli/schema-flags.js';
 import { devices } from '../../client/endpoints.js';
 
 const def = devices.list;
-const filters = flagsFor(def.query, { omit: ['page', 'limit'] });
+const filters = queryFlags(def, { omit: ['page', 'limit'] });
 
 export default class DevicesList extends ApiCommand<typeof DevicesList> {
   static override summary = 'List devices, by hostname (decommissioned ones included)';
@@ -16,8 +16,7 @@ export default class DevicesList extends ApiCommand<typeof DevicesList> {
   static override columns = ['id', 'hostname', 'orgId', 'siteId', 'osType', 'status', 'agentVersion', 'lastSeenAt'];
 
   async run() {
-    const api = await this.api({ devices });
-    const query = this.queryFrom(def, filters.fields);
-    return this.list((page, limit) => api.devices.list({ query: { ...query, page, limit } }));
+    const query = this.queryFrom(filters);
+    return this.list(devices.list, { query });
   }
 }

@@ -1,8 +1,8 @@
 import { ApiCommand, createFlags } from '../../cli/api-command.js';
-import { flagsFor } from '../../cli/schema-flags.js';
+import { bodyFlags } from '../../cli/schema-flags.js';
 import { enrollmentKeys } from '../../client/endpoints.js';
 
-const body = flagsFor(enrollmentKeys.create.body);
+const body = bodyFlags(enrollmentKeys.create);
 
 const ENROLLMENT_KEY_NOTICE = 'Store this enrollment key now: it will not be shown again.';
 
@@ -20,6 +20,6 @@ export default class EnrollmentKeysCreate extends ApiCommand<typeof EnrollmentKe
   static override secretNotice = ENROLLMENT_KEY_NOTICE;
 
   async run() {
-    return this.send(enrollmentKeys.create, { body: (await this.bodyFrom(body.fields)) as never });
+    return this.call(enrollmentKeys.create, { body: await this.bodyFrom(body) });
   }
 }

@@ -13,6 +13,6 @@ export default class EnrollmentKeysDelete extends ApiCommand<typeof EnrollmentKe
 
   async run() {
     await this.confirm(`Delete enrollment key ${this.args.id} permanently? Agents can no longer enroll with it.`);
-    return this.send(enrollmentKeys.delete, { params: { id: this.args.id } });
+    return this.call(enrollmentKeys.delete, { params: { id: this.args.id } });
   }
 }

@@ -11,6 +11,6 @@ export default class EnrollmentKeysGet extends ApiCommand<typeof EnrollmentKeysG
   static override args = idArg('Enrollment key');
 
   async run() {
-    return (await this.api({ enrollmentKeys })).enrollmentKeys.get({ params: { id: this.args.id } });
+    return this.call(enrollmentKeys.get, { params: { id: this.args.id } });
   }
 }

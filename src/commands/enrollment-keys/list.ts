@@ -1,9 +1,9 @@
 import { ApiCommand, listFlags } from '../../cli/api-command.js';
-import { flagsFor } from '../../cli/schema-flags.js';
+import { queryFlags } from '../../cli/schema-flags.js';
 import { enrollmentKeys } from '../../client/endpoints.js';
 
 const def = enrollmentKeys.list;
-const filters = flagsFor(def.query, { omit: ['page', 'limit'] });
+const filters = queryFlags(def, { omit: ['page', 'limit'] });
 
 export default class EnrollmentKeysList extends ApiCommand<typeof EnrollmentKeysList> {
   static override summary = 'List enrollment keys, newest first (metadata only)';
@@ -16,8 +16,7 @@ export default class EnrollmentKeysList extends ApiCommand<typeof EnrollmentKeys
   static override columns = ['id', 'name', 'orgId', 'siteId', 'usageCount', 'maxUsage', 'expiresAt', 'createdAt'];
 
   async run() {
-    const api = await this.api({ enrollmentKeys });
-    const query = this.queryFrom(def, filters.fields);
-    return this.list((page, limit) => api.enrollmentKeys.list({ query: { ...query, page, limit } }));
+    const query = this.queryFrom(filters);
+    return this.list(enrollmentKeys.list, { query });
   }
 }

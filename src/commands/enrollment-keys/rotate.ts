@@ -1,11 +1,11 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand, updateFlags } from '../../cli/api-command.js';
-import { flagsFor } from '../../cli/schema-flags.js';
+import { bodyFlags } from '../../cli/schema-flags.js';
 import { enrollmentKeys } from '../../client/endpoints.js';
 
 const ENROLLMENT_KEY_NOTICE = 'Store this enrollment key now: it will not be shown again.';
 
-const body = flagsFor(enrollmentKeys.rotate.body);
+const body = bodyFlags(enrollmentKeys.rotate);
 
 export default class EnrollmentKeysRotate extends ApiCommand<typeof EnrollmentKeysRotate> {
   static override summary = 'Issue new key material and reset the usage count; the old key stops working at once';
@@ -21,8 +21,8 @@ export default class EnrollmentKeysRotate extends ApiCommand<typeof EnrollmentKe
   static override secretNotice = ENROLLMENT_KEY_NOTICE;
 
   async run() {
-    const request = { params: { id: this.args.id }, body: await this.bodyFrom(body.fields) };
+    const request = { params: { id: this.args.id }, body: await this.bodyFrom(body) };
     await this.confirm(`Rotate enrollment key ${this.args.id}? The current key stops working at once.`);
-    return this.send(enrollmentKeys.rotate, request);
+    return this.call(enrollmentKeys.rotate, request);
   }
 }

@@ -11,6 +11,6 @@ export default class MfaDisable extends MfaCommand<typeof MfaDisable> {
   async run() {
     await this.confirm('Turn MFA off for this account? Actions that need MFA will be refused.');
     const code = await this.code();
-    return this.send(auth.mfaDisable, { body: { code } });
+    return this.call(auth.mfaDisable, { body: { code } });
   }
 }

@@ -11,9 +11,8 @@ export default class MfaEnable extends MfaCommand<typeof MfaEnable> {
 
   async run() {
     const code = await this.code();
-    const result = await this.send(auth.mfaEnable, { body: { code } });
-    if (this.flags['dry-run']) return result;
-    const enabled = result as { success: true; user: { email: string }; tokens: { accessToken: string; refreshToken: string } };
+    const result = await this.call(auth.mfaEnable, { body: { code } });
+    const enabled = result;
     const session = await this.session();
     if (session.connection.credentials.kind !== 'stored') {
       this.warn('Credentials come from the environment: the new session is printed, not stored. It will not be shown again.');

@@ -13,6 +13,6 @@ export default class MfaRecoveryCodes extends MfaCommand<typeof MfaRecoveryCodes
   async run() {
     await this.confirm('Replace every recovery code? The current ones stop working at once.');
     const code = await this.code();
-    return this.send(auth.mfaRecoveryCodes, { body: { code } });
+    return this.call(auth.mfaRecoveryCodes, { body: { code } });
   }
 }

@@ -16,9 +16,8 @@ export default class MfaSetup extends MfaCommand<typeof MfaSetup> {
   static override secretNotice = RECOVERY_CODES_NOTICE;
 
   async run() {
-    const result = await this.send(auth.mfaSetup, {});
-    if (this.flags['dry-run']) return result;
-    const setup = result as { otpAuthUrl: string };
+    const result = await this.call(auth.mfaSetup, {});
+    const setup = result;
     if (this.flags.quiet) {
       this.info('Only the secret was printed (--quiet): after `svc mfa enable`, get recovery codes with `svc mfa recovery-codes`.');
     } else if (this.terminal.stderrIsTTY && this.terminal.color) {

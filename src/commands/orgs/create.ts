@@ -1,8 +1,8 @@
 import { ApiCommand, createFlags } from '../../cli/api-command.js';
-import { flagsFor } from '../../cli/schema-flags.js';
+import { bodyFlags } from '../../cli/schema-flags.js';
 import { tenancy } from '../../client/endpoints.js';
 
-const body = flagsFor(tenancy.createOrganization.body, {
+const body = bodyFlags(tenancy.createOrganization, {
   descriptions: { partnerId: 'The partner that owns it (system callers; partner callers default to their own).' },
 });
 
@@ -16,6 +16,6 @@ export default class OrgsCreate extends ApiCommand<typeof OrgsCreate> {
   static override flags = { ...body.flags, ...createFlags };
 
   async run() {
-    return this.send(tenancy.createOrganization, { body: (await this.bodyFrom(body.fields)) as never });
+    return this.call(tenancy.createOrganization, { body: await this.bodyFrom(body) });
   }
 }

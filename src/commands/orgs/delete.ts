@@ -10,6 +10,6 @@ export default class OrgsDelete extends ApiCommand<typeof OrgsDelete> {
 
   async run() {
     await this.confirm(`Delete organization ${this.args.id}?`);
-    return this.send(tenancy.deleteOrganization, { params: { id: this.args.id } });
+    return this.call(tenancy.deleteOrganization, { params: { id: this.args.id } });
   }
 }

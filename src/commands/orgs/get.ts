@@ -8,6 +8,6 @@ export default class OrgsGet extends ApiCommand<typeof OrgsGet> {
   static override args = idArg('Organization');
 
   async run() {
-    return (await this.api({ tenancy })).tenancy.getOrganization({ params: { id: this.args.id } });
+    return this.call(tenancy.getOrganization, { params: { id: this.args.id } });
   }
 }

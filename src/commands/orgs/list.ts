@@ -2,12 +2,12 @@ import { Flags } from '../../cli/flags.js';
 import { ApiCommand, listFlags } from '../../cli/api-command.js';
 import { CommandError } from '../../cli/base-command.js';
 import { ExitCode } from '../../cli/exit-codes.js';
-import { flagsFor } from '../../cli/schema-flags.js';
+import { queryFlags } from '../../cli/schema-flags.js';
 import { ApiError } from '../../client/errors.js';
 import { tenancy } from '../../client/endpoints.js';
 
 const def = tenancy.listOrganizations;
-const filters = flagsFor(def.query, { omit: ['page', 'limit'], descriptions: { partnerId: 'Only the organizations of this partner.' } });
+const filters = queryFlags(def, { omit: ['page', 'limit'], descriptions: { partnerId: 'Only the organizations of this partner.' } });
 
 export default class OrgsList extends ApiCommand<typeof OrgsList> {
   static override summary = 'List organizations';
@@ -28,14 +28,13 @@ export default class OrgsList extends ApiCommand<typeof OrgsList> {
   static override columns = ['id', 'name', 'slug', 'partnerId', 'type', 'status', 'createdAt'];
 
   async run() {
-    const api = await this.api({ tenancy });
-    const query = this.queryFrom(def, filters.fields);
+    const query = this.queryFrom(filters);
     if (this.flags.accessible) {
-      const { data } = await api.tenancy.listAccessibleOrganizations();
+      const { data } = await this.call(tenancy.listAccessibleOrganizations);
       return query.partnerId === undefined ? data : data.filter((o) => o.partnerId === query.partnerId);
     }
     try {
-      return await this.list((page, limit) => api.tenancy.listOrganizations({ query: { ...query, page, limit } }));
+      return await this.list(def, { query });
     } catch (err) {
       if (err instanceof ApiError && err.status === 403) {
         throw new CommandError(`${err.message} (${[err.code, 'HTTP 403'].filter(Boolean).join(', ')})`, ExitCode.FORBIDDEN, err.code, 'Organization-scope callers: try `svc orgs list --accessible`.');

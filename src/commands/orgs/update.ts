@@ -1,9 +1,9 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand, updateFlags } from '../../cli/api-command.js';
-import { flagsFor } from '../../cli/schema-flags.js';
+import { bodyFlags } from '../../cli/schema-flags.js';
 import { tenancy } from '../../client/endpoints.js';
 
-const body = flagsFor(tenancy.updateOrganization.body, {
+const body = bodyFlags(tenancy.updateOrganization, {
   descriptions: { partnerId: 'Immutable: accepted only when it equals the current partner.' },
 });
 
@@ -17,6 +17,6 @@ export default class OrgsUpdate extends ApiCommand<typeof OrgsUpdate> {
   static override flags = { ...body.flags, ...updateFlags };
 
   async run() {
-    return this.send(tenancy.updateOrganization, { params: { id: this.args.id }, body: await this.bodyFrom(body.fields) });
+    return this.call(tenancy.updateOrganization, { params: { id: this.args.id }, body: await this.bodyFrom(body) });
   }
 }

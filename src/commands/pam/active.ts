@@ -1,9 +1,9 @@
 import { ApiCommand } from '../../cli/api-command.js';
-import { flagsFor } from '../../cli/schema-flags.js';
+import { queryFlags } from '../../cli/schema-flags.js';
 import { pam } from '../../client/endpoints.js';
 
 const def = pam.listActive;
-const filters = flagsFor(def.query, {
+const filters = queryFlags(def, {
   descriptions: { orgId: 'Only elevations of this organization.', deviceId: 'Only elevations on this device.' },
 });
 
@@ -30,6 +30,6 @@ export default class PamActive extends ApiCommand<typeof PamActive> {
   ];
 
   async run() {
-    return (await (await this.api({ pam })).pam.listActive({ query: this.queryFrom(def, filters.fields) })).active;
+    return (await this.call(pam.listActive, { query: this.queryFrom(filters) })).active;
   }
 }

@@ -1,10 +1,10 @@
 import { ApiCommand } from '../../cli/api-command.js';
 import { CONFIG_COLUMNS } from '../../cli/pam-command.js';
-import { flagsFor } from '../../cli/schema-flags.js';
+import { queryFlags } from '../../cli/schema-flags.js';
 import { pam } from '../../client/endpoints.js';
 
 const def = pam.getConfig;
-const filters = flagsFor(def.query);
+const filters = queryFlags(def);
 
 export default class PamConfig extends ApiCommand<typeof PamConfig> {
   static override summary =
@@ -18,6 +18,6 @@ export default class PamConfig extends ApiCommand<typeof PamConfig> {
   static override columns = CONFIG_COLUMNS;
 
   async run() {
-    return (await (await this.api({ pam })).pam.getConfig({ query: this.queryFrom(def, filters.fields) })).config;
+    return (await this.call(pam.getConfig, { query: this.queryFrom(filters) })).config;
   }
 }

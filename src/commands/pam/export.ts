@@ -1,13 +1,13 @@
 import { Flags } from '../../cli/flags.js';
 import { ApiCommand } from '../../cli/api-command.js';
 import { UsageError } from '../../cli/prompts.js';
-import { flagsFor, kebab } from '../../cli/schema-flags.js';
+import { queryFlags, kebab } from '../../cli/schema-flags.js';
 import type { RequestOf } from '../../contract/endpoint.js';
 import type { ContractOf } from '../../contract/projection.js';
 import { pam } from '../../client/endpoints.js';
 
 const def = pam.exportAudit;
-const filters = flagsFor(def.query, {
+const filters = queryFlags(def, {
   omit: ['from', 'to', 'format', 'limit', 'cursor', 'eventType'],
   descriptions: {
     orgId: 'The organization to export (required for partner and system callers).',
@@ -71,7 +71,7 @@ Progress (rows, pages, rows/s, settled-through time) goes to stderr when it is a
   async run() {
     const flags = this.flags;
     const format = flags.format === 'jsonl' ? 'jsonl' : 'csv';
-    const given = this.queryFrom(def, filters.fields);
+    const given = this.queryFrom(filters);
     const text = (value: unknown) => (typeof value === 'string' ? value : null);
     const params = {
       from: flags.from,

@@ -1,8 +1,8 @@
 import { ApiCommand, createFlags } from '../../cli/api-command.js';
-import { flagsFor } from '../../cli/schema-flags.js';
+import { bodyFlags } from '../../cli/schema-flags.js';
 import { tenancy } from '../../client/endpoints.js';
 
-const body = flagsFor(tenancy.createPartner.body);
+const body = bodyFlags(tenancy.createPartner);
 
 export default class PartnersCreate extends ApiCommand<typeof PartnersCreate> {
   static override summary = 'Create a partner (active unless --status says otherwise)';
@@ -14,6 +14,6 @@ export default class PartnersCreate extends ApiCommand<typeof PartnersCreate> {
   static override flags = { ...body.flags, ...createFlags };
 
   async run() {
-    return this.send(tenancy.createPartner, { body: (await this.bodyFrom(body.fields)) as never });
+    return this.call(tenancy.createPartner, { body: await this.bodyFrom(body) });
   }
 }

@@ -10,6 +10,6 @@ export default class PartnersDelete extends ApiCommand<typeof PartnersDelete> {
 
   async run() {
     await this.confirm(`Delete partner ${this.args.id}?`);
-    return this.send(tenancy.deletePartner, { params: { id: this.args.id } });
+    return this.call(tenancy.deletePartner, { params: { id: this.args.id } });
   }
 }

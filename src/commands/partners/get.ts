@@ -8,6 +8,6 @@ export default class PartnersGet extends ApiCommand<typeof PartnersGet> {
   static override args = idArg('Partner');
 
   async run() {
-    return (await this.api({ tenancy })).tenancy.getPartner({ params: { id: this.args.id } });
+    return this.call(tenancy.getPartner, { params: { id: this.args.id } });
   }
 }

@@ -8,7 +8,6 @@ export default class PartnersList extends ApiCommand<typeof PartnersList> {
   static override columns = ['id', 'name', 'slug', 'type', 'plan', 'status', 'createdAt'];
 
   async run() {
-    const api = await this.api({ tenancy });
-    return this.list((page, limit) => api.tenancy.listPartners({ query: { page, limit } }));
+    return this.list(tenancy.listPartners, {});
   }
 }

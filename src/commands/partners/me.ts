@@ -6,6 +6,6 @@ export default class PartnersMe extends ApiCommand<typeof PartnersMe> {
   static override examples = ['<%= config.bin %> partners me', '<%= config.bin %> partners me --output json'];
 
   async run() {
-    return (await this.api({ tenancy })).tenancy.getMyPartner();
+    return this.call(tenancy.getMyPartner);
   }
 }

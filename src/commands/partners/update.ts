@@ -1,9 +1,9 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand, updateFlags } from '../../cli/api-command.js';
-import { flagsFor } from '../../cli/schema-flags.js';
+import { bodyFlags } from '../../cli/schema-flags.js';
 import { tenancy } from '../../client/endpoints.js';
 
-const body = flagsFor(tenancy.updatePartner.body);
+const body = bodyFlags(tenancy.updatePartner);
 
 export default class PartnersUpdate extends ApiCommand<typeof PartnersUpdate> {
   static override summary = 'Update a partner (settings are merged into the current ones)';
@@ -12,6 +12,6 @@ export default class PartnersUpdate extends ApiCommand<typeof PartnersUpdate> {
   static override flags = { ...body.flags, ...updateFlags };
 
   async run() {
-    return this.send(tenancy.updatePartner, { params: { id: this.args.id }, body: await this.bodyFrom(body.fields) });
+    return this.call(tenancy.updatePartner, { params: { id: this.args.id }, body: await this.bodyFrom(body) });
   }
 }

@@ -1,10 +1,10 @@
 import { idArg } from '../../cli/args.js';
 import { createFlags } from '../../cli/api-command.js';
 import { RoleCommand } from '../../cli/role-command.js';
-import { flagsFor } from '../../cli/schema-flags.js';
+import { bodyFlags } from '../../cli/schema-flags.js';
 import { roles } from '../../client/endpoints.js';
 
-const body = flagsFor(roles.clone.body);
+const body = bodyFlags(roles.clone);
 
 export default class RolesClone extends RoleCommand<typeof RolesClone> {
   static override summary =
@@ -17,9 +17,9 @@ export default class RolesClone extends RoleCommand<typeof RolesClone> {
   static override flags = { ...body.flags, ...createFlags };
 
   async run() {
-    return this.send(roles.clone, {
+    return this.call(roles.clone, {
       params: { id: this.args.id },
-      body: (await this.bodyFrom(body.fields)) as never,
+      body: await this.bodyFrom(body),
     });
   }
 }

@@ -1,10 +1,10 @@
 import { createFlags } from '../../cli/api-command.js';
 import { permissionFlags, withPermissions } from '../../cli/permissions.js';
 import { RoleCommand } from '../../cli/role-command.js';
-import { flagsFor } from '../../cli/schema-flags.js';
+import { bodyFlags } from '../../cli/schema-flags.js';
 import { roles } from '../../client/endpoints.js';
 
-const body = flagsFor(roles.create.body, { omit: ['permissions'] });
+const body = bodyFlags(roles.create, { omit: ['permissions'] });
 
 export default class RolesCreate extends RoleCommand<typeof RolesCreate> {
   static override summary = 'Create a custom role owned by your partner or organization (needs a session with MFA)';
@@ -18,7 +18,7 @@ export default class RolesCreate extends RoleCommand<typeof RolesCreate> {
   static override flags = { ...body.flags, ...permissionFlags, ...createFlags };
 
   async run() {
-    const request = await withPermissions(await this.bodyFrom(body.fields), this.flags);
-    return this.send(roles.create, { body: request as never });
+    const request = await withPermissions(await this.bodyFrom(body), this.flags);
+    return this.call(roles.create, { body: request });
   }
 }

@@ -12,6 +12,6 @@ export default class RolesDelete extends ApiCommand<typeof RolesDelete> {
 
   async run() {
     await this.confirm(`Delete role ${this.args.id} permanently?`);
-    return this.send(roles.delete, { params: { id: this.args.id } });
+    return this.call(roles.delete, { params: { id: this.args.id } });
   }
 }

@@ -14,7 +14,7 @@ export default class RolesEffectivePermissions extends ApiCommand<typeof RolesEf
   static override columns = ['resource', 'action', 'inherited', 'sourceRoleName'];
 
   async run() {
-    const result = await (await this.api({ roles })).roles.effectivePermissions({ params: { id: this.args.id } });
+    const result = await this.call(roles.effectivePermissions, { params: { id: this.args.id } });
     if (!showsRows(this.format, this.flags.quiet)) return result;
     if (this.format === 'table' && result.inheritanceChain.length > 1)
       this.info(`Inheritance: ${result.inheritanceChain.map((r) => r.name).join(' → ')}`);

@@ -11,6 +11,6 @@ export default class RolesGet extends RoleCommand<typeof RolesGet> {
   static override args = idArg('Role');
 
   async run() {
-    return (await this.api({ roles })).roles.get({ params: { id: this.args.id } });
+    return this.call(roles.get, { params: { id: this.args.id } });
   }
 }

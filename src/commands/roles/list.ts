@@ -8,6 +8,6 @@ export default class RolesList extends ApiCommand<typeof RolesList> {
   static override columns = ['id', 'name', 'scope', 'isSystem', 'parentRoleId', 'userCount', 'description'];
 
   async run() {
-    return (await (await this.api({ roles })).roles.list()).data;
+    return (await this.call(roles.list)).data;
   }
 }

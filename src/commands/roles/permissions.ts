@@ -15,7 +15,7 @@ export default class RolesPermissions extends ApiCommand<typeof RolesPermissions
   static override quietField = 'permission';
 
   async run() {
-    const result = await (await this.api({ roles })).roles.availablePermissions();
+    const result = await this.call(roles.availablePermissions);
     return showsRows(this.format, this.flags.quiet) ? result.permissions : result;
   }
 }

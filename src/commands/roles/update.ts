@@ -2,10 +2,10 @@ import { idArg } from '../../cli/args.js';
 import { updateFlags } from '../../cli/api-command.js';
 import { permissionFlags, withPermissions } from '../../cli/permissions.js';
 import { RoleCommand } from '../../cli/role-command.js';
-import { flagsFor } from '../../cli/schema-flags.js';
+import { bodyFlags } from '../../cli/schema-flags.js';
 import { roles } from '../../client/endpoints.js';
 
-const body = flagsFor(roles.update.body, { omit: ['permissions'] });
+const body = bodyFlags(roles.update, { omit: ['permissions'] });
 
 export default class RolesUpdate extends RoleCommand<typeof RolesUpdate> {
   static override summary = 'Update a custom role; built-in roles are immutable (needs a session with MFA)';
@@ -19,7 +19,7 @@ export default class RolesUpdate extends RoleCommand<typeof RolesUpdate> {
   static override flags = { ...body.flags, ...permissionFlags, ...updateFlags };
 
   async run() {
-    const request = await withPermissions(await this.bodyFrom(body.fields), this.flags);
-    return this.send(roles.update, { params: { id: this.args.id }, body: request });
+    const request = await withPermissions(await this.bodyFrom(body), this.flags);
+    return this.call(roles.update, { params: { id: this.args.id }, body: request });
   }
 }

@@ -12,6 +12,6 @@ export default class RolesUsers extends ApiCommand<typeof RolesUsers> {
   static override columns = ['id', 'email', 'name', 'status', 'lastLoginAt'];
 
   async run() {
-    return (await (await this.api({ roles })).roles.users({ params: { id: this.args.id } })).data;
+    return (await this.call(roles.users, { params: { id: this.args.id } })).data;
   }
 }

@@ -1,8 +1,8 @@
 import { ApiCommand, createFlags } from '../../cli/api-command.js';
-import { flagsFor } from '../../cli/schema-flags.js';
+import { bodyFlags } from '../../cli/schema-flags.js';
 import { tenancy } from '../../client/endpoints.js';
 
-const body = flagsFor(tenancy.createSite.body, {
+const body = bodyFlags(tenancy.createSite, {
   descriptions: { orgId: 'The organization the site belongs to.', timezone: 'IANA time zone, e.g. Europe/Berlin.' },
 });
 
@@ -16,6 +16,6 @@ export default class SitesCreate extends ApiCommand<typeof SitesCreate> {
   static override flags = { ...body.flags, ...createFlags };
 
   async run() {
-    return this.send(tenancy.createSite, { body: (await this.bodyFrom(body.fields)) as never });
+    return this.call(tenancy.createSite, { body: await this.bodyFrom(body) });
   }
 }

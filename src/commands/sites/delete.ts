@@ -10,6 +10,6 @@ export default class SitesDelete extends ApiCommand<typeof SitesDelete> {
 
   async run() {
     await this.confirm(`Delete site ${this.args.id} permanently?`);
-    return this.send(tenancy.deleteSite, { params: { id: this.args.id } });
+    return this.call(tenancy.deleteSite, { params: { id: this.args.id } });
   }
 }

@@ -8,6 +8,6 @@ export default class SitesGet extends ApiCommand<typeof SitesGet> {
   static override args = idArg('Site');
 
   async run() {
-    return (await this.api({ tenancy })).tenancy.getSite({ params: { id: this.args.id } });
+    return this.call(tenancy.getSite, { params: { id: this.args.id } });
   }
 }

@@ -1,9 +1,9 @@
 import { ApiCommand, listFlags } from '../../cli/api-command.js';
-import { flagsFor } from '../../cli/schema-flags.js';
+import { queryFlags } from '../../cli/schema-flags.js';
 import { tenancy } from '../../client/endpoints.js';
 
 const def = tenancy.listSites;
-const filters = flagsFor(def.query, { omit: ['page', 'limit', 'organizationId'], descriptions: { orgId: 'Only the sites of this organization.' } });
+const filters = queryFlags(def, { omit: ['page', 'limit', 'organizationId'], descriptions: { orgId: 'Only the sites of this organization.' } });
 
 export default class SitesList extends ApiCommand<typeof SitesList> {
   static override summary = 'List sites';
@@ -15,8 +15,7 @@ export default class SitesList extends ApiCommand<typeof SitesList> {
   static override columns = ['id', 'name', 'orgId', 'timezone', 'createdAt'];
 
   async run() {
-    const api = await this.api({ tenancy });
-    const query = this.queryFrom(def, filters.fields);
-    return this.list((page, limit) => api.tenancy.listSites({ query: { ...query, page, limit } }));
+    const query = this.queryFrom(filters);
+    return this.list(tenancy.listSites, { query });
   }
 }

@@ -1,9 +1,9 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand, updateFlags } from '../../cli/api-command.js';
-import { flagsFor } from '../../cli/schema-flags.js';
+import { bodyFlags } from '../../cli/schema-flags.js';
 import { tenancy } from '../../client/endpoints.js';
 
-const body = flagsFor(tenancy.updateSite.body, {
+const body = bodyFlags(tenancy.updateSite, {
   descriptions: { orgId: 'Immutable: accepted only when it equals the current organization.', timezone: 'IANA time zone, e.g. Europe/Berlin.' },
 });
 
@@ -14,6 +14,6 @@ export default class SitesUpdate extends ApiCommand<typeof SitesUpdate> {
   static override flags = { ...body.flags, ...updateFlags };
 
   async run() {
-    return this.send(tenancy.updateSite, { params: { id: this.args.id }, body: await this.bodyFrom(body.fields) });
+    return this.call(tenancy.updateSite, { params: { id: this.args.id }, body: await this.bodyFrom(body) });
   }
 }

@@ -1,9 +1,9 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand, updateFlags } from '../../cli/api-command.js';
-import { flagsFor } from '../../cli/schema-flags.js';
+import { bodyFlags } from '../../cli/schema-flags.js';
 import { users } from '../../client/endpoints.js';
 
-const body = flagsFor(users.assignRole.body);
+const body = bodyFlags(users.assignRole);
 
 export default class UsersAssignRole extends ApiCommand<typeof UsersAssignRole> {
   static override summary = "Change a user's role (not your own; needs a session with MFA)";
@@ -14,9 +14,9 @@ export default class UsersAssignRole extends ApiCommand<typeof UsersAssignRole> 
   static override columns = ['id', 'email', 'name', 'roleId', 'roleName', 'scope'];
 
   async run() {
-    return this.send(users.assignRole, {
+    return this.call(users.assignRole, {
       params: { id: this.args.id },
-      body: (await this.bodyFrom(body.fields)) as never,
+      body: await this.bodyFrom(body),
     });
   }
 }

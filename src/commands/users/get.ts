@@ -8,6 +8,6 @@ export default class UsersGet extends ApiCommand<typeof UsersGet> {
   static override args = idArg('User');
 
   async run() {
-    return (await this.api({ users })).users.get({ params: { id: this.args.id } });
+    return this.call(users.get, { params: { id: this.args.id } });
   }
 }

@@ -1,8 +1,8 @@
 import { ApiCommand, createFlags, mutationFlags } from '../../cli/api-command.js';
-import { flagsFor } from '../../cli/schema-flags.js';
+import { bodyFlags } from '../../cli/schema-flags.js';
 import { users } from '../../client/endpoints.js';
 
-const body = flagsFor(users.invite.body);
+const body = bodyFlags(users.invite);
 
 export default class UsersInvite extends ApiCommand<typeof UsersInvite> {
   static override summary =
@@ -20,8 +20,8 @@ When the server sends no invitation e-mail (no mail service configured, or it fa
   static override columns = ['id', 'email', 'name', 'status', 'roleId', 'inviteEmailSent', 'inviteUrl'];
 
   async run() {
-    const result = await this.send(users.invite, { body: (await this.bodyFrom(body.fields)) as never });
-    const invited = result as { inviteEmailSent?: boolean; inviteUrl?: string | null; email?: string };
+    const result = await this.call(users.invite, { body: await this.bodyFrom(body) });
+    const invited = result;
     if (invited.inviteEmailSent === false && invited.inviteUrl) {
       this.info(
         `No invitation e-mail was sent: pass the inviteUrl on to ${invited.email ?? 'the person invited'} (it works once).`,

@@ -1,9 +1,9 @@
 import { ApiCommand, listFlags } from '../../cli/api-command.js';
-import { flagsFor } from '../../cli/schema-flags.js';
+import { queryFlags } from '../../cli/schema-flags.js';
 import { users } from '../../client/endpoints.js';
 
 const def = users.list;
-const filters = flagsFor(def.query, { omit: ['page', 'limit'] });
+const filters = queryFlags(def, { omit: ['page', 'limit'] });
 
 export default class UsersList extends ApiCommand<typeof UsersList> {
   static override summary = "List the users of the caller's partner or organization, by e-mail";
@@ -17,8 +17,7 @@ export default class UsersList extends ApiCommand<typeof UsersList> {
   static override columns = ['id', 'email', 'name', 'status', 'roleName', 'scope', 'mfaEnabled', 'lastLoginAt'];
 
   async run() {
-    const api = await this.api({ users });
-    const query = this.queryFrom(def, filters.fields);
-    return this.list((page, limit) => api.users.list({ query: { ...query, page, limit } }));
+    const query = this.queryFrom(filters);
+    return this.list(users.list, { query });
   }
 }

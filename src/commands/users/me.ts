@@ -6,6 +6,6 @@ export default class UsersMe extends ApiCommand<typeof UsersMe> {
   static override examples = ['<%= config.bin %> users me', '<%= config.bin %> users me --output json'];
 
   async run() {
-    return (await this.api({ auth })).auth.getMe();
+    return this.call(auth.getMe);
   }
 }

@@ -12,6 +12,6 @@ export default class UsersRemove extends ApiCommand<typeof UsersRemove> {
 
   async run() {
     await this.confirm(`Remove user ${this.args.id}? They lose access to everything of this partner or organization.`);
-    return this.send(users.remove, { params: { id: this.args.id } });
+    return this.call(users.remove, { params: { id: this.args.id } });
   }
 }

@@ -1,10 +1,10 @@
 import { Args } from '../../cli/flags.js';
 import { ApiCommand, mutationFlags } from '../../cli/api-command.js';
 import { UsageError } from '../../cli/prompts.js';
-import { flagsFor } from '../../cli/schema-flags.js';
+import { bodyFlags } from '../../cli/schema-flags.js';
 import { users } from '../../client/endpoints.js';
 
-const body = flagsFor(users.resendInvite.body, {
+const body = bodyFlags(users.resendInvite, {
   omit: ['userId'],
   descriptions: { email: 'The invited user, by e-mail address (instead of ID).' },
 });
@@ -22,13 +22,13 @@ export default class UsersResendInvite extends ApiCommand<typeof UsersResendInvi
   static override columns = ['id', 'email', 'inviteEmailSent', 'inviteUrl'];
 
   async run() {
-    const fields = await this.bodyFrom(body.fields);
+    const fields = await this.bodyFrom(body);
     if ((this.args.id === undefined) === (fields.email === undefined))
       throw new UsageError('Name the invited user by ID or by --email (one of them)', '--email');
-    const result = await this.send(users.resendInvite, {
+    const result = await this.call(users.resendInvite, {
       body: this.args.id === undefined ? fields : { userId: this.args.id },
     });
-    const sent = result as { inviteEmailSent?: boolean; inviteUrl?: string | null; email?: string };
+    const sent = result;
     if (sent.inviteEmailSent === false && sent.inviteUrl)
       this.info(
         `No invitation e-mail was sent: pass the inviteUrl on to ${sent.email ?? 'the person invited'} (it works once).`,

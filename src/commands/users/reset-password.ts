@@ -15,8 +15,8 @@ export default class UsersResetPassword extends ApiCommand<typeof UsersResetPass
   static override columns = ['id', 'email', 'resetEmailSent', 'resetUrl', 'expiresAt'];
 
   async run() {
-    const result = await this.send(users.resetPassword, { params: { id: this.args.id } });
-    const link = result as { resetEmailSent?: boolean; resetUrl?: string | null; email?: string };
+    const result = await this.call(users.resetPassword, { params: { id: this.args.id } });
+    const link = result;
     if (link.resetEmailSent === false && link.resetUrl)
       this.info(`No reset e-mail was sent: pass the resetUrl on to ${link.email ?? 'the user'} (it works once).`);
     return result;

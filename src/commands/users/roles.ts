@@ -7,6 +7,6 @@ export default class UsersRoles extends ApiCommand<typeof UsersRoles> {
   static override columns = ['id', 'name', 'scope', 'isSystem', 'description'];
 
   async run() {
-    return (await (await this.api({ users })).users.listRoles()).data;
+    return (await this.call(users.listRoles)).data;
   }
 }

@@ -1,9 +1,9 @@
 import { idArg } from '../../cli/args.js';
 import { ApiCommand, updateFlags } from '../../cli/api-command.js';
-import { flagsFor } from '../../cli/schema-flags.js';
+import { bodyFlags } from '../../cli/schema-flags.js';
 import { users } from '../../client/endpoints.js';
 
-const body = flagsFor(users.update.body);
+const body = bodyFlags(users.update);
 
 export default class UsersUpdate extends ApiCommand<typeof UsersUpdate> {
   static override summary =
@@ -17,6 +17,6 @@ export default class UsersUpdate extends ApiCommand<typeof UsersUpdate> {
   static override columns = ['id', 'email', 'name', 'status', 'roleName', 'scope'];
 
   async run() {
-    return this.send(users.update, { params: { id: this.args.id }, body: await this.bodyFrom(body.fields) });
+    return this.call(users.update, { params: { id: this.args.id }, body: await this.bodyFrom(body) });
   }
 }

@@ -1,11 +1,11 @@
 import { ApiCommand, updateFlags } from '../../../cli/api-command.js';
-import { CONFIG_COLUMNS, unwrap } from '../../../cli/pam-command.js';
+import { CONFIG_COLUMNS } from '../../../cli/pam-command.js';
 import { UsageError } from '../../../cli/prompts.js';
-import { flagsFor } from '../../../cli/schema-flags.js';
+import { bodyFlags } from '../../../cli/schema-flags.js';
 import { pam } from '../../../client/endpoints.js';
 
 const def = pam.putConfig;
-const body = flagsFor(def.body, {
+const body = bodyFlags(def, {
   descriptions: {
     defaultApprovalDurationMinutes:
       'How long an auto-approval lasts when the matching rule sets no duration, 1-1440 minutes ("null": 15).',
@@ -24,7 +24,7 @@ export default class PamConfigUpdate extends ApiCommand<typeof PamConfigUpdate> 
   static override columns = CONFIG_COLUMNS;
 
   async run() {
-    const fields = await this.bodyFrom(body.fields);
+    const fields = await this.bodyFrom(body);
     const changes = Object.keys(fields).filter((key) => key !== 'orgId');
     if (changes.length === 0)
       throw new UsageError(
@@ -32,9 +32,9 @@ export default class PamConfigUpdate extends ApiCommand<typeof PamConfigUpdate> 
       );
     if (fields.defaultUnmatchedVerdict === undefined) {
       const orgId = typeof fields.orgId === 'string' ? fields.orgId : undefined;
-      const current = await (await this.api({ pam })).pam.getConfig({ query: orgId === undefined ? {} : { orgId } });
+      const current = await this.call(pam.getConfig, { query: orgId === undefined ? {} : { orgId } });
       fields.defaultUnmatchedVerdict = current.config.defaultUnmatchedVerdict;
     }
-    return unwrap(await this.send(def, { body: fields as never }), 'config');
+    return (await this.call(def, { body: fields })).config;
   }
 }

@@ -5,13 +5,13 @@ import { CommandError } from '../../../cli/base-command.js';
 import { ExitCode } from '../../../cli/exit-codes.js';
 import { DECISION_COLUMNS, describeRequest, reauthFactor } from '../../../cli/pam-command.js';
 import { promptOrFail } from '../../../cli/prompts.js';
-import { flagsFor } from '../../../cli/schema-flags.js';
+import { bodyFlags } from '../../../cli/schema-flags.js';
 import { readSecretFromStdin } from '../../../cli/stdin.js';
 import { canPrompt } from '../../../cli/terminal.js';
 import { PAM_DURATION, pam } from '../../../client/endpoints.js';
 
 const def = pam.respond;
-const body = flagsFor(def.body, {
+const body = bodyFlags(def, {
   omit: ['decision', 'proof', 'reauthPassword'],
   descriptions: {
     durationMinutes: `How long the elevation lasts, ${PAM_DURATION.min}-${PAM_DURATION.max} minutes (default ${PAM_DURATION.default}).`,
@@ -46,12 +46,12 @@ Critical-tier approvals (AI tool actions of risk tier 4) need your password agai
 
   async run() {
     const { id } = this.args;
-    const fields = await this.bodyFrom(body.fields);
+    const fields = await this.bodyFrom(body);
     const minutes = typeof fields.durationMinutes === 'number' ? fields.durationMinutes : PAM_DURATION.default;
     let what: string | undefined;
     if (!this.flags.yes && !this.flags['dry-run'] && canPrompt(this.terminal)) {
       // What is being approved, for the prompt; the prompt still stands when the request cannot be read.
-      what = await (await this.api({ pam })).pam.getRequest({ params: { id } }).then(
+      what = await this.call(pam.getRequest, { params: { id } }).then(
         (answer) => describeRequest(answer.request),
         () => undefined,
       );
@@ -62,7 +62,7 @@ Critical-tier approvals (AI tool actions of risk tier 4) need your password agai
 
     const password = this.flags['reauth-password-stdin'] ? await this.readPassword() : undefined;
     const respond = (factor: { reauthPassword?: string; reauthMfaCode?: string }) =>
-      this.send(def, { params: { id }, body: { decision: 'approve' as const, ...fields, ...factor } });
+      this.call(def, { params: { id }, body: { decision: 'approve' as const, ...fields, ...factor } });
     try {
       return await respond(password === undefined ? {} : { reauthPassword: password });
     } catch (err) {

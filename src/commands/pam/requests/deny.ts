@@ -1,11 +1,11 @@
 import { ApiCommand, mutationFlags } from '../../../cli/api-command.js';
 import { idArg } from '../../../cli/args.js';
 import { DECISION_COLUMNS } from '../../../cli/pam-command.js';
-import { flagsFor } from '../../../cli/schema-flags.js';
+import { bodyFlags } from '../../../cli/schema-flags.js';
 import { pam } from '../../../client/endpoints.js';
 
 const def = pam.respond;
-const body = flagsFor(def.body, {
+const body = bodyFlags(def, {
   omit: ['decision', 'proof', 'reauthPassword', 'reauthMfaCode', 'durationMinutes'],
   descriptions: { reason: 'Why (up to 2000 characters; kept with the request and in the audit trail).' },
 });
@@ -19,9 +19,9 @@ export default class PamRequestsDeny extends ApiCommand<typeof PamRequestsDeny> 
   static override columns = DECISION_COLUMNS;
 
   async run() {
-    return this.send(def, {
+    return this.call(def, {
       params: { id: this.args.id },
-      body: { decision: 'deny' as const, ...(await this.bodyFrom(body.fields)) },
+      body: { decision: 'deny' as const, ...(await this.bodyFrom(body)) },
     });
   }
 }

@@ -11,6 +11,6 @@ export default class PamRequestsGet extends ApiCommand<typeof PamRequestsGet> {
   static override args = idArg('Elevation request');
 
   async run() {
-    return (await (await this.api({ pam })).pam.getRequest({ params: { id: this.args.id } })).request;
+    return (await this.call(pam.getRequest, { params: { id: this.args.id } })).request;
   }
 }

@@ -1,10 +1,10 @@
 import { ApiCommand, listFlags } from '../../../cli/api-command.js';
 import { REQUEST_COLUMNS } from '../../../cli/pam-command.js';
-import { flagsFor } from '../../../cli/schema-flags.js';
+import { queryFlags } from '../../../cli/schema-flags.js';
 import { pam } from '../../../client/endpoints.js';
 
 const def = pam.listRequests;
-const filters = flagsFor(def.query, {
+const filters = queryFlags(def, {
   omit: ['page', 'limit'],
   descriptions: {
     status: 'Only requests in this status.',
@@ -28,11 +28,9 @@ export default class PamRequestsList extends ApiCommand<typeof PamRequestsList> 
   static override columns = REQUEST_COLUMNS;
 
   async run() {
-    const api = await this.api({ pam });
-    const query = this.queryFrom(def, filters.fields);
-    return this.list(async (page, limit) => {
-      const answer = await api.pam.listRequests({ query: { ...query, page, limit } });
-      return { data: answer.requests, pagination: answer.pagination };
-    });
+    return this.list(pam.listRequests, { query: this.queryFrom(filters) }, (answer) => ({
+      data: answer.requests,
+      pagination: answer.pagination,
+    }));
   }
 }

@@ -2,11 +2,11 @@ import { ApiCommand, mutationFlags } from '../../../cli/api-command.js';
 import { idArg } from '../../../cli/args.js';
 import { DECISION_COLUMNS } from '../../../cli/pam-command.js';
 import { UsageError } from '../../../cli/prompts.js';
-import { flagsFor } from '../../../cli/schema-flags.js';
+import { bodyFlags } from '../../../cli/schema-flags.js';
 import { pam } from '../../../client/endpoints.js';
 
 const def = pam.revoke;
-const body = flagsFor(def.body, {
+const body = bodyFlags(def, {
   descriptions: { reason: 'Why (required, up to 2000 characters; kept in the audit trail).' },
 });
 
@@ -24,9 +24,9 @@ export default class PamRequestsRevoke extends ApiCommand<typeof PamRequestsRevo
 
   async run() {
     const { id } = this.args;
-    const fields = await this.bodyFrom(body.fields);
+    const fields = await this.bodyFrom(body);
     if (typeof fields.reason !== 'string') throw new UsageError('Give --reason: a revocation needs one', '--reason');
     await this.confirm(`Revoke elevation ${id}? The device removes the rights at once.`);
-    return this.send(def, { params: { id }, body: { reason: fields.reason } });
+    return this.call(def, { params: { id }, body: { reason: fields.reason } });
   }
 }

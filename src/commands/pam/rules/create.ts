@@ -1,10 +1,10 @@
 import { ApiCommand, createFlags } from '../../../cli/api-command.js';
-import { RULE_COLUMNS, unwrap } from '../../../cli/pam-command.js';
-import { flagsFor } from '../../../cli/schema-flags.js';
+import { RULE_COLUMNS } from '../../../cli/pam-command.js';
+import { bodyFlags } from '../../../cli/schema-flags.js';
 import { pam } from '../../../client/endpoints.js';
 
 const def = pam.createRule;
-const body = flagsFor(def.body, {
+const body = bodyFlags(def, {
   descriptions: {
     name: 'Name of the rule (1-255 characters).',
     verdict: 'What a matching request gets (default require_approval; ignore is invalid for tool-action rules).',
@@ -30,6 +30,6 @@ export default class PamRulesCreate extends ApiCommand<typeof PamRulesCreate> {
   static override columns = RULE_COLUMNS;
 
   async run() {
-    return unwrap(await this.send(def, { body: (await this.bodyFrom(body.fields)) as never }), 'rule');
+    return (await this.call(def, { body: await this.bodyFrom(body) })).rule;
   }
 }

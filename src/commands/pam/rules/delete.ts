@@ -17,7 +17,7 @@ export default class PamRulesDelete extends ApiCommand<typeof PamRulesDelete> {
     await this.confirm(
       `Delete elevation rule ${id}? Requests it matched fall to the next rule or the organization default.`,
     );
-    const result = await this.send(pam.deleteRule, { params: { id } });
-    return typeof result === 'object' && result !== null && 'dryRun' in result ? result : { id, ...(result as object) };
+    const result = await this.call(pam.deleteRule, { params: { id } });
+    return { id, ...result };
   }
 }

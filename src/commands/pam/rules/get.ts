@@ -11,6 +11,6 @@ export default class PamRulesGet extends ApiCommand<typeof PamRulesGet> {
   static override args = idArg('Elevation rule');
 
   async run() {
-    return (await (await this.api({ pam })).pam.getRule({ params: { id: this.args.id } })).rule;
+    return (await this.call(pam.getRule, { params: { id: this.args.id } })).rule;
   }
 }

@@ -1,10 +1,10 @@
 import { ApiCommand } from '../../../cli/api-command.js';
 import { RULE_COLUMNS } from '../../../cli/pam-command.js';
-import { flagsFor } from '../../../cli/schema-flags.js';
+import { queryFlags } from '../../../cli/schema-flags.js';
 import { pam } from '../../../client/endpoints.js';
 
 const def = pam.listRules;
-const filters = flagsFor(def.query);
+const filters = queryFlags(def);
 
 export default class PamRulesList extends ApiCommand<typeof PamRulesList> {
   static override summary = 'List elevation rules, in the order the engine tries them (priority, then creation time)';
@@ -17,7 +17,6 @@ export default class PamRulesList extends ApiCommand<typeof PamRulesList> {
   static override columns = RULE_COLUMNS;
 
   async run() {
-    const api = await this.api({ pam });
-    return (await api.pam.listRules({ query: this.queryFrom(def, filters.fields) })).rules;
+    return (await this.call(pam.listRules, { query: this.queryFrom(filters) })).rules;
   }
 }

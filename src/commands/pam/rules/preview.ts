@@ -1,10 +1,10 @@
 import { Flags } from '../../../cli/flags.js';
 import { ApiCommand } from '../../../cli/api-command.js';
-import { flagsFor } from '../../../cli/schema-flags.js';
+import { bodyFlags } from '../../../cli/schema-flags.js';
 import { pam } from '../../../client/endpoints.js';
 
 const def = pam.previewRule;
-const criteria = flagsFor(def.body);
+const criteria = bodyFlags(def);
 /** Fields of a rule file that say nothing about what the rule matches: dropped, so a rule file previews as is. */
 const RULE_ONLY = ['name', 'priority', 'enabled'];
 
@@ -25,8 +25,8 @@ export default class PamRulesPreview extends ApiCommand<typeof PamRulesPreview> 
 
   async run() {
     const body = Object.fromEntries(
-      Object.entries(await this.bodyFrom(criteria.fields)).filter(([key]) => !RULE_ONLY.includes(key)),
+      Object.entries(await this.bodyFrom(criteria)).filter(([key]) => !RULE_ONLY.includes(key)),
     );
-    return this.send(def, { body: body });
+    return this.call(def, { body: body });
   }
 }

@@ -1,6 +1,6 @@
 import { ApiCommand, mutationFlags } from '../../../cli/api-command.js';
 import { idArg } from '../../../cli/args.js';
-import { RULE_COLUMNS, unwrap } from '../../../cli/pam-command.js';
+import { RULE_COLUMNS } from '../../../cli/pam-command.js';
 import { pam } from '../../../client/endpoints.js';
 
 export default class PamRulesReapprove extends ApiCommand<typeof PamRulesReapprove> {
@@ -20,6 +20,6 @@ It turns automatic approval back on, so it asks for confirmation on a terminal; 
   async run() {
     const { id } = this.args;
     await this.confirm(`Re-approve elevation rule ${id}? Its suspended verdict (auto_approve) applies again at once.`);
-    return unwrap(await this.send(pam.updateRule, { params: { id }, body: { reapprove: true } }), 'rule');
+    return (await this.call(pam.updateRule, { params: { id }, body: { reapprove: true } })).rule;
   }
 }

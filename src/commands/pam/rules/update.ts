@@ -1,12 +1,12 @@
 import { ApiCommand, updateFlags } from '../../../cli/api-command.js';
 import { idArg } from '../../../cli/args.js';
-import { RULE_COLUMNS, unwrap } from '../../../cli/pam-command.js';
+import { RULE_COLUMNS } from '../../../cli/pam-command.js';
 import { UsageError } from '../../../cli/prompts.js';
-import { flagsFor } from '../../../cli/schema-flags.js';
+import { bodyFlags } from '../../../cli/schema-flags.js';
 import { pam } from '../../../client/endpoints.js';
 
 const def = pam.updateRule;
-const body = flagsFor(def.body, {
+const body = bodyFlags(def, {
   omit: ['reapprove'],
   descriptions: {
     timeWindow:
@@ -28,9 +28,9 @@ export default class PamRulesUpdate extends ApiCommand<typeof PamRulesUpdate> {
   static override columns = RULE_COLUMNS;
 
   async run() {
-    const patch = await this.bodyFrom(body.fields);
+    const patch = await this.bodyFrom(body);
     if (Object.keys(patch).length === 0)
       throw new UsageError('Nothing to change: give the fields to change as flags or with --from-file');
-    return unwrap(await this.send(def, { params: { id: this.args.id }, body: patch }), 'rule');
+    return (await this.call(def, { params: { id: this.args.id }, body: patch })).rule;
   }
 }

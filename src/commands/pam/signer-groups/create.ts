@@ -1,10 +1,10 @@
 import { ApiCommand, createFlags } from '../../../cli/api-command.js';
-import { SIGNER_GROUP_COLUMNS, unwrap } from '../../../cli/pam-command.js';
-import { flagsFor } from '../../../cli/schema-flags.js';
+import { SIGNER_GROUP_COLUMNS } from '../../../cli/pam-command.js';
+import { bodyFlags } from '../../../cli/schema-flags.js';
 import { pam } from '../../../client/endpoints.js';
 
 const def = pam.createSignerGroup;
-const body = flagsFor(def.body, {
+const body = bodyFlags(def, {
   descriptions: {
     name: 'Name of the group (1-255 characters).',
     description: 'What the group is for.',
@@ -22,6 +22,6 @@ export default class PamSignerGroupsCreate extends ApiCommand<typeof PamSignerGr
   static override columns = SIGNER_GROUP_COLUMNS;
 
   async run() {
-    return unwrap(await this.send(def, { body: (await this.bodyFrom(body.fields)) as never }), 'signerGroup');
+    return (await this.call(def, { body: await this.bodyFrom(body) })).signerGroup;
   }
 }

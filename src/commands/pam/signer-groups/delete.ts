@@ -15,7 +15,7 @@ export default class PamSignerGroupsDelete extends ApiCommand<typeof PamSignerGr
   async run() {
     const { id } = this.args;
     await this.confirm(`Delete signer group ${id}?`);
-    const result = await this.send(pam.deleteSignerGroup, { params: { id } });
-    return typeof result === 'object' && result !== null && 'dryRun' in result ? result : { id, ...(result as object) };
+    const result = await this.call(pam.deleteSignerGroup, { params: { id } });
+    return { id, ...result };
   }
 }

@@ -8,6 +8,6 @@ export default class PamSignerGroupsGet extends ApiCommand<typeof PamSignerGroup
   static override args = idArg('Signer group');
 
   async run() {
-    return (await (await this.api({ pam })).pam.getSignerGroup({ params: { id: this.args.id } })).signerGroup;
+    return (await this.call(pam.getSignerGroup, { params: { id: this.args.id } })).signerGroup;
   }
 }

@@ -1,10 +1,10 @@
 import { ApiCommand } from '../../../cli/api-command.js';
 import { SIGNER_GROUP_COLUMNS } from '../../../cli/pam-command.js';
-import { flagsFor } from '../../../cli/schema-flags.js';
+import { queryFlags } from '../../../cli/schema-flags.js';
 import { pam } from '../../../client/endpoints.js';
 
 const def = pam.listSignerGroups;
-const filters = flagsFor(def.query);
+const filters = queryFlags(def);
 
 export default class PamSignerGroupsList extends ApiCommand<typeof PamSignerGroupsList> {
   static override summary = 'List signer groups (reusable sets of code signers for elevation rules), by name';
@@ -16,7 +16,7 @@ export default class PamSignerGroupsList extends ApiCommand<typeof PamSignerGrou
   static override columns = SIGNER_GROUP_COLUMNS;
 
   async run() {
-    return (await (await this.api({ pam })).pam.listSignerGroups({ query: this.queryFrom(def, filters.fields) }))
+    return (await this.call(pam.listSignerGroups, { query: this.queryFrom(filters) }))
       .signerGroups;
   }
 }

@@ -1,12 +1,12 @@
 import { ApiCommand, updateFlags } from '../../../cli/api-command.js';
 import { idArg } from '../../../cli/args.js';
-import { SIGNER_GROUP_COLUMNS, unwrap } from '../../../cli/pam-command.js';
+import { SIGNER_GROUP_COLUMNS } from '../../../cli/pam-command.js';
 import { UsageError } from '../../../cli/prompts.js';
-import { flagsFor } from '../../../cli/schema-flags.js';
+import { bodyFlags } from '../../../cli/schema-flags.js';
 import { pam } from '../../../client/endpoints.js';
 
 const def = pam.updateSignerGroup;
-const body = flagsFor(def.body, {
+const body = bodyFlags(def, {
   descriptions: {
     signers: 'Replaces every signer of the group.',
     thumbprints: 'Replaces every thumbprint of the group (SHA-256 hex).',
@@ -25,9 +25,9 @@ export default class PamSignerGroupsUpdate extends ApiCommand<typeof PamSignerGr
   static override columns = SIGNER_GROUP_COLUMNS;
 
   async run() {
-    const patch = await this.bodyFrom(body.fields);
+    const patch = await this.bodyFrom(body);
     if (Object.keys(patch).length === 0)
       throw new UsageError('Nothing to change: give the fields to change as flags or with --from-file');
-    return unwrap(await this.send(def, { params: { id: this.args.id }, body: patch }), 'signerGroup');
+    return (await this.call(def, { params: { id: this.args.id }, body: patch })).signerGroup;
   }
 }

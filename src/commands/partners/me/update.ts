@@ -1,8 +1,8 @@
 import { ApiCommand, updateFlags } from '../../../cli/api-command.js';
-import { flagsFor } from '../../../cli/schema-flags.js';
+import { bodyFlags } from '../../../cli/schema-flags.js';
 import { tenancy } from '../../../client/endpoints.js';
 
-const body = flagsFor(tenancy.updateMyPartner.body);
+const body = bodyFlags(tenancy.updateMyPartner);
 
 export default class PartnersMeUpdate extends ApiCommand<typeof PartnersMeUpdate> {
   static override summary = "Update the caller's own partner (settings are merged into the current ones)";
@@ -14,6 +14,6 @@ export default class PartnersMeUpdate extends ApiCommand<typeof PartnersMeUpdate
   static override flags = { ...body.flags, ...updateFlags };
 
   async run() {
-    return this.send(tenancy.updateMyPartner, { body: await this.bodyFrom(body.fields) });
+    return this.call(tenancy.updateMyPartner, { body: await this.bodyFrom(body) });
   }
 }

@@ -19,8 +19,7 @@ export default class UsersMeChangePassword extends ApiCommand<typeof UsersMeChan
   async run() {
     const [currentPassword, newPassword] = this.flags['passwords-stdin'] ? await readSecretLinesFromStdin('--passwords-stdin', ['the current password', 'the new password']) : await this.prompt();
     if (currentPassword === undefined || newPassword === undefined) throw new UsageError('Both passwords are needed', '--passwords-stdin');
-    const result = await this.send(auth.changePassword, { body: { currentPassword, newPassword } });
-    if (this.flags['dry-run']) return result;
+    const result = await this.call(auth.changePassword, { body: { currentPassword, newPassword } });
 
     const session = await this.session();
     const email = session.connection.profile?.email;
@@ -30,10 +29,7 @@ export default class UsersMeChangePassword extends ApiCommand<typeof UsersMeChan
     }
     // The server ended every session, the one in this profile included: sign in again when no second factor is
     // needed, so the profile keeps working; otherwise forget the dead tokens.
-    const outcome = await session
-      .unauthenticatedApi({ auth })
-      .auth.login({ body: { email, password: newPassword } })
-      .catch(() => undefined);
+    const outcome = await this.call(auth.login, { body: { email, password: newPassword } }, { anonymous: true }).catch(() => undefined);
     if (outcome === undefined || outcome.mfaRequired) {
       await session.forgetSecrets();
       this.info(`Password changed. Every session has ended: run \`svc login --email ${email}\`.`);

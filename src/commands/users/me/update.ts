@@ -1,8 +1,8 @@
 import { ApiCommand, updateFlags } from '../../../cli/api-command.js';
-import { flagsFor } from '../../../cli/schema-flags.js';
+import { bodyFlags } from '../../../cli/schema-flags.js';
 import { auth } from '../../../client/endpoints.js';
 
-const body = flagsFor(auth.updateMe.body);
+const body = bodyFlags(auth.updateMe);
 
 export default class UsersMeUpdate extends ApiCommand<typeof UsersMeUpdate> {
   static override summary = "Update the signed-in user's name or avatar";
@@ -10,6 +10,6 @@ export default class UsersMeUpdate extends ApiCommand<typeof UsersMeUpdate> {
   static override flags = { ...body.flags, ...updateFlags };
 
   async run() {
-    return this.send(auth.updateMe, { body: await this.bodyFrom(body.fields) });
+    return this.call(auth.updateMe, { body: await this.bodyFrom(body) });
   }
 }

@@ -21,6 +21,8 @@ export const users = sqliteTable(
     mfaSecretEnc: text(),
     /** A secret from setup that becomes mfaSecretEnc once a code proves it. */
     mfaPendingSecretEnc: text(),
+    /** The last TOTP time step accepted for this user, by any check: a code works once (01 §4.5). */
+    mfaLastTotpStep: integer(),
     phoneNumber: text(),
     phoneVerified: integer({ mode: 'boolean' }).notNull().default(false),
     failedLoginCount: integer().notNull().default(0),

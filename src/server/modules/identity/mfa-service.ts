@@ -7,22 +7,14 @@ import { DomainError, badRequest, forbidden, tooManyRequests, unauthorized } fro
 import type { SecretBox } from '../../security/crypto.js';
 import { SlidingWindowLimiter } from '../../security/sliding-window.js';
 import type { TokenSigner } from '../../security/tokens.js';
-import {
-  TOTP_PERIOD_SECONDS,
-  hashRecoveryCode,
-  isTotpCode,
-  newRecoveryCodes,
-  newTotpEnrollment,
-  totpStep,
-} from '../../security/totp.js';
+import { hashRecoveryCode, isTotpCode, newRecoveryCodes, newTotpEnrollment } from '../../security/totp.js';
 import { recordAudit } from '../audit/recorder.js';
 import type { TenancyService } from '../tenancy/service.js';
 import type { AuthService, User } from './auth-service.js';
 import type { IssuedTokens, SessionService } from './sessions.js';
+import { TOTP_CODE_USED, checkTotp, type TotpCheck } from './totp-verifier.js';
 
 const INVALID_CODE = 'Invalid MFA code';
-/** How many users' last accepted TOTP steps are kept before stale ones are swept. */
-const STEP_SWEEP_THRESHOLD = 10_000;
 
 export interface MfaSetupResult {
   secret: string;
@@ -39,6 +31,15 @@ export interface MfaSessionResult {
 /** Which credential proved the second factor. */
 type ProvenBy = 'totp' | 'sms' | 'recovery_code';
 
+/** Why a code was refused: the message and code of the error. */
+interface Refusal {
+  message: string;
+  code: 'INVALID_MFA_CODE' | 'MFA_CODE_USED';
+}
+const INVALID: Refusal = { message: INVALID_CODE, code: 'INVALID_MFA_CODE' };
+const USED: Refusal = { message: TOTP_CODE_USED, code: 'MFA_CODE_USED' };
+const refusalOf = (check: Exclude<TotpCheck, 'accepted'>): Refusal => (check === 'used' ? USED : INVALID);
+
 /** Checks (and uses up) an SMS sign-in code of a user (identity/sms-service.ts). */
 export interface SmsLoginCodes {
   consume(userId: string, purpose: 'mfa_login', code: string): string | null;
@@ -50,9 +51,6 @@ export interface SmsLoginCodes {
 export class MfaService {
   /** Failed code checks, per user and per client IP. */
   readonly limiter = new SlidingWindowLimiter();
-  /** The last TOTP time step accepted per user: a code is refused once its step has been used. Kept in
-   * memory: after a restart a code could be replayed only within its remaining ±30 s of validity. */
-  private readonly lastStep = new Map<string, number>();
 
   constructor(
     private readonly db: Db,
@@ -104,22 +102,6 @@ export class MfaService {
 
   // ---- code checks ----
 
-  /** A TOTP code of the (sealed) secret, not yet used: its time step is then consumed. */
-  private acceptTotp(userId: string, sealedSecret: string, code: string): boolean {
-    const step = totpStep(this.box.open(sealedSecret), code);
-    if (step === null) return false;
-    const last = this.lastStep.get(userId);
-    if (last !== undefined && step <= last) return false;
-    this.rememberStep(userId, step);
-    return true;
-  }
-
-  private rememberStep(userId: string, step: number): void {
-    this.lastStep.set(userId, step);
-    if (this.lastStep.size <= STEP_SWEEP_THRESHOLD) return;
-    const stale = Math.floor(Date.now() / 1000 / TOTP_PERIOD_SECONDS) - 2;
-    for (const [id, s] of this.lastStep) if (s < stale) this.lastStep.delete(id);
-  }
 
   /** An unused recovery code of the user, marked used by the same statement (so it works once). */
   private consumeRecoveryCode(userId: string, code: string): boolean {
@@ -138,18 +120,25 @@ export class MfaService {
     return used.length > 0;
   }
 
-  /** Checks a code against the user's active factor, throttled; null when it does not match. */
-  private prove(ctx: RequestContext, user: User, code: string, allowRecovery: boolean): ProvenBy | null {
+  /** Checks a code against the user's active factor, throttled: what proved it, or why it was refused. */
+  private prove(ctx: RequestContext, user: User, code: string, allowRecovery: boolean): ProvenBy | Refusal {
     this.requireEnabled(user);
     this.assertNotThrottled(user.id, ctx.ip);
-    let provenBy: ProvenBy | null = null;
+    const proof = this.check(user, code, allowRecovery);
+    if (typeof proof !== 'string') this.recordFailedCheck(user.id, ctx.ip);
+    return proof;
+  }
+
+  private check(user: User, code: string, allowRecovery: boolean): ProvenBy | Refusal {
     if (isTotpCode(code)) {
       // Six digits are the code of the user's method: from the authenticator, or the last SMS sent.
-      if (user.mfaMethod === 'sms') provenBy = this.smsCodes?.consume(user.id, 'mfa_login', code) ? 'sms' : null;
-      else if (user.mfaSecretEnc) provenBy = this.acceptTotp(user.id, user.mfaSecretEnc, code) ? 'totp' : null;
-    } else if (allowRecovery) provenBy = this.consumeRecoveryCode(user.id, code) ? 'recovery_code' : null;
-    if (!provenBy) this.recordFailedCheck(user.id, ctx.ip);
-    return provenBy;
+      if (user.mfaMethod === 'sms') return this.smsCodes?.consume(user.id, 'mfa_login', code) ? 'sms' : INVALID;
+      if (!user.mfaSecretEnc) return INVALID;
+      const check = checkTotp(this.db, this.box, user.id, user.mfaSecretEnc, code);
+      return check === 'accepted' ? 'totp' : refusalOf(check);
+    }
+    if (allowRecovery && this.consumeRecoveryCode(user.id, code)) return 'recovery_code';
+    return INVALID;
   }
 
   private storeRecoveryCodes(userId: string, codes: string[]): void {
@@ -197,9 +186,11 @@ export class MfaService {
     const pending = user.mfaPendingSecretEnc;
     if (!pending) throw badRequest('MFA setup has not been started; call /auth/mfa/setup first', 'MFA_SETUP_REQUIRED');
     this.assertNotThrottled(user.id, ctx.ip);
-    if (!this.acceptTotp(user.id, pending, code)) {
+    const check = checkTotp(this.db, this.box, user.id, pending, code);
+    if (check !== 'accepted') {
       this.recordFailedCheck(user.id, ctx.ip);
-      throw badRequest(INVALID_CODE, 'INVALID_MFA_CODE');
+      const refusal = refusalOf(check);
+      throw badRequest(refusal.message, refusal.code);
     }
     const enabled = this.db.$client.transaction(() => {
       const updated = this.db
@@ -242,7 +233,7 @@ export class MfaService {
 
     const userCtx = this.auth.contextFor(user, ctx);
     const provenBy = this.prove(userCtx, user, code, true);
-    if (!provenBy) {
+    if (typeof provenBy !== 'string') {
       this.db.$client.transaction(() => {
         recordAudit(this.db, userCtx, {
           action: 'user.login.failed',
@@ -251,10 +242,10 @@ export class MfaService {
           resourceName: user.email,
           orgId: userCtx.caller.orgId,
           result: 'failure',
-          details: { reason: 'invalid MFA code', stepUp },
+          details: { reason: provenBy === USED ? 'MFA code already used' : 'invalid MFA code', stepUp },
         });
       })();
-      throw unauthorized(INVALID_CODE, 'INVALID_MFA_CODE');
+      throw unauthorized(provenBy.message, provenBy.code);
     }
     const tokens = await this.auth.startSession(userCtx, user, true, { mfaMethod: provenBy, stepUp });
     return { user, tokens };
@@ -266,7 +257,8 @@ export class MfaService {
     this.requireEnabled(user);
     if (this.mfaEnforced(ctx))
       throw forbidden('MFA is required by your organization and cannot be disabled', 'MFA_ENFORCED');
-    if (!this.prove(ctx, user, code, true)) throw badRequest(INVALID_CODE, 'INVALID_MFA_CODE');
+    const proof = this.prove(ctx, user, code, true);
+    if (typeof proof !== 'string') throw badRequest(proof.message, proof.code);
     this.db.$client.transaction(() => {
       this.db
         .update(users)
@@ -293,7 +285,8 @@ export class MfaService {
   /** POST /auth/mfa/recovery-codes: a TOTP code replaces every recovery code with a new set. */
   regenerateRecoveryCodes(ctx: RequestContext, code: string): string[] {
     const user = this.currentUser(ctx);
-    if (!this.prove(ctx, user, code, false)) throw badRequest(INVALID_CODE, 'INVALID_MFA_CODE');
+    const proof = this.prove(ctx, user, code, false);
+    if (typeof proof !== 'string') throw badRequest(proof.message, proof.code);
     const recoveryCodes = newRecoveryCodes();
     this.db.$client.transaction(() => {
       this.storeRecoveryCodes(user.id, recoveryCodes);

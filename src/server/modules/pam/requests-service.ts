@@ -31,10 +31,10 @@ import { publishEvent } from '../../jobs/queue.js';
 import type { SecretBox } from '../../security/crypto.js';
 import { verifyPassword } from '../../security/passwords.js';
 import { SlidingWindowLimiter } from '../../security/sliding-window.js';
-import { totpStep } from '../../security/totp.js';
 import { recordAudit } from '../audit/recorder.js';
 import type { DevicesService } from '../devices/service.js';
 import type { AuthService } from '../identity/auth-service.js';
+import { TOTP_CODE_USED, checkTotp } from '../identity/totp-verifier.js';
 import { canAccessOrg, requireSite } from '../tenancy/access.js';
 import type { TenancyService } from '../tenancy/service.js';
 import type { PamApproversService } from './approvers-service.js';
@@ -142,8 +142,6 @@ function toView(row: {
  */
 export class PamRequestsService {
   private readonly reauthLimiter = new SlidingWindowLimiter();
-  /** The last TOTP step accepted for a re-authentication, per user: a code is not accepted twice. */
-  private readonly reauthSteps = new Map<string, number>();
 
   constructor(
     private readonly db: Db,
@@ -657,6 +655,9 @@ export class PamRequestsService {
         status: row.status,
         enforcementStatus: row.enforcementStatus,
         expiresAt: row.expiresAt,
+        decisionSource: row.decisionSource,
+        decidedAssuranceLevel: row.decidedAssuranceLevel,
+        decidedVia: row.decidedVia,
         ...(refused ? { reason: REFUSAL_REASON } : {}),
       };
     });
@@ -680,6 +681,7 @@ export class PamRequestsService {
       const { retryAfterSeconds } = this.reauthLimiter.hit(key, t.loginPerEmail, windowMs);
       throw tooManyRequests('Too many re-authentication attempts', retryAfterSeconds, 'TOO_MANY_REAUTH_ATTEMPTS');
     }
+    let failure = 'Re-authentication failed';
     if (user.passwordHash) {
       if (body.reauthPassword === undefined)
         throw required('Re-authentication required for a critical-tier approval: send reauthPassword');
@@ -687,25 +689,15 @@ export class PamRequestsService {
     } else {
       if (body.reauthMfaCode === undefined)
         throw required('Re-authentication required for a critical-tier approval: send reauthMfaCode');
-      if (
-        user.mfaEnabled &&
-        user.mfaMethod !== 'sms' &&
-        user.mfaSecretEnc &&
-        this.acceptTotp(user.id, user.mfaSecretEnc, body.reauthMfaCode)
-      )
-        return;
+      const check =
+        user.mfaEnabled && user.mfaMethod !== 'sms' && user.mfaSecretEnc
+          ? checkTotp(this.db, this.box, user.id, user.mfaSecretEnc, body.reauthMfaCode)
+          : 'invalid';
+      if (check === 'accepted') return;
+      if (check === 'used') failure = TOTP_CODE_USED;
     }
     this.reauthLimiter.hit(key, Number.MAX_SAFE_INTEGER, windowMs);
-    throw required('Re-authentication failed');
-  }
-
-  private acceptTotp(userId: string, sealedSecret: string, code: string): boolean {
-    const step = totpStep(this.box.open(sealedSecret), code.trim());
-    if (step === null) return false;
-    const last = this.reauthSteps.get(userId);
-    if (last !== undefined && step <= last) return false;
-    this.reauthSteps.set(userId, step);
-    return true;
+    throw required(failure);
   }
 
   /** Step-up policy: `pamStepUpRequired: true` in the settings of the organization or of its partner makes a

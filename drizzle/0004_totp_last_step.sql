@@ -1,0 +1,1 @@
+ALTER TABLE `users` ADD `mfa_last_totp_step` integer;

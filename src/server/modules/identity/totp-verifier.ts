@@ -1,0 +1,28 @@
+import { and, eq, isNull, lt, or } from 'drizzle-orm';
+import type { Db } from '../../db/connection.js';
+import { users } from '../../db/schema/index.js';
+import type { SecretBox } from '../../security/crypto.js';
+import { totpStep } from '../../security/totp.js';
+
+/** accepted: the code is valid and its step is now used; used: valid, but its step (or a later one) was
+ * already accepted for this user; invalid: not a code of the secret now. */
+export type TotpCheck = 'accepted' | 'used' | 'invalid';
+
+export const TOTP_CODE_USED = 'MFA code already used; wait for the next one';
+
+/**
+ * The one TOTP check of the server (sign-in, enable, disable, PAM re-authentication): a code of the user's
+ * sealed secret, whose time step is consumed on the user row. The conditional UPDATE makes the step a
+ * compare-and-swap, so of two concurrent uses of one code one passes, and a restart forgets nothing.
+ */
+export function checkTotp(db: Db, box: SecretBox, userId: string, sealedSecret: string, code: string): TotpCheck {
+  const step = totpStep(box.open(sealedSecret), code.trim());
+  if (step === null) return 'invalid';
+  const taken = db
+    .update(users)
+    .set({ mfaLastTotpStep: step })
+    .where(and(eq(users.id, userId), or(isNull(users.mfaLastTotpStep), lt(users.mfaLastTotpStep, step))))
+    .returning({ id: users.id })
+    .all();
+  return taken.length > 0 ? 'accepted' : 'used';
+}
