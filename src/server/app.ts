@@ -118,7 +118,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     roles,
     users: new UsersService(db, config, directory, roles, tenancy, sessions, mailer),
     accessReviews: new AccessReviewsService(db, directory, sessions),
-    pam: new PamService(db, config, box, { auth, tenancy, devices }),
+    pam: new PamService(db, config, box, { auth, tenancy, devices, directory }),
   };
 
   const clientIp = clientIpResolver(isTrusted, config.trustedProxies.length > 0);

@@ -8,6 +8,7 @@ import { devices } from '../../db/schema/index.js';
 import { systemContext, type Caller, type RequestContext } from '../../context.js';
 import { DomainError, badRequest, forbidden, notFound, partnerInactive, unauthorized } from '../../errors.js';
 import { publishEvent } from '../../jobs/queue.js';
+import { namesById } from '../../lib/names.js';
 import { countRows, paged, type Paged } from '../../lib/paging.js';
 import { sha256Hex } from '../../security/crypto.js';
 import { recordAudit } from '../audit/recorder.js';
@@ -209,6 +210,27 @@ export class DevicesService {
     if (partnerMax !== null && countRows(this.db, devices, and(eq(devices.partnerId, partnerId), live)) >= partnerMax) {
       throw forbidden(`Device limit of the partner reached (${partnerMax})`, 'DEVICE_LIMIT_REACHED');
     }
+  }
+
+  /** Device id → hostname (other modules show device names without reading the devices table). */
+  hostnamesOf(ids: Iterable<string | null>): Map<string, string> {
+    return namesById(this.db, devices, { id: devices.id, name: devices.hostname }, ids);
+  }
+
+  /** The device of an agent id, if any (decommissioned ones included: the caller decides). */
+  byAgentId(agentId: string): Pick<DeviceRow, 'id' | 'orgId' | 'siteId' | 'status' | 'agentId' | 'hostname'> | undefined {
+    return this.db
+      .select({
+        id: devices.id,
+        orgId: devices.orgId,
+        siteId: devices.siteId,
+        status: devices.status,
+        agentId: devices.agentId,
+        hostname: devices.hostname,
+      })
+      .from(devices)
+      .where(eq(devices.agentId, agentId))
+      .get();
   }
 
   /**
