@@ -102,7 +102,6 @@ export const auth: ClientGroup<typeof AuthContract> = {
     name: 'mfaRecoveryCodes',
     method: 'POST',
     fullPath: '/api/v1/auth/mfa/recovery-codes',
-    body: [{ field: 'code', kind: 'string', nullable: false }],
   },
   changePassword: {
     area: 'auth',
@@ -488,7 +487,7 @@ export const users: ClientGroup<typeof UsersContract> = {
         kind: 'string',
         nullable: false,
         options: ['active', 'disabled'],
-        description: 'disabled ends every session at once; active re-enables',
+        description: 'disabled ends every session at once (and withdraws an invitation); active re-enables',
       },
     ],
   },

@@ -62,8 +62,8 @@ export const AccessReviewItemUpdateSchema = z.strictObject({
 });
 
 const READ = { permission: 'users:read' } as const;
-/** Decisions remove people's access: a user session with MFA (docs/api-notes.md). */
-const WRITE = { permission: 'users:write', mfa: true, sessionOnly: true } as const;
+/** 01 §4.8 names users:write and, unlike the "+ MFA" routes, no MFA. */
+const WRITE = { permission: 'users:write' } as const;
 
 /** 01 §4.8 access reviews of the caller's partner (partner-user links) or organization (organization-user links). */
 export const accessReviews = {

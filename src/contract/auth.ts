@@ -178,10 +178,10 @@ export const auth = {
   mfaRecoveryCodes: endpoint({
     method: 'POST',
     path: '/auth/mfa/recovery-codes',
-    body: z.strictObject({ code: TotpCode }),
     responses: { 200: RecoveryCodesSchema },
-    auth: { allowInactivePartner: true, sessionOnly: true },
-    summary: 'Replace every recovery code with a new set (shown once)',
+    // 01 §4.5 shows no body: the proof is the session's MFA, as on every "+ MFA" route.
+    auth: { allowInactivePartner: true, sessionOnly: true, mfa: true },
+    summary: 'Replace every recovery code with a new set (shown once); needs a session signed in with MFA',
   }),
   changePassword: endpoint({
     method: 'POST',

@@ -89,7 +89,7 @@ export const ResendInviteResultSchema = z.object({
 
 export const UserUpdateSchema = z.strictObject({
   name: Name.optional().describe('New name'),
-  status: z.enum(['active', 'disabled']).optional().describe('disabled ends every session at once; active re-enables'),
+  status: z.enum(['active', 'disabled']).optional().describe('disabled ends every session at once (and withdraws an invitation); active re-enables'),
 });
 
 export const AssignRoleSchema = z.strictObject({

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { EndpointDef } from '../contract/endpoint.js';
 import type { ServerConfig } from './config.js';
+import type { RequestContext } from './context.js';
 import type { Db } from './db/connection.js';
 import type { Handler } from './http/bind.js';
 import type { Mailer } from './delivery/mailer.js';
@@ -59,6 +60,8 @@ export interface ModuleContext {
   signer: TokenSigner;
   worker: JobWorker;
   services: Services;
+  /** The context of a request without credentials, with the client address (pages outside the contract). */
+  anonymousContext: (request: FastifyRequest) => RequestContext;
   /** The bearer token of a request, parsed as the guard parses it (public routes that accept a session). */
   bearerToken: (request: FastifyRequest) => string | null;
   /** Binds one contract endpoint to its handler (http/bind.ts). */

@@ -12,7 +12,7 @@ import { bind, type Handler } from './http/bind.js';
 import { clientIpResolver, trustedProxyMatcher } from './http/client-ip.js';
 import { installErrorHandler } from './http/error-handler.js';
 import { installAdmission } from './http/admission.js';
-import { bearerToken, createGuard } from './http/guard.js';
+import { anonymous, bearerToken, createGuard } from './http/guard.js';
 import { createIdempotency, purgeIdempotencyKeys } from './http/idempotency.js';
 import { JobWorker } from './jobs/queue.js';
 import { loggerOptions } from './logging.js';
@@ -45,6 +45,7 @@ import { registerTenancyRoutes } from './modules/tenancy/routes.js';
 import { TenancyService } from './modules/tenancy/service.js';
 import { registerUserRoutes } from './modules/users/routes.js';
 import { UsersService } from './modules/users/service.js';
+import { registerWebPages } from './modules/web-pages/routes.js';
 import { SecretBox } from './security/crypto.js';
 import { loadServerSecrets } from './security/server-secrets.js';
 import { TokenSigner } from './security/tokens.js';
@@ -147,6 +148,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     signer,
     worker,
     services,
+    anonymousContext: (request) => anonymous(request, clientIp(request)),
     bearerToken,
     route: <E extends EndpointDef>(def: E, handler: Handler<E>) => bind(app, bindDeps, def, handler),
   };
@@ -162,6 +164,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   registerRoleRoutes(moduleContext);
   registerAccessReviewRoutes(moduleContext);
   registerPamRoutes(moduleContext);
+  registerWebPages(moduleContext);
   apiKeys.start();
 
   worker.every('maintenance.purge-idempotency-keys', 3600_000, () => {

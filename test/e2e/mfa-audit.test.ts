@@ -96,7 +96,7 @@ describe('e2e: the audit log and MFA (CLI.md "Errors and exit codes", 01 §4.5)'
   });
 
   it('mfa recovery-codes refuses without --yes off a terminal (exit 2)', async () => {
-    const result = await user.run(['mfa', 'recovery-codes', '--code', '000000']);
+    const result = await user.run(['mfa', 'recovery-codes']);
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('--yes');
   });

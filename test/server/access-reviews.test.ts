@@ -260,7 +260,7 @@ describe('access reviews (01 §2.10, §3, §4.8)', () => {
     expect((await as('aNone', 'POST', `/access-reviews/${id}/complete`)).status).toBe(403);
   });
 
-  it('01§4.8 reads need users:read, writes users:write (and MFA: docs/api-notes)', async () => {
+  it('01§4.8 reads need users:read, writes users:write', async () => {
     const id = await create('aAdmin');
     const viewerOrg = await as('orgUser', 'POST', `/users/${w.users.siteUser.id}/role`, { roleId: ROLES.orgViewer });
     expect(viewerOrg.status).toBe(200);
@@ -269,9 +269,40 @@ describe('access reviews (01 §2.10, §3, §4.8)', () => {
     const write = await as('siteUser', 'POST', '/access-reviews', { name: 'Viewer review' });
     expect(write.status).toBe(403);
     expect(write.body.error).toBe('Permission denied');
+    expect((await as('siteUser', 'POST', `/access-reviews/${id}/complete`)).status).toBe(403);
+  });
 
-    const noMfa = await mintToken(t, w.users.aAdmin.id, { mfa: false });
-    const res = await t.call('POST', `${API}/access-reviews/${id}/complete`, { token: noMfa });
-    expect(res.body.code).toBe('MFA_REQUIRED');
+  it('01§4.8 writes need users:write and no MFA: a session without MFA and an API key with users:write create, decide and complete', async () => {
+    const noMfa = await mintToken(t, w.users.orgUser.id, { mfa: false });
+    const created = await t.call('POST', `${API}/access-reviews`, { token: noMfa, body: { name: 'No MFA' } });
+    expect(created.status, created.text).toBe(201);
+    const review = await t.call('GET', `${API}/access-reviews/${created.body.id}`, { token: noMfa });
+    const item = (review.body.items as Item[])[0];
+    const decided = await t.call('PATCH', `${API}/access-reviews/${created.body.id}/items/${item?.id ?? ''}`, {
+      token: noMfa,
+      body: { decision: 'approved' },
+    });
+    expect(decided.status, decided.text).toBe(200);
+
+    const keyRes = await t.call('POST', `${API}/api-keys`, {
+      token: w.tokens.system,
+      body: { orgId: w.orgA1.id, name: 'reviews', scopes: ['users:read', 'users:write'] },
+    });
+    expect(keyRes.status, keyRes.text).toBe(201);
+    const apiKey = keyRes.body.key as string;
+    const byKey = await t.call('POST', `${API}/access-reviews`, { apiKey, body: { name: 'By key' } });
+    expect(byKey.status, byKey.text).toBe(201);
+    expect(byKey.body.itemCount).toBe(created.body.itemCount);
+    const keyReview = await t.call('GET', `${API}/access-reviews/${byKey.body.id}`, { apiKey });
+    for (const it of keyReview.body.items as Item[]) {
+      const res = await t.call('PATCH', `${API}/access-reviews/${byKey.body.id}/items/${it.id}`, {
+        apiKey,
+        body: { decision: 'approved' },
+      });
+      expect(res.status, res.text).toBe(200);
+    }
+    const done = await t.call('POST', `${API}/access-reviews/${byKey.body.id}/complete`, { apiKey });
+    expect(done.status, done.text).toBe(200);
+    expect(done.body).toMatchObject({ status: 'completed', revokedCount: 0 });
   });
 });

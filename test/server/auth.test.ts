@@ -150,26 +150,55 @@ describe('sign-in (01 §4.5, §8; 04 "Sign-in")', () => {
     expect((await send(t, 'GET', ME, { token: first.body.tokens.accessToken })).status).toBe(401);
   });
 
-  it('01§4.5 refresh from the svc_refresh_token cookie requires a matching x-svc-csrf header', async () => {
+  it('01§4.5 refresh from the svc_refresh_token cookie requires the x-svc-csrf header', async () => {
     t = await createTestApp();
     const first = await login(t, ADMIN_EMAIL, ADMIN_PASSWORD);
     const refreshCookie = first.cookies.get('svc_refresh_token') ?? '';
-    const csrf = first.cookies.get('svc_csrf_token') ?? '';
     expect(refreshCookie).toBe(first.body.tokens.refreshToken);
-    expect(csrf).not.toBe('');
-    const cookies = { svc_refresh_token: refreshCookie, svc_csrf_token: csrf };
+    const cookies = { svc_refresh_token: refreshCookie };
 
     const missing = await send(t, 'POST', REFRESH, { cookies });
     expect(missing.status).toBe(401);
     expect(missing.body.code).toBe('CSRF_REQUIRED');
-    const wrong = await send(t, 'POST', REFRESH, { cookies, headers: { 'x-svc-csrf': `${csrf}x` } });
-    expect(wrong.status).toBe(401);
-    expect(wrong.body.code).toBe('CSRF_REQUIRED');
+    const empty = await send(t, 'POST', REFRESH, { cookies, headers: { 'x-svc-csrf': '' } });
+    expect(empty.status).toBe(401);
+    expect(empty.body.code).toBe('CSRF_REQUIRED');
 
-    const ok = await send(t, 'POST', REFRESH, { cookies, headers: { 'x-svc-csrf': csrf } });
+    const ok = await send(t, 'POST', REFRESH, { cookies, headers: { 'x-svc-csrf': 'any value' } });
     expect(ok.status).toBe(200);
     expect(ok.cookies.get('svc_refresh_token')).toBe(ok.body.tokens.refreshToken);
     expect(ok.cookies.get('svc_refresh_token')).not.toBe(refreshCookie);
+  });
+
+  it('02§4.6 the mobile client refreshes from the cookie with the constant `x-svc-csrf: 1`', async () => {
+    t = await createTestApp();
+    const first = await login(t, ADMIN_EMAIL, ADMIN_PASSWORD);
+    // Only what a cookie jar keeps: the cookies the server set, not a value read out of one.
+    const cookies = Object.fromEntries(first.cookies);
+    const res = await send(t, 'POST', REFRESH, { cookies, headers: { 'x-svc-csrf': '1' } });
+    expect(res.status).toBe(200);
+    expect((await send(t, 'GET', ME, { token: res.body.tokens.accessToken })).status).toBe(200);
+  });
+
+  it('01§4.5 CORS stays closed: a cross-origin preflight for x-svc-csrf gets no Access-Control-Allow-* headers', async () => {
+    t = await createTestApp();
+    const res = await t.app.inject({
+      method: 'OPTIONS',
+      url: REFRESH,
+      headers: {
+        origin: 'https://evil.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'x-svc-csrf',
+      },
+    });
+    expect(res.statusCode).toBeGreaterThanOrEqual(400);
+    expect(Object.keys(res.headers).filter((h) => h.startsWith('access-control-'))).toEqual([]);
+    const first = await login(t, ADMIN_EMAIL, ADMIN_PASSWORD);
+    const post = await send(t, 'POST', REFRESH, {
+      cookies: Object.fromEntries(first.cookies),
+      headers: { origin: 'https://evil.example', 'x-svc-csrf': '1' },
+    });
+    expect(Object.keys(post.headers).filter((h) => h.startsWith('access-control-'))).toEqual([]);
   });
 
   it('01§4.5 logout revokes every token of the user and clears the cookie', async () => {

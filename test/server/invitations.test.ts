@@ -206,6 +206,17 @@ describe('invitations (01 §4.4, 04 Users and roles)', () => {
     expect((await accept(token)).status).toBe(400);
   });
 
+  it('01§3 PATCH status disabled on an invited user disables it and withdraws the invitation', async () => {
+    const res = await invite('withdrawn@a.test');
+    const token = tokenOf(linkIn(await inbox.next(), 'accept-invite'));
+    const disabled = await t.call('PATCH', `${API}/users/${res.body.id}`, { token: w.tokens.aAdmin, body: { status: 'disabled' } });
+    expect(disabled.status, disabled.text).toBe(200);
+    expect(disabled.body.status).toBe('disabled');
+    expect((await accept(token)).status).toBe(400);
+    const resend = await t.call('POST', `${API}/users/resend-invite`, { token: w.tokens.aAdmin, body: { userId: res.body.id } });
+    expect(resend.body.code).toBe('NOT_INVITED');
+  });
+
   it('04 Users and roles: when the mail server cannot be reached, the inviter gets the link, and the log never shows it', async () => {
     await t.close();
     const lines: string[] = [];

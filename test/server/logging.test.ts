@@ -7,7 +7,7 @@ import { buildApp, type BuiltApp } from '../../src/server/app.js';
 import { loadConfig } from '../../src/server/config.js';
 import { loggerOptions, redactUrl } from '../../src/server/logging.js';
 
-const SECRETS = ['SECRET1', 'SECRET2', 'SECRET3', 'SECRET4', 'SECRET5', 'SECRET6', 'SECRET7', 'SECRET8'];
+const SECRETS = ['SECRET1', 'SECRET2', 'SECRET3', 'SECRET4', 'SECRET5', 'SECRET6', 'SECRET7', 'SECRET8', 'SECRET9', 'SECRET10', 'SECRET11'];
 
 /** A pino destination that keeps every line in memory. */
 function memoryStream(): { stream: Writable; text: () => string } {
@@ -80,14 +80,24 @@ describe('request logging never carries credentials', () => {
           url: '/api/v1/auth/login?refresh_token=SECRET8',
           payload: { email: 'admin@example.test', password: 'Admin-Passw0rd!' },
         }),
+        // The pages behind invitation and reset links: the token in the query, and in a form body.
+        await app.inject({ method: 'GET', url: '/accept-invite?token=SECRET9' }),
+        await app.inject({
+          method: 'POST',
+          url: '/reset-password',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          payload: 'token=SECRET10&password=SECRET11&confirm=SECRET11',
+        }),
       ];
-      expect(responses.map((r) => r.statusCode)).toEqual([401, 401, 401, 401, 200, 400, 400, 200]);
+      expect(responses.map((r) => r.statusCode)).toEqual([401, 401, 401, 401, 200, 400, 400, 200, 400, 400]);
       const tokens = JSON.parse(responses[7]?.body ?? '{}').tokens as { accessToken: string; refreshToken?: string };
 
       const text = log.text();
       // The requests were logged: the test would prove nothing if the log were empty.
       expect(text).toContain('/api/v1/auth/login');
       expect(text).toContain('/health?token=');
+      expect(text).toContain('/accept-invite?token=');
+      expect(text).toContain('/reset-password');
       for (const secret of [
         ...SECRETS,
         'Admin-Passw0rd!',

@@ -182,6 +182,26 @@ describe('TOTP multi-factor authentication (01 §4.5, §5.7)', () => {
     expect(next.status).toBe(200);
   });
 
+  it('01§5.7 a TOTP code is used once across endpoints: the code that signed in does not disable MFA', async () => {
+    const { secret, mfaToken } = await enrol(t, token);
+    const code = codeFor(secret);
+    expect((await t.call('POST', '/api/v1/auth/mfa/verify', { body: { code, tempToken: await tempTokenFor(t) } })).status).toBe(200);
+    const disable = await t.call('POST', '/api/v1/auth/mfa/disable', { token: mfaToken, body: { code } });
+    expect(disable.status).toBe(400);
+    expect(disable.body).toMatchObject({ code: 'MFA_CODE_USED', error: 'MFA code already used; wait for the next one' });
+    expect(t.db.select().from(users).where(eq(users.email, ADMIN_EMAIL)).get()?.mfaEnabled).toBe(true);
+  });
+
+  it('01§5.7 two concurrent sign-ins with one TOTP code: exactly one passes', async () => {
+    const { secret } = await enrol(t, token);
+    const code = codeFor(secret);
+    const [a, b] = await Promise.all([tempTokenFor(t), tempTokenFor(t)]);
+    const results = await Promise.all(
+      [a, b].map((tempToken) => t.call('POST', '/api/v1/auth/mfa/verify', { body: { code, tempToken } })),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([200, 401]);
+  });
+
   it('01§5.7 a recovery code signs in once and is then used up', async () => {
     const { recoveryCodes } = await enrol(t, token);
     const code = recoveryCodes[3] ?? '';
@@ -285,18 +305,15 @@ describe('TOTP multi-factor authentication (01 §4.5, §5.7)', () => {
     expect((await t.call('GET', EXPORT, { token: stepUp.body.tokens.accessToken })).status).toBe(200);
   });
 
-  it('01§4.5 recovery-codes needs a TOTP code and replaces every code', async () => {
-    const { secret, recoveryCodes, mfaToken } = await enrol(t, token);
-    const wrong = await t.call('POST', '/api/v1/auth/mfa/recovery-codes', {
-      token: mfaToken,
-      body: { code: codeFor(secret) === '000000' ? '000001' : '000000' },
-    });
-    expect(wrong.status).toBe(400);
-    const res = await t.call('POST', '/api/v1/auth/mfa/recovery-codes', {
-      token: mfaToken,
-      body: { code: codeFor(secret) },
-    });
-    expect(res.status).toBe(200);
+  it('01§4.5 recovery-codes takes no body: a session signed in with MFA replaces every code; one without is 403', async () => {
+    const { recoveryCodes, mfaToken } = await enrol(t, token);
+    // The session from before MFA was enabled has not proved the second factor.
+    const plain = await t.call('POST', '/api/v1/auth/mfa/recovery-codes', { token });
+    expect(plain.status).toBe(403);
+    expect(plain.body.code).toBe('MFA_REQUIRED');
+    // An older client's code in the body is ignored.
+    const res = await t.call('POST', '/api/v1/auth/mfa/recovery-codes', { token: mfaToken, body: { code: '000000' } });
+    expect(res.status, res.text).toBe(200);
     expect(res.body.recoveryCodes).toHaveLength(10);
     expect(res.body.recoveryCodes).not.toContain(recoveryCodes[0]);
     expect(t.db.select().from(mfaRecoveryCodes).all()).toHaveLength(10);

@@ -6,7 +6,7 @@ const body = bodyFlags(accessReviews.create);
 
 export default class AccessReviewsCreate extends ApiCommand<typeof AccessReviewsCreate> {
   static override summary =
-    'Start an access review: one pending item per user-role mapping of your partner or organization (needs a session with MFA)';
+    'Start an access review: one pending item per user-role mapping of your partner or organization (needs users:write)';
   static override examples = [
     '<%= config.bin %> access-reviews create --name "Q1 2026" --due-date 2026-03-31',
     'REVIEW=$(<%= config.bin %> access-reviews create --name "Q1 2026" --reviewer-id 2c8d… --quiet)',

@@ -28,12 +28,12 @@ function describe(err: unknown): string {
 
 export default class AccessReviewsDecide extends ApiCommand<typeof AccessReviewsDecide> {
   static override summary =
-    'Record decisions on review items: one with --item, or many from a CSV file (needs a session with MFA)';
+    'Record decisions on review items: one with --item, or many from a CSV file (needs users:write)';
   static override description = `One item: --item ITEM --decision approved|revoked|pending [--notes TEXT]; prints the item as the server answers.
 
 Many items: --from-file FILE, a CSV with a header row and the columns itemId, decision and notes (notes optional; an empty cell leaves the item's notes as they are). A .json, .yaml or .yml file holds a list of {itemId, decision, notes} objects instead. The whole file is checked before anything is sent: unknown or missing columns, decisions other than approved, revoked and pending, an itemId that appears twice or is not in the review. Any problem exits 2, listing every bad row with its line number, and nothing is sent.
 
-Then each row is sent and its outcome printed, one row per decision: {itemId, decision, status: ok|error, error}. Exit codes: 0 when every decision was applied; 9 (incomplete result) when some failed and the others were applied (run again with the failed rows); when none was applied, the exit code of the first failure (4 for a missing MFA session, 6 for a completed review, ...).`;
+Then each row is sent and its outcome printed, one row per decision: {itemId, decision, status: ok|error, error}. Exit codes: 0 when every decision was applied; 9 (incomplete result) when some failed and the others were applied (run again with the failed rows); when none was applied, the exit code of the first failure (4 for a missing permission, 6 for a completed review, ...).`;
   static override examples = [
     '<%= config.bin %> access-reviews decide 8f0e… --item 41aa… --decision approved',
     '<%= config.bin %> access-reviews decide 8f0e… --item 41aa… --decision revoked --notes "Left the company"',
@@ -108,7 +108,7 @@ Then each row is sent and its outcome printed, one row per decision: {itemId, de
         failures.push(err);
       }
     };
-    // The first decision goes alone: when the caller may not decide at all (no MFA session, no permission), that
+    // The first decision goes alone: when the caller may not decide at all (no permission, no MFA where a server asks for it), that
     // is the one error to show, and nothing else is tried.
     await apply(0);
     const [first] = failures;

@@ -19,7 +19,8 @@ export interface GuardOptions {
   clientIp(request: FastifyRequest): string | null;
 }
 
-function anonymous(request: FastifyRequest, ip: string | null): RequestContext {
+/** The context of a request without credentials (public routes and the invitation and reset pages). */
+export function anonymous(request: FastifyRequest, ip: string | null): RequestContext {
   const ctx = systemContext(request.id);
   return {
     caller: { ...ctx.caller, name: null, permissions: [], mfa: false },

@@ -13,7 +13,7 @@ import { recordAudit } from '../audit/recorder.js';
 import type { AuthService, User } from './auth-service.js';
 import type { Directory } from './directory.js';
 import type { IssuedTokens, SessionService } from './sessions.js';
-import { consumeUserToken, issueUserToken, peekUserToken } from './user-tokens.js';
+import { consumeUserToken, issueUserToken, peekUserToken, type UserTokenPurpose } from './user-tokens.js';
 
 const INVALID_INVITE = 'Invalid or expired invitation';
 const INVALID_RESET = 'Invalid or expired reset token';
@@ -51,14 +51,33 @@ export class AccountService {
     };
   }
 
-  /** POST /auth/accept-invite: the password is checked before the token is used, so a weak one can be
-   * corrected with the same link; then one transaction uses the token, sets the password and activates. */
+  /** Refuses a link whose token cannot be used (unknown, used or expired) with the error accepting or resetting
+   * would give; the pages call it before showing a form nobody could submit. */
+  checkLink(purpose: UserTokenPurpose, token: string): void {
+    if (peekUserToken(this.db, token, purpose)) return;
+    throw purpose === 'invite' ? badRequest(INVALID_INVITE, 'INVALID_INVITE_TOKEN') : badRequest(INVALID_RESET, 'INVALID_RESET_TOKEN');
+  }
+
+  /** POST /auth/accept-invite: activates the account (activateInvitation), then signs the user in. */
   async acceptInvite(ctx: RequestContext, token: string, password: string, name: string | undefined): Promise<{ user: User; tokens: IssuedTokens }> {
-    if (!peekUserToken(this.db, token, 'invite')) throw badRequest(INVALID_INVITE, 'INVALID_INVITE_TOKEN');
+    const { user, userCtx } = await this.activate(ctx, token, password, name);
+    const tokens = await this.auth.startSession(userCtx, user, false, { via: 'invitation' });
+    return { user, tokens };
+  }
+
+  /** The invitation page: the same activation without a session (the page has no use for one). */
+  async activateInvitation(ctx: RequestContext, token: string, password: string, name: string | undefined): Promise<User> {
+    return (await this.activate(ctx, token, password, name)).user;
+  }
+
+  /** The password is checked before the token is used, so a weak one can be corrected with the same link;
+   * then one transaction uses the token, sets the password and activates. */
+  private async activate(ctx: RequestContext, token: string, password: string, name: string | undefined): Promise<{ user: User; userCtx: RequestContext }> {
+    this.checkLink('invite', token);
     const problem = passwordProblem(password);
     if (problem) throw badRequest(problem, 'WEAK_PASSWORD');
     const passwordHash = await hashPassword(password);
-    const { user, userCtx } = this.db.$client.transaction(() => {
+    return this.db.$client.transaction(() => {
       const userId = consumeUserToken(this.db, token, 'invite');
       const current = userId ? this.db.select().from(users).where(eq(users.id, userId)).get() : undefined;
       if (!current || current.status !== 'invited') throw badRequest(INVALID_INVITE, 'INVALID_INVITE_TOKEN');
@@ -79,8 +98,6 @@ export class AccountService {
       });
       return { user, userCtx };
     })();
-    const tokens = await this.auth.startSession(userCtx, user, false, { via: 'invitation' });
-    return { user, tokens };
   }
 
   /**
@@ -120,7 +137,7 @@ export class AccountService {
 
   /** POST /auth/reset-password: a strong new password; the token is used once; every session ends. */
   async resetPassword(ctx: RequestContext, token: string, password: string): Promise<void> {
-    if (!peekUserToken(this.db, token, 'password_reset')) throw badRequest(INVALID_RESET, 'INVALID_RESET_TOKEN');
+    this.checkLink('password_reset', token);
     const problem = passwordProblem(password);
     if (problem) throw badRequest(problem, 'WEAK_PASSWORD');
     const passwordHash = await hashPassword(password);

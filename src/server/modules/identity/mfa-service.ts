@@ -282,11 +282,11 @@ export class MfaService {
     })();
   }
 
-  /** POST /auth/mfa/recovery-codes: a TOTP code replaces every recovery code with a new set. */
-  regenerateRecoveryCodes(ctx: RequestContext, code: string): string[] {
+  /** POST /auth/mfa/recovery-codes: replaces every recovery code with a new set. No code in the body (01 §4.5):
+   * the route needs a session with MFA, the proof every "+ MFA" route takes. */
+  regenerateRecoveryCodes(ctx: RequestContext): string[] {
     const user = this.currentUser(ctx);
-    const proof = this.prove(ctx, user, code, false);
-    if (typeof proof !== 'string') throw badRequest(proof.message, proof.code);
+    this.requireEnabled(user);
     const recoveryCodes = newRecoveryCodes();
     this.db.$client.transaction(() => {
       this.storeRecoveryCodes(user.id, recoveryCodes);

@@ -1,39 +1,34 @@
-import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { contract } from '../../../contract/index.js';
 import type { ModuleContext } from '../../app-context.js';
 import { unauthorized } from '../../errors.js';
-import { safeEqual } from '../../security/crypto.js';
 import { publicUser } from './auth-service.js';
 import { REGISTRATION_RECEIVED } from './registration-service.js';
 import type { IssuedTokens } from './sessions.js';
 
 export const REFRESH_COOKIE = 'svc_refresh_token';
-export const CSRF_COOKIE = 'svc_csrf_token';
 export const CSRF_HEADER = 'x-svc-csrf';
 const COOKIE_PATH = '/api/v1/auth';
 
-/** Sets the HTTP-only refresh cookie and its CSRF companion (readable by the page, echoed in x-svc-csrf). */
+/** Sets the HTTP-only refresh cookie. */
 export function setSessionCookies(reply: FastifyReply, tokens: IssuedTokens, maxAgeSeconds: number, secure: boolean): void {
-  const common = { path: COOKIE_PATH, sameSite: 'strict' as const, secure, maxAge: maxAgeSeconds };
-  reply.setCookie(REFRESH_COOKIE, tokens.refreshToken, { ...common, httpOnly: true });
-  reply.setCookie(CSRF_COOKIE, randomBytes(16).toString('base64url'), { ...common, httpOnly: false });
+  reply.setCookie(REFRESH_COOKIE, tokens.refreshToken, { path: COOKIE_PATH, sameSite: 'strict', secure, maxAge: maxAgeSeconds, httpOnly: true });
 }
 
 export function clearSessionCookies(reply: FastifyReply): void {
   reply.clearCookie(REFRESH_COOKIE, { path: COOKIE_PATH });
-  reply.clearCookie(CSRF_COOKIE, { path: COOKIE_PATH });
 }
 
-/** 01 §4.5: the refresh token from the body, or from the cookie with the x-svc-csrf header matching. */
+/** 01 §4.5: the refresh token from the body, or from the cookie with the x-svc-csrf header (any value, as the
+ * mobile client of 02 §4.6 sends `1`). A page of another origin cannot send a custom header without a CORS
+ * preflight, which this server never allows: the header's presence is the CSRF defence. */
 function presentedRefreshToken(request: FastifyRequest, bodyToken: string | undefined): string {
   if (bodyToken) return bodyToken;
   const cookie = request.cookies[REFRESH_COOKIE];
   if (!cookie) throw unauthorized('Missing refresh token', 'INVALID_REFRESH_TOKEN');
   const header = request.headers[CSRF_HEADER];
-  const csrf = request.cookies[CSRF_COOKIE];
-  if (typeof header !== 'string' || !csrf || !safeEqual(header, csrf)) {
-    throw unauthorized('Missing or invalid x-svc-csrf header', 'CSRF_REQUIRED');
+  if (typeof header !== 'string' || header.trim() === '') {
+    throw unauthorized('Missing x-svc-csrf header', 'CSRF_REQUIRED');
   }
   return cookie;
 }
@@ -109,7 +104,7 @@ export function registerIdentityRoutes({ route, services, config, bearerToken }:
     return { success: true, message: 'MFA disabled' };
   });
 
-  route(a.mfaRecoveryCodes, ({ ctx, body }) => ({ recoveryCodes: mfa.regenerateRecoveryCodes(ctx, body.code) }));
+  route(a.mfaRecoveryCodes, ({ ctx }) => ({ recoveryCodes: mfa.regenerateRecoveryCodes(ctx) }));
 
   route(a.changePassword, async ({ ctx, body, reply }) => {
     await auth.changePassword(ctx, body.currentPassword, body.newPassword);

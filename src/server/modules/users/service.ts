@@ -326,18 +326,21 @@ export class UsersService {
       const { user, membership } = this.requireMember(caller, id);
       if (body.status !== undefined && body.status !== user.status) {
         if (user.id === caller.userId) throw forbidden('You cannot disable your own account', 'SELF_DISABLE');
-        if (user.status === 'invited') {
+        // 01 §3: disabling disables, an invitation too (that is how it is withdrawn); only accepting activates it.
+        if (user.status === 'invited' && body.status === 'active') {
           throw badRequest('Invited users become active by accepting their invitation', 'USER_INVITED');
         }
         this.assertNotBeyond(caller, { user, membership });
       }
       const changes: Partial<typeof users.$inferInsert> = { updatedAt: new Date().toISOString() };
       if (body.name !== undefined) changes.name = body.name;
-      if (body.status !== undefined && user.status !== 'invited') changes.status = body.status;
+      if (body.status !== undefined) changes.status = body.status;
       const updated = this.db.update(users).set(changes).where(eq(users.id, id)).returning().get();
       const disabled = user.status !== 'disabled' && updated.status === 'disabled';
-      // 01 §3 user: disabling ends every session of the account in the same transaction.
+      const withdrawn = disabled && user.status === 'invited';
+      // 01 §3 user: disabling ends every session of the account (and a pending invitation) in the same transaction.
       if (disabled) this.sessions.revokeAllForUser(this.db, id);
+      if (withdrawn) revokeUserTokens(this.db, id, 'invite');
       recordAudit(this.db, ctx, {
         action: disabled ? 'user.disable' : user.status === 'disabled' && updated.status === 'active' ? 'user.enable' : 'user.update',
         resourceType: 'user',
@@ -345,7 +348,11 @@ export class UsersService {
         resourceName: updated.email,
         orgId: membership?.kind === 'organization' ? membership.orgId : null,
         partnerId: membership?.partnerId ?? caller.partnerId,
-        details: { changes: Object.keys(changes).filter((k) => k !== 'updatedAt'), ...(disabled ? { sessionsRevoked: true } : {}) },
+        details: {
+          changes: Object.keys(changes).filter((k) => k !== 'updatedAt'),
+          ...(disabled ? { sessionsRevoked: true } : {}),
+          ...(withdrawn ? { invitationWithdrawn: true } : {}),
+        },
       });
       return { user: updated, membership };
     })();
