@@ -4,8 +4,9 @@ import type { z } from 'zod';
 export interface EndpointAuth {
   /** No credential at all (health, login, registration, agent enrollment). */
   readonly public?: boolean;
-  /** Named permission `resource:action` the caller needs (01 §2.8). Omitted: any authenticated caller. */
-  readonly permission?: string;
+  /** Named permission(s) `resource:action` the caller needs, all of them (01 §2.8). Omitted: any authenticated
+   * caller. */
+  readonly permission?: string | readonly string[];
   /** The caller's token must carry `mfa: true` (01 §5.7). */
   readonly mfa?: boolean;
   /** A user session is required; API keys are refused (01 §5.5). */
@@ -18,6 +19,12 @@ export interface EndpointAuth {
   readonly allowInactivePartner?: boolean;
   /** Authenticated by an agent bearer token rather than a user or API key. */
   readonly agent?: boolean;
+}
+
+/** The permissions an endpoint needs, every one of them. */
+export function requiredPermissions(auth: EndpointAuth): readonly string[] {
+  if (auth.permission === undefined) return [];
+  return typeof auth.permission === 'string' ? [auth.permission] : auth.permission;
 }
 
 export type CallerScope = 'system' | 'partner' | 'organization';

@@ -795,9 +795,9 @@ export const pam = {
     responses: {
       200: { raw: true, contentTypes: ['text/csv', 'application/x-ndjson'], headers: [...ELEVATION_EXPORT_HEADERS] },
     },
-    auth: { permission: 'audit:export', mfa: true, sessionOnly: true },
+    auth: { permission: ['devices:read', 'audit:export'], mfa: true, sessionOnly: true },
     description:
-      'Also needs devices:read. Pages are keyset-paged by (recorded time, id); continue with X-Next-Cursor while X-Has-More is true; the window is complete only when X-Window-Complete is true.',
+      'Pages are keyset-paged by (recorded time, id); continue with X-Next-Cursor while X-Has-More is true; the window is complete only when X-Window-Complete is true.',
     summary: 'Export the elevation audit trail of one organization, one page at a time (CSV or JSON lines)',
   }),
 } as const;

@@ -1,6 +1,7 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { EndpointDef } from '../contract/endpoint.js';
 import type { ServerConfig } from './config.js';
+import type { RequestContext } from './context.js';
 import type { Db } from './db/connection.js';
 import type { Handler } from './http/bind.js';
 import type { Mailer } from './delivery/mailer.js';
@@ -12,7 +13,11 @@ import type { ApiKeysService } from './modules/api-keys/service.js';
 import type { AuditService } from './modules/audit/service.js';
 import type { DevicesService } from './modules/devices/service.js';
 import type { EnrollmentKeysService } from './modules/enrollment-keys/service.js';
+import type { AccountService } from './modules/identity/account-service.js';
 import type { AuthService } from './modules/identity/auth-service.js';
+import type { MfaService } from './modules/identity/mfa-service.js';
+import type { RegistrationService } from './modules/identity/registration-service.js';
+import type { SmsService } from './modules/identity/sms-service.js';
 import type { PamService } from './modules/pam/service.js';
 import type { Directory } from './modules/identity/directory.js';
 import type { SessionService } from './modules/identity/sessions.js';
@@ -28,6 +33,11 @@ export interface Services {
   tenancy: TenancyService;
   sessions: SessionService;
   auth: AuthService;
+  mfa: MfaService;
+  /** Phone verification and SMS codes (01 §4.5); `sms` is the gateway it sends through. */
+  smsMfa: SmsService;
+  account: AccountService;
+  registration: RegistrationService;
   audit: AuditService;
   apiKeys: ApiKeysService;
   apiKeyAuth: ApiKeyAuthenticator;
@@ -52,6 +62,10 @@ export interface ModuleContext {
   signer: TokenSigner;
   worker: JobWorker;
   services: Services;
+  /** The context of a request without credentials, with the client address (pages outside the contract). */
+  anonymousContext: (request: FastifyRequest) => RequestContext;
+  /** The bearer token of a request, parsed as the guard parses it (public routes that accept a session). */
+  bearerToken: (request: FastifyRequest) => string | null;
   /** Binds one contract endpoint to its handler (http/bind.ts). */
   route: <E extends EndpointDef>(def: E, handler: Handler<E>) => void;
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { EndpointDef } from '../contract/endpoint.js';
+import { contract } from '../contract/index.js';
 import type { ModuleContext, Services } from './app-context.js';
 import type { ServerConfig } from './config.js';
 import { applyMigrations, openDatabase, type Db } from './db/connection.js';
@@ -10,7 +11,8 @@ import { SmsSender } from './delivery/sms.js';
 import { bind, type Handler, type ResponseCache } from './http/bind.js';
 import { clientIpResolver, trustedProxyMatcher } from './http/client-ip.js';
 import { installErrorHandler } from './http/error-handler.js';
-import { createGuard, createNotFoundKeyCheck, type CredentialResolvers } from './http/guard.js';
+import { installAdmission } from './http/admission.js';
+import { anonymous, bearerToken, createGuard, createNotFoundKeyCheck, type CredentialResolvers } from './http/guard.js';
 import { createIdempotency, purgeIdempotencyKeys } from './http/idempotency.js';
 import { JobWorker } from './jobs/queue.js';
 import { ReadCache } from './lib/read-cache.js';
@@ -27,11 +29,15 @@ import { DevicesService } from './modules/devices/service.js';
 import { registerEnrollmentKeyRoutes } from './modules/enrollment-keys/routes.js';
 import { EnrollmentKeysService } from './modules/enrollment-keys/service.js';
 import { registerHealthRoutes } from './modules/health/routes.js';
+import { AccountService } from './modules/identity/account-service.js';
 import { AuthService } from './modules/identity/auth-service.js';
 import { ensureBuiltinRoles } from './modules/identity/builtin-roles.js';
 import { Directory } from './modules/identity/directory.js';
 import { ensureSystemAdmin } from './modules/identity/first-start.js';
+import { MfaService } from './modules/identity/mfa-service.js';
+import { RegistrationService } from './modules/identity/registration-service.js';
 import { registerIdentityRoutes } from './modules/identity/routes.js';
+import { SmsService } from './modules/identity/sms-service.js';
 import { registerPamRoutes } from './modules/pam/routes.js';
 import { PamService } from './modules/pam/service.js';
 import { SessionService } from './modules/identity/sessions.js';
@@ -106,10 +112,16 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   const directory = new Directory(db);
   const roles = new RolesService(db, directory, tenancy);
   const devices = new DevicesService(db, tenancy, enrollmentKeys);
+  const smsMfa = new SmsService(db, config, sms, auth, signer, secrets.jwtSecret);
+  const registration = new RegistrationService(db, config, auth, tenancy);
   const services: Services = {
     tenancy,
     sessions,
     auth,
+    mfa: new MfaService(db, config, box, signer, auth, sessions, tenancy, smsMfa),
+    smsMfa,
+    account: new AccountService(db, config, auth, sessions, directory, mailer, app.log),
+    registration,
     audit: new AuditService(db),
     apiKeys,
     apiKeyAuth,
@@ -121,19 +133,26 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     roles,
     users: new UsersService(db, config, directory, roles, tenancy, sessions, mailer),
     accessReviews: new AccessReviewsService(db, directory, sessions),
-    pam: new PamService(db, config, box, { auth, tenancy, devices }),
+    pam: new PamService(db, config, box, { auth, tenancy, devices, directory }),
   };
 
   const resolvers: CredentialResolvers = {
     session: (token) => auth.callerForAccessToken(token),
     apiKey: async (key) => apiKeyAuth.authenticate(key),
-    agent: async (token, request) => services.devices.authenticateAgent(token, request),
+    agent: async (token) => services.devices.authenticateAgent(token),
   };
   installErrorHandler(app, createNotFoundKeyCheck(resolvers));
+  const clientIp = clientIpResolver(isTrusted, config.trustedProxies.length > 0);
+  // 01 §4.6, §5.8: the feature flag and the per-IP limit come first, before the body is parsed or
+  // validated, so a disabled server answers REGISTRATION_DISABLED whatever was sent.
+  installAdmission(app, clientIp, [
+    [contract.auth.register, (ip) => registration.admit('user', ip)],
+    [contract.auth.registerPartner, (ip) => registration.admit('partner', ip)],
+  ]);
   const guard = createGuard({
     resolvers,
     mfaEnabled: config.features.mfa,
-    clientIp: clientIpResolver(isTrusted, config.trustedProxies.length > 0),
+    clientIp,
   });
   // GET answers kept until the next write, at most a second (fields derived from the clock, such as an expired
   // status, are that fresh), at most 128 of them.
@@ -148,6 +167,8 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     signer,
     worker,
     services,
+    anonymousContext: (request) => anonymous(request, clientIp(request)),
+    bearerToken,
     route: <E extends EndpointDef>(def: E, handler: Handler<E>) => bind(app, bindDeps, def, handler),
   };
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditLogs, devices, enrollmentKeys, organizations, outboxEvents, partners } from '../../src/server/db/schema/index.js';
@@ -197,6 +197,20 @@ describe('agent enrollment and agent authentication (04 notes "Enrollment keys a
     // Agent tokens are not user credentials, and user credentials do not open agent routes.
     expect((await call('GET', `${API}/devices`, { token: a.authToken })).status).toBe(401);
     expect((await heartbeat(a.agentId, w.tokens.system)).status).toBe(401);
+  });
+
+  it('01§5.13 the agent id in the path is validated like every other parameter, then must be the token\'s agent', async () => {
+    const key = await newKey();
+    const agent = (await enroll(key.key)).body;
+    const malformed = await heartbeat('not-a-uuid', agent.authToken);
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.code).toBe('VALIDATION_ERROR');
+    expect(malformed.body.error).toMatch(/^id: /);
+    const other = await heartbeat(randomUUID(), agent.authToken);
+    expect(other.status).toBe(403);
+    expect(other.body.code).toBe('AGENT_MISMATCH');
+    // Without a valid token the answer is 401 whatever the path says.
+    expect((await heartbeat('not-a-uuid', undefined)).status).toBe(401);
   });
 
   it("01§5.13 a decommissioned device's agent token stops working at once", async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { contract, fullPath, type CallerScope, type EndpointDef } from '../../src/contract/index.js';
+import { contract, fullPath, requiredPermissions, type CallerScope, type EndpointDef } from '../../src/contract/index.js';
 import { NAMED_PERMISSIONS } from '../../src/contract/roles.js';
 import { rolePermissions, roles } from '../../src/server/db/schema/index.js';
 import { BUILTIN_ROLES } from '../../src/server/modules/identity/builtin-roles.js';
@@ -9,8 +9,8 @@ import { seedOrg, seedPartner, seedUser, seedWorld, type World } from '../helper
 
 /**
  * Generated from the contract: every endpoint that declares `auth.permission` — in every area, including
- * the ones added after this file was written — is called by a user whose role lacks that permission (403
- * `Permission denied`) and by one whose role holds only it (not refused for want of a permission or MFA).
+ * the ones added after this file was written — is called by users whose role lacks one of its permissions (403
+ * `Permission denied`) and by one whose role holds only them (not refused for want of a permission or MFA).
  */
 
 interface Entry {
@@ -76,13 +76,21 @@ const REFUSED_FOR_PERMISSION = ['Permission denied', 'MFA required'];
 describe('01§2.8 every permission-guarded endpoint of the contract (generated)', () => {
   it('01§2.8 the contract has guarded endpoints, each naming a resource:action permission', () => {
     expect(GUARDED.length).toBeGreaterThan(40);
-    for (const { name, def } of GUARDED) expect({ name, permission: def.auth.permission }).toEqual({ name, permission: expect.stringMatching(/^[a-z_*]+:[a-z_*]+$/) });
+    for (const { name, def } of GUARDED) {
+      const needed = requiredPermissions(def.auth);
+      expect(needed.length, name).toBeGreaterThan(0);
+      for (const permission of needed) expect({ name, permission }).toEqual({ name, permission: expect.stringMatching(/^[a-z_*]+:[a-z_*]+$/) });
+    }
+  });
+
+  it('01§4.9 the elevation audit export declares both permissions it needs: devices:read and audit:export', () => {
+    expect(requiredPermissions(contract.pam.exportAudit.auth)).toEqual(['devices:read', 'audit:export']);
   });
 
   for (const { name, def } of GUARDED) {
     const scope = tenantScopeFor(def);
-    const permission = def.auth.permission ?? '';
-    const title = `${name} (${def.method} ${def.path}) needs ${permission}`;
+    const needed = requiredPermissions(def.auth);
+    const title = `${name} (${def.method} ${def.path}) needs ${needed.join(' and ')}`;
     if (scope === null) {
       it(`01§2.8 ${title}: only system callers, and no tenant caller gets through`, async () => {
         const t = await createTestApp();
@@ -105,15 +113,16 @@ describe('01§2.8 every permission-guarded endpoint of the contract (generated)'
         const partner = seedPartner(t, { name: 'P', slug: 'p' });
         const org = seedOrg(t, partner.id, { name: 'O', slug: 'o' });
         const owner = { partnerId: partner.id, orgId: org.id };
-        // Without: every other named permission, so nothing but the one needed is missing.
-        const without = customRole(t, scope, owner, NAMED_PERMISSIONS.filter((p) => p !== permission));
-        const only = customRole(t, scope, owner, [permission]);
-        const deniedToken = await tenantUser(t, scope, owner, 'without@p.test', without);
-        const allowedToken = await tenantUser(t, scope, owner, 'only@p.test', only);
         const req = requestFor(def);
-
-        const refused = await t.call(req.method, req.url, { token: deniedToken, body: req.body });
-        expect({ status: refused.status, error: refused.body?.error }).toEqual({ status: 403, error: 'Permission denied' });
+        // Without one of them: every other named permission, so nothing but that one is missing.
+        for (const [i, missing] of needed.entries()) {
+          const without = customRole(t, scope, owner, NAMED_PERMISSIONS.filter((p) => p !== missing));
+          const deniedToken = await tenantUser(t, scope, owner, `without${i}@p.test`, without);
+          const refused = await t.call(req.method, req.url, { token: deniedToken, body: req.body });
+          expect({ missing, status: refused.status, error: refused.body?.error }).toEqual({ missing, status: 403, error: 'Permission denied' });
+        }
+        const only = customRole(t, scope, owner, needed);
+        const allowedToken = await tenantUser(t, scope, owner, 'only@p.test', only);
 
         const passed = await t.call(req.method, req.url, { token: allowedToken, body: req.body });
         expect(passed.status, passed.text).not.toBe(401);

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { EndpointDef } from '../../contract/endpoint.js';
+import { requiredPermissions, type EndpointDef } from '../../contract/endpoint.js';
 import type { Guard } from './bind.js';
 import { grants, systemContext, type Caller, type RequestContext } from '../context.js';
-import { DomainError, forbidden, partnerInactive, tooManyRequests, unauthorized } from '../errors.js';
+import { DomainError, forbidden, partnerInactive, tooManyRequests, unauthorized, validationError } from '../errors.js';
 
 /** The state of a key's hourly window after a request (01 §5.6). */
 export interface RateLimitState {
@@ -22,7 +22,7 @@ export interface CredentialResolvers {
    * or throws the 401s of 01 §5.2 (modules/api-keys/authenticator.ts). */
   apiKey?: (key: string) => Promise<{ caller: Caller | null; rateLimit: RateLimitState }>;
   /** An agent bearer token for /agents/:id/* → the agent caller (modules/devices). */
-  agent?(token: string, request: FastifyRequest): Promise<Caller>;
+  agent?(token: string): Promise<Caller>;
 }
 
 export interface GuardOptions {
@@ -42,7 +42,8 @@ export function anonymous(request: FastifyRequest, ip: string | null): RequestCo
   };
 }
 
-function bearerToken(request: FastifyRequest): string | null {
+/** The one parser of `Authorization: Bearer …` (the guard's, and public routes that accept a session). */
+export function bearerToken(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
   if (!header) return null;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -83,6 +84,17 @@ export function createNotFoundKeyCheck(resolvers: CredentialResolvers) {
   };
 }
 
+/** 01 §5.13: an agent token opens only its own agent's routes (`/agents/:<param>/…`). The agent id is read from
+ * the validated params, as the handler will see it. */
+function assertOwnAgent(def: EndpointDef, request: FastifyRequest, caller: Caller): void {
+  const param = /^\/agents\/:(\w+)/.exec(def.path)?.[1];
+  if (!param || !def.params) return;
+  const parsed = def.params.safeParse(request.params);
+  if (!parsed.success) throw validationError(parsed.error, 'params');
+  const named: unknown = (parsed.data as Record<string, unknown>)[param];
+  if (named !== caller.agentId) throw forbidden('Agent token does not belong to this agent', 'AGENT_MISMATCH');
+}
+
 /** The one guard: authenticates the request and enforces the endpoint's declared auth (01 §5, 04 notes). */
 export function createGuard(options: GuardOptions): Guard {
   const { resolvers } = options;
@@ -95,7 +107,8 @@ export function createGuard(options: GuardOptions): Guard {
     if (rule.agent) {
       const token = bearerToken(request);
       if (!token || !resolvers.agent) throw unauthorized();
-      caller = await resolvers.agent(token, request);
+      caller = await resolvers.agent(token);
+      assertOwnAgent(def, request, caller);
     } else {
       const apiKey = request.headers['x-api-key'];
       if (typeof apiKey === 'string' && resolvers.apiKey) {
@@ -118,11 +131,12 @@ export function createGuard(options: GuardOptions): Guard {
     if (caller.kind === 'apiKey') {
       // 01 §5.4: at least one of the route's scopes; `*` satisfies all; empty scopes are denied here and
       // allowed on unprotected routes.
-      const needed = rule.keyScopes ?? (rule.permission ? [rule.permission] : []);
-      if (needed.length > 0 && !needed.some((scope) => grants(caller.permissions, scope))) {
-        throw forbidden('Insufficient permissions', 'INSUFFICIENT_SCOPE');
-      }
-    } else if (rule.permission && !grants(caller.permissions, rule.permission)) {
+      // Without declared key scopes, the key needs every permission of the route.
+      const enough = rule.keyScopes
+        ? rule.keyScopes.length === 0 || rule.keyScopes.some((scope) => grants(caller.permissions, scope))
+        : requiredPermissions(rule).every((permission) => grants(caller.permissions, permission));
+      if (!enough) throw forbidden('Insufficient permissions', 'INSUFFICIENT_SCOPE');
+    } else if (!requiredPermissions(rule).every((permission) => grants(caller.permissions, permission))) {
       throw forbidden();
     }
     if (rule.mfa && options.mfaEnabled && caller.kind === 'user' && !caller.mfa) {

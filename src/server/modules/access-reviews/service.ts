@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, ne } from 'drizzle-orm';
+import { and, asc, eq, isNull, ne } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { AccessReviewCreateSchema, AccessReviewItemUpdateSchema } from '../../../contract/access-reviews.js';
 import type { Db } from '../../db/connection.js';
@@ -6,7 +6,7 @@ import { accessReviewItems, accessReviews, roles, users } from '../../db/schema/
 import type { RequestContext } from '../../context.js';
 import { badRequest, forbidden, notFound } from '../../errors.js';
 import { recordAudit } from '../audit/recorder.js';
-import { effectivePermissions } from '../identity/caller-resolver.js';
+import { effectivePermissions, roleNames as roleNamesOf } from '../identity/caller-resolver.js';
 import type { Directory, LinkFilter } from '../identity/directory.js';
 import type { SessionService } from '../identity/sessions.js';
 
@@ -66,16 +66,7 @@ export class AccessReviewsService {
   }
 
   private reviewerNames(ids: (string | null)[]): Map<string, string> {
-    const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
-    if (wanted.length === 0) return new Map();
-    return new Map(
-      this.db
-        .select({ id: users.id, name: users.name })
-        .from(users)
-        .where(inArray(users.id, wanted))
-        .all()
-        .map((u) => [u.id, u.name]),
-    );
+    return this.directory.namesOf(ids);
   }
 
   private view(review: ReviewRow, reviewerName: string | null) {
@@ -119,16 +110,7 @@ export class AccessReviewsService {
         }
       }
       const members = this.directory.members(links);
-      const roleNames = new Map(
-        members.length === 0
-          ? []
-          : this.db
-              .select({ id: roles.id, name: roles.name })
-              .from(roles)
-              .where(inArray(roles.id, [...new Set(members.flatMap((m) => (m.membership ? [m.membership.roleId] : [])))]))
-              .all()
-              .map((r) => [r.id, r.name]),
-      );
+      const roleNames = roleNamesOf(this.db, [...new Set(members.flatMap((m) => (m.membership ? [m.membership.roleId] : [])))]);
       const review = this.db
         .insert(accessReviews)
         .values({
@@ -161,6 +143,7 @@ export class AccessReviewsService {
   get(ctx: RequestContext, id: string) {
     const scope = this.scopeOf(ctx);
     const review = this.requireReview(scope, id);
+    // A deliberate read join: the review's report lists its items by the users' e-mail with their live role names.
     const rows = this.db
       .select({ item: accessReviewItems, user: users, liveRoleName: roles.name })
       .from(accessReviewItems)

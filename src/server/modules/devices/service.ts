@@ -1,6 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { and, asc, count, eq, ne, sql } from 'drizzle-orm';
-import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { AGENT_TOKEN_PATTERN, type AgentEnrollSchema, type AgentHeartbeatSchema } from '../../../contract/agents.js';
 import type { DeviceListQuerySchema } from '../../../contract/devices.js';
@@ -9,6 +8,7 @@ import { devices } from '../../db/schema/index.js';
 import { systemContext, type Caller, type RequestContext } from '../../context.js';
 import { DomainError, badRequest, forbidden, notFound, partnerInactive, unauthorized } from '../../errors.js';
 import { publishEvent } from '../../jobs/queue.js';
+import { namesById } from '../../lib/names.js';
 import { countRows, paged, type Paged } from '../../lib/paging.js';
 import { sha256Hex } from '../../security/crypto.js';
 import { recordAudit } from '../audit/recorder.js';
@@ -212,20 +212,37 @@ export class DevicesService {
     }
   }
 
+  /** Device id → hostname (other modules show device names without reading the devices table). */
+  hostnamesOf(ids: Iterable<string | null>): Map<string, string> {
+    return namesById(this.db, devices, { id: devices.id, name: devices.hostname }, ids);
+  }
+
+  /** The device of an agent id, if any (decommissioned ones included: the caller decides). */
+  byAgentId(agentId: string): Pick<DeviceRow, 'id' | 'orgId' | 'siteId' | 'status' | 'agentId' | 'hostname'> | undefined {
+    return this.db
+      .select({
+        id: devices.id,
+        orgId: devices.orgId,
+        siteId: devices.siteId,
+        status: devices.status,
+        agentId: devices.agentId,
+        hostname: devices.hostname,
+      })
+      .from(devices)
+      .where(eq(devices.agentId, agentId))
+      .get();
+  }
+
   /**
-   * The caller of an agent route (01 §5.13): the bearer token must be a live device's, and belong to the
-   * agent the path names. A decommissioned device's token stops working at once.
+   * The caller of an agent route (01 §5.13): the bearer token must be a live device's. A decommissioned
+   * device's token stops working at once. That the token is the agent's the path names is checked by the
+   * guard, against the validated path parameter.
    */
-  authenticateAgent(token: string, request: FastifyRequest): Caller {
+  authenticateAgent(token: string): Caller {
     if (!AGENT_TOKEN_PATTERN.test(token)) throw unauthorized('Invalid agent token', 'INVALID_AGENT_TOKEN');
     const device = this.byTokenHash.get(sha256Hex(token));
     if (!device) throw unauthorized('Invalid agent token', 'INVALID_AGENT_TOKEN');
     if (device.status === 'decommissioned') throw unauthorized('Device has been decommissioned', 'DEVICE_DECOMMISSIONED');
-    const params = (request.params ?? {}) as Record<string, unknown>;
-    const named = params.id ?? params.agentId;
-    if (typeof named === 'string' && named !== device.agentId) {
-      throw forbidden('Agent token does not belong to this agent', 'AGENT_MISMATCH');
-    }
     let partnerStatus: string;
     try {
       requireOrg(this.db, SYSTEM, device.orgId);

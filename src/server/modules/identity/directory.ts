@@ -2,6 +2,7 @@ import { and, eq, inArray, isNull, notInArray, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
 import { organizationUsers, organizations, partnerUsers, users } from '../../db/schema/index.js';
 import type { Caller } from '../../context.js';
+import { namesById } from '../../lib/names.js';
 import { accessibleOrgIds } from '../tenancy/access.js';
 
 export type UserRow = typeof users.$inferSelect;
@@ -74,6 +75,11 @@ export class Directory {
       return { partnerIds: caller.partnerId ? [caller.partnerId] : [], orgIds: accessibleOrgIds(this.db, caller) ?? [] };
     }
     return { partnerIds: [], orgIds: caller.orgId ? [caller.orgId] : [] };
+  }
+
+  /** User id → name (other modules show who decided without reading the users table). */
+  namesOf(ids: Iterable<string | null>): Map<string, string> {
+    return namesById(this.db, users, { id: users.id, name: users.name }, ids);
   }
 
   membershipOf(userId: string): Membership | null {

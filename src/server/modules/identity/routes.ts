@@ -1,15 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { fullPath } from '../../../contract/endpoint.js';
 import { contract } from '../../../contract/index.js';
 import type { ModuleContext } from '../../app-context.js';
-import { clientIpResolver, trustedProxyMatcher } from '../../http/client-ip.js';
 import { unauthorized } from '../../errors.js';
-import { AccountService } from './account-service.js';
 import { publicUser } from './auth-service.js';
-import { MfaService } from './mfa-service.js';
-import { REGISTRATION_RECEIVED, RegistrationService, type RegistrationKind } from './registration-service.js';
+import { REGISTRATION_RECEIVED } from './registration-service.js';
 import type { IssuedTokens } from './sessions.js';
-import { SmsService } from './sms-service.js';
 
 export const REFRESH_COOKIE = 'svc_refresh_token';
 export const CSRF_HEADER = 'x-svc-csrf';
@@ -42,33 +37,11 @@ export function tokenBody(tokens: IssuedTokens) {
   return { accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, expiresInSeconds: tokens.expiresInSeconds };
 }
 
-/** The bearer token of a request, if it has one (MFA step-up on the public verify route). */
-function bearerOf(request: FastifyRequest): string | null {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-  return match?.[1] ?? null;
-}
-
-export function registerIdentityRoutes({ app, route, services, config, db, box, signer, secrets }: ModuleContext): void {
+export function registerIdentityRoutes({ route, services, config, bearerToken }: ModuleContext): void {
   const a = contract.auth;
-  const { auth } = services;
-  const sms = new SmsService(db, config, services.sms, auth, signer, secrets.jwtSecret);
-  const mfa = new MfaService(db, config, box, signer, auth, services.sessions, services.tenancy, sms);
-  const account = new AccountService(db, config, auth, services.sessions, services.directory, services.mailer, app.log);
-  const registration = new RegistrationService(db, config, auth, services.tenancy);
+  const { auth, mfa, account, registration, smsMfa: sms } = services;
   const cookies = (reply: FastifyReply, tokens: IssuedTokens) =>
     setSessionCookies(reply, tokens, config.tokens.refreshTtlSeconds, config.tokens.cookieSecure);
-
-  // 01 §4.6, §5.8: the feature flag and the per-IP limit come first, before the body is parsed or
-  // validated, so a disabled server answers REGISTRATION_DISABLED whatever was sent.
-  const clientIp = clientIpResolver(trustedProxyMatcher(config.trustedProxies), config.trustedProxies.length > 0);
-  const registrationRoutes = new Map<string, RegistrationKind>([
-    [fullPath(a.register), 'user'],
-    [fullPath(a.registerPartner), 'partner'],
-  ]);
-  app.addHook('onRequest', async (request) => {
-    const kind = request.method === 'POST' ? registrationRoutes.get(request.routeOptions.url ?? '') : undefined;
-    if (kind) registration.admit(kind, clientIp(request));
-  });
 
   route(a.login, async ({ ctx, body, reply }) => {
     const outcome = await auth.login(ctx, body.email, body.password);
@@ -121,7 +94,7 @@ export function registerIdentityRoutes({ app, route, services, config, db, box, 
   });
 
   route(a.mfaVerify, async ({ ctx, body, request, reply }) => {
-    const { user, tokens } = await mfa.verify(ctx, body.code, body.tempToken, bearerOf(request));
+    const { user, tokens } = await mfa.verify(ctx, body.code, body.tempToken, bearerToken(request));
     cookies(reply, tokens);
     return { user: publicUser(user), tokens: tokenBody(tokens) };
   });
@@ -161,6 +134,6 @@ export function registerIdentityRoutes({ app, route, services, config, db, box, 
 
   route(acc.phoneVerify, ({ ctx, body }) => sms.verifyPhone(ctx, body.phoneNumber));
   route(acc.phoneConfirm, ({ ctx, body }) => sms.confirmPhone(ctx, body.code));
-  route(acc.mfaSmsSend, ({ body, request }) => sms.sendLoginCode(body.tempToken, bearerOf(request)));
+  route(acc.mfaSmsSend, ({ body, request }) => sms.sendLoginCode(body.tempToken, bearerToken(request)));
   route(acc.mfaSmsEnable, ({ ctx }) => sms.enableSmsMfa(ctx));
 }

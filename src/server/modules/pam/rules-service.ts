@@ -1,20 +1,22 @@
-import { and, asc, count, eq, inArray, isNull, or, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type {
   PamConfigPutSchema,
   PamRuleCreate,
   PamRuleListQuerySchema,
   PamRulePatch,
+  PamRulePreview,
   PamSignerGroupCreateSchema,
   PamSignerGroupPatchSchema,
 } from '../../../contract/pam.js';
 import type { Db } from '../../db/connection.js';
-import { pamOrgConfig, pamRules, pamSignerGroups } from '../../db/schema/index.js';
+import { elevationRequests, pamOrgConfig, pamRules, pamSignerGroups } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { DomainError, badRequest, conflict, fieldError, notFound } from '../../errors.js';
 import { recordAudit } from '../audit/recorder.js';
 import { canAccessOrg, requireOrg, requireSite } from '../tenancy/access.js';
-import type { EngineRule, RuleCriteria, SignerGroupData } from './engine.js';
+import { ruleMatches, type EngineRule, type RuleCriteria, type SignerGroupData } from './engine.js';
+import { engineRequestOf, type ElevationQueries } from './requests-queries.js';
 import { validateRuleShape, type RuleShape } from './rule-validation.js';
 import { SYSTEM_CALLER, assertWritableScope, listOrgs, siteVisible, targetOrg } from './scope.js';
 
@@ -55,9 +57,15 @@ export function criteriaOf(body: CriteriaInput, base?: RuleCriteria): RuleCriter
 
 const nowIso = () => new Date().toISOString();
 
+/** Rule preview scans at most this many of the newest requests in its window (then `truncated`). */
+export const PREVIEW_SCAN_LIMIT = 5000;
+
 /** Elevation rules, signer groups and organization defaults (01 §2.12, §4.9; 04 wire notes "PAM"). */
 export class PamRulesService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly requests: ElevationQueries,
+  ) {}
 
   // ---- rules ----
 
@@ -257,6 +265,57 @@ export class PamRulesService {
   groupsOf(orgId: string): Map<string, SignerGroupData> {
     const groups = this.db.select().from(pamSignerGroups).where(eq(pamSignerGroups.orgId, orgId)).all();
     return new Map(groups.map((g) => [g.id, { signers: g.signers, thumbprints: g.thumbprints }]));
+  }
+
+  // ---- rule preview (04 wire notes "Rule preview") ----
+
+  /** What a rule would have matched among the organization's recent requests. */
+  preview(ctx: RequestContext, body: PamRulePreview) {
+    const { caller } = ctx;
+    const org = targetOrg(this.db, caller, body.orgId);
+    const siteId = body.siteId ?? null;
+    if (siteId !== null) {
+      const site = requireSite(this.db, caller, siteId);
+      if (site.orgId !== org.id) throw fieldError('siteId', 'not a site of the organization');
+    }
+    const criteria = criteriaOf(body);
+    validateRuleShape({ verdict: body.verdict ?? 'require_approval', ...criteria });
+    if (criteria.matchSignerGroupId !== null) {
+      const group = this.db
+        .select({ id: pamSignerGroups.id })
+        .from(pamSignerGroups)
+        .where(and(eq(pamSignerGroups.id, criteria.matchSignerGroupId), eq(pamSignerGroups.orgId, org.id)))
+        .get();
+      if (!group) throw fieldError('matchSignerGroupId', 'no such signer group in the organization');
+    }
+    const since = new Date(Date.now() - body.windowDays * 86_400_000).toISOString();
+    let siteFilter: SQL | undefined;
+    if (siteId !== null) siteFilter = eq(elevationRequests.siteId, siteId);
+    else if (caller.siteIds !== null)
+      siteFilter = caller.siteIds.length ? inArray(elevationRequests.siteId, caller.siteIds) : sql`0`;
+    const rows = this.db
+      .select()
+      .from(elevationRequests)
+      .where(and(eq(elevationRequests.orgId, org.id), gte(elevationRequests.requestedAt, since), siteFilter))
+      .orderBy(desc(elevationRequests.requestedAt), desc(elevationRequests.id))
+      .limit(PREVIEW_SCAN_LIMIT + 1)
+      .all();
+    const truncated = rows.length > PREVIEW_SCAN_LIMIT;
+    const scanned = truncated ? rows.slice(0, PREVIEW_SCAN_LIMIT) : rows;
+    const groups = this.groupsOf(org.id);
+    const rule = { verdict: body.verdict ?? 'require_approval', ...criteria } as const;
+    const matched = scanned.filter((row) => ruleMatches(rule, engineRequestOf(row), groups));
+    const statusBreakdown: Record<string, number> = {};
+    for (const row of matched) statusBreakdown[row.status] = (statusBreakdown[row.status] ?? 0) + 1;
+    return {
+      success: true as const,
+      totalMatched: matched.length,
+      totalScanned: scanned.length,
+      windowDays: body.windowDays,
+      truncated,
+      statusBreakdown,
+      sample: this.requests.viewsOf(matched.slice(0, 10).map((r) => r.id)),
+    };
   }
 
   // ---- signer groups ----

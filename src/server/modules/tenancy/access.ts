@@ -3,6 +3,7 @@ import type { Db } from '../../db/connection.js';
 import { organizations, sites } from '../../db/schema/index.js';
 import type { Caller } from '../../context.js';
 import { notFound, orgAccessDenied, siteAccessDenied } from '../../errors.js';
+import { namesById } from '../../lib/names.js';
 
 export type Organization = typeof organizations.$inferSelect;
 export type Site = typeof sites.$inferSelect;
@@ -95,4 +96,25 @@ export function requireSite(db: Db, caller: Caller, siteId: string): Site {
   if (!queries.liveOrgId.get({ id: site.orgId })) throw notFound('Site not found');
   if (!canAccessOrg(db, caller, site.orgId) || !canAccessSite(caller, site.id)) throw siteAccessDenied();
   return site;
+}
+
+/** Site id → name (other modules show site names without reading the sites table). */
+export function siteNamesOf(db: Db, ids: Iterable<string | null>): Map<string, string> {
+  return namesById(db, sites, { id: sites.id, name: sites.name }, ids);
+}
+
+/** Whether the organization is live and the partner's (users invite into it). */
+export function isLiveOrgOfPartner(db: Db, orgId: string, partnerId: string): boolean {
+  return (
+    db
+      .select({ id: organizations.id })
+      .from(organizations)
+      .where(and(eq(organizations.id, orgId), eq(organizations.partnerId, partnerId), isNull(organizations.deletedAt)))
+      .get() !== undefined
+  );
+}
+
+/** Whether the site belongs to the organization. */
+export function isSiteOfOrg(db: Db, siteId: string, orgId: string): boolean {
+  return db.select({ id: sites.id }).from(sites).where(and(eq(sites.id, siteId), eq(sites.orgId, orgId))).get() !== undefined;
 }

@@ -1,4 +1,4 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import type {
   ResendInviteSchema,
@@ -8,7 +8,7 @@ import type {
 } from '../../../contract/users.js';
 import type { ServerConfig } from '../../config.js';
 import type { Db } from '../../db/connection.js';
-import { organizationUsers, organizations, partnerUsers, sites, users } from '../../db/schema/index.js';
+import { organizationUsers, partnerUsers, users } from '../../db/schema/index.js';
 import { publicBaseUrl, tokenLink } from '../../delivery/links.js';
 import type { Mailer } from '../../delivery/mailer.js';
 import { inviteMessage, passwordResetMessage } from '../../delivery/messages.js';
@@ -29,7 +29,7 @@ import type { Directory, Member, Membership, UserRow } from '../identity/directo
 import type { SessionService } from '../identity/sessions.js';
 import { issueUserToken, revokeUserTokens } from '../identity/user-tokens.js';
 import type { RoleTarget, RolesService } from '../roles/service.js';
-import { accessibleOrgIds } from '../tenancy/access.js';
+import { accessibleOrgIds, isLiveOrgOfPartner, isSiteOfOrg } from '../tenancy/access.js';
 import type { TenancyService } from '../tenancy/service.js';
 
 type ListQuery = z.infer<typeof UserListQuerySchema>;
@@ -207,12 +207,7 @@ export class UsersService {
       if (orgAccess !== 'selected' && orgIds.length > 0) throw fieldError('orgIds', 'only used with orgAccess selected');
       if (orgAccess === 'selected' && body.orgIds === undefined) throw fieldError('orgIds', 'required with orgAccess selected');
       for (const orgId of orgIds) {
-        const org = this.db
-          .select({ id: organizations.id })
-          .from(organizations)
-          .where(and(eq(organizations.id, orgId), eq(organizations.partnerId, target.partnerId), isNull(organizations.deletedAt)))
-          .get();
-        if (!org) throw fieldError('orgIds', `unknown organization ${orgId}`);
+        if (!isLiveOrgOfPartner(this.db, orgId, target.partnerId)) throw fieldError('orgIds', `unknown organization ${orgId}`);
       }
       if (caller.scope === 'partner' && caller.orgAccess !== 'all') {
         if (orgAccess === 'all') throw forbidden('Cannot grant access to all organizations without having it', 'ORG_ACCESS_DENIED');
@@ -226,12 +221,7 @@ export class UsersService {
     }
     let siteIds = body.siteIds ? [...new Set(body.siteIds)] : null;
     for (const siteId of siteIds ?? []) {
-      const site = this.db
-        .select({ id: sites.id })
-        .from(sites)
-        .where(and(eq(sites.id, siteId), eq(sites.orgId, target.orgId ?? '')))
-        .get();
-      if (!site) throw fieldError('siteIds', `unknown site ${siteId}`);
+      if (!isSiteOfOrg(this.db, siteId, target.orgId ?? '')) throw fieldError('siteIds', `unknown site ${siteId}`);
     }
     // A user restricted to some sites invites within them; without siteIds the new user gets the same ones.
     if (caller.siteIds !== null) {

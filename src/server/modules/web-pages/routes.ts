@@ -4,9 +4,6 @@ import { contract } from '../../../contract/index.js';
 import type { ModuleContext } from '../../app-context.js';
 import type { RequestContext } from '../../context.js';
 import { DomainError } from '../../errors.js';
-import { clientIpResolver, trustedProxyMatcher } from '../../http/client-ip.js';
-import { anonymous } from '../../http/guard.js';
-import { AccountService } from '../identity/account-service.js';
 import type { UserTokenPurpose } from '../identity/user-tokens.js';
 import { PAGE_HEADERS, doneBox, errorBox, escapeHtml, form, page, type FormField } from './html.js';
 
@@ -48,10 +45,8 @@ function field(source: unknown, name: string): string {
  * POST (to the same path) does the work. Server-rendered, no JavaScript, no external asset; the rules stay in
  * the identity services, and their errors are shown on the page. Not API endpoints, so not in the contract.
  */
-export function registerWebPages({ app, config, db, services }: ModuleContext): void {
-  // Only accept and reset are used here; the forgot-password limiter of this instance is never touched.
-  const account = new AccountService(db, config, services.auth, services.sessions, services.directory, services.mailer, app.log);
-  const clientIp = clientIpResolver(trustedProxyMatcher(config.trustedProxies), config.trustedProxies.length > 0);
+export function registerWebPages({ app, services, anonymousContext }: ModuleContext): void {
+  const { account } = services;
 
   const pages: PageSpec[] = [
     {
@@ -130,7 +125,7 @@ export function registerWebPages({ app, config, db, services }: ModuleContext): 
       account.checkLink(spec.purpose, token);
       if (values.password !== values.confirm) return showForm(reply, spec, 400, token, values, 'The two passwords do not match.');
       const body = parsed.data as Fields;
-      return send(reply, 200, spec.title, await spec.complete(anonymous(request, clientIp(request)), body));
+      return send(reply, 200, spec.title, await spec.complete(anonymousContext(request), body));
     } catch (err) {
       const clientError = asClientError(err);
       if (isLinkError(clientError)) return showDeadLink(reply, spec, clientError.message);

@@ -1,0 +1,203 @@
+import { and, asc, desc, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { ElevationActiveQuerySchema, ElevationListQuerySchema, ElevationStatus } from '../../../contract/pam.js';
+import type { RequestContext } from '../../context.js';
+import type { Db } from '../../db/connection.js';
+import { elevationRequests } from '../../db/schema/index.js';
+import { conflict, notFound, siteAccessDenied } from '../../errors.js';
+import type { DevicesService } from '../devices/service.js';
+import type { Directory } from '../identity/directory.js';
+import { canAccessOrg, requireSite, siteNamesOf } from '../tenancy/access.js';
+import type { EngineRequest } from './engine.js';
+import { listOrgs } from './scope.js';
+
+export type ElevationRow = typeof elevationRequests.$inferSelect;
+export type ElevationView = ElevationRow & {
+  deviceHostname: string | null;
+  siteName: string | null;
+  approvedByName: string | null;
+  deniedByName: string | null;
+  revokedByName: string | null;
+};
+
+/** Statuses in which an elevation is in force (01 §3: the ones revoke applies to). */
+export const ACTIVE_STATUSES = ['approved', 'auto_approved', 'actuating'] as const satisfies readonly ElevationStatus[];
+/** Approvals of AI tool actions of this risk tier (the highest, 0-4) need a re-entered factor (01 §4.9). */
+export const CRITICAL_RISK_TIER = 4;
+/** 01 §4.9 /pam/active: at most 500. */
+export const ACTIVE_LIMIT = 500;
+
+export const notPending = (status: string) =>
+  conflict(`Request is not pending (current status: ${status})`, 'REQUEST_NOT_PENDING');
+export const notActive = (status: string) =>
+  conflict(`Request is not active (current status: ${status})`, 'REQUEST_NOT_ACTIVE');
+
+/** Whether approving this request is a critical-tier approval: an AI tool action of the top risk tier. A UAC
+ * prompt or a technician's JIT request is never critical-tier (risk tiers belong to tool actions). */
+export function isCriticalTier(row: Pick<ElevationRow, 'flowType' | 'riskTier'>): boolean {
+  return row.flowType === 'ai_tool_action' && row.riskTier !== null && row.riskTier >= CRITICAL_RISK_TIER;
+}
+
+/** What a request offers the rule engine. */
+export function engineRequestOf(row: ElevationRow): EngineRequest {
+  return {
+    flowType: row.flowType,
+    subjectUsername: row.subjectUsername,
+    subjectGroups: row.subjectGroups,
+    targetExecutablePath: row.targetExecutablePath,
+    targetExecutableHash: row.targetExecutableHash,
+    targetExecutableSigner: row.targetExecutableSigner,
+    targetExecutableSignerThumbprint: row.targetExecutableSignerThumbprint,
+    parentImage: row.parentImage,
+    commandLine: row.commandLine,
+    toolName: row.toolName,
+    riskTier: row.riskTier,
+    observedAt: new Date(row.observedAt),
+  };
+}
+
+/** Reads of elevation requests (01 §4.9): list, get, active, and the request a caller may decide on. The names a
+ * view shows (device, site, deciders) come from the modules that own them. */
+export class ElevationQueries {
+  constructor(
+    private readonly db: Db,
+    private readonly owners: { devices: DevicesService; directory: Directory },
+  ) {}
+
+  /** The requests with the names their list and get show. */
+  private views(rows: ElevationRow[]): ElevationView[] {
+    const hostnames = this.owners.devices.hostnamesOf(rows.map((r) => r.deviceId));
+    const siteNames = siteNamesOf(
+      this.db,
+      rows.map((r) => r.siteId),
+    );
+    const userNames = this.owners.directory.namesOf(
+      rows.flatMap((r) => [r.approvedByUserId, r.deniedByUserId, r.revokedByUserId]),
+    );
+    const nameOf = (names: Map<string, string>, id: string | null) => (id === null ? null : (names.get(id) ?? null));
+    return rows.map((row) => ({
+      ...row,
+      deviceHostname: nameOf(hostnames, row.deviceId),
+      siteName: nameOf(siteNames, row.siteId),
+      approvedByName: nameOf(userNames, row.approvedByUserId),
+      deniedByName: nameOf(userNames, row.deniedByUserId),
+      revokedByName: nameOf(userNames, row.revokedByUserId),
+    }));
+  }
+
+  /** The requests a caller sees: organizations in reach (or the one named), and their sites when restricted.
+   * null when nothing is visible. */
+  private visibility(ctx: RequestContext, orgId?: string): SQL | null {
+    const { caller } = ctx;
+    const orgIds = listOrgs(this.db, caller, orgId);
+    if (orgIds !== null && orgIds.length === 0) return null;
+    const parts: SQL[] = [];
+    if (orgIds !== null) parts.push(inArray(elevationRequests.orgId, orgIds));
+    if (caller.siteIds !== null) {
+      if (caller.siteIds.length === 0) return null;
+      parts.push(inArray(elevationRequests.siteId, caller.siteIds));
+    }
+    return and(...parts) ?? sql`1 = 1`;
+  }
+
+  list(ctx: RequestContext, query: z.infer<typeof ElevationListQuerySchema>) {
+    const visible = this.visibility(ctx, query.orgId);
+    const pagination = { page: query.page, limit: query.limit, total: 0 };
+    if (visible === null) return { success: true as const, requests: [], pagination };
+    if (query.siteId) requireSite(this.db, ctx.caller, query.siteId);
+    const where = and(
+      visible,
+      query.status ? eq(elevationRequests.status, query.status) : undefined,
+      query.flowType ? eq(elevationRequests.flowType, query.flowType) : undefined,
+      query.deviceId ? eq(elevationRequests.deviceId, query.deviceId) : undefined,
+      query.siteId ? eq(elevationRequests.siteId, query.siteId) : undefined,
+      query.from ? gte(elevationRequests.requestedAt, new Date(query.from).toISOString()) : undefined,
+      query.to ? lt(elevationRequests.requestedAt, new Date(query.to).toISOString()) : undefined,
+    );
+    const rows = this.db
+      .select()
+      .from(elevationRequests)
+      .where(where)
+      .orderBy(desc(elevationRequests.requestedAt), desc(elevationRequests.id))
+      .limit(query.limit)
+      .offset((query.page - 1) * query.limit)
+      .all();
+    const total =
+      this.db
+        .select({ n: sql<number>`count(*)` })
+        .from(elevationRequests)
+        .where(where)
+        .get()?.n ?? 0;
+    return { success: true as const, requests: this.views(rows), pagination: { ...pagination, total } };
+  }
+
+  get(ctx: RequestContext, id: string): ElevationView {
+    const visible = this.visibility(ctx);
+    const row =
+      visible === null
+        ? undefined
+        : this.db
+            .select()
+            .from(elevationRequests)
+            .where(and(visible, eq(elevationRequests.id, id)))
+            .get();
+    const [view] = row ? this.views([row]) : [];
+    if (!view) throw notFound('Elevation request not found');
+    return view;
+  }
+
+  /** The views of these requests, in the order of the ids. */
+  viewsOf(ids: string[]): ElevationView[] {
+    if (ids.length === 0) return [];
+    const rows = this.views(this.db.select().from(elevationRequests).where(inArray(elevationRequests.id, ids)).all());
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.map((id) => byId.get(id)).filter((r): r is ElevationView => r !== undefined);
+  }
+
+  active(ctx: RequestContext, query: z.infer<typeof ElevationActiveQuerySchema>): ElevationView[] {
+    const visible = this.visibility(ctx, query.orgId);
+    if (visible === null) return [];
+    const rows = this.db
+      .select()
+      .from(elevationRequests)
+      .where(
+        and(
+          visible,
+          inArray(elevationRequests.status, [...ACTIVE_STATUSES]),
+          sql`${elevationRequests.expiresAt} > ${new Date().toISOString()}`,
+          query.deviceId ? eq(elevationRequests.deviceId, query.deviceId) : undefined,
+        ),
+      )
+      .orderBy(asc(elevationRequests.expiresAt), asc(elevationRequests.id))
+      .limit(ACTIVE_LIMIT)
+      .all();
+    return this.views(rows);
+  }
+
+  /** A request the caller may decide on: 404 out of the caller's organizations, 403 outside its sites. */
+  forDecision(ctx: RequestContext, id: string): ElevationRow {
+    const row = this.db.select().from(elevationRequests).where(eq(elevationRequests.id, id)).get();
+    if (!row || !canAccessOrg(this.db, ctx.caller, row.orgId)) throw notFound('Elevation request not found');
+    const { siteIds } = ctx.caller;
+    if (siteIds !== null && (row.siteId === null || !siteIds.includes(row.siteId))) throw siteAccessDenied();
+    return row;
+  }
+
+  /** The request an assertion challenge is for: one the caller may decide on, still pending (409 else). */
+  pendingForChallenge(ctx: RequestContext, id: string): ElevationRow {
+    const row = this.forDecision(ctx, id);
+    if (row.status !== 'pending') throw notPending(row.status);
+    return row;
+  }
+
+  /** The status a request has now (after a lost compare-and-swap). */
+  currentStatus(id: string): string {
+    return (
+      this.db
+        .select({ status: elevationRequests.status })
+        .from(elevationRequests)
+        .where(eq(elevationRequests.id, id))
+        .get()?.status ?? 'unknown'
+    );
+  }
+}
