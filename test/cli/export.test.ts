@@ -570,6 +570,16 @@ describe('svc pam export (the command: flags and exit codes)', () => {
     expect(fs.readFileSync(target, 'utf8')).toBe(expectedCsv(95));
   });
 
+  it('issue 9 item 15: -o and -q without --out are refused (exit 2), since the rows go out as --format says', async () => {
+    const m = await mock({ total: 3 });
+    for (const extra of [['-o', 'yaml'], ['-q']]) {
+      const refused = await svc(m.url, extra);
+      expect(refused.exitCode, refused.stderr).toBe(2);
+      expect(refused.stderr).toContain('--format');
+      expect(refused.stdout).toBe('');
+    }
+  });
+
   it('--out over an existing file is exit 2 unless --force; a missing directory is exit 2 naming it', async () => {
     const m = await mock({ total: 12 });
     const target = file('cli-existing.csv');

@@ -89,6 +89,10 @@ Progress (rows, pages, rows/s, settled-through time) goes to stderr when it is a
       },
     } as const;
 
+    // Without --out the rows are the output, and their shape is --format's: refuse what could not be honoured.
+    if (!flags.out && (flags.output !== undefined || flags.quiet)) {
+      throw new UsageError('-o and -q shape the summary printed with --out; without --out the rows go out as --format says (csv or jsonl)');
+    }
     const { exportQuery, runElevationExport, describeProgress } = await import('../../cli/export/run.js');
     // The contract checks the window (offsets, from before to, at most 366 days) before anything is sent.
     const { ElevationAuditExportQuerySchema } = await import('../../contract/pam.js');
