@@ -68,6 +68,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     // The host is the bound address, never `localhost`: for that name Fastify binds more sockets itself.
     const listenOptions = { handle: socket.takeHandle(), host: socket.address } as FastifyListenOptions;
     await built.app.listen(listenOptions);
+    socket.handOverEarlyConnections(built.app.server);
   } catch (err) {
     await built?.app.close().catch(() => undefined);
     socket.close();

@@ -165,6 +165,23 @@ describe('graceful shutdown', () => {
     expect((await get(`${server.address}/health`)).status).toBe(200);
   });
 
+  it('issue 9 item 18: a request that arrives after the bind, while the app is still being built, is answered', async () => {
+    const config = loadConfig({ SVC_DATA_DIR: dataDir, PORT: '0', SVC_ADMIN_PASSWORD: 'Admin-Passw0rd!', SVC_LOG_LEVEL: 'silent' });
+    let early: Promise<{ status: number }> | undefined;
+    server = await startServer(config, {
+      logger: false,
+      handleSignals: false,
+      announce: () => {},
+      // The socket is bound and the pid file names its URL, but Fastify has not taken the socket yet.
+      beforeListen: () => {
+        const { url } = JSON.parse(fs.readFileSync(path.join(dataDir, 'server.pid'), 'utf8')) as { url: string };
+        early = get(`${url}/health`);
+      },
+    });
+    expect(early).toBeDefined();
+    expect((await early)?.status).toBe(200);
+  });
+
   it('a stale pid file (dead process) does not block a start', async () => {
     fs.writeFileSync(path.join(dataDir, 'server.pid'), '999999\n');
     const config = loadConfig({

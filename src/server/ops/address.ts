@@ -60,13 +60,18 @@ export interface BoundSocket {
   /** Hands the listening handle over, for `server.listen({ handle })`: the server that takes it serves these
    * connections and closes it (Node's documented hand-over of a listening handle). */
   takeHandle(): object;
+  /** Gives the server that took the handle the connections accepted before it did (held paused meanwhile). */
+  handOverEarlyConnections(server: net.Server): void;
   /** Closes it, unless a server has taken it. */
   close(): void;
 }
 
 /** Binds host:port, so a port in use or an address the machine lacks fails before anything is written. */
 export async function bindSocket(host: string, port: number): Promise<BoundSocket> {
-  const server = net.createServer();
+  // Connections that arrive while the app is built are accepted here, paused, and handed to the server that
+  // takes the handle; otherwise they would hang on this server, which has no one to answer them.
+  const early: net.Socket[] = [];
+  const server = net.createServer({ pauseOnConnect: true }, (connection) => early.push(connection));
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -89,6 +94,12 @@ export async function bindSocket(host: string, port: number): Promise<BoundSocke
     takeHandle() {
       taken = true;
       return handle;
+    },
+    handOverEarlyConnections(target) {
+      for (const connection of early.splice(0)) {
+        target.emit('connection', connection);
+        connection.resume();
+      }
     },
     close() {
       if (!taken) server.close();
