@@ -173,9 +173,13 @@ describe('graceful shutdown', () => {
       handleSignals: false,
       announce: () => {},
       // The socket is bound and the pid file names its URL, but Fastify has not taken the socket yet.
-      beforeListen: () => {
+      beforeListen: async () => {
         const { url } = JSON.parse(fs.readFileSync(path.join(dataDir, 'server.pid'), 'utf8')) as { url: string };
-        early = get(`${url}/health`);
+        const request = get(`${url}/health`);
+        // Let the kernel and the bound socket accept the connection before Fastify takes the socket over.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        // A connection left with nobody to answer it never settles: give up after 5 s (status 0).
+        early = Promise.race([request, new Promise<{ status: number }>((resolve) => setTimeout(() => resolve({ status: 0 }), 5000))]);
       },
     });
     expect(early).toBeDefined();
