@@ -185,6 +185,11 @@ export function printTable(rows, value = 'median') {
       r.pass === null ? '' : r.pass ? 'pass' : 'FAIL',
     ]),
   );
+  printColumns(table);
+}
+
+/** Prints rows of strings (the first is the header) as left-aligned columns. */
+export function printColumns(table) {
   const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
   for (const row of table)
     console.log(

@@ -25,7 +25,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Secret, TOTP } from 'otpauth';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, api, loadRun, median, printMachine, round, startServer, tmp } from './common.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, api, loadRun, median, printColumns, printMachine, round, startServer, tmp } from './common.js';
 
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 5);
 const WARMUP_SECONDS = Number(process.env.BENCH_LOAD_WARMUP_SECONDS ?? 1);
@@ -272,15 +272,8 @@ async function main() {
     await server.stop();
   }
   const table = [['route', 'req/s', '/health', 'ratio', 'p99 ms', 'non-2xx', 'target', 'result'], ...rows];
-  const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
   console.log('');
-  for (const row of table)
-    console.log(
-      row
-        .map((cell, i) => cell.padEnd(widths[i]))
-        .join('  ')
-        .trimEnd(),
-    );
+  printColumns(table);
   const fmt = (l) => l.map((n) => n.toFixed(2)).join(' ');
   console.log(`\nload average before ${fmt(loadBefore)}, after ${fmt(os.loadavg())}`);
 }

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, E2E_TIMEOUT_MS } from '../helpers/cli.js';
+import { BIN, E2E_TIMEOUT_MS, listeningUrl } from '../helpers/cli.js';
 
 /** Issue 9 item 17: `svc server status` finds the server where it listens, and `svc server stop` stops it. */
 describe('e2e: svc server status and stop', { timeout: E2E_TIMEOUT_MS }, () => {
@@ -27,15 +27,7 @@ describe('e2e: svc server status and stop', { timeout: E2E_TIMEOUT_MS }, () => {
       reject: false,
       timeout: 60_000,
     });
-    const url = await new Promise<string>((resolve, reject) => {
-      let stderr = '';
-      child.stderr?.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        const match = /listening on (http:\/\/\S+)/.exec(stderr);
-        if (match?.[1]) resolve(match[1]);
-      });
-      void child.then(() => reject(new Error(`server exited early: ${stderr}`)));
-    });
+    const url = await listeningUrl(child);
 
     // No --port: the server listens on a random one, and status still finds it.
     const status = await svc(['status', '-o', 'json']);

@@ -83,23 +83,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<E2e
     reject: false,
     buffer: false,
   });
-  let stderr = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not start within ${START_TIMEOUT_MS} ms:\n${stderr}`)), START_TIMEOUT_MS);
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-      const match = /svc server listening on (http:\/\/\S+)/.exec(stderr);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.stdout?.resume();
-    void child.then((result) => {
-      clearTimeout(timer);
-      reject(new Error(`the server exited (${String(result.exitCode)}) before listening:\n${stderr}`));
-    });
-  });
+  const url = await listeningUrl(child);
   return {
     url,
     dataDir,
@@ -203,4 +187,25 @@ export async function adminToken(url: string): Promise<string> {
 export function filesUnder(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
   return fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
+}
+
+/** The URL a `svc server start` child prints once it listens; rejects when it exits first or takes too long. */
+export function listeningUrl(child: ResultPromise, timeoutMs = START_TIMEOUT_MS): Promise<string> {
+  let stderr = '';
+  return new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server did not start within ${timeoutMs} ms:\n${stderr}`)), timeoutMs);
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+      const match = /svc server listening on (http:\/\/\S+)/.exec(stderr);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.stdout?.resume();
+    void child.then((result) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited (${String(result.exitCode)}) before listening:\n${stderr}`));
+    });
+  });
 }

@@ -7,6 +7,7 @@ import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/server/config.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
+import { listeningUrl } from '../helpers/cli.js';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/run.js');
 
@@ -211,15 +212,7 @@ describe('graceful shutdown', () => {
       reject: false,
       timeout: 20_000,
     });
-    const address = await new Promise<string>((resolve, reject) => {
-      let stderr = '';
-      child.stderr?.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        const match = /listening on (http:\/\/\S+)/.exec(stderr);
-        if (match?.[1]) resolve(match[1]);
-      });
-      void child.then(() => reject(new Error(`server exited early: ${stderr}`)));
-    });
+    const address = await listeningUrl(child);
     expect((await get(`${address}/health`)).status).toBe(200);
     expect(fs.existsSync(path.join(dataDir, 'server.pid'))).toBe(true);
     child.kill('SIGTERM');
