@@ -81,14 +81,16 @@ export function bind<E extends EndpointDef>(app: FastifyInstance, deps: BindDeps
   bound.add(def);
 
   // Response schemas strip every field they do not list: hashes and secrets never leave the server. The strip
-  // of each declared status is compiled once here (lib/schema-strip.ts) rather than run as a zod parse per
-  // request.
-  const strips = new Map<number, Strip>();
-  for (const [code, spec] of Object.entries(def.responses)) {
-    if (spec && !isRawResponse(spec)) strips.set(Number(code), compileStrip(spec));
-  }
+  // of each declared status is compiled once (lib/schema-strip.ts) rather than run as a zod parse per request,
+  // on the route's first answer with that status: compiling all of them at start cost it some 100 ms.
+  const strips = new Map<number, Strip | null>();
   const strip = (result: unknown, code: number) => {
-    const compiled = strips.get(code);
+    let compiled = strips.get(code);
+    if (compiled === undefined) {
+      const spec = def.responses[code];
+      compiled = spec && !isRawResponse(spec) ? compileStrip(spec) : null;
+      strips.set(code, compiled);
+    }
     return compiled ? compiled(result) : result;
   };
   /** A handler may pick another declared status (readiness answers 503 with the same body shape). */
