@@ -12,6 +12,7 @@ import { bind, type Handler, type ResponseCache } from './http/bind.js';
 import { clientIpResolver, trustedProxyMatcher } from './http/client-ip.js';
 import { installErrorHandler } from './http/error-handler.js';
 import { installAdmission } from './http/admission.js';
+import { installJsonBodyParser } from './http/json-body.js';
 import { anonymous, bearerToken, createGuard, createNotFoundKeyCheck, type CredentialResolvers } from './http/guard.js';
 import { createIdempotency, purgeIdempotencyKeys } from './http/idempotency.js';
 import { JobWorker } from './jobs/queue.js';
@@ -97,6 +98,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     genReqId: () => randomUUID(),
   });
   await app.register(fastifyCookie);
+  installJsonBodyParser(app);
 
   const box = new SecretBox(secrets.encryptionKey);
   const signer = new TokenSigner(secrets.jwtSecret);
