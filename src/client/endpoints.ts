@@ -24,6 +24,7 @@ export const PAM_DURATION = { min: 1, max: 1440, default: 15 } as const;
 export const health: ClientGroup<typeof HealthContract> = {
   live: { area: 'health', name: 'live', method: 'GET', fullPath: '/health' },
   ready: { area: 'health', name: 'ready', method: 'GET', fullPath: '/health/ready' },
+  config: { area: 'health', name: 'config', method: 'GET', fullPath: '/api/v1/config' },
   openapi: { area: 'health', name: 'openapi', method: 'GET', fullPath: '/api/v1/openapi.json' },
   openapiDocs: { area: 'health', name: 'openapiDocs', method: 'GET', fullPath: '/api/v1/docs/openapi.json' },
 };
@@ -124,6 +125,7 @@ export const auth: ClientGroup<typeof AuthContract> = {
       { field: 'avatarUrl', kind: 'string', nullable: true },
     ],
   },
+  me: { area: 'auth', name: 'me', method: 'GET', fullPath: '/api/v1/auth/me' },
 };
 
 export const account: ClientGroup<typeof AccountContract> = {
@@ -714,6 +716,22 @@ export const audit: ClientGroup<typeof AuditContract> = {
     name: 'list',
     method: 'GET',
     fullPath: '/api/v1/audit-logs/logs',
+    query: [
+      { field: 'page', kind: 'integer', nullable: false },
+      { field: 'limit', kind: 'integer', nullable: false },
+      { field: 'user', kind: 'string', nullable: false },
+      { field: 'action', kind: 'string', nullable: false },
+      { field: 'resource', kind: 'string', nullable: false },
+      { field: 'orgId', kind: 'string', nullable: false },
+      { field: 'from', kind: 'string', nullable: false },
+      { field: 'to', kind: 'string', nullable: false },
+    ],
+  },
+  listAll: {
+    area: 'audit',
+    name: 'listAll',
+    method: 'GET',
+    fullPath: '/api/v1/audit-logs',
     query: [
       { field: 'page', kind: 'integer', nullable: false },
       { field: 'limit', kind: 'integer', nullable: false },

@@ -35,9 +35,18 @@ export const AgentEnrollResponseSchema = z.object({
   config: AgentConfigSchema,
 });
 
+/** The agent's own health words (issue 15 item 10): each means "alive", the device is online. */
+export const AGENT_HEALTH = ['ok', 'warning', 'error'] as const;
+
+/** Sent on `POST /agents/enroll` with the agent's current bearer token to re-enrol its device in place. */
+export const REENROLLMENT_HEADER = 'x-agent-reenrollment-token';
+
 /** What an agent may report about itself; administrative states (quarantined, decommissioned) are not its to set. */
 export const AgentHeartbeatSchema = z.object({
-  status: z.enum(['online', 'maintenance', 'updating']).optional().describe('Reported state (default online)'),
+  status: z
+    .enum(['online', 'maintenance', 'updating', ...AGENT_HEALTH])
+    .optional()
+    .describe('Reported state (default online); the agent health words ok, warning and error mean online'),
   agentVersion: Text(50).optional().describe('Version of the agent, when it changed'),
   lastUser: z.string().max(255).optional().describe('The signed-in user'),
   metrics: JsonObjectSchema.optional().describe('Current metrics'),
@@ -55,7 +64,9 @@ export const agents = {
     body: AgentEnrollSchema,
     responses: { 201: AgentEnrollResponseSchema },
     auth: { public: true },
-    summary: 'Enroll a device with an enrollment key; answers the agent id and its token',
+    summary:
+      'Enroll a device with an enrollment key; answers the agent id and its token. With the header ' +
+      'x-agent-reenrollment-token set to its current token, the agent re-enrols its own device in place',
   }),
   heartbeat: endpoint({
     method: 'POST',

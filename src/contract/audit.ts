@@ -46,14 +46,25 @@ export const AuditVerifySchema = z.object({
   ),
 });
 
+const AuditListResponseSchema = pagedSchema(AuditLogSchema);
+
 export const audit = {
   list: endpoint({
     method: 'GET',
     path: '/audit-logs/logs',
     query: AuditFilterSchema,
-    responses: { 200: pagedSchema(AuditLogSchema) },
+    responses: { 200: AuditListResponseSchema },
     auth: { permission: 'audit:read' },
     summary: 'List audit log entries, newest first',
+  }),
+  // Issue 15 item 11: the path the deployed service's clients list from; the same list as /audit-logs/logs.
+  listAll: endpoint({
+    method: 'GET',
+    path: '/audit-logs',
+    query: AuditFilterSchema,
+    responses: { 200: AuditListResponseSchema },
+    auth: { permission: 'audit:read' },
+    summary: 'List audit log entries, newest first (the same list as /audit-logs/logs)',
   }),
   get: endpoint({
     method: 'GET',

@@ -213,4 +213,12 @@ export const auth = {
     auth: { allowInactivePartner: true, sessionOnly: true },
     summary: "Update the signed-in user's name or avatar",
   }),
+  // Issue 15 item 11: the deployed service's web and mobile clients read the signed-in user here.
+  me: endpoint({
+    method: 'GET',
+    path: '/auth/me',
+    responses: { 200: z.object({ user: MeSchema }) },
+    auth: { allowInactivePartner: true },
+    summary: 'The signed-in user as {user}, the same user as GET /users/me',
+  }),
 } as const;

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { endpoint } from './endpoint.js';
 
+/** What a client may know before signing in (issue 15 item 11): the server's switches, as configured. */
+export const PublicConfigSchema = z.object({
+  registration: z.object({ enabled: z.boolean().describe('Self-registration is open (01 §5.8 ENABLE_REGISTRATION)') }),
+  mfa: z.object({ enabled: z.boolean().describe('The MFA feature is on (01 §5.7 ENABLE_2FA)') }),
+});
+
 export const health = {
   live: endpoint({
     method: 'GET',
@@ -20,6 +26,13 @@ export const health = {
     },
     auth: { public: true },
     summary: 'Readiness: the database answers (503 when not)',
+  }),
+  config: endpoint({
+    method: 'GET',
+    path: '/config',
+    responses: { 200: PublicConfigSchema },
+    auth: { public: true },
+    summary: 'Public configuration: whether registration and MFA are enabled',
   }),
   openapi: endpoint({
     method: 'GET',

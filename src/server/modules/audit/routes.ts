@@ -5,6 +5,7 @@ export function registerAuditRoutes({ route, services }: ModuleContext): void {
   const a = contract.audit;
   const { audit } = services;
   route(a.list, ({ ctx, query }) => audit.list(ctx, query));
+  route(a.listAll, ({ ctx, query }) => audit.list(ctx, query));
   route(a.search, ({ ctx, query }) => audit.list(ctx, query));
   route(a.get, ({ ctx, params }) => audit.get(ctx, params.id));
   route(a.verify, ({ ctx, query }) => audit.verify(ctx, query.orgId));

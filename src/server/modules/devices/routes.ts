@@ -1,3 +1,4 @@
+import { REENROLLMENT_HEADER } from '../../../contract/agents.js';
 import { contract } from '../../../contract/index.js';
 import type { ModuleContext } from '../../app-context.js';
 
@@ -5,7 +6,11 @@ export function registerDeviceRoutes({ route, services, worker }: ModuleContext)
   const a = contract.agents;
   const d = contract.devices;
   const devices = services.devices;
-  route(a.enroll, ({ ctx, body }) => devices.enroll(ctx, body));
+  route(a.enroll, ({ ctx, body, request }) => {
+    // An empty header is no header; a repeated one is taken as given (Node joins it, so it matches no token).
+    const token = request.headers[REENROLLMENT_HEADER];
+    return devices.enroll(ctx, body, typeof token === 'string' && token.trim() !== '' ? token.trim() : undefined);
+  });
   route(a.heartbeat, ({ ctx, params, body }) => devices.heartbeat(ctx, params.id, body));
   route(d.list, ({ ctx, query }) => devices.list(ctx, query));
   route(d.get, ({ ctx, params }) => devices.get(ctx, params.id));

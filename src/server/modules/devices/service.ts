@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { and, asc, count, eq, ne, sql } from 'drizzle-orm';
 import type { z } from 'zod';
-import { AGENT_TOKEN_PATTERN, type AgentEnrollSchema, type AgentHeartbeatSchema } from '../../../contract/agents.js';
+import { AGENT_HEALTH, AGENT_TOKEN_PATTERN, type AgentEnrollSchema, type AgentHeartbeatSchema } from '../../../contract/agents.js';
 import type { DeviceListQuerySchema } from '../../../contract/devices.js';
 import type { Db } from '../../db/connection.js';
 import { devices } from '../../db/schema/index.js';
@@ -56,6 +56,22 @@ function isoNow(): string {
 /** `svc_` + 64 hex characters (04 wire notes); stored only as SHA-256. */
 function newAgentToken(): string {
   return `svc_${randomBytes(32).toString('hex')}`;
+}
+
+/** What an enrolment (first or again) tells about the device itself. */
+function inventoryOf(body: z.infer<typeof AgentEnrollSchema>) {
+  return {
+    hostname: body.hostname,
+    displayName: body.displayName ?? body.hostname,
+    osType: body.osType,
+    osVersion: body.osVersion,
+    architecture: body.architecture,
+    agentVersion: body.agentVersion,
+  };
+}
+
+function isAgentHealth(status: string): status is (typeof AGENT_HEALTH)[number] {
+  return (AGENT_HEALTH as readonly string[]).includes(status);
 }
 
 interface AgentAuthRow {
@@ -135,7 +151,7 @@ export class DevicesService {
    * Creates the device in the key's organization and site. The key's use, the device, its audit entry and the
    * `device.enrolled` event commit together or not at all: a refused enrollment leaves the key untouched.
    */
-  enroll(ctx: RequestContext, body: z.infer<typeof AgentEnrollSchema>) {
+  enroll(ctx: RequestContext, body: z.infer<typeof AgentEnrollSchema>, reenrollmentToken?: string) {
     const authToken = newAgentToken();
     const agentId = randomUUID();
     return this.db.$client.transaction(() => {
@@ -144,6 +160,9 @@ export class DevicesService {
       const partner = this.partnerState(org.partnerId);
       if (partner.status !== 'active') {
         throw partnerInactive(partner.status);
+      }
+      if (reenrollmentToken !== undefined) {
+        return this.reenroll(ctx, body, reenrollmentToken, { key, org, partnerStatus: partner.status, authToken });
       }
       this.assertDeviceCaps(org.id, org.maxDevices, org.partnerId, partner.maxDevices);
       const now = isoNow();
@@ -155,12 +174,7 @@ export class DevicesService {
           siteId: key.siteId,
           agentId,
           agentTokenHash: sha256Hex(authToken),
-          hostname: body.hostname,
-          displayName: body.displayName ?? body.hostname,
-          osType: body.osType,
-          osVersion: body.osVersion,
-          architecture: body.architecture,
-          agentVersion: body.agentVersion,
+          ...inventoryOf(body),
           status: 'online',
           lastUser: body.lastUser ?? null,
           hardwareInfo: body.hardwareInfo ?? null,
@@ -189,6 +203,61 @@ export class DevicesService {
       );
       return { agentId, deviceId: device.id, authToken, orgId: org.id, siteId: key.siteId, config: AGENT_CONFIG };
     })();
+  }
+
+  /**
+   * Re-enrolment in place (issue 15 item 10): the agent proves which device it is with that device's current
+   * bearer token, never with an id, so no credential reaches another device. The key must be valid and of the
+   * device's own organization; the device keeps its id and agent id and gets a new token (the old one stops
+   * working), the inventory sent, and the key's site when the key is pinned to one. Runs inside enroll's
+   * transaction: a refusal leaves the key and the device untouched.
+   */
+  private reenroll(
+    ctx: RequestContext,
+    body: z.infer<typeof AgentEnrollSchema>,
+    token: string,
+    claimed: { key: { id: string; name: string; orgId: string; siteId: string | null }; org: { id: string; partnerId: string }; partnerStatus: string; authToken: string },
+  ) {
+    const { key, org, partnerStatus, authToken } = claimed;
+    const found = AGENT_TOKEN_PATTERN.test(token) ? this.byTokenHash.get(sha256Hex(token)) : undefined;
+    if (!found) throw unauthorized('Invalid re-enrollment token', 'INVALID_REENROLLMENT_TOKEN');
+    if (found.status === 'decommissioned') throw unauthorized('Device has been decommissioned', 'DEVICE_DECOMMISSIONED');
+    if (found.orgId !== key.orgId) {
+      throw forbidden("The enrollment key belongs to another organization than the device's", 'REENROLLMENT_ORG_MISMATCH');
+    }
+    const now = isoNow();
+    const siteId = key.siteId ?? found.siteId;
+    const device = this.db
+      .update(devices)
+      .set({
+        agentTokenHash: sha256Hex(authToken),
+        siteId,
+        ...inventoryOf(body),
+        // An administrator's quarantine outlives a re-enrolment, as it outlives heartbeats.
+        status: found.status === 'quarantined' ? 'quarantined' : 'online',
+        ...(body.lastUser !== undefined ? { lastUser: body.lastUser } : {}),
+        ...(body.hardwareInfo !== undefined ? { hardwareInfo: body.hardwareInfo } : {}),
+        ...(body.networkInfo !== undefined ? { networkInfo: body.networkInfo } : {}),
+        lastSeenAt: now,
+        enrolledAt: now,
+        enrollmentKeyId: key.id,
+        updatedAt: now,
+      })
+      .where(eq(devices.id, found.id))
+      .returning()
+      .get();
+    if (!device) throw unauthorized('Invalid re-enrollment token', 'INVALID_REENROLLMENT_TOKEN');
+    const agentCtx: RequestContext = { ...ctx, caller: agentCaller(device, org.partnerId, partnerStatus) };
+    recordAudit(this.db, agentCtx, {
+      action: 'device.reenroll',
+      resourceType: 'device',
+      resourceId: device.id,
+      resourceName: device.hostname,
+      orgId: org.id,
+      partnerId: org.partnerId,
+      details: { enrollmentKeyId: key.id, enrollmentKeyName: key.name, siteId, osType: device.osType, agentVersion: device.agentVersion },
+    });
+    return { agentId: device.agentId, deviceId: device.id, authToken, orgId: org.id, siteId, config: AGENT_CONFIG };
   }
 
   private partnerState(partnerId: string): { status: string; maxDevices: number | null } {
@@ -259,7 +328,9 @@ export class DevicesService {
   heartbeat(ctx: RequestContext, agentId: string, body: z.infer<typeof AgentHeartbeatSchema>) {
     const device = this.db.select().from(devices).where(eq(devices.agentId, agentId)).get();
     if (!device || device.status === 'decommissioned' || ctx.caller.agentId !== agentId) throw notFound('Agent not found');
-    const status = device.status === 'quarantined' ? device.status : (body.status ?? 'online');
+    // The agent's own health words (ok, warning, error) all say "alive": the device is online (issue 15 item 10).
+    const reported = body.status === undefined || isAgentHealth(body.status) ? 'online' : body.status;
+    const status = device.status === 'quarantined' ? device.status : reported;
     this.db
       .update(devices)
       .set({

@@ -5,7 +5,7 @@ import { VERSION } from '../../version.js';
 
 const startedAt = Date.now();
 
-export function registerHealthRoutes({ route, db }: ModuleContext): void {
+export function registerHealthRoutes({ route, db, config }: ModuleContext): void {
   const h = contract.health;
   route(h.live, () => ({ status: 'ok' as const, version: VERSION, uptime: Math.round((Date.now() - startedAt) / 1000) }));
   route(h.ready, ({ reply }) => {
@@ -19,6 +19,10 @@ export function registerHealthRoutes({ route, db }: ModuleContext): void {
     void reply.code(ready ? 200 : 503);
     return { status: ready ? ('ready' as const) : ('not_ready' as const), checks: { database } };
   });
+  route(h.config, () => ({
+    registration: { enabled: config.features.registration },
+    mfa: { enabled: config.features.mfa },
+  }));
   let document: Record<string, unknown> | undefined;
   const openapi = () => (document ??= buildOpenApi(contract, VERSION));
   route(h.openapi, openapi);

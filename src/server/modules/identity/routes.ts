@@ -113,6 +113,7 @@ export function registerIdentityRoutes({ route, services, config, bearerToken }:
   });
 
   route(a.getMe, ({ ctx }) => auth.me(ctx));
+  route(a.me, ({ ctx }) => ({ user: auth.me(ctx) }));
   route(a.updateMe, ({ ctx, body }) => auth.updateMe(ctx, body));
 
   // ---- invitations, password reset, phone and SMS MFA (01 §4.4, §4.5) ----
