@@ -10,6 +10,9 @@ export interface AccessClaims {
   typ: 'access';
 }
 
+/** The claims of a verified token, with its expiry (Unix seconds) as jose checked it. */
+export type Verified<C> = C & { exp: number };
+
 export interface MfaPendingClaims {
   sub: string;
   typ: 'mfa_pending';
@@ -46,11 +49,11 @@ export class TokenSigner {
   async verify<K extends TokenKind>(
     token: string,
     kind: K,
-  ): Promise<(K extends 'access' ? AccessClaims : MfaPendingClaims) | null> {
+  ): Promise<Verified<K extends 'access' ? AccessClaims : MfaPendingClaims> | null> {
     try {
-      const { payload } = await jwtVerify(token, await this.key, { issuer: ISSUER, algorithms: ['HS256'] });
+      const { payload } = await jwtVerify(token, await this.key, { issuer: ISSUER, algorithms: ['HS256'], requiredClaims: ['exp'] });
       if (payload.typ !== kind || typeof payload.sub !== 'string') return null;
-      return payload as unknown as K extends 'access' ? AccessClaims : MfaPendingClaims;
+      return payload as unknown as Verified<K extends 'access' ? AccessClaims : MfaPendingClaims>;
     } catch (err) {
       if (err instanceof errors.JOSEError) return null;
       throw err;
