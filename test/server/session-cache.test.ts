@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { and, eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { TokenSigner } from '../../src/server/security/tokens.js';
 import { partnerUsers, rolePermissions, sessions, users } from '../../src/server/db/schema/index.js';
 import { createTestApp, loginAs, type TestApp } from '../helpers/server.js';
 import { ROLES, seedOrg, seedPartner, seedUser } from '../helpers/seed.js';
@@ -91,5 +92,29 @@ describe('session callers kept between requests', () => {
     // Only the clock moves (no write): the kept caller must not outlive the token.
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 61_000 });
     expect((await t.call('GET', ME, { token })).status).toBe(401);
+  });
+
+  describe('verified tokens remembered by the signer (security/tokens.ts)', () => {
+    const signer = new TokenSigner('s'.repeat(64));
+    const access = { sub: 'user-1', sid: 'session-1', mfa: false, typ: 'access' as const };
+
+    it('01§4.5 a remembered token is refused from its exp on, and as a token of the other kind', async () => {
+      const token = await signer.sign(access, 60);
+      expect(await signer.verify(token, 'access')).toMatchObject({ sub: 'user-1', sid: 'session-1' });
+      expect(await signer.verify(token, 'access')).toMatchObject({ sub: 'user-1' });
+      expect(await signer.verify(token, 'mfa_pending')).toBeNull();
+      vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 60_000 });
+      expect(await signer.verify(token, 'access')).toBeNull();
+    });
+
+    it('01§4.5 a token with the claims of a remembered one but another signature is refused', async () => {
+      const token = await signer.sign(access, 600);
+      expect(await signer.verify(token, 'access')).not.toBeNull();
+      const [header, payload, signature = ''] = token.split('.');
+      const forged = `${header}.${payload}.${signature.slice(0, -4)}${signature.slice(-4) === 'AAAA' ? 'BBBB' : 'AAAA'}`;
+      expect(await signer.verify(forged, 'access')).toBeNull();
+      const other = await new TokenSigner('t'.repeat(64)).sign(access, 600);
+      expect(await signer.verify(other, 'access')).toBeNull();
+    });
   });
 });
