@@ -15,12 +15,17 @@
 //   3. One table: per route the median req/s, the median ratio to its /health runs, p99, and the count of errors,
 //      timeouts and non-2xx answers.
 //
+//   4. The server's CPU time per request of each run (utime + stime of its process, /proc/<pid>/stat), and its
+//      ratio (the /health run's CPU per request over the route's): on a machine shared with other work the
+//      req/s ratio swings with the load, the CPU each request costs the server much less.
+//
 // Targets (issue 10): every list and get route ≥ 0.5× /health with p99 < 25 ms; writes ≥ 0.2×; 0 non-2xx.
 // Environment: BENCH_LOAD_SECONDS (5), BENCH_LOAD_WARMUP_SECONDS (1), BENCH_ROUTE_ROUNDS (1),
 // BENCH_LOAD_CONNECTIONS (50), BENCH_ROUTES (a comma list of route names from the table below: only those),
 // BENCH_CPU_PROF_DIR (the server writes a V8 CPU profile there: node --cpu-prof).
 /* global process, console, setTimeout, fetch */
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,6 +49,28 @@ const KEY_RATE_LIMIT = 100_000;
 const MAX_TOTAL_SECONDS = 20 * 60;
 const EMAIL = 'partner-admin@bench.example';
 const PASSWORD = 'Bench-Partner-Passw0rd!';
+
+/** The CPU time a process has used so far, in ms (utime + stime, clock ticks of 10 ms); null without /proc. */
+function cpuMs(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The fields after the command name, which is in parentheses and may hold spaces: utime and stime are the
+    // 14th and 15th of the whole line.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
+/** A load run with the server's CPU time per response (µs) added as `cpuUs` (null without /proc). */
+async function measuredRun(pid, target, options) {
+  const before = cpuMs(pid);
+  const result = await loadRun(target, options);
+  const after = cpuMs(pid);
+  const cpuUs = before === null || after === null || result.responses === 0 ? null : ((after - before) * 1000) / result.responses;
+  return { ...result, cpuUs };
+}
 
 const totp = (secret) =>
   new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate();
@@ -229,7 +256,7 @@ async function main() {
     }
     const runs = new Map(routes.map((r) => [r.name, { health: [], route: [] }]));
     let k = 0;
-    for (let round = 0; round < ROUNDS; round++) {
+    for (let n = 0; n < ROUNDS; n++) {
       for (const route of routes) {
         const auth = route.auth === 'key' ? { 'x-api-key': keys[k++] } : { authorization: `Bearer ${s.token}` };
         const target = `${server.url}/api/v1${route.path}`;
@@ -241,12 +268,15 @@ async function main() {
           body: route.body,
         };
         if (WARMUP_SECONDS > 0) await loadRun(target, { ...options, seconds: WARMUP_SECONDS });
-        const health = await loadRun(`${server.url}/health`, { connections: CONNECTIONS, seconds: SECONDS });
-        const result = await loadRun(target, options);
+        const health = await measuredRun(server.child.pid, `${server.url}/health`, {
+          connections: CONNECTIONS,
+          seconds: SECONDS,
+        });
+        const result = await measuredRun(server.child.pid, target, options);
         runs.get(route.name).health.push(health);
         runs.get(route.name).route.push(result);
         process.stderr.write(
-          `  ${route.name}: ${Math.round(result.rps)} req/s (/health ${Math.round(health.rps)}), p99 ${result.latencyMs.p99} ms, ${JSON.stringify(result.statusCodes)}\n`,
+          `  ${route.name}: ${Math.round(result.rps)} req/s (/health ${Math.round(health.rps)}), p99 ${result.latencyMs.p99} ms, CPU ${round(result.cpuUs)} µs/req (/health ${round(health.cpuUs)}), ${JSON.stringify(result.statusCodes)}\n`,
         );
       }
     }
@@ -254,6 +284,8 @@ async function main() {
       const { health, route: measured } = runs.get(route.name);
       const ratio = median(measured.map((r, i) => r.rps / health[i].rps));
       const p99 = median(measured.map((r) => r.latencyMs.p99));
+      const cpu = median(measured.map((r) => r.cpuUs ?? NaN));
+      const cpuRatio = median(measured.map((r, i) => (health[i].cpuUs ?? NaN) / (r.cpuUs ?? NaN)));
       const failed = measured.reduce((n, r) => n + r.errors + r.timeouts + r.non2xx, 0);
       const target = route.kind === 'read' ? 0.5 : 0.2;
       const pass = ratio >= target && (route.kind === 'write' || p99 < 25) && failed === 0;
@@ -263,6 +295,8 @@ async function main() {
         `${Math.round(median(health.map((r) => r.rps)))}`,
         `${round(ratio, 2)}×`,
         `${round(p99)}`,
+        `${round(cpu, 0)}`,
+        `${round(cpuRatio, 2)}×`,
         String(failed),
         route.kind === 'read' ? '≥ 0.50×, p99 < 25' : '≥ 0.20×',
         pass ? 'pass' : 'FAIL',
@@ -271,7 +305,7 @@ async function main() {
   } finally {
     await server.stop();
   }
-  const table = [['route', 'req/s', '/health', 'ratio', 'p99 ms', 'non-2xx', 'target', 'result'], ...rows];
+  const table = [['route', 'req/s', '/health', 'ratio', 'p99 ms', 'CPU µs/req', 'CPU ratio', 'non-2xx', 'target', 'result'], ...rows];
   console.log('');
   printColumns(table);
   const fmt = (l) => l.map((n) => n.toFixed(2)).join(' ');

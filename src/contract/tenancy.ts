@@ -22,17 +22,24 @@ const TimeOfDaySchema = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected 
 const DayScheduleSchema = z.strictObject({ start: TimeOfDaySchema, end: TimeOfDaySchema, closed: z.boolean().optional() });
 const WeekdaySchema = z.enum(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday']);
 
+/** Names already found valid: building an Intl.DateTimeFormat costs more than the rest of a site's validation.
+ * Bounded, as ICU accepts any letter case of a name. */
+const knownTimezones = new Set<string>();
+const MAX_KNOWN_TIMEZONES = 1000;
+
 export const IanaTimezoneSchema = z
   .string()
   .min(1)
   .max(50)
   .refine((tz) => {
+    if (knownTimezones.has(tz)) return true;
     try {
       new Intl.DateTimeFormat('en-US', { timeZone: tz });
-      return true;
     } catch {
       return false;
     }
+    if (knownTimezones.size < MAX_KNOWN_TIMEZONES) knownTimezones.add(tz);
+    return true;
   }, 'unknown IANA time zone');
 
 /** 01 §2.3 partner settings: only these keys, merged (not replaced) on update. */

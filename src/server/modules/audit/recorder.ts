@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, sql, type Placeholder } from 'drizzle-orm';
 import ipaddr from 'ipaddr.js';
 import type { Db } from '../../db/connection.js';
 import { auditLogs } from '../../db/schema/index.js';
@@ -51,23 +51,30 @@ function ipOrNull(ip: string | null): string | null {
   return ip !== null && ip.length <= 45 && ipaddr.isValid(ip) ? ip : null;
 }
 
-/** The last entry of a chain: prepared once per database, as every audited write asks for it. */
-const chainHeads = new WeakMap<Db, ReturnType<typeof prepareChainHead>>();
+/** What every audited write runs, prepared once per database: the last entry of a chain, and the insert of a
+ * whole row (every column a placeholder of its own name, so the row object is the statement's values). */
+const auditQueries = new WeakMap<Db, ReturnType<typeof prepareAuditQueries>>();
 
-function prepareChainHead(db: Db) {
-  return db
-    .select({ seq: auditLogs.seq, checksum: auditLogs.checksum })
-    .from(auditLogs)
-    .where(eq(auditLogs.chain, sql.placeholder('chain')))
-    .orderBy(desc(auditLogs.seq))
-    .limit(1)
-    .prepare();
+function prepareAuditQueries(db: Db) {
+  const everyColumn = Object.fromEntries(
+    Object.keys(getTableColumns(auditLogs)).map((name) => [name, sql.placeholder(name)]),
+  ) as unknown as Record<keyof AuditRow, Placeholder>;
+  return {
+    chainHead: db
+      .select({ seq: auditLogs.seq, checksum: auditLogs.checksum })
+      .from(auditLogs)
+      .where(eq(auditLogs.chain, sql.placeholder('chain')))
+      .orderBy(desc(auditLogs.seq))
+      .limit(1)
+      .prepare(),
+    insert: db.insert(auditLogs).values(everyColumn).prepare(),
+  };
 }
 
-function chainHeadQuery(db: Db): ReturnType<typeof prepareChainHead> {
-  let query = chainHeads.get(db);
-  if (query === undefined) chainHeads.set(db, (query = prepareChainHead(db)));
-  return query;
+function auditQueriesOf(db: Db): ReturnType<typeof prepareAuditQueries> {
+  let queries = auditQueries.get(db);
+  if (queries === undefined) auditQueries.set(db, (queries = prepareAuditQueries(db)));
+  return queries;
 }
 
 /**
@@ -79,7 +86,8 @@ export function recordAudit(tx: Db, ctx: RequestContext, entry: AuditEntry): Aud
   const partnerId = entry.partnerId !== undefined ? entry.partnerId : caller.partnerId;
   const orgId = entry.orgId ?? null;
   const chain = chainOf(orgId, partnerId);
-  const last = chainHeadQuery(tx).get({ chain });
+  const queries = auditQueriesOf(tx);
+  const last = queries.chainHead.get({ chain });
 
   const rawActorId = caller.apiKeyId ?? caller.agentId ?? caller.userId;
   const actorType = caller.apiKeyId ? 'api_key' : caller.agentId ? 'agent' : caller.userId ? 'user' : 'system';
@@ -120,7 +128,7 @@ export function recordAudit(tx: Db, ctx: RequestContext, entry: AuditEntry): Aud
     prevChecksum: last?.checksum ?? GENESIS,
   };
   const full: AuditRow = { ...row, checksum: checksumOf(row) };
-  tx.insert(auditLogs).values(full).run();
+  queries.insert.run(full);
   return full;
 }
 

@@ -6,6 +6,7 @@ import type { Db } from '../../db/connection.js';
 import { users } from '../../db/schema/index.js';
 import type { Caller, RequestContext } from '../../context.js';
 import { badRequest, notFound, tooManyRequests, unauthorized } from '../../errors.js';
+import { ReadCache } from '../../lib/read-cache.js';
 import { hashPassword, passwordProblem, verifyPassword } from '../../security/passwords.js';
 import { SlidingWindowLimiter } from '../../security/sliding-window.js';
 import type { TokenSigner } from '../../security/tokens.js';
@@ -29,13 +30,23 @@ export function publicUser(user: User) {
 /** Sign-in (01 §4.5, §5.7): password login with throttling and lockout, sessions, and the signed-in user. */
 export class AuthService {
   readonly limiter = new SlidingWindowLimiter();
+  /**
+   * The callers of access tokens seen recently, kept while the database is unchanged (lib/read-cache.ts) and
+   * never past the token's or the session's expiry: verifying the JWT and resolving the session, the user, its
+   * link and its role's permissions cost a session request more than the rest of most read routes. A logout,
+   * a revoked session, a disabled user, a changed role or link is a write, which empties it before the next
+   * request.
+   */
+  private readonly callers: ReadCache<{ caller: Caller; until: number }>;
 
   constructor(
     private readonly db: Db,
     private readonly config: ServerConfig,
     private readonly sessions: SessionService,
     private readonly signer: TokenSigner,
-  ) {}
+  ) {
+    this.callers = new ReadCache(db.$client, 1024);
+  }
 
   findUserByEmail(email: string): User | undefined {
     return this.db.select().from(users).where(eq(users.email, email.trim().toLowerCase())).get();
@@ -184,10 +195,15 @@ export class AuthService {
 
   /** Resolves a bearer access token to its caller (the guard's session resolver). */
   async callerForAccessToken(token: string): Promise<Caller | null> {
+    const kept = this.callers.lookup(token);
+    if (kept && Date.now() < kept.until) return kept.caller;
+    // Taken before the await: a write by another request meanwhile keeps this caller out of the cache.
+    const stamp = this.callers.stamp();
     const session = await this.sessions.verifyAccess(token);
     if (!session) return null;
     const resolved = resolveUserCaller(this.db, session.userId, session);
-    return resolved.ok ? resolved.caller : null;
+    if (!resolved.ok) return null;
+    return this.callers.store(token, { caller: resolved.caller, until: session.until }, stamp).caller;
   }
 
   me(ctx: RequestContext) {

@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull } from 'drizzle-orm';
+import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
 import { refreshTokens, sessions } from '../../db/schema/index.js';
 import { unauthorized } from '../../errors.js';
@@ -10,6 +10,39 @@ export interface IssuedTokens {
   refreshToken: string;
   expiresInSeconds: number;
   sessionId: string;
+}
+
+/** A live session named by a valid access token; `until` is when either ends (ms since the epoch). */
+export interface AccessSession {
+  userId: string;
+  sessionId: string;
+  mfa: boolean;
+  until: number;
+}
+
+/** The session lookup of every session-authenticated request, prepared once per database (drizzle builds and
+ * SQLite compiles an unprepared query on each call). */
+const liveSessionQueries = new WeakMap<Db, ReturnType<typeof prepareLiveSession>>();
+
+function prepareLiveSession(db: Db) {
+  return db
+    .select({ id: sessions.id, expiresAt: sessions.expiresAt })
+    .from(sessions)
+    .where(
+      and(
+        eq(sessions.id, sql.placeholder('sid')),
+        eq(sessions.userId, sql.placeholder('sub')),
+        isNull(sessions.revokedAt),
+        gt(sessions.expiresAt, sql.placeholder('now')),
+      ),
+    )
+    .prepare();
+}
+
+function liveSessionQuery(db: Db): ReturnType<typeof prepareLiveSession> {
+  let query = liveSessionQueries.get(db);
+  if (query === undefined) liveSessionQueries.set(db, (query = prepareLiveSession(db)));
+  return query;
 }
 
 export interface SessionSettings {
@@ -88,16 +121,17 @@ export class SessionService {
     return { ...access, refreshToken: next, sessionId: outcome.id, userId: outcome.userId };
   }
 
-  /** The session named by a valid access token, if it is still live. */
-  async verifyAccess(token: string): Promise<{ userId: string; sessionId: string; mfa: boolean } | null> {
+  /** The session named by a valid access token, if it is still live, with when the token or the session
+   * expires, whichever comes first. */
+  async verifyAccess(token: string): Promise<AccessSession | null> {
     const claims = await this.signer.verify(token, 'access');
     if (!claims) return null;
-    const live = this.db
-      .select({ id: sessions.id })
-      .from(sessions)
-      .where(and(eq(sessions.id, claims.sid), eq(sessions.userId, claims.sub), isNull(sessions.revokedAt), gt(sessions.expiresAt, new Date().toISOString())))
-      .get();
-    return live ? { userId: claims.sub, sessionId: claims.sid, mfa: claims.mfa } : null;
+    const now = new Date();
+    const live = liveSessionQuery(this.db).get({ sid: claims.sid, sub: claims.sub, now: now.toISOString() });
+    if (!live) return null;
+    // jose refuses a token once the clock, in whole seconds, reaches its exp.
+    const until = Math.min(claims.exp * 1000, Date.parse(live.expiresAt));
+    return { userId: claims.sub, sessionId: claims.sid, mfa: claims.mfa, until };
   }
 
   /** Ends every session of a user at once (logout, password change, disabling the account). */
