@@ -26,55 +26,7 @@ export function openDatabase(file: string): Db {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
-  const db = drizzle({ client: sqlite, schema, casing: 'snake_case' });
-  keepOneTimeStatements(db);
-  return db;
-}
-
-/** How many compiled statements of one-time queries a connection keeps (the least recently used go first). */
-export const ONE_TIME_STATEMENTS = 256;
-
-/** What keepOneTimeStatements needs of drizzle's session: its prepareQuery reads `this.client.prepare(sql)`. */
-interface SessionInternals {
-  client: { prepare(source: string): Database.Statement };
-  prepareQuery(...args: unknown[]): unknown;
-  prepareOneTimeQuery(...args: unknown[]): unknown;
-}
-
-/**
- * Keeps the SQLite statements of drizzle's one-time queries (a query built and run at once: most of them) by
- * SQL text, so that SQLite compiles each text once rather than on every call. Only one-time queries share them:
- * each is used synchronously right after it is handed out and then let go, and it is handed out with its result
- * mode reset (drizzle switches a statement to raw rows for selections it maps itself, and reads plain rows
- * from a statement it leaves alone), so it behaves as a fresh statement. Statements held for later (drizzle's
- * `.prepare()`, `$client.prepare`) are never shared: they may carry modes (pluck, raw) of their own.
- */
-function keepOneTimeStatements(db: Db): void {
-  const session = (db as unknown as { session: SessionInternals }).session;
-  const client = session.client;
-  const kept = new Map<string, Database.Statement>();
-  const oneTimeClient = {
-    prepare(source: string): Database.Statement {
-      let statement = kept.get(source);
-      if (statement === undefined) {
-        statement = client.prepare(source);
-        if (kept.size >= ONE_TIME_STATEMENTS) kept.delete(kept.keys().next().value as string);
-      } else {
-        kept.delete(source);
-        if (statement.reader) statement.raw(false);
-      }
-      kept.set(source, statement);
-      return statement;
-    },
-  };
-  session.prepareOneTimeQuery = function (this: SessionInternals, ...args: unknown[]) {
-    this.client = oneTimeClient;
-    try {
-      return this.prepareQuery(...args);
-    } finally {
-      this.client = client;
-    }
-  };
+  return drizzle({ client: sqlite, schema, casing: 'snake_case' });
 }
 
 /** Applies pending migrations; returns how many were applied.
