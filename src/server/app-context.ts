@@ -25,6 +25,7 @@ import type { SessionService } from './modules/identity/sessions.js';
 import type { RolesService } from './modules/roles/service.js';
 import type { TenancyService } from './modules/tenancy/service.js';
 import type { UsersService } from './modules/users/service.js';
+import type { WebhooksService } from './modules/webhooks/service.js';
 import type { SecretBox } from './security/crypto.js';
 import type { ServerSecrets } from './security/server-secrets.js';
 import type { TokenSigner } from './security/tokens.js';
@@ -53,6 +54,7 @@ export interface Services {
   pam: PamService;
   /** Every request to a URL a caller gave (webhooks, SSO, alert channels) goes through this guard. */
   outbound: OutboundClient;
+  webhooks: WebhooksService;
 }
 
 /** What a module's route registration receives. */

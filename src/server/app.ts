@@ -49,6 +49,9 @@ import { TenancyService } from './modules/tenancy/service.js';
 import { registerUserRoutes } from './modules/users/routes.js';
 import { UsersService } from './modules/users/service.js';
 import { registerWebPages } from './modules/web-pages/routes.js';
+import { WebhookDispatcher } from './modules/webhooks/delivery.js';
+import { registerWebhookRoutes } from './modules/webhooks/routes.js';
+import { WebhooksService } from './modules/webhooks/service.js';
 import { SecretBox } from './security/crypto.js';
 import { loadServerSecrets, type ServerSecrets } from './security/server-secrets.js';
 import { TokenSigner } from './security/tokens.js';
@@ -118,6 +121,8 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   const devices = new DevicesService(db, tenancy, enrollmentKeys);
   const smsMfa = new SmsService(db, config, sms, auth, signer, secrets.jwtSecret);
   const registration = new RegistrationService(db, config, auth, tenancy);
+  const webhookDispatcher = new WebhookDispatcher(db, box, outbound, config.webhooks.timeScale);
+  webhookDispatcher.register(worker);
   const services: Services = {
     tenancy,
     sessions,
@@ -139,6 +144,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     accessReviews: new AccessReviewsService(db, directory, sessions),
     pam: new PamService(db, config, box, { auth, tenancy, devices, directory }),
     outbound,
+    webhooks: new WebhooksService(db, box, tenancy, outbound, webhookDispatcher),
   };
 
   const resolvers: CredentialResolvers = {
@@ -188,6 +194,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   registerRoleRoutes(moduleContext);
   registerAccessReviewRoutes(moduleContext);
   registerPamRoutes(moduleContext);
+  registerWebhookRoutes(moduleContext);
   registerWebPages(moduleContext);
   apiKeyAuth.start();
 

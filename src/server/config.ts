@@ -125,6 +125,7 @@ const EnvSchema = z.object({
     const bad = splitList(value).filter((cidr) => !ipaddr.isValidCIDR(cidr));
     if (bad.length) ctx.addIssue({ code: 'custom', message: `expected comma-separated CIDRs such as 127.0.0.1/32,::1/128 (not CIDRs: ${bad.join(', ')})` });
   }),
+  SVC_WEBHOOK_TIME_SCALE: optionalString.refine((v) => v === undefined || (Number(v) > 0 && Number(v) <= 1), 'must be a number above 0 and at most 1'),
   SVC_WEBAUTHN_RP_ID: optionalString,
   SVC_WEBAUTHN_ORIGIN: optionalString.refine((v) => v === undefined || v.split(',').every((o) => /^https?:\/\/[^/\s]+$/.test(o.trim())), 'must be comma-separated origins such as https://admin.example.com'),
 });
@@ -174,6 +175,8 @@ export interface ServerConfig {
   /** Outgoing requests to URLs that callers give (webhooks, SSO, alert channels): CIDRs let through the
    * private-address guard (security/url-safety.ts); empty by default, a warning at start when set. */
   outbound: { allow: string[] };
+  /** Outgoing webhooks: retry delays are multiplied by timeScale (1 in production; tests shrink the schedule). */
+  webhooks: { timeScale: number };
 }
 
 export class ConfigError extends Error {
@@ -266,5 +269,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
         : [e.SVC_PUBLIC_URL ? new URL(e.SVC_PUBLIC_URL).origin : `http://localhost:${overrides.port ?? e.PORT}`],
     },
     outbound: { allow: splitList(e.SVC_OUTBOUND_ALLOW) },
+    webhooks: { timeScale: e.SVC_WEBHOOK_TIME_SCALE === undefined ? 1 : Number(e.SVC_WEBHOOK_TIME_SCALE) },
   };
 }
