@@ -163,6 +163,7 @@ export const webhooks = {
     body: WebhookCreateSchema,
     responses: { 201: WebhookSchema },
     auth: WRITE,
+    idempotent: true,
     summary: 'Create a webhook; the URL must be HTTPS and public',
   }),
   get: endpoint({
