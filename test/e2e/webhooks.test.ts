@@ -23,7 +23,8 @@ describe('e2e: svc webhooks (02 §4.3, §5; CLI.md "Secrets")', { timeout: E2E_T
     const tenant = await createTenant(server.url, token, 'hooks');
     orgId = tenant.orgId;
     admin = (await invitePerson(server.url, token, tenant.partnerId)).cli;
-  });
+    // A first start for these settings builds its own template data dir: slow on a loaded machine.
+  }, 120_000);
   afterAll(async () => {
     admin?.cleanup();
     await server?.stop();
