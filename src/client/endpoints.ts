@@ -16,6 +16,7 @@ import type { enrollmentKeys as EnrollmentKeysContract } from '../contract/enrol
 import type { agents as AgentsContract } from '../contract/agents.js';
 import type { devices as DevicesContract } from '../contract/devices.js';
 import type { pam as PamContract } from '../contract/pam.js';
+import type { webhooks as WebhooksContract } from '../contract/webhooks.js';
 
 export const API_PREFIX = '/api/v1';
 export const API_KEY_WARNING = 'Store this API key securely. It will not be shown again.';
@@ -1627,6 +1628,117 @@ export const pam: ClientGroup<typeof PamContract> = {
   },
 };
 
+export const webhooks: ClientGroup<typeof WebhooksContract> = {
+  list: {
+    area: 'webhooks',
+    name: 'list',
+    method: 'GET',
+    fullPath: '/api/v1/webhooks',
+    query: [
+      { field: 'page', kind: 'integer', nullable: false },
+      { field: 'limit', kind: 'integer', nullable: false },
+      { field: 'orgId', kind: 'string', nullable: false, description: 'Only webhooks of this organization' },
+      { field: 'status', kind: 'string', nullable: false, options: ['active', 'paused', 'failed'] },
+    ],
+  },
+  create: {
+    area: 'webhooks',
+    name: 'create',
+    method: 'POST',
+    fullPath: '/api/v1/webhooks',
+    idempotent: true,
+    body: [
+      {
+        field: 'orgId',
+        kind: 'string',
+        nullable: false,
+        description: 'Organization (required for partner and system callers)',
+      },
+      { field: 'name', kind: 'string', nullable: false, required: true, description: 'Name (1-255 characters)' },
+      {
+        field: 'url',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        description: 'HTTPS URL the deliveries are POSTed to',
+      },
+      {
+        field: 'secret',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        description: 'Signing secret (1-255 characters); write-only',
+      },
+      {
+        field: 'events',
+        kind: 'array',
+        nullable: false,
+        required: true,
+        description: 'Event types (02 §6), or * for every event',
+      },
+      { field: 'headers', kind: 'array', nullable: false, description: 'Custom headers [{key, value}]' },
+    ],
+  },
+  get: { area: 'webhooks', name: 'get', method: 'GET', fullPath: '/api/v1/webhooks/:id' },
+  update: {
+    area: 'webhooks',
+    name: 'update',
+    method: 'PATCH',
+    fullPath: '/api/v1/webhooks/:id',
+    body: [
+      { field: 'name', kind: 'string', nullable: false },
+      { field: 'url', kind: 'string', nullable: false },
+      {
+        field: 'secret',
+        kind: 'string',
+        nullable: false,
+        description: 'New signing secret, replacing the old one at once (see rotate-secret)',
+      },
+      { field: 'events', kind: 'array', nullable: false },
+      { field: 'headers', kind: 'array', nullable: false },
+      { field: 'status', kind: 'string', nullable: false, options: ['active', 'paused', 'failed'] },
+    ],
+  },
+  delete: { area: 'webhooks', name: 'delete', method: 'DELETE', fullPath: '/api/v1/webhooks/:id' },
+  deliveries: {
+    area: 'webhooks',
+    name: 'deliveries',
+    method: 'GET',
+    fullPath: '/api/v1/webhooks/:id/deliveries',
+    query: [
+      { field: 'page', kind: 'integer', nullable: false },
+      { field: 'limit', kind: 'integer', nullable: false },
+      { field: 'status', kind: 'string', nullable: false, options: ['pending', 'delivered', 'failed', 'retrying'] },
+    ],
+  },
+  retry: { area: 'webhooks', name: 'retry', method: 'POST', fullPath: '/api/v1/webhooks/:id/retry/:deliveryId' },
+  test: {
+    area: 'webhooks',
+    name: 'test',
+    method: 'POST',
+    fullPath: '/api/v1/webhooks/:id/test',
+    body: [
+      { field: 'event', kind: 'string', nullable: false, description: 'Event type (default webhook.test)' },
+      { field: 'payload', kind: 'object', nullable: false, description: 'The data of the test event' },
+    ],
+  },
+  rotateSecret: {
+    area: 'webhooks',
+    name: 'rotateSecret',
+    method: 'POST',
+    fullPath: '/api/v1/webhooks/:id/rotate-secret',
+    body: [
+      { field: 'secret', kind: 'string', nullable: false, required: true, description: 'The new signing secret' },
+      {
+        field: 'overlapSeconds',
+        kind: 'integer',
+        nullable: false,
+        description: 'How long deliveries also carry a signature with the old secret (0-604800 s, default 86400)',
+      },
+    ],
+  },
+};
+
 /** The contract areas themselves, loaded only where their schemas are needed (dry-run input, `validate: true`). */
 export const contractAreas: Readonly<Record<string, () => Promise<ContractGroup>>> = {
   health: () => import('../contract/health.js').then((m) => m.health),
@@ -1642,4 +1754,5 @@ export const contractAreas: Readonly<Record<string, () => Promise<ContractGroup>
   agents: () => import('../contract/agents.js').then((m) => m.agents),
   devices: () => import('../contract/devices.js').then((m) => m.devices),
   pam: () => import('../contract/pam.js').then((m) => m.pam),
+  webhooks: () => import('../contract/webhooks.js').then((m) => m.webhooks),
 };

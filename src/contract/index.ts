@@ -10,6 +10,7 @@ import { pam } from './pam.js';
 import { roles } from './roles.js';
 import { tenancy } from './tenancy.js';
 import { account, users } from './users.js';
+import { webhooks } from './webhooks.js';
 
 export * from './endpoint.js';
 export * from './common.js';
@@ -29,5 +30,6 @@ export const contract = {
   agents,
   devices,
   pam,
+  webhooks,
 } as const;
 export type Contract = typeof contract;

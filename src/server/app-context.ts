@@ -5,6 +5,7 @@ import type { RequestContext } from './context.js';
 import type { Db } from './db/connection.js';
 import type { Handler } from './http/bind.js';
 import type { Mailer } from './delivery/mailer.js';
+import type { OutboundClient } from './delivery/outbound.js';
 import type { SmsSender } from './delivery/sms.js';
 import type { JobWorker } from './jobs/queue.js';
 import type { AccessReviewsService } from './modules/access-reviews/service.js';
@@ -24,6 +25,7 @@ import type { SessionService } from './modules/identity/sessions.js';
 import type { RolesService } from './modules/roles/service.js';
 import type { TenancyService } from './modules/tenancy/service.js';
 import type { UsersService } from './modules/users/service.js';
+import type { WebhooksService } from './modules/webhooks/service.js';
 import type { SecretBox } from './security/crypto.js';
 import type { ServerSecrets } from './security/server-secrets.js';
 import type { TokenSigner } from './security/tokens.js';
@@ -50,6 +52,9 @@ export interface Services {
   users: UsersService;
   accessReviews: AccessReviewsService;
   pam: PamService;
+  /** Every request to a URL a caller gave (webhooks, SSO, alert channels) goes through this guard. */
+  outbound: OutboundClient;
+  webhooks: WebhooksService;
 }
 
 /** What a module's route registration receives. */

@@ -7,6 +7,7 @@ import type { ModuleContext, Services } from './app-context.js';
 import type { ServerConfig } from './config.js';
 import { applyMigrations, openDatabase, type Db } from './db/connection.js';
 import { Mailer } from './delivery/mailer.js';
+import { OutboundClient } from './delivery/outbound.js';
 import { SmsSender } from './delivery/sms.js';
 import { bind, type Handler, type ResponseCache } from './http/bind.js';
 import { clientIpResolver, trustedProxyMatcher } from './http/client-ip.js';
@@ -49,6 +50,9 @@ import { TenancyService } from './modules/tenancy/service.js';
 import { registerUserRoutes } from './modules/users/routes.js';
 import { UsersService } from './modules/users/service.js';
 import { registerWebPages } from './modules/web-pages/routes.js';
+import { WebhookDispatcher } from './modules/webhooks/delivery.js';
+import { registerWebhookRoutes } from './modules/webhooks/routes.js';
+import { WebhooksService } from './modules/webhooks/service.js';
 import { SecretBox } from './security/crypto.js';
 import { loadServerSecrets, type ServerSecrets } from './security/server-secrets.js';
 import { TokenSigner } from './security/tokens.js';
@@ -111,11 +115,16 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   const enrollmentKeys = new EnrollmentKeysService(db, tenancy, secrets.enrollmentPepper, config.enrollment.keyTtlMinutes);
   const mailer = new Mailer(config.mail, app.log);
   const sms = new SmsSender(config.sms, app.log);
+  const outbound = new OutboundClient({ allow: config.outbound.allow });
+  if (config.outbound.allow.length)
+    app.log.warn({ allow: config.outbound.allow }, 'SVC_OUTBOUND_ALLOW lets outgoing requests reach these private ranges');
   const directory = new Directory(db);
   const roles = new RolesService(db, directory, tenancy);
   const devices = new DevicesService(db, tenancy, enrollmentKeys);
   const smsMfa = new SmsService(db, config, sms, auth, signer, secrets.jwtSecret);
   const registration = new RegistrationService(db, config, auth, tenancy);
+  const webhookDispatcher = new WebhookDispatcher(db, box, outbound, config.webhooks.timeScale);
+  webhookDispatcher.register(worker);
   const services: Services = {
     tenancy,
     sessions,
@@ -136,6 +145,8 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     users: new UsersService(db, config, directory, roles, tenancy, sessions, mailer),
     accessReviews: new AccessReviewsService(db, directory, sessions),
     pam: new PamService(db, config, box, { auth, tenancy, devices, directory }),
+    outbound,
+    webhooks: new WebhooksService(db, box, tenancy, outbound, webhookDispatcher),
   };
 
   const resolvers: CredentialResolvers = {
@@ -185,6 +196,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   registerRoleRoutes(moduleContext);
   registerAccessReviewRoutes(moduleContext);
   registerPamRoutes(moduleContext);
+  registerWebhookRoutes(moduleContext);
   registerWebPages(moduleContext);
   apiKeyAuth.start();
 
@@ -197,6 +209,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     apiKeyAuth.stop();
     await worker.stop();
     mailer.close();
+    outbound.close();
     if (!options.db) db.$client.close();
   });
   return { app, db, services, worker };

@@ -89,4 +89,6 @@ export const ENVIRONMENT: readonly EnvVar[] = [
   { name: 'SVC_PASSWORD_RESET_TTL_MINUTES', usedBy: 'server', default: '60', meaning: 'Lifetime of a password-reset link' },
   { name: 'SVC_PASSWORD_RESET_LIMIT', usedBy: 'server', default: '5', meaning: 'Password-reset requests per client address per window' },
   { name: 'SVC_PASSWORD_RESET_WINDOW_SECONDS', usedBy: 'server', default: '3600', meaning: 'Window of the password-reset limit' },
+  { name: 'SVC_OUTBOUND_ALLOW', usedBy: 'server', default: '(none)', meaning: 'CIDRs that outgoing requests (webhooks, SSO, alert channels) may reach despite the private-address guard, comma-separated' },
+  { name: 'SVC_WEBHOOK_TIME_SCALE', usedBy: 'server', default: '1', meaning: 'Factor (0-1) applied to webhook retry delays, for tests' },
 ];

@@ -1,0 +1,77 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminToken, type CliUser, E2E_TIMEOUT_MS, type E2eServer, startServer } from '../helpers/cli.js';
+import { createTenant, invitePerson, turnOnMfa } from '../helpers/fixtures.js';
+import { startReceiver, type Receiver } from '../helpers/https-receiver.js';
+
+const SECRET = 'e2e-webhook-secret';
+const CA = fileURLToPath(new URL('../fixtures/tls/receiver-cert.pem', import.meta.url));
+
+describe('e2e: svc webhooks (02 §4.3, §5; CLI.md "Secrets")', { timeout: E2E_TIMEOUT_MS }, () => {
+  let server: E2eServer;
+  let receiver: Receiver;
+  let admin: CliUser;
+  let orgId: string;
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    // The server trusts the receiver's test certificate the one way it allows: NODE_EXTRA_CA_CERTS.
+    server = await startServer({ SVC_OUTBOUND_ALLOW: '127.0.0.1/32', SVC_JOB_POLL_MS: '50', NODE_EXTRA_CA_CERTS: CA });
+    const token = (await turnOnMfa(server.url, await adminToken(server.url))).token;
+    const tenant = await createTenant(server.url, token, 'hooks');
+    orgId = tenant.orgId;
+    admin = (await invitePerson(server.url, token, tenant.partnerId)).cli;
+    // A first start for these settings builds its own template data dir: slow on a loaded machine.
+  }, 120_000);
+  afterAll(async () => {
+    admin?.cleanup();
+    await server?.stop();
+    await receiver?.close();
+  });
+
+  it('02§4.3 02§5 create with --secret-stdin, test, and verify the received delivery (exit 0; wrong secret exit 1)', async () => {
+    const created = await admin.json(
+      ['webhooks', 'create', '--org-id', orgId, '--name', 'ops', '--url', `${receiver.url}/in`, '--events', 'alert.triggered', '--header', 'X-Team: blue', '--secret-stdin'],
+      { input: SECRET },
+    );
+    expect(created).toMatchObject({ hasSecret: true, status: 'active', headers: [{ key: 'X-Team', value: '********' }] });
+    expect(JSON.stringify(created)).not.toContain(SECRET);
+
+    const queued = await admin.json(['webhooks', 'test', created.id]);
+    expect(queued).toMatchObject({ message: 'Test delivery queued', delivery: { status: 'pending', event: 'webhook.test' } });
+    const [got] = await receiver.waitFor(1);
+    const bodyFile = path.join(admin.home, 'body.json');
+    fs.writeFileSync(bodyFile, got?.body ?? '');
+    const args = ['webhooks', 'verify', '--body', bodyFile, '--signature', String(got?.headers['x-svc-signature']), '--timestamp', String(got?.headers['x-svc-signature-timestamp'])];
+    const valid = await admin.run([...args, '--secret-stdin'], { input: SECRET });
+    expect(valid.exitCode, valid.stderr).toBe(0);
+    const invalid = await admin.run([...args, '--secret-stdin'], { input: 'not-the-secret' });
+    expect(invalid.exitCode).toBe(1);
+    expect(invalid.stderr).toContain('signature does not match');
+    const stale = await admin.run(['webhooks', 'verify', '--body', bodyFile, '--signature', String(got?.headers['x-svc-signature']), '--timestamp', '1000', '--secret-stdin'], { input: SECRET });
+    expect(stale.exitCode).toBe(1);
+    expect(stale.stderr).toContain('tolerance');
+
+    let deliveries: any[] = [];
+    for (let i = 0; i < 50 && deliveries[0]?.status !== 'delivered'; i++) {
+      deliveries = await admin.json(['webhooks', 'deliveries', created.id]);
+      if (deliveries[0]?.status !== 'delivered') await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(deliveries[0]).toMatchObject({ status: 'delivered', attempt: 1, responseStatus: 200 });
+  });
+
+  it('02§4.3 a secret is never taken from argv; update, rotate-secret, get, list and delete', async () => {
+    const argv = await admin.run(['webhooks', 'create', '--org-id', orgId, '--name', 'x', '--url', `${receiver.url}/x`, '--events', '*', '--secret', SECRET]);
+    expect(argv.exitCode).toBe(2);
+    const created = await admin.json(['webhooks', 'create', '--org-id', orgId, '--name', 'x', '--url', `${receiver.url}/x`, '--events', '*', '--secret-stdin'], { input: SECRET });
+    expect((await admin.json(['webhooks', 'update', created.id, '--status', 'paused'])).status).toBe('paused');
+    const rotated = await admin.json(['webhooks', 'rotate-secret', created.id, '--secret-stdin', '--overlap-seconds', '60', '--yes'], { input: 'next-secret' });
+    expect(rotated.previousSecretExpiresAt).not.toBeNull();
+    expect((await admin.json(['webhooks', 'get', created.id])).deliveryStats).toMatchObject({ total: 0 });
+    expect((await admin.json(['webhooks', 'list', '--status', 'paused'])).map((h: any) => h.id)).toContain(created.id);
+    expect(await admin.json(['webhooks', 'delete', created.id, '--yes'])).toEqual({ success: true });
+    expect((await admin.run(['webhooks', 'get', created.id])).exitCode).toBe(5);
+  });
+});
