@@ -18,6 +18,13 @@ import { JobWorker } from './jobs/queue.js';
 import { ReadCache } from './lib/read-cache.js';
 import { loggerOptions } from './logging.js';
 import { registerAccessReviewRoutes } from './modules/access-reviews/routes.js';
+import { AlertsService, NO_DELIVERIES } from './modules/alerts/alerts-service.js';
+import { ensureBuiltinAlertTemplates } from './modules/alerts/builtin-templates.js';
+import { CorrelationService } from './modules/alerts/correlation.js';
+import { AlertEvaluator } from './modules/alerts/evaluator.js';
+import { MetricsIngest } from './modules/alerts/metrics.js';
+import { registerAlertRoutes } from './modules/alerts/routes.js';
+import { AlertRulesService } from './modules/alerts/rules-service.js';
 import { AccessReviewsService } from './modules/access-reviews/service.js';
 import { registerApiKeyRoutes } from './modules/api-keys/routes.js';
 import { ApiKeyAuthenticator } from './modules/api-keys/authenticator.js';
@@ -85,6 +92,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     throw err;
   }
   ensureBuiltinRoles(db);
+  ensureBuiltinAlertTemplates(db);
   if (options.firstStart !== false)
     await ensureSystemAdmin(db, config, options.announce ?? ((m) => process.stderr.write(`${m}\n`)));
 
@@ -114,6 +122,10 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   const devices = new DevicesService(db, tenancy, enrollmentKeys);
   const smsMfa = new SmsService(db, config, sms, auth, signer, secrets.jwtSecret);
   const registration = new RegistrationService(db, config, auth, tenancy);
+  const alertRules = new AlertRulesService(db);
+  // The notification pipeline's delivery log is wired in at the merge (ALERT-EVENTS.md); until then, none.
+  const alerts = new AlertsService(db, alertRules, devices, NO_DELIVERIES);
+  const alertCorrelations = new CorrelationService(db, alerts);
   const services: Services = {
     tenancy,
     sessions,
@@ -134,6 +146,11 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     users: new UsersService(db, config, directory, roles, tenancy, sessions, mailer),
     accessReviews: new AccessReviewsService(db, directory, sessions),
     pam: new PamService(db, config, box, { auth, tenancy, devices, directory }),
+    alertRules,
+    alerts,
+    alertMetrics: new MetricsIngest(db, devices),
+    alertEvaluator: new AlertEvaluator(db, alertRules, alerts, devices, alertCorrelations),
+    alertCorrelations,
   };
 
   const resolvers: CredentialResolvers = {
@@ -183,6 +200,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   registerRoleRoutes(moduleContext);
   registerAccessReviewRoutes(moduleContext);
   registerPamRoutes(moduleContext);
+  registerAlertRoutes(moduleContext);
   registerWebPages(moduleContext);
   apiKeyAuth.start();
 
