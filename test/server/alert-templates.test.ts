@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditLogs } from '../../src/server/db/schema/index.js';
-import { seedWorld, type World } from '../helpers/seed.js';
+import { ROLES, seedUser, seedWorld, type World } from '../helpers/seed.js';
 import { createTestApp, type TestApp } from '../helpers/server.js';
 
 const API = '/api/v1/alert-templates';
@@ -118,8 +118,10 @@ describe('alert templates and rules (02 §2.1, §2.2, §4.1, §7)', () => {
   });
 
   it('02§4.1 writes need alerts:write and MFA', async () => {
-    const viewer = await t.call('POST', `${API}/templates`, { token: w.tokens.aNone, body: { name: 'x', severity: 'low' } });
-    expect(viewer.status).toBe(403);
+    const viewer = await seedUser(t, { email: 'viewer@a1.test', org: { orgId: w.orgA1.id, roleId: ROLES.orgViewer }, login: 'mint', mfa: true });
+    const denied = await t.call('POST', `${API}/templates`, { token: viewer.token, body: { name: 'x', severity: 'low' } });
+    expect(denied.status).toBe(403);
+    expect(denied.body.error).not.toMatch(/organization/i);
     const noMfa = await seedWorldToken();
     const res = await t.call('POST', `${API}/templates`, { token: noMfa, body: { name: 'x', severity: 'low' } });
     expect(res.status).toBe(403);
