@@ -1,5 +1,6 @@
 import { accessReviews } from './access-reviews.js';
 import { agents } from './agents.js';
+import { alertTemplates, alerts } from './alerts.js';
 import { apiKeys } from './api-keys.js';
 import { audit } from './audit.js';
 import { auth } from './auth.js';
@@ -31,5 +32,7 @@ export const contract = {
   devices,
   pam,
   webhooks,
+  alertTemplates,
+  alerts,
 } as const;
 export type Contract = typeof contract;

@@ -9,6 +9,11 @@ import type { OutboundClient } from './delivery/outbound.js';
 import type { SmsSender } from './delivery/sms.js';
 import type { JobWorker } from './jobs/queue.js';
 import type { AccessReviewsService } from './modules/access-reviews/service.js';
+import type { AlertsService } from './modules/alerts/alerts-service.js';
+import type { CorrelationService } from './modules/alerts/correlation.js';
+import type { AlertEvaluator } from './modules/alerts/evaluator.js';
+import type { MetricsIngest } from './modules/alerts/metrics.js';
+import type { AlertRulesService } from './modules/alerts/rules-service.js';
 import type { ApiKeyAuthenticator } from './modules/api-keys/authenticator.js';
 import type { ApiKeysService } from './modules/api-keys/service.js';
 import type { AuditService } from './modules/audit/service.js';
@@ -55,6 +60,12 @@ export interface Services {
   /** Every request to a URL a caller gave (webhooks, SSO, alert channels) goes through this guard. */
   outbound: OutboundClient;
   webhooks: WebhooksService;
+  /** Alert templates and rules, alerts, agent metrics, the evaluator and correlation (02 §2.1-2.3, §3, §4.1). */
+  alertRules: AlertRulesService;
+  alerts: AlertsService;
+  alertMetrics: MetricsIngest;
+  alertEvaluator: AlertEvaluator;
+  alertCorrelations: CorrelationService;
 }
 
 /** What a module's route registration receives. */

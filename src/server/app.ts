@@ -20,6 +20,13 @@ import { JobWorker } from './jobs/queue.js';
 import { ReadCache } from './lib/read-cache.js';
 import { loggerOptions } from './logging.js';
 import { registerAccessReviewRoutes } from './modules/access-reviews/routes.js';
+import { AlertsService, NO_DELIVERIES } from './modules/alerts/alerts-service.js';
+import { ensureBuiltinAlertTemplates } from './modules/alerts/builtin-templates.js';
+import { CorrelationService } from './modules/alerts/correlation.js';
+import { AlertEvaluator } from './modules/alerts/evaluator.js';
+import { MetricsIngest } from './modules/alerts/metrics.js';
+import { registerAlertRoutes } from './modules/alerts/routes.js';
+import { AlertRulesService } from './modules/alerts/rules-service.js';
 import { AccessReviewsService } from './modules/access-reviews/service.js';
 import { registerApiKeyRoutes } from './modules/api-keys/routes.js';
 import { ApiKeyAuthenticator } from './modules/api-keys/authenticator.js';
@@ -90,6 +97,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     throw err;
   }
   ensureBuiltinRoles(db);
+  ensureBuiltinAlertTemplates(db);
   if (options.firstStart !== false)
     await ensureSystemAdmin(db, config, options.announce ?? ((m) => process.stderr.write(`${m}\n`)));
 
@@ -125,6 +133,10 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   const registration = new RegistrationService(db, config, auth, tenancy);
   const webhookDispatcher = new WebhookDispatcher(db, box, outbound, config.webhooks.timeScale);
   webhookDispatcher.register(worker);
+  const alertRules = new AlertRulesService(db);
+  // The notification pipeline's delivery log is wired in at the merge (ALERT-EVENTS.md); until then, none.
+  const alerts = new AlertsService(db, alertRules, devices, NO_DELIVERIES);
+  const alertCorrelations = new CorrelationService(db, alerts);
   const services: Services = {
     tenancy,
     sessions,
@@ -147,6 +159,11 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     pam: new PamService(db, config, box, { auth, tenancy, devices, directory }),
     outbound,
     webhooks: new WebhooksService(db, box, tenancy, outbound, webhookDispatcher),
+    alertRules,
+    alerts,
+    alertMetrics: new MetricsIngest(db, devices),
+    alertEvaluator: new AlertEvaluator(db, alertRules, alerts, devices, alertCorrelations),
+    alertCorrelations,
   };
 
   const resolvers: CredentialResolvers = {
@@ -197,6 +214,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   registerAccessReviewRoutes(moduleContext);
   registerPamRoutes(moduleContext);
   registerWebhookRoutes(moduleContext);
+  registerAlertRoutes(moduleContext);
   registerWebPages(moduleContext);
   apiKeyAuth.start();
 

@@ -7,3 +7,4 @@ export * from './devices.js';
 export * from './access-reviews.js';
 export * from './pam.js';
 export * from './webhooks.js';
+export * from './alerts.js';

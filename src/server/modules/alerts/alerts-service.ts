@@ -1,0 +1,345 @@
+import { and, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { AlertBulkSchema, AlertListQuerySchema } from '../../../contract/alerts.js';
+import type { Db } from '../../db/connection.js';
+import { alerts } from '../../db/schema/index.js';
+import type { AlertSeverity, AlertStatus } from '../../db/schema/alerts.js';
+import { systemContext, type Caller, type RequestContext } from '../../context.js';
+import { DomainError, badRequest, notFound } from '../../errors.js';
+import { publishEvent } from '../../jobs/queue.js';
+import { paged, type Paged } from '../../lib/paging.js';
+import type { DevicesService } from '../devices/service.js';
+import { ruleOut, type AlertRulesService, type RuleRow } from './rules-service.js';
+import { orgById, readOrgIds } from './scope.js';
+
+export type AlertRow = typeof alerts.$inferSelect;
+
+/** One delivery of an alert's notification (05 wire notes "GET /alerts/:id … notifications"). */
+export interface AlertNotificationRow {
+  id: string;
+  channelId: string | null;
+  status: string;
+  sentAt: string | null;
+  errorMessage: string | null;
+  createdAt: string;
+  channelName: string | null;
+  channelType: string | null;
+}
+
+/** What the notification pipeline (branch `notify`) tells about an alert's deliveries (ALERT-EVENTS.md). */
+export interface AlertDeliveryLog {
+  forAlert(alertId: string): AlertNotificationRow[];
+}
+
+/** Until the notification pipeline is wired in: no deliveries. */
+export const NO_DELIVERIES: AlertDeliveryLog = { forAlert: () => [] };
+
+/** The payload of every alert.* event (ALERT-EVENTS.md). */
+export interface AlertEventPayload {
+  [key: string]: unknown;
+  alertId: string;
+  orgId: string;
+  orgName: string;
+  ruleId: string | null;
+  ruleName: string | null;
+  templateId: string | null;
+  deviceId: string | null;
+  deviceName: string | null;
+  severity: AlertSeverity;
+  status: AlertStatus;
+  title: string;
+  message: string;
+  context: Record<string, unknown>;
+  triggeredAt: string;
+  notificationChannelIds: string[] | null;
+  escalationPolicyId: string | null;
+  actorUserId: string | null;
+}
+
+const OPEN: AlertStatus[] = ['active', 'acknowledged', 'suppressed'];
+const SYSTEM = systemContext();
+/** 05 wire notes: the cooldown when neither the rule nor its template has one. */
+const DEFAULT_COOLDOWN_MINUTES = 15;
+
+export function alertOut(row: AlertRow, orgName: string | null) {
+  const { siteId: _s, cooldownUntil: _c, deviceName, ...rest } = row;
+  return { ...rest, deviceHostname: deviceName, orgName };
+}
+export type AlertOut = ReturnType<typeof alertOut>;
+
+export interface NewAlert {
+  rule: RuleRow;
+  device: { id: string; hostname: string; siteId: string | null };
+  title: string;
+  message: string;
+  context: Record<string, unknown>;
+  triggeredAt: string;
+}
+
+/** Alerts and their state machine (02 §3, 05 wire notes "4.1 Core alerts"); events per ALERT-EVENTS.md. */
+export class AlertsService {
+  constructor(
+    private readonly db: Db,
+    private readonly rules: AlertRulesService,
+    private readonly devices: DevicesService,
+    private readonly deliveries: AlertDeliveryLog,
+  ) {}
+
+  /** The conditions every read applies: the organizations the caller reaches and, for site-restricted users, their sites. */
+  private visible(caller: Caller, orgId: string | undefined): SQL | undefined | false {
+    const orgIds = readOrgIds(this.db, caller, orgId);
+    if (orgIds !== null && orgIds.length === 0) return false;
+    if (caller.siteIds !== null && caller.siteIds.length === 0) return false;
+    return and(
+      orgIds === null ? undefined : sql`${alerts.orgId} IN (SELECT value FROM json_each(${JSON.stringify(orgIds)}))`,
+      caller.siteIds === null ? undefined : sql`${alerts.siteId} IN (SELECT value FROM json_each(${JSON.stringify(caller.siteIds)}))`,
+    );
+  }
+
+  private withOrgNames(rows: AlertRow[]): AlertOut[] {
+    const names = new Map<string, string | null>();
+    return rows.map((row) => {
+      if (!names.has(row.orgId)) names.set(row.orgId, orgById(this.db, row.orgId)?.name ?? null);
+      return alertOut(row, names.get(row.orgId) ?? null);
+    });
+  }
+
+  list(ctx: RequestContext, query: z.infer<typeof AlertListQuerySchema>): Paged<AlertOut> {
+    const scope = this.visible(ctx.caller, query.orgId);
+    if (scope === false) return paged([], query, 0);
+    const where = and(
+      scope,
+      query.status ? inArray(alerts.status, query.status) : undefined,
+      query.severity ? eq(alerts.severity, query.severity) : undefined,
+      query.deviceId ? eq(alerts.deviceId, query.deviceId) : undefined,
+      query.ruleId ? eq(alerts.ruleId, query.ruleId) : undefined,
+      query.startDate ? sql`${alerts.triggeredAt} >= ${new Date(query.startDate).toISOString()}` : undefined,
+      query.endDate ? sql`${alerts.triggeredAt} <= ${new Date(query.endDate).toISOString()}` : undefined,
+      query.updatedSince ? sql`${alerts.updatedAt} >= ${new Date(query.updatedSince).toISOString()}` : undefined,
+    );
+    const rows = this.db
+      .select()
+      .from(alerts)
+      .where(where)
+      .orderBy(desc(alerts.triggeredAt), desc(alerts.id))
+      .limit(query.limit)
+      .offset((query.page - 1) * query.limit)
+      .all();
+    const total = this.db.select({ n: count() }).from(alerts).where(where).get()?.n ?? 0;
+    return paged(this.withOrgNames(rows), query, total);
+  }
+
+  summary(ctx: RequestContext, orgId: string | undefined) {
+    const bySeverity = { critical: 0, high: 0, medium: 0, low: 0, info: 0 };
+    const byStatus = { active: 0, acknowledged: 0, resolved: 0, suppressed: 0 };
+    const scope = this.visible(ctx.caller, orgId);
+    if (scope === false) return { bySeverity, byStatus, total: 0 };
+    const rows = this.db
+      .select({ status: alerts.status, severity: alerts.severity, n: count() })
+      .from(alerts)
+      .where(scope)
+      .groupBy(alerts.status, alerts.severity)
+      .all();
+    let total = 0;
+    for (const { status, severity, n } of rows) {
+      byStatus[status] += n;
+      if (status === 'active') bySeverity[severity] += n;
+      total += n;
+    }
+    return { bySeverity, byStatus, total };
+  }
+
+  /** An alert the caller sees: absent, out of reach or outside a site restriction all answer 404. */
+  find(ctx: RequestContext, id: string): AlertRow {
+    const scope = this.visible(ctx.caller, undefined);
+    const row = scope === false ? undefined : this.db.select().from(alerts).where(and(eq(alerts.id, id), scope)).get();
+    if (!row) throw notFound('Alert not found', 'ALERT_NOT_FOUND');
+    return row;
+  }
+
+  get(ctx: RequestContext, id: string) {
+    const row = this.find(ctx, id);
+    const [out] = this.withOrgNames([row]);
+    let device = null;
+    if (row.deviceId) {
+      try {
+        const d = this.devices.get(SYSTEM, row.deviceId);
+        device = { id: d.id, hostname: d.hostname, osType: d.osType, status: d.status };
+      } catch (err) {
+        if (!(err instanceof DomainError)) throw err;
+      }
+    }
+    const rule = row.ruleId ? this.rules.ruleById(row.ruleId) : undefined;
+    const r = rule ? ruleOut(rule) : undefined;
+    return {
+      ...(out as AlertOut),
+      device,
+      rule: r ? { id: r.id, name: r.name, templateId: r.templateId, targetType: r.targetType, targetId: r.targetId, isActive: r.isActive } : null,
+      notifications: this.deliveries.forAlert(row.id),
+    };
+  }
+
+  acknowledge(ctx: RequestContext, id: string) {
+    return this.transition(ctx, id, (row, now) => {
+      if (row.status !== 'active') throw badRequest(`Cannot acknowledge alert with status: ${row.status}`, 'INVALID_ALERT_STATUS');
+      return { event: 'alert.acknowledged', set: { status: 'acknowledged', acknowledgedAt: now, acknowledgedBy: ctx.caller.userId } };
+    });
+  }
+
+  /** Resolving starts the cooldown: the rule's, else its template's, else 15 minutes (05 wire notes). A suppressed
+   * alert can be resolved too (api-notes): otherwise an indefinitely suppressed alert would block its rule forever. */
+  resolve(ctx: RequestContext, id: string, note: string | undefined) {
+    return this.transition(ctx, id, (row, now) => {
+      if (row.status === 'resolved') throw badRequest('Alert is already resolved', 'ALERT_ALREADY_RESOLVED');
+      const minutes = this.cooldownMinutes(row);
+      const cooldownUntil = new Date(Date.parse(now) + minutes * 60_000).toISOString();
+      return { event: 'alert.resolved', set: { status: 'resolved', resolvedAt: now, resolvedBy: ctx.caller.userId, resolutionNote: note ?? null, cooldownUntil, suppressedUntil: null } };
+    });
+  }
+
+  suppress(ctx: RequestContext, id: string, until: string | undefined) {
+    const untilIso = parseFutureTime(until);
+    return this.transition(ctx, id, (row) => {
+      if (row.status === 'resolved') throw badRequest('Cannot suppress a resolved alert', 'ALERT_ALREADY_RESOLVED');
+      return { event: 'alert.suppressed', set: { status: 'suppressed', suppressedUntil: untilIso } };
+    });
+  }
+
+  bulk(ctx: RequestContext, body: z.infer<typeof AlertBulkSchema>) {
+    const scope = this.visible(ctx.caller, undefined);
+    const ids = scope === false ? [] : this.db.select({ id: alerts.id }).from(alerts).where(and(inArray(alerts.id, body.alertIds), scope)).all();
+    if (ids.length === 0) throw notFound('No accessible alerts found', 'ALERT_NOT_FOUND');
+    if (body.action === 'suppress') parseFutureTime(body.until);
+    let updated = 0;
+    let skipped = 0;
+    let failed = 0;
+    for (const { id } of ids) {
+      try {
+        if (body.action === 'acknowledge') this.acknowledge(ctx, id);
+        else if (body.action === 'resolve') this.resolve(ctx, id, body.note);
+        else this.suppress(ctx, id, body.until);
+        updated += 1;
+      } catch (err) {
+        if (err instanceof DomainError && err.kind === 'invalid') skipped += 1;
+        else failed += 1;
+      }
+    }
+    return { updated, skipped, failed };
+  }
+
+  private cooldownMinutes(row: AlertRow): number {
+    const rule = row.ruleId ? this.rules.ruleById(row.ruleId) : undefined;
+    if (rule) return rule.cooldownMinutes;
+    const template = row.templateId ? this.rules.templateById(row.templateId) : undefined;
+    return template?.defaultCooldownMinutes ?? DEFAULT_COOLDOWN_MINUTES;
+  }
+
+  private transition(
+    ctx: RequestContext,
+    id: string,
+    decide: (row: AlertRow, now: string) => { event: string; set: Partial<AlertRow> },
+  ): AlertOut {
+    return this.db.$client.transaction(() => {
+      const row = this.find(ctx, id);
+      const now = new Date().toISOString();
+      const { event, set } = decide(row, now);
+      const updated = this.db
+        .update(alerts)
+        .set({ ...set, updatedAt: now })
+        .where(eq(alerts.id, id))
+        .returning()
+        .get();
+      this.publish(event, updated, ctx.caller.userId);
+      const [out] = this.withOrgNames([updated]);
+      return out as AlertOut;
+    })();
+  }
+
+  /** A new alert from the evaluator; undefined when one is already open for the rule and device. Call inside a
+   * transaction: the alert and its `alert.triggered` event commit together. */
+  trigger(input: NewAlert): AlertRow | undefined {
+    const { rule, device } = input;
+    const row = this.db
+      .insert(alerts)
+      .values({
+        orgId: rule.orgId,
+        siteId: device.siteId,
+        ruleId: rule.id,
+        ruleName: rule.name,
+        templateId: rule.templateId,
+        deviceId: device.id,
+        deviceName: device.hostname,
+        status: 'active',
+        severity: rule.severity,
+        title: input.title.slice(0, 500),
+        message: input.message,
+        context: input.context,
+        triggeredAt: input.triggeredAt,
+      })
+      .onConflictDoNothing()
+      .returning()
+      .get();
+    if (row) this.publish('alert.triggered', row, null);
+    return row;
+  }
+
+  /** (rule, device) pairs that may not fire now: an open alert, or a cooldown running at `at`. */
+  blockedDevices(ruleId: string, at: string): Set<string> {
+    const rows = this.db
+      .select({ deviceId: alerts.deviceId })
+      .from(alerts)
+      .where(and(eq(alerts.ruleId, ruleId), sql`(${alerts.status} IN ('active', 'acknowledged', 'suppressed') OR ${alerts.cooldownUntil} > ${at})`))
+      .all();
+    return new Set(rows.map((r) => r.deviceId).filter((d): d is string => d !== null));
+  }
+
+  /** Suppressions whose time has passed: the alert is active again (api-notes). */
+  endExpiredSuppressions(now: Date): number {
+    const at = now.toISOString();
+    return this.db
+      .update(alerts)
+      .set({ status: 'active', suppressedUntil: null, updatedAt: at })
+      .where(and(eq(alerts.status, 'suppressed'), sql`${alerts.suppressedUntil} IS NOT NULL AND ${alerts.suppressedUntil} <= ${at}`))
+      .run().changes;
+  }
+
+  /** Rows by id whatever the caller (correlation). */
+  byIds(ids: string[]): AlertRow[] {
+    if (ids.length === 0) return [];
+    return this.db.select().from(alerts).where(inArray(alerts.id, ids)).all();
+  }
+
+  private publish(type: string, row: AlertRow, actorUserId: string | null): void {
+    const rule = row.ruleId ? this.rules.ruleById(row.ruleId) : undefined;
+    const payload: AlertEventPayload = {
+      alertId: row.id,
+      orgId: row.orgId,
+      orgName: orgById(this.db, row.orgId)?.name ?? '',
+      ruleId: row.ruleId,
+      ruleName: row.ruleName,
+      templateId: row.templateId,
+      deviceId: row.deviceId,
+      deviceName: row.deviceName,
+      severity: row.severity,
+      status: row.status,
+      title: row.title,
+      message: row.message,
+      context: row.context,
+      triggeredAt: row.triggeredAt,
+      notificationChannelIds: rule?.notificationChannelIds ?? null,
+      escalationPolicyId: rule?.escalationPolicyId ?? null,
+      actorUserId,
+    };
+    publishEvent(this.db, type, payload, row.orgId);
+  }
+}
+
+export const OPEN_STATUSES = OPEN;
+
+/** `until` of a suppression: omitted = indefinitely (null); otherwise a time in the future. */
+function parseFutureTime(until: string | undefined): string | null {
+  if (until === undefined) return null;
+  const at = Date.parse(until);
+  if (!Number.isFinite(at) || at <= Date.now()) throw badRequest('Suppression time must be in the future', 'INVALID_SUPPRESSION_TIME');
+  return new Date(at).toISOString();
+}

@@ -1,0 +1,232 @@
+import type { Statement } from 'better-sqlite3';
+import { eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { ConditionOperatorSchema, type ConditionOperator } from '../../../contract/alerts.js';
+import type { Db } from '../../db/connection.js';
+import { alertEvaluatorState } from '../../db/schema/index.js';
+import { systemContext } from '../../context.js';
+import type { DevicesService, ListedDevice } from '../devices/service.js';
+import type { AlertsService, AlertRow } from './alerts-service.js';
+import type { CorrelationService } from './correlation.js';
+import type { AlertRulesService } from './rules-service.js';
+
+/** How far apart an agent's samples may be (3 × its 30 s collection interval): a window counts as covered when
+ * its first sample is this close to the window's start and its last this close to its end. */
+export const SAMPLE_GRACE_MS = 90_000;
+/** Evaluation instants are multiples of this. */
+export const STEP_MS = 30_000;
+/** Samples may arrive this late; an instant is evaluated only once they had the time to. */
+export const LAG_MS = 15_000;
+/** Samples are kept as long as the longest window (durationMinutes ≤ 1440) needs them. */
+export const RETENTION_MS = 1440 * 60_000 + SAMPLE_GRACE_MS + 60 * 60_000;
+
+/** A rule's evaluable condition (02 §2.1 conventional keys). */
+export const EvaluableConditionSchema = z.object({
+  metric: z.string().min(1),
+  operator: ConditionOperatorSchema,
+  threshold: z.union([z.number(), z.string()]),
+  durationMinutes: z.number().min(0).max(1440).default(0),
+  serviceName: z.string().optional(),
+});
+export type EvaluableCondition = z.infer<typeof EvaluableConditionSchema>;
+
+/** What SQL aggregates of one (device, metric) window. */
+export interface WindowAggregate {
+  samples: number;
+  /** Samples that do not satisfy the condition. */
+  failing: number;
+  firstAt: number;
+  lastAt: number;
+}
+
+/**
+ * The decision (pure): the condition held for the whole window `[start, end]` when there are samples, every one
+ * satisfies it, and they cover the window (the first within the grace of its start, the last within the grace of
+ * its end). Missing data never fires: an offline device that stopped reporting raises nothing.
+ */
+export function conditionHeld(window: { start: number; end: number }, agg: WindowAggregate | undefined): boolean {
+  if (!agg || agg.samples === 0 || agg.failing > 0) return false;
+  return agg.firstAt <= window.start + SAMPLE_GRACE_MS && agg.lastAt >= window.end - SAMPLE_GRACE_MS;
+}
+
+/** The window a condition is evaluated over at `end`: its duration, at least one grace period. */
+export function windowFor(condition: EvaluableCondition, end: number): { start: number; end: number } {
+  return { start: end - Math.max(condition.durationMinutes * 60_000, SAMPLE_GRACE_MS), end };
+}
+
+/** Which devices of the rule's organization its targets select (02 §2.1 Targets; tags: any matches). */
+export function targeted(targets: Record<string, unknown>, device: Pick<ListedDevice, 'id' | 'siteId' | 'tags'>): boolean {
+  const list = (key: string) => (Array.isArray(targets[key]) ? (targets[key] as unknown[]) : []);
+  switch (targets.scope) {
+    case 'site':
+      return device.siteId !== null && list('siteIds').includes(device.siteId);
+    case 'device':
+      return list('deviceIds').includes(device.id);
+    case 'tag':
+      return device.tags.some((tag) => list('tags').includes(tag));
+    default:
+      return true;
+  }
+}
+
+/** Devices that are not reporting are not evaluated (see api-notes "offline devices"). */
+const EVALUATED_STATUSES = new Set(['online', 'maintenance', 'updating']);
+
+/** The SQL of a failing sample, per operator and threshold kind: fixed text, the threshold is a parameter. */
+function failingSql(operator: ConditionOperator, numeric: boolean): string {
+  if (operator === 'equals') {
+    return numeric ? '(value IS NULL OR value <> @threshold)' : "(lower(coalesce(text_value, CAST(value AS TEXT), '')) <> lower(@threshold))";
+  }
+  return `(value IS NULL OR NOT (value ${operator} @threshold))`;
+}
+
+interface AggRow {
+  deviceId: string;
+  samples: number;
+  failing: number;
+  firstAt: number;
+  lastAt: number;
+  minValue: number | null;
+  maxValue: number | null;
+  avgValue: number | null;
+  lastText: string | null;
+}
+
+const SYSTEM = systemContext();
+const WATERMARK_KEY = 'rules';
+
+/**
+ * The periodic evaluation (brief step 4): at each instant (a multiple of 30 s, evaluated once — the watermark in
+ * `alert_evaluator_state` is written in the same transaction as the alerts it produced, so a restart neither
+ * skips nor repeats it), every enabled rule with an evaluable condition is checked against the devices its
+ * targets select, by one GROUP BY query per rule over the sample window.
+ */
+export class AlertEvaluator {
+  private readonly statements = new Map<string, Statement>();
+  private readonly prune: Statement<[number]>;
+
+  constructor(
+    private readonly db: Db,
+    private readonly rules: AlertRulesService,
+    private readonly alerts: AlertsService,
+    private readonly devices: DevicesService,
+    private readonly correlation: CorrelationService,
+  ) {
+    this.prune = db.$client.prepare('DELETE FROM alert_metric_samples WHERE id IN (SELECT id FROM alert_metric_samples WHERE at < ? LIMIT 20000)');
+  }
+
+  private aggregate(operator: ConditionOperator, numeric: boolean): Statement {
+    const key = `${operator}:${numeric}`;
+    let statement = this.statements.get(key);
+    if (!statement) {
+      statement = this.db.$client.prepare(
+        `SELECT device_id AS deviceId, COUNT(*) AS samples, SUM(CASE WHEN ${failingSql(operator, numeric)} THEN 1 ELSE 0 END) AS failing,
+                MIN(at) AS firstAt, MAX(at) AS lastAt, MIN(value) AS minValue, MAX(value) AS maxValue, AVG(value) AS avgValue,
+                MAX(text_value) AS lastText
+           FROM alert_metric_samples
+          WHERE metric = @metric AND service_name = @serviceName
+            AND device_id IN (SELECT value FROM json_each(@deviceIds))
+            AND at >= @start AND at <= @end
+          GROUP BY device_id`,
+      );
+      this.statements.set(key, statement);
+    }
+    return statement;
+  }
+
+  /** The last instant evaluated, if any. */
+  watermark(): number | undefined {
+    return this.db.select().from(alertEvaluatorState).where(eq(alertEvaluatorState.key, WATERMARK_KEY)).get()?.evaluatedThrough;
+  }
+
+  /** One run: ends expired suppressions, prunes old samples, evaluates the newest instant not yet evaluated.
+   * Returns the alerts it raised (none when that instant was evaluated already). */
+  run(now: Date): AlertRow[] {
+    this.alerts.endExpiredSuppressions(now);
+    for (let i = 0; i < 50 && this.prune.run(now.getTime() - RETENTION_MS).changes > 0; i++);
+    const end = Math.floor((now.getTime() - LAG_MS) / STEP_MS) * STEP_MS;
+    const raised = this.db.$client
+      .transaction(() => {
+        const done = this.watermark();
+        if (done !== undefined && done >= end) return [];
+        const out = this.evaluateAt(end);
+        this.db
+          .insert(alertEvaluatorState)
+          .values({ key: WATERMARK_KEY, evaluatedThrough: end })
+          .onConflictDoUpdate({ target: alertEvaluatorState.key, set: { evaluatedThrough: end } })
+          .run();
+        return out;
+      })
+      .immediate();
+    if (raised.length > 0) this.correlation.linkNew(raised);
+    return raised;
+  }
+
+  /** Every enabled rule at one instant (inside the caller's transaction). */
+  private evaluateAt(end: number): AlertRow[] {
+    const devicesByOrg = new Map<string, ListedDevice[]>();
+    const raised: AlertRow[] = [];
+    const at = new Date(end).toISOString();
+    for (const rule of this.rules.enabledRules()) {
+      const parsed = EvaluableConditionSchema.safeParse(rule.conditions);
+      if (!parsed.success) continue;
+      const condition = parsed.data;
+      let orgDevices = devicesByOrg.get(rule.orgId);
+      if (!orgDevices) devicesByOrg.set(rule.orgId, (orgDevices = this.devicesOf(rule.orgId)));
+      const blocked = this.alerts.blockedDevices(rule.id, at);
+      const candidates = orgDevices.filter((d) => EVALUATED_STATUSES.has(d.status) && !blocked.has(d.id) && targeted(rule.targets, d));
+      if (candidates.length === 0) continue;
+      const window = windowFor(condition, end);
+      const numeric = typeof condition.threshold === 'number';
+      const rows = this.aggregate(condition.operator, numeric).all({
+        metric: condition.metric,
+        serviceName: condition.serviceName ?? '',
+        deviceIds: JSON.stringify(candidates.map((d) => d.id)),
+        start: window.start,
+        end: window.end,
+        threshold: condition.threshold,
+      }) as AggRow[];
+      const byDevice = new Map(rows.map((r) => [r.deviceId, r]));
+      for (const device of candidates) {
+        const agg = byDevice.get(device.id);
+        if (!agg || !conditionHeld(window, agg)) continue;
+        const alert = this.alerts.trigger({
+          rule,
+          device,
+          title: `${device.hostname}: ${rule.name}`,
+          message: `Alert triggered: ${rule.name} on ${device.hostname} (${describeCondition(condition)}).`,
+          context: {
+            metric: condition.metric,
+            operator: condition.operator,
+            threshold: condition.threshold,
+            durationMinutes: condition.durationMinutes,
+            ...(condition.serviceName ? { serviceName: condition.serviceName } : {}),
+            observed: agg.minValue !== null ? { min: agg.minValue, max: agg.maxValue, avg: agg.avgValue, samples: agg.samples } : { value: agg.lastText, samples: agg.samples },
+            windowStart: new Date(window.start).toISOString(),
+            windowEnd: at,
+          },
+          triggeredAt: at,
+        });
+        if (alert) raised.push(alert);
+      }
+    }
+    return raised;
+  }
+
+  /** Every device of an organization, through the devices service (bounded: at most 10,000 pages of 100). */
+  private devicesOf(orgId: string): ListedDevice[] {
+    const out: ListedDevice[] = [];
+    for (let page = 1; page <= 10_000; page++) {
+      const { data, pagination } = this.devices.list(SYSTEM, { orgId, page, limit: 100 });
+      out.push(...data);
+      if (page * pagination.limit >= pagination.total || data.length === 0) break;
+    }
+    return out;
+  }
+}
+
+/** `cpu.usage > 90 for 5 min` */
+export function describeCondition(c: EvaluableCondition): string {
+  const service = c.serviceName ? ` (${c.serviceName})` : '';
+  return `${c.metric}${service} ${c.operator} ${String(c.threshold)} for ${c.durationMinutes} min`;
+}

@@ -1,0 +1,41 @@
+import { contract } from '../../../contract/index.js';
+import type { ModuleContext } from '../../app-context.js';
+
+/** How often the evaluator runs (a durable periodic job); each run evaluates the newest unevaluated instant. */
+export const EVALUATE_EVERY_MS = 30_000;
+
+export function registerAlertRoutes({ route, services, worker }: ModuleContext): void {
+  const t = contract.alertTemplates;
+  const a = contract.alerts;
+  const { alertRules: rules, alerts, alertCorrelations: correlations, alertMetrics: metrics, alertEvaluator: evaluator } = services;
+
+  route(t.listTemplates, ({ ctx, query }) => rules.listTemplates(ctx, query));
+  route(t.listBuiltInTemplates, ({ ctx, query }) => rules.listTemplates(ctx, query, true));
+  route(t.createTemplate, ({ ctx, body }) => rules.createTemplate(ctx, body));
+  route(t.getTemplate, ({ ctx, params }) => rules.getTemplate(ctx, params.id));
+  route(t.updateTemplate, ({ ctx, params, body }) => rules.updateTemplate(ctx, params.id, body));
+  route(t.deleteTemplate, ({ ctx, params }) => rules.deleteTemplate(ctx, params.id));
+  route(t.listRules, ({ ctx, query }) => rules.listRules(ctx, query));
+  route(t.createRule, ({ ctx, body }) => rules.createRule(ctx, body));
+  route(t.getRule, ({ ctx, params }) => rules.getRule(ctx, params.id));
+  route(t.updateRule, ({ ctx, params, body }) => rules.updateRule(ctx, params.id, body));
+  route(t.deleteRule, ({ ctx, params }) => rules.deleteRule(ctx, params.id));
+  route(t.toggleRule, ({ ctx, params, body }) => rules.toggleRule(ctx, params.id, body.enabled));
+  route(t.listCorrelations, ({ ctx, query }) => correlations.list(ctx, query));
+  route(t.correlationGroups, ({ ctx, query }) => correlations.groups(ctx, query.orgId));
+  route(t.analyzeCorrelations, ({ ctx, body }) => correlations.analyze(ctx, body));
+  route(t.getCorrelation, ({ ctx, params }) => correlations.forAlert(ctx, params.alertId));
+
+  route(a.list, ({ ctx, query }) => alerts.list(ctx, query));
+  route(a.summary, ({ ctx, query }) => alerts.summary(ctx, query.orgId));
+  route(a.get, ({ ctx, params }) => alerts.get(ctx, params.id));
+  route(a.acknowledge, ({ ctx, params }) => alerts.acknowledge(ctx, params.id));
+  route(a.resolve, ({ ctx, params, body }) => alerts.resolve(ctx, params.id, body.note));
+  route(a.suppress, ({ ctx, params, body }) => alerts.suppress(ctx, params.id, body.until));
+  route(a.bulk, ({ ctx, body }) => alerts.bulk(ctx, body));
+  route(a.reportMetrics, ({ ctx, params, body }) => metrics.report(ctx, params.id, body));
+
+  worker.every('alerts.evaluate', EVALUATE_EVERY_MS, () => {
+    evaluator.run(new Date());
+  });
+}

@@ -1,0 +1,318 @@
+import { and, asc, count, desc, eq, isNull, or, sql, type SQL } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import type { z } from 'zod';
+import type {
+  AlertRuleCreateSchema,
+  AlertRuleListQuerySchema,
+  AlertRuleUpdateSchema,
+  AlertTemplateCreateSchema,
+  AlertTemplateListQuerySchema,
+  AlertTemplateUpdateSchema,
+} from '../../../contract/alerts.js';
+import type { Db } from '../../db/connection.js';
+import { alertRules, alertTemplates } from '../../db/schema/index.js';
+import type { RequestContext } from '../../context.js';
+import { badRequest, conflict, forbidden, notFound } from '../../errors.js';
+import type { PageQuery } from '../../lib/paging.js';
+import { recordAudit } from '../audit/recorder.js';
+import { isSiteOfOrg, type Organization } from '../tenancy/access.js';
+import { messageTemplateFor, titleTemplateFor } from './builtin-templates.js';
+import { orgById, reaches, readOrgIds, resolveWriteOrg } from './scope.js';
+
+export type TemplateRow = typeof alertTemplates.$inferSelect;
+export type RuleRow = typeof alertRules.$inferSelect;
+
+export interface FlatPage<T> {
+  data: T[];
+  page: number;
+  limit: number;
+  total: number;
+}
+
+const flat = <T>(data: T[], p: PageQuery, total: number): FlatPage<T> => ({ data, page: p.page, limit: p.limit, total });
+
+function templateOut(row: TemplateRow) {
+  const { createdBy: _c, ...rest } = row;
+  return rest;
+}
+
+type TargetType = 'organization' | 'site' | 'device' | 'tag';
+
+/** A rule as the wire shows it: targets summarized as targetType/targetId (05 wire notes), isActive = enabled. */
+export function ruleOut(row: RuleRow) {
+  const { createdBy: _c, ...rest } = row;
+  const targets = row.targets as { scope?: TargetType; orgId?: string; siteIds?: string[]; deviceIds?: string[]; tags?: string[] };
+  const targetType: TargetType = targets.scope ?? 'organization';
+  const first = { organization: [targets.orgId ?? row.orgId], site: targets.siteIds, device: targets.deviceIds, tag: targets.tags }[targetType];
+  return { ...rest, isActive: row.enabled, targetType, targetId: first?.[0] ?? null };
+}
+export type RuleOut = ReturnType<typeof ruleOut>;
+
+const lowerLike = (column: SQL | SQLiteColumn, needle: string) => sql`instr(lower(coalesce(${column}, '')), ${needle.toLowerCase()}) > 0`;
+
+/** Templates and rules (02 §2.1, §2.2, §4.1, §7). */
+export class AlertRulesService {
+  constructor(private readonly db: Db) {}
+
+  // ---- Templates ----
+
+  listTemplates(ctx: RequestContext, query: z.infer<typeof AlertTemplateListQuerySchema>, builtInOnly = false): FlatPage<ReturnType<typeof templateOut>> {
+    const orgIds = builtInOnly ? [] : readOrgIds(this.db, ctx.caller, query.orgId);
+    const visible =
+      query.orgId !== undefined
+        ? eq(alertTemplates.orgId, query.orgId)
+        : orgIds === null
+          ? undefined
+          : or(isNull(alertTemplates.orgId), sql`${alertTemplates.orgId} IN (SELECT value FROM json_each(${JSON.stringify(orgIds)}))`);
+    const where = and(
+      visible,
+      builtInOnly || query.builtIn === true ? eq(alertTemplates.builtIn, true) : undefined,
+      query.builtIn === false ? eq(alertTemplates.builtIn, false) : undefined,
+      query.severity ? eq(alertTemplates.severity, query.severity) : undefined,
+      query.search ? or(lowerLike(alertTemplates.name, query.search), lowerLike(sql`${alertTemplates.description}`, query.search)) : undefined,
+    );
+    const rows = this.db
+      .select()
+      .from(alertTemplates)
+      .where(where)
+      .orderBy(desc(alertTemplates.builtIn), asc(alertTemplates.name), asc(alertTemplates.id))
+      .limit(query.limit)
+      .offset((query.page - 1) * query.limit)
+      .all();
+    const total = this.db.select({ n: count() }).from(alertTemplates).where(where).get()?.n ?? 0;
+    return flat(rows.map(templateOut), query, total);
+  }
+
+  /** A template the caller sees: built-in, or of an organization it reaches; else 404 `Template not found`. */
+  template(ctx: RequestContext, id: string): TemplateRow {
+    const row = this.db.select().from(alertTemplates).where(eq(alertTemplates.id, id)).get();
+    if (!row || (row.orgId !== null && !reaches(this.db, ctx.caller, row.orgId))) throw notFound('Template not found', 'TEMPLATE_NOT_FOUND');
+    return row;
+  }
+
+  getTemplate(ctx: RequestContext, id: string) {
+    return { data: templateOut(this.template(ctx, id)) };
+  }
+
+  createTemplate(ctx: RequestContext, body: z.infer<typeof AlertTemplateCreateSchema>) {
+    return this.db.$client.transaction(() => {
+      const org = resolveWriteOrg(this.db, ctx.caller, body.orgId);
+      const row = this.db
+        .insert(alertTemplates)
+        .values({
+          orgId: org.id,
+          name: body.name,
+          description: body.description ?? null,
+          category: body.category ?? 'Custom',
+          severity: body.severity,
+          conditions: body.conditions ?? {},
+          targets: body.targets ?? { scope: 'organization' },
+          defaultCooldownMinutes: body.defaultCooldownMinutes ?? 15,
+          titleTemplate: titleTemplateFor(body.name),
+          messageTemplate: messageTemplateFor(body.name),
+          builtIn: false,
+          createdBy: ctx.caller.userId,
+        })
+        .returning()
+        .get();
+      this.audit(ctx, 'alert_template.create', row, org, { severity: row.severity, category: row.category });
+      return { data: templateOut(row) };
+    })();
+  }
+
+  updateTemplate(ctx: RequestContext, id: string, body: z.infer<typeof AlertTemplateUpdateSchema>) {
+    return this.db.$client.transaction(() => {
+      const current = this.template(ctx, id);
+      if (current.builtIn) throw forbidden('Built-in templates cannot be modified', 'BUILT_IN_TEMPLATE');
+      const changes = definedOnly(body);
+      if (Object.keys(changes).length === 0) throw badRequest('No updates provided', 'NO_UPDATES');
+      const row = this.db
+        .update(alertTemplates)
+        .set({ ...changes, updatedAt: new Date().toISOString() })
+        .where(eq(alertTemplates.id, id))
+        .returning()
+        .get();
+      this.audit(ctx, 'alert_template.update', row, this.orgOf(row.orgId), { changedFields: Object.keys(changes).sort() });
+      return { data: templateOut(row) };
+    })();
+  }
+
+  deleteTemplate(ctx: RequestContext, id: string) {
+    return this.db.$client.transaction(() => {
+      const current = this.template(ctx, id);
+      if (current.builtIn) throw forbidden('Built-in templates cannot be deleted', 'BUILT_IN_TEMPLATE');
+      const used = this.db.select({ n: count() }).from(alertRules).where(eq(alertRules.templateId, id)).get()?.n ?? 0;
+      if (used > 0) throw conflict(`Template is used by ${used} alert rule(s)`, 'TEMPLATE_IN_USE');
+      this.db.delete(alertTemplates).where(eq(alertTemplates.id, id)).run();
+      this.audit(ctx, 'alert_template.delete', current, this.orgOf(current.orgId), {});
+      return { data: { id, deleted: true as const } };
+    })();
+  }
+
+  // ---- Rules ----
+
+  listRules(ctx: RequestContext, query: z.infer<typeof AlertRuleListQuerySchema>): FlatPage<RuleOut> {
+    const orgIds = readOrgIds(this.db, ctx.caller, query.orgId);
+    if (orgIds !== null && orgIds.length === 0) return flat([], query, 0);
+    const scope = sql`json_extract(${alertRules.targets}, '$.scope')`;
+    const value = query.targetValue;
+    const where = and(
+      orgIds === null ? undefined : sql`${alertRules.orgId} IN (SELECT value FROM json_each(${JSON.stringify(orgIds)}))`,
+      query.enabled !== undefined ? eq(alertRules.enabled, query.enabled) : undefined,
+      query.severity ? eq(alertRules.severity, query.severity) : undefined,
+      query.templateId ? eq(alertRules.templateId, query.templateId) : undefined,
+      query.targetType ? sql`${scope} = ${query.targetType}` : undefined,
+      value !== undefined
+        ? sql`((${scope} = 'organization' AND coalesce(json_extract(${alertRules.targets}, '$.orgId'), ${alertRules.orgId}) = ${value})
+            OR EXISTS (SELECT 1 FROM json_each(${alertRules.targets}, '$.siteIds') WHERE value = ${value})
+            OR EXISTS (SELECT 1 FROM json_each(${alertRules.targets}, '$.deviceIds') WHERE value = ${value})
+            OR EXISTS (SELECT 1 FROM json_each(${alertRules.targets}, '$.tags') WHERE value = ${value}))`
+        : undefined,
+      query.search ? or(lowerLike(alertRules.name, query.search), lowerLike(sql`${alertRules.description}`, query.search)) : undefined,
+    );
+    const rows = this.db
+      .select()
+      .from(alertRules)
+      .where(where)
+      .orderBy(desc(alertRules.createdAt), desc(alertRules.id))
+      .limit(query.limit)
+      .offset((query.page - 1) * query.limit)
+      .all();
+    const total = this.db.select({ n: count() }).from(alertRules).where(where).get()?.n ?? 0;
+    return flat(rows.map(ruleOut), query, total);
+  }
+
+  /** A rule the caller reaches; else 404 `Rule not found`. */
+  rule(ctx: RequestContext, id: string): RuleRow {
+    const row = this.db.select().from(alertRules).where(eq(alertRules.id, id)).get();
+    if (!row || !reaches(this.db, ctx.caller, row.orgId)) throw notFound('Rule not found', 'RULE_NOT_FOUND');
+    return row;
+  }
+
+  getRule(ctx: RequestContext, id: string) {
+    return { data: ruleOut(this.rule(ctx, id)) };
+  }
+
+  /** 02 §2.2: severity, targets, conditions and cooldown default to the template's. */
+  createRule(ctx: RequestContext, body: z.infer<typeof AlertRuleCreateSchema>) {
+    return this.db.$client.transaction(() => {
+      const org = resolveWriteOrg(this.db, ctx.caller, body.orgId);
+      const template = this.template(ctx, body.templateId);
+      if (template.orgId !== null && template.orgId !== org.id) throw notFound('Template not found', 'TEMPLATE_NOT_FOUND');
+      const targets = body.targets ?? template.targets;
+      this.checkTargets(org.id, targets);
+      const row = this.db
+        .insert(alertRules)
+        .values({
+          orgId: org.id,
+          templateId: template.id,
+          templateName: template.name,
+          name: body.name,
+          description: body.description ?? null,
+          severity: body.severity ?? template.severity,
+          enabled: body.enabled ?? true,
+          targets,
+          conditions: body.conditions ?? template.conditions,
+          cooldownMinutes: body.cooldownMinutes ?? template.defaultCooldownMinutes,
+          notificationChannelIds: body.notificationChannelIds ?? null,
+          escalationPolicyId: body.escalationPolicyId ?? null,
+          createdBy: ctx.caller.userId,
+        })
+        .returning()
+        .get();
+      this.audit(ctx, 'alert_rule.create', row, org, { templateId: template.id, severity: row.severity });
+      return { data: ruleOut(row) };
+    })();
+  }
+
+  updateRule(ctx: RequestContext, id: string, body: z.infer<typeof AlertRuleUpdateSchema>) {
+    return this.db.$client.transaction(() => {
+      const current = this.rule(ctx, id);
+      const changes = definedOnly(body);
+      if (Object.keys(changes).length === 0) throw badRequest('No updates provided', 'NO_UPDATES');
+      if (changes.targets) this.checkTargets(current.orgId, changes.targets);
+      const row = this.db
+        .update(alertRules)
+        .set({ ...changes, updatedAt: new Date().toISOString() })
+        .where(eq(alertRules.id, id))
+        .returning()
+        .get();
+      this.audit(ctx, 'alert_rule.update', row, this.orgOf(row.orgId), { changedFields: Object.keys(changes).sort() });
+      return { data: ruleOut(row) };
+    })();
+  }
+
+  toggleRule(ctx: RequestContext, id: string, enabled: boolean) {
+    return this.db.$client.transaction(() => {
+      const current = this.rule(ctx, id);
+      const row = this.db
+        .update(alertRules)
+        .set({ enabled, updatedAt: new Date().toISOString() })
+        .where(eq(alertRules.id, id))
+        .returning()
+        .get();
+      this.audit(ctx, 'alert_rule.toggle', row, this.orgOf(row.orgId), { enabled, previous: current.enabled });
+      return { data: ruleOut(row) };
+    })();
+  }
+
+  deleteRule(ctx: RequestContext, id: string) {
+    return this.db.$client.transaction(() => {
+      const current = this.rule(ctx, id);
+      this.db.delete(alertRules).where(eq(alertRules.id, id)).run();
+      this.audit(ctx, 'alert_rule.delete', current, this.orgOf(current.orgId), { templateId: current.templateId });
+      return { data: { id, deleted: true as const } };
+    })();
+  }
+
+  /** Every enabled rule (the evaluator's input). */
+  enabledRules(): RuleRow[] {
+    return this.db.select().from(alertRules).where(eq(alertRules.enabled, true)).orderBy(asc(alertRules.id)).all();
+  }
+
+  /** The rule by id whatever the caller (the alerts service's own reads); undefined once deleted. */
+  ruleById(id: string): RuleRow | undefined {
+    return this.db.select().from(alertRules).where(eq(alertRules.id, id)).get();
+  }
+
+  templateById(id: string): TemplateRow | undefined {
+    return this.db.select().from(alertTemplates).where(eq(alertTemplates.id, id)).get();
+  }
+
+  /** Sites named by targets must be of the rule's organization, and an organization target must be it. */
+  private checkTargets(orgId: string, targets: Record<string, unknown>): void {
+    if (typeof targets.orgId === 'string' && targets.orgId !== orgId) throw badRequest('targets.orgId must be the organization of the rule', 'INVALID_TARGETS');
+    const siteIds = Array.isArray(targets.siteIds) ? targets.siteIds : [];
+    for (const siteId of siteIds) {
+      if (typeof siteId !== 'string' || !isSiteOfOrg(this.db, siteId, orgId)) throw badRequest(`Site ${String(siteId)} is not a site of the organization`, 'INVALID_TARGETS');
+    }
+  }
+
+  private orgOf(orgId: string | null): { id: string | null; partnerId: string | null } {
+    if (orgId === null) return { id: null, partnerId: null };
+    return { id: orgId, partnerId: orgById(this.db, orgId)?.partnerId ?? null };
+  }
+
+  private audit(
+    ctx: RequestContext,
+    action: string,
+    row: { id: string; name: string },
+    org: Pick<Organization, 'id' | 'partnerId'> | { id: string | null; partnerId: string | null },
+    details: Record<string, unknown>,
+  ): void {
+    recordAudit(this.db, ctx, {
+      action,
+      resourceType: action.split('.')[0] ?? 'alert',
+      resourceId: row.id,
+      resourceName: row.name,
+      orgId: org.id,
+      partnerId: org.partnerId,
+      details,
+    });
+  }
+}
+
+/** The keys a partial body sets (undefined = not given; null is a value). */
+function definedOnly<T extends Record<string, unknown>>(body: T): Partial<T> {
+  return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
