@@ -17,6 +17,8 @@ import type { agents as AgentsContract } from '../contract/agents.js';
 import type { devices as DevicesContract } from '../contract/devices.js';
 import type { pam as PamContract } from '../contract/pam.js';
 import type { webhooks as WebhooksContract } from '../contract/webhooks.js';
+import type { alertTemplates as AlertTemplatesContract } from '../contract/alerts.js';
+import type { alerts as AlertsContract } from '../contract/alerts.js';
 
 export const API_PREFIX = '/api/v1';
 export const API_KEY_WARNING = 'Store this API key securely. It will not be shown again.';
@@ -1739,6 +1741,464 @@ export const webhooks: ClientGroup<typeof WebhooksContract> = {
   },
 };
 
+export const alertTemplates: ClientGroup<typeof AlertTemplatesContract> = {
+  listTemplates: {
+    area: 'alertTemplates',
+    name: 'listTemplates',
+    method: 'GET',
+    fullPath: '/api/v1/alert-templates/templates',
+    query: [
+      { field: 'page', kind: 'integer', nullable: false },
+      { field: 'limit', kind: 'integer', nullable: false },
+      {
+        field: 'severity',
+        kind: 'string',
+        nullable: false,
+        options: ['critical', 'high', 'medium', 'low', 'info'],
+        description: 'Only templates of this severity',
+      },
+      {
+        field: 'search',
+        kind: 'string',
+        nullable: false,
+        description: 'Part of the name or description (case-insensitive)',
+      },
+      {
+        field: 'builtIn',
+        kind: 'string',
+        nullable: false,
+        options: ['true', 'false'],
+        description: 'true: only built-in templates; false: only custom ones',
+      },
+      { field: 'orgId', kind: 'string', nullable: false, description: 'Custom templates of this organization only' },
+    ],
+  },
+  listBuiltInTemplates: {
+    area: 'alertTemplates',
+    name: 'listBuiltInTemplates',
+    method: 'GET',
+    fullPath: '/api/v1/alert-templates/templates/built-in',
+    query: [
+      { field: 'page', kind: 'integer', nullable: false },
+      { field: 'limit', kind: 'integer', nullable: false },
+      {
+        field: 'severity',
+        kind: 'string',
+        nullable: false,
+        options: ['critical', 'high', 'medium', 'low', 'info'],
+        description: 'Only templates of this severity',
+      },
+      {
+        field: 'search',
+        kind: 'string',
+        nullable: false,
+        description: 'Part of the name or description (case-insensitive)',
+      },
+    ],
+  },
+  createTemplate: {
+    area: 'alertTemplates',
+    name: 'createTemplate',
+    method: 'POST',
+    fullPath: '/api/v1/alert-templates/templates',
+    idempotent: true,
+    body: [
+      { field: 'name', kind: 'string', nullable: false, required: true, description: 'Name, 1-255 characters' },
+      { field: 'description', kind: 'string', nullable: true, description: 'Description' },
+      {
+        field: 'category',
+        kind: 'string',
+        nullable: false,
+        description: 'Category, 1-100 characters (default Custom)',
+      },
+      {
+        field: 'severity',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        options: ['critical', 'high', 'medium', 'low', 'info'],
+        description: 'critical, high, medium, low or info',
+      },
+      { field: 'conditions', kind: 'object', nullable: false, description: 'Conditions (JSON object; default {})' },
+      {
+        field: 'targets',
+        kind: 'object',
+        nullable: false,
+        description: 'Targets (JSON object; default {"scope":"organization"})',
+      },
+      {
+        field: 'defaultCooldownMinutes',
+        kind: 'integer',
+        nullable: false,
+        description: 'Cooldown after resolve, 0-10080 minutes (default 15)',
+      },
+      { field: 'orgId', kind: 'string', nullable: false, description: 'Organization (partner and system callers)' },
+    ],
+  },
+  getTemplate: {
+    area: 'alertTemplates',
+    name: 'getTemplate',
+    method: 'GET',
+    fullPath: '/api/v1/alert-templates/templates/:id',
+  },
+  updateTemplate: {
+    area: 'alertTemplates',
+    name: 'updateTemplate',
+    method: 'PATCH',
+    fullPath: '/api/v1/alert-templates/templates/:id',
+    body: [
+      { field: 'name', kind: 'string', nullable: false, description: 'Name, 1-255 characters' },
+      { field: 'description', kind: 'string', nullable: true, description: 'Description' },
+      {
+        field: 'category',
+        kind: 'string',
+        nullable: false,
+        description: 'Category, 1-100 characters (default Custom)',
+      },
+      {
+        field: 'severity',
+        kind: 'string',
+        nullable: false,
+        options: ['critical', 'high', 'medium', 'low', 'info'],
+        description: 'critical, high, medium, low or info',
+      },
+      { field: 'conditions', kind: 'object', nullable: false, description: 'Conditions (JSON object; default {})' },
+      {
+        field: 'targets',
+        kind: 'object',
+        nullable: false,
+        description: 'Targets (JSON object; default {"scope":"organization"})',
+      },
+      {
+        field: 'defaultCooldownMinutes',
+        kind: 'integer',
+        nullable: false,
+        description: 'Cooldown after resolve, 0-10080 minutes (default 15)',
+      },
+    ],
+  },
+  deleteTemplate: {
+    area: 'alertTemplates',
+    name: 'deleteTemplate',
+    method: 'DELETE',
+    fullPath: '/api/v1/alert-templates/templates/:id',
+  },
+  listRules: {
+    area: 'alertTemplates',
+    name: 'listRules',
+    method: 'GET',
+    fullPath: '/api/v1/alert-templates/rules',
+    query: [
+      { field: 'page', kind: 'integer', nullable: false },
+      { field: 'limit', kind: 'integer', nullable: false },
+      { field: 'orgId', kind: 'string', nullable: false, description: 'Only rules of this organization' },
+      { field: 'enabled', kind: 'string', nullable: false, options: ['true', 'false'], description: 'true or false' },
+      {
+        field: 'severity',
+        kind: 'string',
+        nullable: false,
+        options: ['critical', 'high', 'medium', 'low', 'info'],
+        description: 'Only rules of this severity',
+      },
+      { field: 'templateId', kind: 'string', nullable: false, description: 'Only rules of this template' },
+      {
+        field: 'targetType',
+        kind: 'string',
+        nullable: false,
+        options: ['device', 'site', 'organization', 'tag'],
+        description: 'Only rules whose targets have this scope',
+      },
+      {
+        field: 'targetValue',
+        kind: 'string',
+        nullable: false,
+        description: 'Only rules targeting this device id, site id, organization id or tag',
+      },
+      {
+        field: 'search',
+        kind: 'string',
+        nullable: false,
+        description: 'Part of the name or description (case-insensitive)',
+      },
+    ],
+  },
+  createRule: {
+    area: 'alertTemplates',
+    name: 'createRule',
+    method: 'POST',
+    fullPath: '/api/v1/alert-templates/rules',
+    idempotent: true,
+    body: [
+      {
+        field: 'templateId',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        description: 'The template the rule instantiates',
+      },
+      { field: 'name', kind: 'string', nullable: false, required: true, description: 'Name, 1-255 characters' },
+      { field: 'description', kind: 'string', nullable: true, description: 'Description' },
+      {
+        field: 'severity',
+        kind: 'string',
+        nullable: false,
+        options: ['critical', 'high', 'medium', 'low', 'info'],
+        description: "Severity (default: the template's)",
+      },
+      {
+        field: 'enabled',
+        kind: 'boolean',
+        nullable: false,
+        description: 'Whether the rule is evaluated (default true)',
+      },
+      {
+        field: 'targets',
+        kind: 'object',
+        nullable: false,
+        description: "Targets (JSON object; default: the template's)",
+      },
+      {
+        field: 'conditions',
+        kind: 'object',
+        nullable: false,
+        description: "Conditions (JSON object; default: the template's)",
+      },
+      {
+        field: 'cooldownMinutes',
+        kind: 'integer',
+        nullable: false,
+        description: "Cooldown after resolve, 0-10080 minutes (default: the template's)",
+      },
+      {
+        field: 'notificationChannelIds',
+        kind: 'array',
+        nullable: true,
+        description: 'Override channels (default: every enabled channel)',
+      },
+      { field: 'escalationPolicyId', kind: 'string', nullable: true, description: 'Escalation policy' },
+      { field: 'orgId', kind: 'string', nullable: false, description: 'Organization (partner and system callers)' },
+    ],
+  },
+  getRule: { area: 'alertTemplates', name: 'getRule', method: 'GET', fullPath: '/api/v1/alert-templates/rules/:id' },
+  updateRule: {
+    area: 'alertTemplates',
+    name: 'updateRule',
+    method: 'PATCH',
+    fullPath: '/api/v1/alert-templates/rules/:id',
+    body: [
+      { field: 'name', kind: 'string', nullable: false, description: 'Name, 1-255 characters' },
+      { field: 'description', kind: 'string', nullable: true, description: 'Description' },
+      {
+        field: 'severity',
+        kind: 'string',
+        nullable: false,
+        options: ['critical', 'high', 'medium', 'low', 'info'],
+        description: "Severity (default: the template's)",
+      },
+      {
+        field: 'enabled',
+        kind: 'boolean',
+        nullable: false,
+        description: 'Whether the rule is evaluated (default true)',
+      },
+      {
+        field: 'targets',
+        kind: 'object',
+        nullable: false,
+        description: "Targets (JSON object; default: the template's)",
+      },
+      {
+        field: 'conditions',
+        kind: 'object',
+        nullable: false,
+        description: "Conditions (JSON object; default: the template's)",
+      },
+      {
+        field: 'cooldownMinutes',
+        kind: 'integer',
+        nullable: false,
+        description: "Cooldown after resolve, 0-10080 minutes (default: the template's)",
+      },
+      {
+        field: 'notificationChannelIds',
+        kind: 'array',
+        nullable: true,
+        description: 'Override channels (default: every enabled channel)',
+      },
+      { field: 'escalationPolicyId', kind: 'string', nullable: true, description: 'Escalation policy' },
+    ],
+  },
+  deleteRule: {
+    area: 'alertTemplates',
+    name: 'deleteRule',
+    method: 'DELETE',
+    fullPath: '/api/v1/alert-templates/rules/:id',
+  },
+  toggleRule: {
+    area: 'alertTemplates',
+    name: 'toggleRule',
+    method: 'POST',
+    fullPath: '/api/v1/alert-templates/rules/:id/toggle',
+    body: [
+      {
+        field: 'enabled',
+        kind: 'boolean',
+        nullable: false,
+        required: true,
+        description: 'true to enable, false to disable',
+      },
+    ],
+  },
+  listCorrelations: {
+    area: 'alertTemplates',
+    name: 'listCorrelations',
+    method: 'GET',
+    fullPath: '/api/v1/alert-templates/correlations',
+    query: [
+      { field: 'page', kind: 'integer', nullable: false },
+      { field: 'limit', kind: 'integer', nullable: false },
+      { field: 'orgId', kind: 'string', nullable: false, description: 'Only links of this organization' },
+      { field: 'alertId', kind: 'string', nullable: false, description: 'Only links involving this alert' },
+      {
+        field: 'minConfidence',
+        kind: 'number',
+        nullable: false,
+        description: 'Only links at least this confident (0.0-1.0)',
+      },
+    ],
+  },
+  correlationGroups: {
+    area: 'alertTemplates',
+    name: 'correlationGroups',
+    method: 'GET',
+    fullPath: '/api/v1/alert-templates/correlations/groups',
+    query: [{ field: 'orgId', kind: 'string', nullable: false, description: 'Only groups of this organization' }],
+  },
+  analyzeCorrelations: {
+    area: 'alertTemplates',
+    name: 'analyzeCorrelations',
+    method: 'POST',
+    fullPath: '/api/v1/alert-templates/correlations/analyze',
+    body: [
+      {
+        field: 'alertIds',
+        kind: 'array',
+        nullable: false,
+        description: 'Alerts to analyze (default: all of the window)',
+      },
+      { field: 'windowMinutes', kind: 'integer', nullable: false, description: 'Window, 5-1440 minutes (default 60)' },
+      { field: 'orgId', kind: 'string', nullable: false, description: 'Organization (partner and system callers)' },
+    ],
+  },
+  getCorrelation: {
+    area: 'alertTemplates',
+    name: 'getCorrelation',
+    method: 'GET',
+    fullPath: '/api/v1/alert-templates/correlations/:alertId',
+  },
+};
+
+export const alerts: ClientGroup<typeof AlertsContract> = {
+  list: {
+    area: 'alerts',
+    name: 'list',
+    method: 'GET',
+    fullPath: '/api/v1/alerts',
+    query: [
+      { field: 'page', kind: 'integer', nullable: false },
+      { field: 'limit', kind: 'integer', nullable: false },
+      { field: 'orgId', kind: 'string', nullable: false, description: 'Only alerts of this organization' },
+      {
+        field: 'status',
+        kind: 'string',
+        nullable: false,
+        description: 'One status or a comma list (active, acknowledged, resolved, suppressed)',
+      },
+      {
+        field: 'severity',
+        kind: 'string',
+        nullable: false,
+        options: ['critical', 'high', 'medium', 'low', 'info'],
+        description: 'Only alerts of this severity',
+      },
+      { field: 'deviceId', kind: 'string', nullable: false, description: 'Only alerts of this device' },
+      { field: 'ruleId', kind: 'string', nullable: false, description: 'Only alerts of this rule' },
+      { field: 'startDate', kind: 'string', nullable: false, description: 'Triggered at or after (ISO 8601)' },
+      { field: 'endDate', kind: 'string', nullable: false, description: 'Triggered at or before (ISO 8601)' },
+      {
+        field: 'updatedSince',
+        kind: 'string',
+        nullable: false,
+        description: 'Changed at or after (ISO 8601); what `svc alerts watch` polls with',
+      },
+    ],
+  },
+  summary: {
+    area: 'alerts',
+    name: 'summary',
+    method: 'GET',
+    fullPath: '/api/v1/alerts/summary',
+    query: [{ field: 'orgId', kind: 'string', nullable: false, description: 'Only this organization' }],
+  },
+  get: { area: 'alerts', name: 'get', method: 'GET', fullPath: '/api/v1/alerts/:id' },
+  acknowledge: { area: 'alerts', name: 'acknowledge', method: 'POST', fullPath: '/api/v1/alerts/:id/acknowledge' },
+  resolve: {
+    area: 'alerts',
+    name: 'resolve',
+    method: 'POST',
+    fullPath: '/api/v1/alerts/:id/resolve',
+    body: [{ field: 'note', kind: 'string', nullable: false, description: 'Resolution note' }],
+  },
+  suppress: {
+    area: 'alerts',
+    name: 'suppress',
+    method: 'POST',
+    fullPath: '/api/v1/alerts/:id/suppress',
+    body: [
+      {
+        field: 'until',
+        kind: 'string',
+        nullable: false,
+        description: 'Suppressed until (ISO 8601, in the future); omitted: indefinitely',
+      },
+    ],
+  },
+  bulk: {
+    area: 'alerts',
+    name: 'bulk',
+    method: 'POST',
+    fullPath: '/api/v1/alerts/bulk',
+    body: [
+      {
+        field: 'action',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        options: ['acknowledge', 'resolve', 'suppress'],
+        description: 'acknowledge, resolve or suppress',
+      },
+      { field: 'alertIds', kind: 'array', nullable: false, required: true, description: '1-100 alert ids' },
+      { field: 'until', kind: 'string', nullable: false, description: 'For suppress: until when (ISO 8601)' },
+      { field: 'note', kind: 'string', nullable: false, description: 'For resolve: resolution note' },
+    ],
+  },
+  reportMetrics: {
+    area: 'alerts',
+    name: 'reportMetrics',
+    method: 'POST',
+    fullPath: '/api/v1/agents/:id/metrics',
+    body: [
+      {
+        field: 'timestamp',
+        kind: 'string',
+        nullable: false,
+        description: 'When the samples were measured (default now)',
+      },
+      { field: 'samples', kind: 'array', nullable: false, required: true },
+    ],
+  },
+};
+
 /** The contract areas themselves, loaded only where their schemas are needed (dry-run input, `validate: true`). */
 export const contractAreas: Readonly<Record<string, () => Promise<ContractGroup>>> = {
   health: () => import('../contract/health.js').then((m) => m.health),
@@ -1755,4 +2215,6 @@ export const contractAreas: Readonly<Record<string, () => Promise<ContractGroup>
   devices: () => import('../contract/devices.js').then((m) => m.devices),
   pam: () => import('../contract/pam.js').then((m) => m.pam),
   webhooks: () => import('../contract/webhooks.js').then((m) => m.webhooks),
+  alertTemplates: () => import('../contract/alerts.js').then((m) => m.alertTemplates),
+  alerts: () => import('../contract/alerts.js').then((m) => m.alerts),
 };
