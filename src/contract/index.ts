@@ -6,6 +6,7 @@ import { auth } from './auth.js';
 import { devices } from './devices.js';
 import { enrollmentKeys } from './enrollment-keys.js';
 import { health } from './health.js';
+import { notifications } from './notifications.js';
 import { pam } from './pam.js';
 import { roles } from './roles.js';
 import { tenancy } from './tenancy.js';
@@ -29,5 +30,6 @@ export const contract = {
   agents,
   devices,
   pam,
+  notifications,
 } as const;
 export type Contract = typeof contract;

@@ -18,6 +18,7 @@ import type { AuthService } from './modules/identity/auth-service.js';
 import type { MfaService } from './modules/identity/mfa-service.js';
 import type { RegistrationService } from './modules/identity/registration-service.js';
 import type { SmsService } from './modules/identity/sms-service.js';
+import type { InboxService } from './modules/notifications/inbox.js';
 import type { PamService } from './modules/pam/service.js';
 import type { Directory } from './modules/identity/directory.js';
 import type { SessionService } from './modules/identity/sessions.js';
@@ -50,6 +51,8 @@ export interface Services {
   users: UsersService;
   accessReviews: AccessReviewsService;
   pam: PamService;
+  /** 02 §2.5 in-app notifications. */
+  inbox: InboxService;
 }
 
 /** What a module's route registration receives. */

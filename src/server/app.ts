@@ -38,6 +38,8 @@ import { MfaService } from './modules/identity/mfa-service.js';
 import { RegistrationService } from './modules/identity/registration-service.js';
 import { registerIdentityRoutes } from './modules/identity/routes.js';
 import { SmsService } from './modules/identity/sms-service.js';
+import { InboxService } from './modules/notifications/inbox.js';
+import { registerNotificationRoutes } from './modules/notifications/routes.js';
 import { registerPamRoutes } from './modules/pam/routes.js';
 import { PamService } from './modules/pam/service.js';
 import { SessionService } from './modules/identity/sessions.js';
@@ -134,6 +136,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     users: new UsersService(db, config, directory, roles, tenancy, sessions, mailer),
     accessReviews: new AccessReviewsService(db, directory, sessions),
     pam: new PamService(db, config, box, { auth, tenancy, devices, directory }),
+    inbox: new InboxService(db),
   };
 
   const resolvers: CredentialResolvers = {
@@ -183,6 +186,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   registerRoleRoutes(moduleContext);
   registerAccessReviewRoutes(moduleContext);
   registerPamRoutes(moduleContext);
+  registerNotificationRoutes(moduleContext);
   registerWebPages(moduleContext);
   apiKeyAuth.start();
 
