@@ -1,4 +1,10 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+
+// Loopback HTTPS receivers of outbound tests (webhooks, SSO, alert channels) present this certificate; the test
+// processes trust it the one way the server allows, Node's NODE_EXTRA_CA_CERTS, read when a worker starts. It
+// replaces any bundle the shell set: tests reach no host but loopback.
+process.env.NODE_EXTRA_CA_CERTS = fileURLToPath(new URL('test/fixtures/tls/receiver-cert.pem', import.meta.url));
 
 export default defineConfig({
   test: {

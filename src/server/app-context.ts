@@ -5,6 +5,7 @@ import type { RequestContext } from './context.js';
 import type { Db } from './db/connection.js';
 import type { Handler } from './http/bind.js';
 import type { Mailer } from './delivery/mailer.js';
+import type { OutboundClient } from './delivery/outbound.js';
 import type { SmsSender } from './delivery/sms.js';
 import type { JobWorker } from './jobs/queue.js';
 import type { AccessReviewsService } from './modules/access-reviews/service.js';
@@ -53,6 +54,8 @@ export interface Services {
   pam: PamService;
   /** 02 §2.5 in-app notifications. */
   inbox: InboxService;
+  /** Every request to a URL a caller gave (webhooks, SSO, alert channels) goes through this guard. */
+  outbound: OutboundClient;
 }
 
 /** What a module's route registration receives. */

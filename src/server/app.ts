@@ -7,6 +7,7 @@ import type { ModuleContext, Services } from './app-context.js';
 import type { ServerConfig } from './config.js';
 import { applyMigrations, openDatabase, type Db } from './db/connection.js';
 import { Mailer } from './delivery/mailer.js';
+import { OutboundClient } from './delivery/outbound.js';
 import { SmsSender } from './delivery/sms.js';
 import { bind, type Handler, type ResponseCache } from './http/bind.js';
 import { clientIpResolver, trustedProxyMatcher } from './http/client-ip.js';
@@ -111,6 +112,9 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   const enrollmentKeys = new EnrollmentKeysService(db, tenancy, secrets.enrollmentPepper, config.enrollment.keyTtlMinutes);
   const mailer = new Mailer(config.mail, app.log);
   const sms = new SmsSender(config.sms, app.log);
+  const outbound = new OutboundClient({ allow: config.outbound.allow });
+  if (config.outbound.allow.length)
+    app.log.warn({ allow: config.outbound.allow }, 'SVC_OUTBOUND_ALLOW lets outgoing requests reach these private ranges');
   const directory = new Directory(db);
   const roles = new RolesService(db, directory, tenancy);
   const devices = new DevicesService(db, tenancy, enrollmentKeys);
@@ -137,6 +141,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     accessReviews: new AccessReviewsService(db, directory, sessions),
     pam: new PamService(db, config, box, { auth, tenancy, devices, directory }),
     inbox: new InboxService(db),
+    outbound,
   };
 
   const resolvers: CredentialResolvers = {
@@ -199,6 +204,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     apiKeyAuth.stop();
     await worker.stop();
     mailer.close();
+    outbound.close();
     if (!options.db) db.$client.close();
   });
   return { app, db, services, worker };

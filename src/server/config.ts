@@ -1,6 +1,7 @@
 import net from 'node:net';
 import path from 'node:path';
 import envPaths from 'env-paths';
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 
 const TRUTHY = ['1', 'true', 'yes', 'on'];
@@ -51,6 +52,14 @@ export function hostProblem(host: string): string | undefined {
   return valid
     ? undefined
     : `expected an IP address or a host name, such as 127.0.0.1, 0.0.0.0, ::1 or localhost (got ${JSON.stringify(host)})`;
+}
+
+/** A comma-separated setting's entries, trimmed, without empty ones. */
+function splitList(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** The log file when none is given: JSON lines in the data dir, so a server started in the background of a
@@ -112,6 +121,10 @@ const EnvSchema = z.object({
   SVC_PASSWORD_RESET_LIMIT: int(5, 1, 1_000_000),
   SVC_PASSWORD_RESET_WINDOW_SECONDS: int(3600, 1, 86_400),
   SVC_EXPORT_SETTLE_SECONDS: int(300, 0, 86_400),
+  SVC_OUTBOUND_ALLOW: optionalString.superRefine((value, ctx) => {
+    const bad = splitList(value).filter((cidr) => !ipaddr.isValidCIDR(cidr));
+    if (bad.length) ctx.addIssue({ code: 'custom', message: `expected comma-separated CIDRs such as 127.0.0.1/32,::1/128 (not CIDRs: ${bad.join(', ')})` });
+  }),
   SVC_WEBAUTHN_RP_ID: optionalString,
   SVC_WEBAUTHN_ORIGIN: optionalString.refine((v) => v === undefined || v.split(',').every((o) => /^https?:\/\/[^/\s]+$/.test(o.trim())), 'must be comma-separated origins such as https://admin.example.com'),
 });
@@ -158,6 +171,9 @@ export interface ServerConfig {
   /** Privileged elevation: how long the audit export withholds the newest rows (01 §4.9 X-Settled-Through), and
    * the WebAuthn relying party of approver devices (default: the public URL's host and origin, else localhost). */
   pam: { exportSettleSeconds: number; webauthnRpId: string; webauthnOrigins: string[] };
+  /** Outgoing requests to URLs that callers give (webhooks, SSO, alert channels): CIDRs let through the
+   * private-address guard (security/url-safety.ts); empty by default, a warning at start when set. */
+  outbound: { allow: string[] };
 }
 
 export class ConfigError extends Error {
@@ -189,10 +205,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
   if (hostFlagProblem) throw new ConfigError(`Invalid server configuration:\n  --host: ${hostFlagProblem}`);
   const dataDir = path.resolve(overrides.dataDir ?? e.SVC_DATA_DIR ?? defaultDataDir(env));
   const logFile = overrides.logFile || e.SVC_LOG_FILE || path.join(dataDir, LOG_FILE);
-  const trustedProxies = (e.SVC_TRUSTED_PROXIES ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+  const trustedProxies = splitList(e.SVC_TRUSTED_PROXIES);
   return {
     dataDir,
     databaseFile: path.join(dataDir, 'svc.db'),
@@ -252,5 +265,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
         ? e.SVC_WEBAUTHN_ORIGIN.split(',').map((o) => o.trim())
         : [e.SVC_PUBLIC_URL ? new URL(e.SVC_PUBLIC_URL).origin : `http://localhost:${overrides.port ?? e.PORT}`],
     },
+    outbound: { allow: splitList(e.SVC_OUTBOUND_ALLOW) },
   };
 }
