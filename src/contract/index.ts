@@ -1,5 +1,6 @@
 import { accessReviews } from './access-reviews.js';
 import { agents } from './agents.js';
+import { alertChannels, alertPolicies } from './alert-channels.js';
 import { apiKeys } from './api-keys.js';
 import { audit } from './audit.js';
 import { auth } from './auth.js';
@@ -31,5 +32,7 @@ export const contract = {
   devices,
   pam,
   notifications,
+  alertChannels,
+  alertPolicies,
 } as const;
 export type Contract = typeof contract;

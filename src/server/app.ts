@@ -39,7 +39,12 @@ import { MfaService } from './modules/identity/mfa-service.js';
 import { RegistrationService } from './modules/identity/registration-service.js';
 import { registerIdentityRoutes } from './modules/identity/routes.js';
 import { SmsService } from './modules/identity/sms-service.js';
+import { ChannelsService } from './modules/notifications/channels.js';
+import { DeliveryRecords } from './modules/notifications/deliveries.js';
 import { InboxService } from './modules/notifications/inbox.js';
+import { AlertNotifier } from './modules/notifications/pipeline.js';
+import { PoliciesService } from './modules/notifications/policies.js';
+import { Senders } from './modules/notifications/senders.js';
 import { registerNotificationRoutes } from './modules/notifications/routes.js';
 import { registerPamRoutes } from './modules/pam/routes.js';
 import { PamService } from './modules/pam/service.js';
@@ -120,6 +125,11 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   const devices = new DevicesService(db, tenancy, enrollmentKeys);
   const smsMfa = new SmsService(db, config, sms, auth, signer, secrets.jwtSecret);
   const registration = new RegistrationService(db, config, auth, tenancy);
+  const inbox = new InboxService(db);
+  const senders = new Senders(mailer, outbound, { publicUrl: config.publicUrl, alerting: config.alerting });
+  const alertChannels = new ChannelsService(db, box, tenancy, senders);
+  const escalationPolicies = new PoliciesService(db, tenancy, alertChannels);
+  const alertDeliveries = new DeliveryRecords(db);
   const services: Services = {
     tenancy,
     sessions,
@@ -140,7 +150,10 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     users: new UsersService(db, config, directory, roles, tenancy, sessions, mailer),
     accessReviews: new AccessReviewsService(db, directory, sessions),
     pam: new PamService(db, config, box, { auth, tenancy, devices, directory }),
-    inbox: new InboxService(db),
+    inbox,
+    alertChannels,
+    escalationPolicies,
+    alertDeliveries,
     outbound,
   };
 
@@ -194,6 +207,8 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   registerNotificationRoutes(moduleContext);
   registerWebPages(moduleContext);
   apiKeyAuth.start();
+
+  new AlertNotifier(db, { tenancy, directory, inbox, channels: alertChannels, policies: escalationPolicies, deliveries: alertDeliveries, senders, publicUrl: config.publicUrl }).register(worker);
 
   worker.every('maintenance.purge-idempotency-keys', 3600_000, () => {
     purgeIdempotencyKeys(db);

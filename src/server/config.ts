@@ -125,6 +125,11 @@ const EnvSchema = z.object({
     const bad = splitList(value).filter((cidr) => !ipaddr.isValidCIDR(cidr));
     if (bad.length) ctx.addIssue({ code: 'custom', message: `expected comma-separated CIDRs such as 127.0.0.1/32,::1/128 (not CIDRs: ${bad.join(', ')})` });
   }),
+  SVC_PAGERDUTY_EVENTS_URL: z.url().optional().default('https://events.pagerduty.com/v2/enqueue'),
+  SVC_TWILIO_API_URL: z.url().optional().default('https://api.twilio.com'),
+  SVC_TWILIO_ACCOUNT_SID: optionalString,
+  SVC_TWILIO_AUTH_TOKEN: optionalString,
+  SVC_TWILIO_FROM: optionalString.refine((v) => v === undefined || /^\+[1-9]\d{1,14}$/.test(v), 'must be an E.164 number such as +15551234567'),
   SVC_WEBAUTHN_RP_ID: optionalString,
   SVC_WEBAUTHN_ORIGIN: optionalString.refine((v) => v === undefined || v.split(',').every((o) => /^https?:\/\/[^/\s]+$/.test(o.trim())), 'must be comma-separated origins such as https://admin.example.com'),
 });
@@ -174,6 +179,12 @@ export interface ServerConfig {
   /** Outgoing requests to URLs that callers give (webhooks, SSO, alert channels): CIDRs let through the
    * private-address guard (security/url-safety.ts); empty by default, a warning at start when set. */
   outbound: { allow: string[] };
+  /** Alert channel providers (02 §2.4): the incident events API and the Twilio Programmable Messaging API. The
+   * base URLs are settings so tests (and proxies) can point them elsewhere. */
+  alerting: {
+    pagerdutyEventsUrl: string;
+    twilio: { apiUrl: string; accountSid: string | undefined; authToken: string | undefined; from: string | undefined };
+  };
 }
 
 export class ConfigError extends Error {
@@ -266,5 +277,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
         : [e.SVC_PUBLIC_URL ? new URL(e.SVC_PUBLIC_URL).origin : `http://localhost:${overrides.port ?? e.PORT}`],
     },
     outbound: { allow: splitList(e.SVC_OUTBOUND_ALLOW) },
+    alerting: {
+      pagerdutyEventsUrl: e.SVC_PAGERDUTY_EVENTS_URL,
+      twilio: {
+        apiUrl: e.SVC_TWILIO_API_URL.replace(/\/+$/, ''),
+        accountSid: e.SVC_TWILIO_ACCOUNT_SID,
+        authToken: e.SVC_TWILIO_AUTH_TOKEN,
+        from: e.SVC_TWILIO_FROM,
+      },
+    },
   };
 }

@@ -68,7 +68,7 @@ export const escalationPolicies = sqliteTable(
       .notNull()
       .references(() => organizations.id, { onDelete: 'cascade' }),
     name: text().notNull(),
-    steps: json<unknown[]>().notNull().default([]),
+    steps: json<Record<string, unknown>[]>().notNull().default([]),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
