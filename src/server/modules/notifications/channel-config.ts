@@ -94,8 +94,8 @@ function problemsOf(type: ChannelType, c: ChannelConfig): string[] {
     }
     case 'sms': {
       if (!Array.isArray(c.phoneNumbers) || c.phoneNumbers.length === 0) return ['SMS channel phoneNumbers must be a non-empty array'];
-      const out = c.phoneNumbers.filter((p) => typeof p !== 'string' || !E164.test(p)).map((p) => `Invalid E.164 phone number: ${String(p)}`);
-      if (c.from !== undefined && !(typeof c.from === 'string' && E164.test(c.from))) out.push(`Invalid E.164 phone number: ${String(c.from)}`);
+      const out = c.phoneNumbers.filter((p) => typeof p !== 'string' || !E164.test(p)).map((p) => `Invalid E.164 phone number: ${typeof p === 'string' ? p : JSON.stringify(p)}`);
+      if (c.from !== undefined && !(typeof c.from === 'string' && E164.test(c.from))) out.push(`Invalid E.164 phone number: ${typeof c.from === 'string' ? c.from : JSON.stringify(c.from)}`);
       if (c.messagingServiceSid !== undefined && !nonEmpty(c.messagingServiceSid)) out.push('messagingServiceSid must be a non-empty string');
       return out;
     }

@@ -1,4 +1,4 @@
-import { and, inArray, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { and, inArray, type SQL } from 'drizzle-orm';
 import type { RequestContext } from '../../context.js';
 import { badRequest } from '../../errors.js';
 import type { TenancyService } from '../tenancy/service.js';
@@ -27,7 +27,7 @@ export function resolveWriteOrg(tenancy: TenancyService, ctx: RequestContext, or
 export function listOrgCondition(
   tenancy: TenancyService,
   ctx: RequestContext,
-  column: SQLWrapper & Parameters<typeof inArray>[0],
+  column: Parameters<typeof inArray>[0],
   orgId: string | undefined,
   more: (SQL | undefined)[] = [],
 ): SQL | undefined | null {

@@ -358,7 +358,7 @@ export class Senders {
 function twilioError(res: OutboundResponse): string {
   try {
     const body = JSON.parse(res.body) as { message?: unknown; code?: unknown };
-    if (typeof body.message === 'string') return `HTTP ${res.status}: ${body.message}${body.code !== undefined ? ` (${String(body.code)})` : ''}`;
+    if (typeof body.message === 'string') return `HTTP ${res.status}: ${body.message}${typeof body.code === 'number' || typeof body.code === 'string' ? ` (${body.code})` : ''}`;
   } catch {
     // not JSON
   }
