@@ -14,7 +14,7 @@ describe('svc alerts channels | policies, svc notifications (02 §2.4, §2.6, §
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    server = await startServer({ SVC_OUTBOUND_ALLOW: '127.0.0.1/32' });
+    server = await startServer({ SVC_OUTBOUND_ALLOW: '127.0.0.1/32', NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? '' });
     tenant = await createTenant(server.url, await adminToken(server.url), 'notify');
     admin = cliUser({ SVC_BASE_URL: server.url });
     expect((await login(admin, server.url)).exitCode).toBe(0);
@@ -46,9 +46,9 @@ describe('svc alerts channels | policies, svc notifications (02 §2.4, §2.6, §
 
   it('02§2.6 policies create, get, update, delete', async () => {
     const channel = await admin.json(['alerts', 'channels', 'create', '--org-id', tenant.orgId, '--name', 'Mail', '--type', 'email', '--config', '{"to":"ops@example.com"}']);
-    const policy = await admin.json([
-      'alerts', 'policies', 'create', '--org-id', tenant.orgId, '--name', 'Night', '--steps', JSON.stringify([{ delayMinutes: 15, channelIds: [channel.id] }]),
-    ]);
+    const file = path.join(admin.home, 'policy.json');
+    fs.writeFileSync(file, JSON.stringify({ orgId: tenant.orgId, name: 'Night', steps: [{ delayMinutes: 15, channelIds: [channel.id] }] }));
+    const policy = await admin.json(['alerts', 'policies', 'create', '--from-file', file]);
     expect(policy.steps).toEqual([{ delayMinutes: 15, channelIds: [channel.id] }]);
     expect((await admin.json(['alerts', 'policies', 'get', policy.id])).name).toBe('Night');
     expect((await admin.json(['alerts', 'policies', 'update', policy.id, '--name', 'Weekend'])).name).toBe('Weekend');

@@ -11,8 +11,8 @@ const body = bodyFlags(def, {
 export default class AlertsPoliciesCreate extends ApiCommand<typeof AlertsPoliciesCreate> {
   static override summary = 'Create an escalation policy: steps that send to channels while an alert stays unacknowledged (needs a session with MFA)';
   static override examples = [
-    `<%= config.bin %> alerts policies create --org-id 3b9e… --name "Night shift" --steps '[{"delayMinutes":15,"channelIds":["8c1d…"]}]'`,
     '<%= config.bin %> alerts policies create --from-file policy.yaml',
+    '<%= config.bin %> alerts policies create --from-file policy.json --name "Night shift"',
   ];
   static override flags = { ...body.flags, ...createFlags };
   static override columns = POLICY_COLUMNS;
