@@ -19,6 +19,9 @@ import type { pam as PamContract } from '../contract/pam.js';
 import type { webhooks as WebhooksContract } from '../contract/webhooks.js';
 import type { alertTemplates as AlertTemplatesContract } from '../contract/alerts.js';
 import type { alerts as AlertsContract } from '../contract/alerts.js';
+import type { notifications as NotificationsContract } from '../contract/notifications.js';
+import type { alertChannels as AlertChannelsContract } from '../contract/alert-channels.js';
+import type { alertPolicies as AlertPoliciesContract } from '../contract/alert-channels.js';
 
 export const API_PREFIX = '/api/v1';
 export const API_KEY_WARNING = 'Store this API key securely. It will not be shown again.';
@@ -2199,6 +2202,226 @@ export const alerts: ClientGroup<typeof AlertsContract> = {
   },
 };
 
+export const notifications: ClientGroup<typeof NotificationsContract> = {
+  list: {
+    area: 'notifications',
+    name: 'list',
+    method: 'GET',
+    fullPath: '/api/v1/notifications',
+    query: [
+      {
+        field: 'limit',
+        kind: 'integer',
+        nullable: false,
+        description: 'How many to return (default 50, at most 1000)',
+      },
+      { field: 'offset', kind: 'integer', nullable: false, description: 'How many of the newest to skip (default 0)' },
+      {
+        field: 'unreadOnly',
+        kind: 'string',
+        nullable: false,
+        options: ['true', 'false'],
+        description: 'true: only unread notifications',
+      },
+      {
+        field: 'type',
+        kind: 'string',
+        nullable: false,
+        options: ['alert', 'device', 'script', 'automation', 'system', 'user', 'security'],
+        description: 'Only notifications of this type',
+      },
+    ],
+  },
+  unreadCount: {
+    area: 'notifications',
+    name: 'unreadCount',
+    method: 'GET',
+    fullPath: '/api/v1/notifications/unread-count',
+  },
+  mark: {
+    area: 'notifications',
+    name: 'mark',
+    method: 'PATCH',
+    fullPath: '/api/v1/notifications/read',
+    body: [
+      { field: 'ids', kind: 'array', nullable: false, description: 'Notifications to mark' },
+      { field: 'all', kind: 'boolean', nullable: false, description: 'Mark every notification of the caller' },
+      { field: 'read', kind: 'boolean', nullable: false, description: 'true: mark read (default); false: mark unread' },
+    ],
+  },
+  delete: { area: 'notifications', name: 'delete', method: 'DELETE', fullPath: '/api/v1/notifications/:id' },
+  deleteAll: { area: 'notifications', name: 'deleteAll', method: 'DELETE', fullPath: '/api/v1/notifications' },
+};
+
+export const alertChannels: ClientGroup<typeof AlertChannelsContract> = {
+  list: {
+    area: 'alertChannels',
+    name: 'list',
+    method: 'GET',
+    fullPath: '/api/v1/alerts/channels',
+    query: [
+      { field: 'page', kind: 'integer', nullable: false },
+      { field: 'limit', kind: 'integer', nullable: false },
+      { field: 'orgId', kind: 'string', nullable: false, description: 'Only channels of this organization' },
+      {
+        field: 'type',
+        kind: 'string',
+        nullable: false,
+        options: ['email', 'slack', 'teams', 'webhook', 'pagerduty', 'sms'],
+        description: 'Only channels of this type',
+      },
+      {
+        field: 'enabled',
+        kind: 'string',
+        nullable: false,
+        options: ['true', 'false'],
+        description: 'true: only enabled channels; false: only disabled ones',
+      },
+    ],
+  },
+  create: {
+    area: 'alertChannels',
+    name: 'create',
+    method: 'POST',
+    fullPath: '/api/v1/alerts/channels',
+    idempotent: true,
+    body: [
+      {
+        field: 'orgId',
+        kind: 'string',
+        nullable: false,
+        description: 'Organization (required for system callers and partners with several)',
+      },
+      {
+        field: 'name',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        description: 'Name of the channel (1-255 characters)',
+      },
+      {
+        field: 'type',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        options: ['email', 'slack', 'teams', 'webhook', 'pagerduty', 'sms'],
+        description: 'email, slack, teams, webhook, pagerduty or sms',
+      },
+      {
+        field: 'config',
+        kind: 'object',
+        nullable: false,
+        required: true,
+        description: 'Configuration of the type (02 §2.4), as a JSON object',
+      },
+      {
+        field: 'enabled',
+        kind: 'boolean',
+        nullable: false,
+        description: 'Whether alerts are sent to it (default true)',
+      },
+      {
+        field: 'throttleMaxPerWindow',
+        kind: 'integer',
+        nullable: true,
+        description: 'At most this many sends per window, 1-10000 (null: unlimited)',
+      },
+      {
+        field: 'throttleWindowSeconds',
+        kind: 'integer',
+        nullable: false,
+        description: 'The throttle window in seconds, 60-86400 (default 3600)',
+      },
+    ],
+  },
+  get: { area: 'alertChannels', name: 'get', method: 'GET', fullPath: '/api/v1/alerts/channels/:id' },
+  update: {
+    area: 'alertChannels',
+    name: 'update',
+    method: 'PUT',
+    fullPath: '/api/v1/alerts/channels/:id',
+    body: [
+      { field: 'name', kind: 'string', nullable: false, description: 'New name (1-255 characters)' },
+      {
+        field: 'config',
+        kind: 'object',
+        nullable: false,
+        description: 'The whole new configuration; masked secrets sent back are kept',
+      },
+      { field: 'enabled', kind: 'boolean', nullable: false, description: 'Whether alerts are sent to it' },
+      {
+        field: 'throttleMaxPerWindow',
+        kind: 'integer',
+        nullable: true,
+        description: 'At most this many sends per window, 1-10000 (null: unlimited)',
+      },
+      {
+        field: 'throttleWindowSeconds',
+        kind: 'integer',
+        nullable: false,
+        description: 'The throttle window in seconds, 60-86400',
+      },
+    ],
+  },
+  delete: { area: 'alertChannels', name: 'delete', method: 'DELETE', fullPath: '/api/v1/alerts/channels/:id' },
+  test: { area: 'alertChannels', name: 'test', method: 'POST', fullPath: '/api/v1/alerts/channels/:id/test' },
+};
+
+export const alertPolicies: ClientGroup<typeof AlertPoliciesContract> = {
+  list: {
+    area: 'alertPolicies',
+    name: 'list',
+    method: 'GET',
+    fullPath: '/api/v1/alerts/policies',
+    query: [
+      { field: 'page', kind: 'integer', nullable: false },
+      { field: 'limit', kind: 'integer', nullable: false },
+      { field: 'orgId', kind: 'string', nullable: false, description: 'Only policies of this organization' },
+    ],
+  },
+  create: {
+    area: 'alertPolicies',
+    name: 'create',
+    method: 'POST',
+    fullPath: '/api/v1/alerts/policies',
+    idempotent: true,
+    body: [
+      {
+        field: 'orgId',
+        kind: 'string',
+        nullable: false,
+        description: 'Organization (required for system callers and partners with several)',
+      },
+      {
+        field: 'name',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        description: 'Name of the policy (1-255 characters)',
+      },
+      {
+        field: 'steps',
+        kind: 'array',
+        nullable: false,
+        required: true,
+        description: 'Steps as JSON: [{"delayMinutes":15,"channelIds":["…"]}]',
+      },
+    ],
+  },
+  get: { area: 'alertPolicies', name: 'get', method: 'GET', fullPath: '/api/v1/alerts/policies/:id' },
+  update: {
+    area: 'alertPolicies',
+    name: 'update',
+    method: 'PUT',
+    fullPath: '/api/v1/alerts/policies/:id',
+    body: [
+      { field: 'name', kind: 'string', nullable: false, description: 'New name (1-255 characters)' },
+      { field: 'steps', kind: 'array', nullable: false, description: 'The whole new list of steps, as JSON' },
+    ],
+  },
+  delete: { area: 'alertPolicies', name: 'delete', method: 'DELETE', fullPath: '/api/v1/alerts/policies/:id' },
+};
+
 /** The contract areas themselves, loaded only where their schemas are needed (dry-run input, `validate: true`). */
 export const contractAreas: Readonly<Record<string, () => Promise<ContractGroup>>> = {
   health: () => import('../contract/health.js').then((m) => m.health),
@@ -2217,4 +2440,7 @@ export const contractAreas: Readonly<Record<string, () => Promise<ContractGroup>
   webhooks: () => import('../contract/webhooks.js').then((m) => m.webhooks),
   alertTemplates: () => import('../contract/alerts.js').then((m) => m.alertTemplates),
   alerts: () => import('../contract/alerts.js').then((m) => m.alerts),
+  notifications: () => import('../contract/notifications.js').then((m) => m.notifications),
+  alertChannels: () => import('../contract/alert-channels.js').then((m) => m.alertChannels),
+  alertPolicies: () => import('../contract/alert-channels.js').then((m) => m.alertPolicies),
 };

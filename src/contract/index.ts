@@ -1,12 +1,14 @@
 import { accessReviews } from './access-reviews.js';
 import { agents } from './agents.js';
 import { alertTemplates, alerts } from './alerts.js';
+import { alertChannels, alertPolicies } from './alert-channels.js';
 import { apiKeys } from './api-keys.js';
 import { audit } from './audit.js';
 import { auth } from './auth.js';
 import { devices } from './devices.js';
 import { enrollmentKeys } from './enrollment-keys.js';
 import { health } from './health.js';
+import { notifications } from './notifications.js';
 import { pam } from './pam.js';
 import { roles } from './roles.js';
 import { tenancy } from './tenancy.js';
@@ -34,5 +36,8 @@ export const contract = {
   webhooks,
   alertTemplates,
   alerts,
+  notifications,
+  alertChannels,
+  alertPolicies,
 } as const;
 export type Contract = typeof contract;

@@ -24,6 +24,10 @@ import type { AuthService } from './modules/identity/auth-service.js';
 import type { MfaService } from './modules/identity/mfa-service.js';
 import type { RegistrationService } from './modules/identity/registration-service.js';
 import type { SmsService } from './modules/identity/sms-service.js';
+import type { ChannelsService } from './modules/notifications/channels.js';
+import type { DeliveryRecords } from './modules/notifications/deliveries.js';
+import type { InboxService } from './modules/notifications/inbox.js';
+import type { PoliciesService } from './modules/notifications/policies.js';
 import type { PamService } from './modules/pam/service.js';
 import type { Directory } from './modules/identity/directory.js';
 import type { SessionService } from './modules/identity/sessions.js';
@@ -57,6 +61,14 @@ export interface Services {
   users: UsersService;
   accessReviews: AccessReviewsService;
   pam: PamService;
+  /** 02 §2.5 in-app notifications. */
+  inbox: InboxService;
+  /** 02 §2.4 notification channels (`/alerts/channels`) and their test sends. */
+  alertChannels: ChannelsService;
+  /** 02 §2.6 escalation policies (`/alerts/policies`). */
+  escalationPolicies: PoliciesService;
+  /** 02 §3 notification deliveries; `forAlert` is the alerts module's AlertDeliveryLog (ALERT-EVENTS.md). */
+  alertDeliveries: DeliveryRecords;
   /** Every request to a URL a caller gave (webhooks, SSO, alert channels) goes through this guard. */
   outbound: OutboundClient;
   webhooks: WebhooksService;

@@ -20,7 +20,7 @@ import { JobWorker } from './jobs/queue.js';
 import { ReadCache } from './lib/read-cache.js';
 import { loggerOptions } from './logging.js';
 import { registerAccessReviewRoutes } from './modules/access-reviews/routes.js';
-import { AlertsService, NO_DELIVERIES } from './modules/alerts/alerts-service.js';
+import { AlertsService } from './modules/alerts/alerts-service.js';
 import { ensureBuiltinAlertTemplates } from './modules/alerts/builtin-templates.js';
 import { CorrelationService } from './modules/alerts/correlation.js';
 import { AlertEvaluator } from './modules/alerts/evaluator.js';
@@ -47,6 +47,13 @@ import { MfaService } from './modules/identity/mfa-service.js';
 import { RegistrationService } from './modules/identity/registration-service.js';
 import { registerIdentityRoutes } from './modules/identity/routes.js';
 import { SmsService } from './modules/identity/sms-service.js';
+import { ChannelsService } from './modules/notifications/channels.js';
+import { DeliveryRecords } from './modules/notifications/deliveries.js';
+import { InboxService } from './modules/notifications/inbox.js';
+import { AlertNotifier } from './modules/notifications/pipeline.js';
+import { PoliciesService } from './modules/notifications/policies.js';
+import { Senders } from './modules/notifications/senders.js';
+import { registerNotificationRoutes } from './modules/notifications/routes.js';
 import { registerPamRoutes } from './modules/pam/routes.js';
 import { PamService } from './modules/pam/service.js';
 import { SessionService } from './modules/identity/sessions.js';
@@ -133,9 +140,14 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   const registration = new RegistrationService(db, config, auth, tenancy);
   const webhookDispatcher = new WebhookDispatcher(db, box, outbound, config.webhooks.timeScale);
   webhookDispatcher.register(worker);
+  const inbox = new InboxService(db);
+  const senders = new Senders(mailer, outbound, { publicUrl: config.publicUrl, alerting: config.alerting });
+  const alertChannels = new ChannelsService(db, box, tenancy, senders);
+  const escalationPolicies = new PoliciesService(db, tenancy, alertChannels);
+  const alertDeliveries = new DeliveryRecords(db);
   const alertRules = new AlertRulesService(db);
-  // The notification pipeline's delivery log is wired in at the merge (ALERT-EVENTS.md); until then, none.
-  const alerts = new AlertsService(db, alertRules, devices, NO_DELIVERIES);
+  // GET /alerts/:id shows the sends the notification pipeline recorded for the alert.
+  const alerts = new AlertsService(db, alertRules, devices, alertDeliveries);
   const alertCorrelations = new CorrelationService(db, alerts);
   const services: Services = {
     tenancy,
@@ -157,6 +169,10 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     users: new UsersService(db, config, directory, roles, tenancy, sessions, mailer),
     accessReviews: new AccessReviewsService(db, directory, sessions),
     pam: new PamService(db, config, box, { auth, tenancy, devices, directory }),
+    inbox,
+    alertChannels,
+    escalationPolicies,
+    alertDeliveries,
     outbound,
     webhooks: new WebhooksService(db, box, tenancy, outbound, webhookDispatcher),
     alertRules,
@@ -215,8 +231,11 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   registerPamRoutes(moduleContext);
   registerWebhookRoutes(moduleContext);
   registerAlertRoutes(moduleContext);
+  registerNotificationRoutes(moduleContext);
   registerWebPages(moduleContext);
   apiKeyAuth.start();
+
+  new AlertNotifier(db, { tenancy, directory, inbox, channels: alertChannels, policies: escalationPolicies, deliveries: alertDeliveries, senders, publicUrl: config.publicUrl }).register(worker);
 
   worker.every('maintenance.purge-idempotency-keys', 3600_000, () => {
     purgeIdempotencyKeys(db);

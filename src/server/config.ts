@@ -126,6 +126,11 @@ const EnvSchema = z.object({
     if (bad.length) ctx.addIssue({ code: 'custom', message: `expected comma-separated CIDRs such as 127.0.0.1/32,::1/128 (not CIDRs: ${bad.join(', ')})` });
   }),
   SVC_WEBHOOK_TIME_SCALE: optionalString.refine((v) => v === undefined || (Number(v) > 0 && Number(v) <= 1), 'must be a number above 0 and at most 1'),
+  SVC_PAGERDUTY_EVENTS_URL: z.url().optional().default('https://events.pagerduty.com/v2/enqueue'),
+  SVC_TWILIO_API_URL: z.url().optional().default('https://api.twilio.com'),
+  SVC_TWILIO_ACCOUNT_SID: optionalString,
+  SVC_TWILIO_AUTH_TOKEN: optionalString,
+  SVC_TWILIO_FROM: optionalString.refine((v) => v === undefined || /^\+[1-9]\d{1,14}$/.test(v), 'must be an E.164 number such as +15551234567'),
   SVC_WEBAUTHN_RP_ID: optionalString,
   SVC_WEBAUTHN_ORIGIN: optionalString.refine((v) => v === undefined || v.split(',').every((o) => /^https?:\/\/[^/\s]+$/.test(o.trim())), 'must be comma-separated origins such as https://admin.example.com'),
 });
@@ -177,6 +182,12 @@ export interface ServerConfig {
   outbound: { allow: string[] };
   /** Outgoing webhooks: retry delays are multiplied by timeScale (1 in production; tests shrink the schedule). */
   webhooks: { timeScale: number };
+  /** Alert channel providers (02 §2.4): the incident events API and the Twilio Programmable Messaging API. The
+   * base URLs are settings so tests (and proxies) can point them elsewhere. */
+  alerting: {
+    pagerdutyEventsUrl: string;
+    twilio: { apiUrl: string; accountSid: string | undefined; authToken: string | undefined; from: string | undefined };
+  };
 }
 
 export class ConfigError extends Error {
@@ -270,5 +281,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     },
     outbound: { allow: splitList(e.SVC_OUTBOUND_ALLOW) },
     webhooks: { timeScale: e.SVC_WEBHOOK_TIME_SCALE === undefined ? 1 : Number(e.SVC_WEBHOOK_TIME_SCALE) },
+    alerting: {
+      pagerdutyEventsUrl: e.SVC_PAGERDUTY_EVENTS_URL,
+      twilio: {
+        apiUrl: e.SVC_TWILIO_API_URL.replace(/\/+$/, ''),
+        accountSid: e.SVC_TWILIO_ACCOUNT_SID,
+        authToken: e.SVC_TWILIO_AUTH_TOKEN,
+        from: e.SVC_TWILIO_FROM,
+      },
+    },
   };
 }

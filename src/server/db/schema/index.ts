@@ -8,3 +8,4 @@ export * from './access-reviews.js';
 export * from './pam.js';
 export * from './webhooks.js';
 export * from './alerts.js';
+export * from './notifications.js';

@@ -31,9 +31,6 @@ export interface AlertDeliveryLog {
   forAlert(alertId: string): AlertNotificationRow[];
 }
 
-/** Until the notification pipeline is wired in: no deliveries. */
-export const NO_DELIVERIES: AlertDeliveryLog = { forAlert: () => [] };
-
 /** The payload of every alert.* event (ALERT-EVENTS.md). */
 export interface AlertEventPayload {
   [key: string]: unknown;

@@ -1,0 +1,23 @@
+import { POLICY_COLUMNS } from '../../../cli/alert-columns.js';
+import { ApiCommand, createFlags } from '../../../cli/api-command.js';
+import { bodyFlags } from '../../../cli/schema-flags.js';
+import { alertPolicies } from '../../../client/endpoints.js';
+
+const def = alertPolicies.create;
+const body = bodyFlags(def, {
+  descriptions: { steps: 'Steps as JSON: [{"delayMinutes":15,"channelIds":["…"]}]; each fires delayMinutes after the alert is triggered.' },
+});
+
+export default class AlertsPoliciesCreate extends ApiCommand<typeof AlertsPoliciesCreate> {
+  static override summary = 'Create an escalation policy: steps that send to channels while an alert stays unacknowledged (needs a session with MFA)';
+  static override examples = [
+    '<%= config.bin %> alerts policies create --from-file policy.yaml',
+    '<%= config.bin %> alerts policies create --from-file policy.json --name "Night shift"',
+  ];
+  static override flags = { ...body.flags, ...createFlags };
+  static override columns = POLICY_COLUMNS;
+
+  async run() {
+    return this.call(def, { body: await this.bodyFrom(body) });
+  }
+}

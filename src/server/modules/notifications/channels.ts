@@ -1,0 +1,220 @@
+import { randomUUID } from 'node:crypto';
+import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { ChannelCreateSchema, ChannelListQuerySchema, ChannelType, ChannelUpdateSchema } from '../../../contract/alert-channels.js';
+import { systemContext, type RequestContext } from '../../context.js';
+import type { Db } from '../../db/connection.js';
+import { notificationChannels } from '../../db/schema/index.js';
+import { DomainError, badRequest, notFound } from '../../errors.js';
+import { countRows, page, paged, type Paged } from '../../lib/paging.js';
+import type { SecretBox } from '../../security/crypto.js';
+import { recordAudit } from '../audit/recorder.js';
+import type { TenancyService } from '../tenancy/service.js';
+import { assertValidConfig, maskConfig, unmaskConfig, type ChannelConfig } from './channel-config.js';
+import { listOrgCondition, resolveWriteOrg } from './org-scope.js';
+import type { Senders, SendResult } from './senders.js';
+
+export type ChannelRow = typeof notificationChannels.$inferSelect;
+/** A channel with its configuration opened (for senders). */
+export type OpenChannel = Omit<ChannelRow, 'configSealed'> & { config: ChannelConfig };
+
+const NOT_FOUND = 'Notification channel not found';
+
+/** 05-wire-notes 4.1: the test message of `POST /alerts/channels/:id/test`. */
+export const TEST_MESSAGE = {
+  title: 'Test notification',
+  message: 'This is a test notification from svc. If you can read it, the channel works.',
+  severity: 'info' as const,
+  source: 'manual_test' as const,
+};
+
+/** 02 §2.4 notification channels and 05-wire-notes 4.1 `/alerts/channels`. */
+export class ChannelsService {
+  constructor(
+    private readonly db: Db,
+    private readonly box: SecretBox,
+    private readonly tenancy: TenancyService,
+    private readonly senders: Senders,
+  ) {}
+
+  private open(row: ChannelRow): OpenChannel {
+    const { configSealed, ...rest } = row;
+    return { ...rest, config: JSON.parse(this.box.open(configSealed)) as ChannelConfig };
+  }
+
+  private view(row: ChannelRow) {
+    const channel = this.open(row);
+    return { ...channel, config: maskConfig(channel.type, channel.config) };
+  }
+
+  private seal(config: ChannelConfig): string {
+    return this.box.seal(JSON.stringify(config));
+  }
+
+  list(ctx: RequestContext, query: z.infer<typeof ChannelListQuerySchema>): Paged<ReturnType<ChannelsService['view']>> {
+    const more: (SQL | undefined)[] = [
+      query.type ? eq(notificationChannels.type, query.type) : undefined,
+      query.enabled !== undefined ? eq(notificationChannels.enabled, query.enabled) : undefined,
+    ];
+    const where = listOrgCondition(this.tenancy, ctx, notificationChannels.orgId, query.orgId, more);
+    if (where === null) return paged([], query, 0);
+    const rows = page(
+      this.db.select().from(notificationChannels).where(where).orderBy(desc(notificationChannels.updatedAt), sql`rowid DESC`).$dynamic(),
+      query,
+    ).all();
+    return paged(rows.map((r) => this.view(r)), query, countRows(this.db, notificationChannels, where));
+  }
+
+  get(ctx: RequestContext, id: string) {
+    return this.view(this.findVisible(ctx, id));
+  }
+
+  create(ctx: RequestContext, body: z.infer<typeof ChannelCreateSchema>) {
+    const org = resolveWriteOrg(this.tenancy, ctx, body.orgId);
+    const config = unmaskConfig(body.type, body.config, {});
+    assertValidConfig(body.type, config);
+    return this.db.$client.transaction(() => {
+      const row = this.db
+        .insert(notificationChannels)
+        .values({
+          id: randomUUID(),
+          orgId: org.id,
+          name: body.name,
+          type: body.type,
+          configSealed: this.seal(config),
+          enabled: body.enabled,
+          throttleMaxPerWindow: body.throttleMaxPerWindow ?? null,
+          throttleWindowSeconds: body.throttleWindowSeconds ?? 3600,
+        })
+        .returning()
+        .get();
+      this.audit(ctx, 'alert_channel.create', row, { type: row.type, enabled: row.enabled });
+      return this.view(row);
+    })();
+  }
+
+  update(ctx: RequestContext, id: string, body: z.infer<typeof ChannelUpdateSchema>) {
+    if (Object.values(body).every((v) => v === undefined)) throw badRequest('No updates provided', 'NO_UPDATES');
+    return this.db.$client.transaction(() => {
+      const current = this.open(this.findVisible(ctx, id));
+      const changes: Partial<typeof notificationChannels.$inferInsert> = { updatedAt: new Date().toISOString() };
+      if (body.name !== undefined) changes.name = body.name;
+      if (body.enabled !== undefined) changes.enabled = body.enabled;
+      if (body.throttleMaxPerWindow !== undefined) changes.throttleMaxPerWindow = body.throttleMaxPerWindow;
+      if (body.throttleWindowSeconds !== undefined) changes.throttleWindowSeconds = body.throttleWindowSeconds;
+      if (body.config !== undefined) {
+        const config = unmaskConfig(current.type, body.config, current.config);
+        assertValidConfig(current.type, config);
+        changes.configSealed = this.seal(config);
+      }
+      const row = this.db.update(notificationChannels).set(changes).where(eq(notificationChannels.id, id)).returning().get();
+      const changed = Object.keys(body).filter((k) => body[k as keyof typeof body] !== undefined);
+      this.audit(ctx, 'alert_channel.update', row, { changed });
+      return this.view(row);
+    })();
+  }
+
+  delete(ctx: RequestContext, id: string): { success: true } {
+    return this.db.$client.transaction(() => {
+      const row = this.findVisible(ctx, id);
+      this.db.delete(notificationChannels).where(eq(notificationChannels.id, id)).run();
+      this.audit(ctx, 'alert_channel.delete', row, { type: row.type });
+      return { success: true as const };
+    })();
+  }
+
+  /** 05-wire-notes 4.1: sends the test message; answers 200 whatever the outcome and records it on the channel. */
+  async test(ctx: RequestContext, id: string) {
+    const channel = this.open(this.findVisible(ctx, id));
+    const org = this.tenancy.requireOrg(ctx, channel.orgId);
+    const result: SendResult = await this.senders.send(channel.type, channel.config, {
+      event: 'alert.test',
+      alert: {
+        alertId: randomUUID(),
+        orgId: channel.orgId,
+        orgName: org.name,
+        ruleId: null,
+        ruleName: null,
+        deviceId: null,
+        deviceName: null,
+        severity: TEST_MESSAGE.severity,
+        title: TEST_MESSAGE.title,
+        message: TEST_MESSAGE.message,
+        context: { source: TEST_MESSAGE.source },
+        triggeredAt: new Date().toISOString(),
+      },
+    });
+    const testedAt = new Date().toISOString();
+    this.db
+      .update(notificationChannels)
+      .set({ lastTestedAt: testedAt, lastTestStatus: result.success ? 'success' : 'failed' })
+      .where(eq(notificationChannels.id, id))
+      .run();
+    return {
+      channelId: channel.id,
+      channelName: channel.name,
+      channelType: channel.type,
+      testMessage: TEST_MESSAGE,
+      testResult: result,
+      testedAt,
+      testedBy: ctx.caller.userId,
+    };
+  }
+
+  /** Enabled channels of an organization to send an alert to: the given ids (the rule's override or an escalation
+   * step; ids of other organizations are ignored), or every enabled channel. Opened for the senders. */
+  enabledChannels(tx: Db, orgId: string, ids: string[] | null): OpenChannel[] {
+    if (ids !== null && ids.length === 0) return [];
+    const conditions = [eq(notificationChannels.orgId, orgId), eq(notificationChannels.enabled, true)];
+    if (ids !== null) conditions.push(inArray(notificationChannels.id, ids));
+    return tx
+      .select()
+      .from(notificationChannels)
+      .where(and(...conditions))
+      .all()
+      .map((r) => this.open(r));
+  }
+
+  /** One channel, opened, whatever its organization (the dispatcher; null when deleted since). */
+  channelById(id: string): OpenChannel | null {
+    const row = this.db.select().from(notificationChannels).where(eq(notificationChannels.id, id)).get();
+    return row ? this.open(row) : null;
+  }
+
+  /** Which of these ids are channels of the organization (escalation steps may name only those). */
+  idsOfOrg(orgId: string, ids: string[]): Set<string> {
+    if (ids.length === 0) return new Set();
+    const rows = this.db
+      .select({ id: notificationChannels.id })
+      .from(notificationChannels)
+      .where(and(eq(notificationChannels.orgId, orgId), inArray(notificationChannels.id, ids)))
+      .all();
+    return new Set(rows.map((r) => r.id));
+  }
+
+  private findVisible(ctx: RequestContext, id: string): ChannelRow {
+    const row = this.db.select().from(notificationChannels).where(eq(notificationChannels.id, id)).get();
+    if (!row) throw notFound(NOT_FOUND, 'CHANNEL_NOT_FOUND');
+    try {
+      this.tenancy.requireOrg(ctx, row.orgId);
+    } catch (err) {
+      if (err instanceof DomainError) throw notFound(NOT_FOUND, 'CHANNEL_NOT_FOUND');
+      throw err;
+    }
+    return row;
+  }
+
+  private audit(ctx: RequestContext, action: string, row: ChannelRow, details: Record<string, unknown>): void {
+    recordAudit(this.db, ctx, {
+      action,
+      resourceType: 'alert_channel',
+      resourceId: row.id,
+      resourceName: row.name,
+      orgId: row.orgId,
+      partnerId: this.tenancy.requireOrg(systemContext(), row.orgId).partnerId,
+      details,
+    });
+  }
+}
+
+export type { ChannelType };

@@ -1,0 +1,87 @@
+import { and, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { NotificationListQuerySchema, NotificationMarkSchema } from '../../../contract/notifications.js';
+import type { RequestContext } from '../../context.js';
+import type { Db } from '../../db/connection.js';
+import { notifications } from '../../db/schema/index.js';
+import { notFound, unauthorized } from '../../errors.js';
+
+export type NotificationRow = typeof notifications.$inferSelect;
+export type NewNotification = Omit<typeof notifications.$inferInsert, 'id' | 'read' | 'readAt' | 'createdAt'>;
+
+const view = ({ sourceKey: _sourceKey, ...row }: NotificationRow) => row;
+
+/** 02 §2.5 and §4.2: each user's own in-app notifications. Every read and write is bounded by the caller's
+ * user id, so another user's notification answers exactly as an absent one (404). */
+export class InboxService {
+  constructor(private readonly db: Db) {}
+
+  private owner(ctx: RequestContext): string {
+    if (ctx.caller.kind !== 'user' || ctx.caller.userId === null) throw unauthorized('A user session is required');
+    return ctx.caller.userId;
+  }
+
+  list(ctx: RequestContext, query: z.infer<typeof NotificationListQuerySchema>) {
+    const userId = this.owner(ctx);
+    const conditions: SQL[] = [eq(notifications.userId, userId)];
+    if (query.unreadOnly) conditions.push(eq(notifications.read, false));
+    if (query.type) conditions.push(eq(notifications.type, query.type));
+    const where = and(...conditions);
+    const rows = this.db
+      .select()
+      .from(notifications)
+      .where(where)
+      .orderBy(desc(notifications.createdAt), sql`rowid DESC`)
+      .limit(query.limit)
+      .offset(query.offset)
+      .all();
+    const total = this.db.select({ n: count() }).from(notifications).where(where).get()?.n ?? 0;
+    return { notifications: rows.map(view), total, unreadCount: this.unread(userId), limit: query.limit, offset: query.offset };
+  }
+
+  private unread(userId: string): number {
+    return (
+      this.db
+        .select({ n: count() })
+        .from(notifications)
+        .where(and(eq(notifications.userId, userId), eq(notifications.read, false)))
+        .get()?.n ?? 0
+    );
+  }
+
+  unreadCount(ctx: RequestContext): { count: number } {
+    return { count: this.unread(this.owner(ctx)) };
+  }
+
+  mark(ctx: RequestContext, body: z.infer<typeof NotificationMarkSchema>): { success: true } {
+    const userId = this.owner(ctx);
+    const mine = eq(notifications.userId, userId);
+    const where = body.all === true || !body.ids ? mine : and(mine, inArray(notifications.id, body.ids));
+    this.db
+      .update(notifications)
+      .set(body.read ? { read: true, readAt: new Date().toISOString() } : { read: false, readAt: null })
+      .where(where)
+      .run();
+    return { success: true };
+  }
+
+  delete(ctx: RequestContext, id: string): { success: true } {
+    const userId = this.owner(ctx);
+    const removed = this.db.delete(notifications).where(and(eq(notifications.id, id), eq(notifications.userId, userId))).run();
+    if (removed.changes === 0) throw notFound('Notification not found', 'NOTIFICATION_NOT_FOUND');
+    return { success: true };
+  }
+
+  deleteAll(ctx: RequestContext): { success: true } {
+    this.db.delete(notifications).where(eq(notifications.userId, this.owner(ctx))).run();
+    return { success: true };
+  }
+
+  /** Writes notifications inside the caller's transaction; a row whose (user, sourceKey) exists is skipped, so
+   * a replayed event does not notify twice. Returns how many were written. */
+  deliver(tx: Db, rows: NewNotification[]): number {
+    let written = 0;
+    for (const row of rows) written += tx.insert(notifications).values(row).onConflictDoNothing().run().changes;
+    return written;
+  }
+}

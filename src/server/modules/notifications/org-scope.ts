@@ -1,0 +1,39 @@
+import { and, inArray, type SQL } from 'drizzle-orm';
+import type { RequestContext } from '../../context.js';
+import { badRequest } from '../../errors.js';
+import type { TenancyService } from '../tenancy/service.js';
+
+/** 05-wire-notes "Org resolution (common)" for writes: an organization caller's own organization (another
+ * orgId 403), a partner's given orgId (access-checked) or its only organization, and system callers must give
+ * one. */
+export function resolveWriteOrg(tenancy: TenancyService, ctx: RequestContext, orgId: string | undefined): { id: string; name: string } {
+  const { caller } = ctx;
+  if (orgId !== undefined) return tenancy.requireOrg(ctx, orgId);
+  if (caller.scope === 'organization') {
+    if (!caller.orgId) throw badRequest('Organization context required', 'ORG_CONTEXT_REQUIRED');
+    return tenancy.requireOrg(ctx, caller.orgId);
+  }
+  if (caller.scope === 'partner') {
+    const orgs = tenancy.listAccessibleOrganizations(ctx);
+    const only = orgs.length === 1 ? orgs[0] : undefined;
+    if (only) return only;
+    throw badRequest('orgId is required when partner has multiple organizations', 'ORG_ID_REQUIRED');
+  }
+  throw badRequest('orgId is required', 'ORG_ID_REQUIRED');
+}
+
+/** The organization condition of a list: the given orgId (access-checked), else every organization the caller
+ * reaches; null when the caller reaches none (an empty page, not an error). */
+export function listOrgCondition(
+  tenancy: TenancyService,
+  ctx: RequestContext,
+  column: Parameters<typeof inArray>[0],
+  orgId: string | undefined,
+  more: (SQL | undefined)[] = [],
+): SQL | undefined | null {
+  if (orgId !== undefined) return and(inArray(column, [tenancy.requireOrg(ctx, orgId).id]), ...more);
+  const ids = tenancy.accessibleOrgIds(ctx);
+  if (ids === null) return and(...more);
+  if (ids.length === 0) return null;
+  return and(inArray(column, ids), ...more);
+}

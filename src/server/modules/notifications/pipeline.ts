@@ -1,0 +1,204 @@
+import { and, eq } from 'drizzle-orm';
+import { systemContext } from '../../context.js';
+import type { Db } from '../../db/connection.js';
+import { alertEscalations } from '../../db/schema/index.js';
+import { DomainError } from '../../errors.js';
+import { enqueueJob, publishEvent, type JobWorker } from '../../jobs/queue.js';
+import type { Directory } from '../identity/directory.js';
+import type { TenancyService } from '../tenancy/service.js';
+import { AlertEventPayloadSchema, PRIORITY_OF, type AlertEventPayload } from './alert-event.js';
+import type { ChannelsService } from './channels.js';
+import type { DeliveryRecords, DeliveryRow } from './deliveries.js';
+import type { InboxService, NewNotification } from './inbox.js';
+import { stepsOf, type PoliciesService } from './policies.js';
+import type { Senders } from './senders.js';
+
+/** 02 §6, §8: notification dispatch concurrency. */
+export const DISPATCH_CONCURRENCY = 5;
+
+export const JOBS = {
+  triggered: 'notify.alert-triggered',
+  closed: 'notify.alert-closed',
+  escalate: 'notify.escalate',
+} as const;
+
+/** Events after which an alert must not escalate any more (ALERT-EVENTS.md; suppressed: docs/api-notes.md). */
+const CLOSING_EVENTS = ['alert.acknowledged', 'alert.resolved', 'alert.suppressed'];
+
+/** Runs `work` over `items`, at most `limit` at a time. */
+async function pool<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await work(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+}
+
+/**
+ * The alert notification pipeline of 02 §6, driven by the alert events of ALERT-EVENTS.md through the durable
+ * job queue: in-app notifications at once, then the channel sends (recorded pending → sent | failed), and the
+ * escalation steps as delayed jobs whose own records are cancelled when the alert is acknowledged, resolved or
+ * suppressed. Every handler is idempotent: a replayed job notifies nobody twice and resends nothing already sent.
+ */
+export class AlertNotifier {
+  constructor(
+    private readonly db: Db,
+    private readonly deps: {
+      tenancy: TenancyService;
+      directory: Directory;
+      inbox: InboxService;
+      channels: ChannelsService;
+      policies: PoliciesService;
+      deliveries: DeliveryRecords;
+      senders: Senders;
+      publicUrl: string | undefined;
+    },
+  ) {}
+
+  register(worker: JobWorker): void {
+    worker.subscribe('alert.triggered', JOBS.triggered);
+    for (const type of CLOSING_EVENTS) worker.subscribe(type, JOBS.closed);
+    worker.handle(JOBS.triggered, (payload) => this.onTriggered(AlertEventPayloadSchema.parse(payload)));
+    worker.handle(JOBS.closed, (payload) => this.cancelEscalations(AlertEventPayloadSchema.parse(payload).alertId));
+    worker.handle(JOBS.escalate, (payload) => this.escalate(String(payload.escalationId)));
+  }
+
+  /** 02 §6: the active users of the organization and the active partner users who reach it (orgAccess all, or
+   * selected including it), each once. */
+  recipientsOf(orgId: string): string[] {
+    let partnerId: string;
+    try {
+      partnerId = this.deps.tenancy.requireOrg(systemContext(), orgId).partnerId;
+    } catch (err) {
+      if (err instanceof DomainError) return [];
+      throw err;
+    }
+    const ids = new Set<string>();
+    for (const { user, membership } of this.deps.directory.members({ partnerIds: [partnerId], orgIds: [orgId] })) {
+      if (user.status !== 'active' || !membership) continue;
+      if (membership.kind === 'organization' ? membership.orgId === orgId : membership.orgAccess === 'all' || (membership.orgAccess === 'selected' && membership.orgIds.includes(orgId)))
+        ids.add(user.id);
+    }
+    return [...ids];
+  }
+
+  private link(alertId: string): string {
+    return `${(this.deps.publicUrl ?? '').replace(/\/+$/, '')}/alerts/${alertId}`.slice(0, 500);
+  }
+
+  async onTriggered(alert: AlertEventPayload): Promise<void> {
+    const recipients = this.recipientsOf(alert.orgId);
+    const rows: NewNotification[] = recipients.map((userId) => ({
+      userId,
+      orgId: alert.orgId,
+      type: 'alert',
+      priority: PRIORITY_OF[alert.severity],
+      title: alert.title.slice(0, 255),
+      message: alert.message,
+      link: this.link(alert.alertId),
+      metadata: { alertId: alert.alertId, severity: alert.severity, deviceId: alert.deviceId, deviceName: alert.deviceName, ruleId: alert.ruleId },
+      sourceKey: `alert:${alert.alertId}`,
+    }));
+    this.db.$client.transaction(() => {
+      this.deps.inbox.deliver(this.db, rows);
+      this.openSends(alert, 0, alert.notificationChannelIds);
+      this.scheduleEscalations(alert);
+    })();
+    await this.dispatch(alert, 0);
+  }
+
+  /** Records a pending send for each enabled channel (of the alert's organization) among `ids`, or all. */
+  private openSends(alert: AlertEventPayload, step: number, ids: string[] | null): void {
+    for (const channel of this.deps.channels.enabledChannels(this.db, alert.orgId, ids)) {
+      this.deps.deliveries.open(this.db, {
+        alertId: alert.alertId,
+        orgId: alert.orgId,
+        channelId: channel.id,
+        channelName: channel.name,
+        channelType: channel.type,
+        step,
+      });
+    }
+  }
+
+  private scheduleEscalations(alert: AlertEventPayload): void {
+    if (!alert.escalationPolicyId) return;
+    const policy = this.deps.policies.forOrg(alert.orgId, alert.escalationPolicyId);
+    if (!policy) return;
+    const triggered = Date.parse(alert.triggeredAt);
+    const base = Number.isFinite(triggered) ? triggered : Date.now();
+    stepsOf(policy).forEach((step, i) => {
+      const dueAt = new Date(base + step.delayMinutes * 60_000);
+      const row = this.db
+        .insert(alertEscalations)
+        .values({
+          alertId: alert.alertId,
+          orgId: alert.orgId,
+          policyId: policy.id,
+          step: i + 1,
+          channelIds: step.channelIds,
+          payload: alert,
+          dueAt: dueAt.toISOString(),
+        })
+        .onConflictDoNothing()
+        .returning({ id: alertEscalations.id })
+        .get();
+      if (row) enqueueJob(this.db, JOBS.escalate, { escalationId: row.id }, { runAt: dueAt, maxAttempts: 5 });
+    });
+  }
+
+  /** ALERT-EVENTS.md: acknowledging or resolving cancels the alert's pending escalation steps. */
+  cancelEscalations(alertId: string): void {
+    this.db
+      .update(alertEscalations)
+      .set({ status: 'cancelled', cancelledAt: new Date().toISOString() })
+      .where(and(eq(alertEscalations.alertId, alertId), eq(alertEscalations.status, 'scheduled')))
+      .run();
+  }
+
+  /** An escalation step fires only while its record is still scheduled (not cancelled since). */
+  async escalate(escalationId: string): Promise<void> {
+    const row = this.db.select().from(alertEscalations).where(eq(alertEscalations.id, escalationId)).get();
+    if (!row) return;
+    const alert = AlertEventPayloadSchema.parse(row.payload);
+    if (row.status === 'scheduled') {
+      this.db.$client.transaction(() => {
+        const fired = this.db
+          .update(alertEscalations)
+          .set({ status: 'fired', firedAt: new Date().toISOString() })
+          .where(and(eq(alertEscalations.id, escalationId), eq(alertEscalations.status, 'scheduled')))
+          .run();
+        if (fired.changes === 0) return;
+        this.openSends(alert, row.step, row.channelIds);
+        publishEvent(this.db, 'alert.escalated', { ...alert, step: row.step }, alert.orgId);
+      })();
+    }
+    // A fired step whose sends were interrupted (a crash) finishes them when its job runs again.
+    if (this.db.select({ status: alertEscalations.status }).from(alertEscalations).where(eq(alertEscalations.id, escalationId)).get()?.status === 'fired')
+      await this.dispatch(alert, row.step);
+  }
+
+  /** Sends every pending record of an alert's step, at most 5 at a time, each channel within its throttle. */
+  private async dispatch(alert: AlertEventPayload, step: number): Promise<void> {
+    const pending = this.deps.deliveries.pendingOf(alert.alertId, step);
+    const event = step === 0 ? 'alert.triggered' : 'alert.escalated';
+    await pool(pending, DISPATCH_CONCURRENCY, async (delivery) => {
+      this.deps.deliveries.finish(delivery.id, await this.sendOne(delivery, alert, event));
+    });
+  }
+
+  private async sendOne(delivery: DeliveryRow, alert: AlertEventPayload, event: string): Promise<{ success: boolean; message: string }> {
+    const channel = delivery.channelId ? this.deps.channels.channelById(delivery.channelId) : null;
+    if (!channel) return { success: false, message: 'Notification channel not found' };
+    if (channel.throttleMaxPerWindow !== null) {
+      const since = new Date(Date.now() - channel.throttleWindowSeconds * 1000).toISOString();
+      if (this.deps.deliveries.sentSince(channel.id, since) >= channel.throttleMaxPerWindow) {
+        return { success: false, message: `Throttled: at most ${channel.throttleMaxPerWindow} sends per ${channel.throttleWindowSeconds} s` };
+      }
+    }
+    return this.deps.senders.send(channel.type, channel.config, { event, alert });
+  }
+}

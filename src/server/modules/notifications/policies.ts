@@ -1,0 +1,132 @@
+import { desc, eq, sql } from 'drizzle-orm';
+import type { z } from 'zod';
+import type {
+  EscalationPolicyCreateSchema,
+  EscalationPolicyListQuerySchema,
+  EscalationPolicyUpdateSchema,
+} from '../../../contract/alert-channels.js';
+import { systemContext, type RequestContext } from '../../context.js';
+import type { Db } from '../../db/connection.js';
+import { escalationPolicies, type EscalationStep } from '../../db/schema/index.js';
+import { DomainError, badRequest, fieldError, notFound } from '../../errors.js';
+import { countRows, page, paged } from '../../lib/paging.js';
+import { recordAudit } from '../audit/recorder.js';
+import type { TenancyService } from '../tenancy/service.js';
+import type { ChannelsService } from './channels.js';
+import { listOrgCondition, resolveWriteOrg } from './org-scope.js';
+
+export type PolicyRow = typeof escalationPolicies.$inferSelect;
+type StepInput = z.infer<typeof EscalationPolicyCreateSchema>['steps'];
+
+const NOT_FOUND = 'Escalation policy not found';
+
+/** The steps a dispatcher can act on: those with a whole delayMinutes and an array of channel ids. */
+export function stepsOf(policy: PolicyRow): EscalationStep[] {
+  const out: EscalationStep[] = [];
+  for (const step of policy.steps) {
+    const { delayMinutes, channelIds } = step;
+    if (typeof delayMinutes !== 'number' || !Array.isArray(channelIds)) continue;
+    out.push({ delayMinutes, channelIds: channelIds.filter((c): c is string => typeof c === 'string') });
+  }
+  return out;
+}
+
+/** 02 §2.6 and 05-wire-notes 4.1 `/alerts/policies`. */
+export class PoliciesService {
+  constructor(
+    private readonly db: Db,
+    private readonly tenancy: TenancyService,
+    private readonly channels: ChannelsService,
+  ) {}
+
+  list(ctx: RequestContext, query: z.infer<typeof EscalationPolicyListQuerySchema>) {
+    const where = listOrgCondition(this.tenancy, ctx, escalationPolicies.orgId, query.orgId);
+    if (where === null) return paged<PolicyRow>([], query, 0);
+    const rows = page(
+      this.db.select().from(escalationPolicies).where(where).orderBy(desc(escalationPolicies.updatedAt), sql`rowid DESC`).$dynamic(),
+      query,
+    ).all();
+    return paged(rows, query, countRows(this.db, escalationPolicies, where));
+  }
+
+  get(ctx: RequestContext, id: string): PolicyRow {
+    return this.findVisible(ctx, id);
+  }
+
+  /** A policy by id for the dispatcher: only one of the alert's own organization. */
+  forOrg(orgId: string, id: string): PolicyRow | null {
+    const row = this.db.select().from(escalationPolicies).where(eq(escalationPolicies.id, id)).get();
+    return row && row.orgId === orgId ? row : null;
+  }
+
+  /** Every channel a step names must be a channel of the policy's organization. */
+  private assertSteps(orgId: string, steps: StepInput): void {
+    const named = [...new Set(steps.flatMap((s) => s.channelIds))];
+    const known = this.channels.idsOfOrg(orgId, named);
+    const unknown = named.filter((id) => !known.has(id));
+    if (unknown.length > 0) throw fieldError('steps', `Unknown notification channel(s) of this organization: ${unknown.join(', ')}`);
+  }
+
+  create(ctx: RequestContext, body: z.infer<typeof EscalationPolicyCreateSchema>): PolicyRow {
+    const org = resolveWriteOrg(this.tenancy, ctx, body.orgId);
+    this.assertSteps(org.id, body.steps);
+    return this.db.$client.transaction(() => {
+      const row = this.db.insert(escalationPolicies).values({ orgId: org.id, name: body.name, steps: body.steps }).returning().get();
+      this.audit(ctx, 'escalation_policy.create', row, { steps: row.steps.length });
+      return row;
+    })();
+  }
+
+  update(ctx: RequestContext, id: string, body: z.infer<typeof EscalationPolicyUpdateSchema>): PolicyRow {
+    if (body.name === undefined && body.steps === undefined) throw badRequest('No updates provided', 'NO_UPDATES');
+    return this.db.$client.transaction(() => {
+      const current = this.findVisible(ctx, id);
+      if (body.steps) this.assertSteps(current.orgId, body.steps);
+      const row = this.db
+        .update(escalationPolicies)
+        .set({
+          ...(body.name !== undefined ? { name: body.name } : {}),
+          ...(body.steps !== undefined ? { steps: body.steps } : {}),
+          updatedAt: new Date().toISOString(),
+        })
+        .where(eq(escalationPolicies.id, id))
+        .returning()
+        .get();
+      this.audit(ctx, 'escalation_policy.update', row, { changed: Object.keys(body).filter((k) => body[k as keyof typeof body] !== undefined) });
+      return row;
+    })();
+  }
+
+  delete(ctx: RequestContext, id: string): { success: true } {
+    return this.db.$client.transaction(() => {
+      const row = this.findVisible(ctx, id);
+      this.db.delete(escalationPolicies).where(eq(escalationPolicies.id, id)).run();
+      this.audit(ctx, 'escalation_policy.delete', row, {});
+      return { success: true as const };
+    })();
+  }
+
+  private findVisible(ctx: RequestContext, id: string): PolicyRow {
+    const row = this.db.select().from(escalationPolicies).where(eq(escalationPolicies.id, id)).get();
+    if (!row) throw notFound(NOT_FOUND, 'ESCALATION_POLICY_NOT_FOUND');
+    try {
+      this.tenancy.requireOrg(ctx, row.orgId);
+    } catch (err) {
+      if (err instanceof DomainError) throw notFound(NOT_FOUND, 'ESCALATION_POLICY_NOT_FOUND');
+      throw err;
+    }
+    return row;
+  }
+
+  private audit(ctx: RequestContext, action: string, row: PolicyRow, details: Record<string, unknown>): void {
+    recordAudit(this.db, ctx, {
+      action,
+      resourceType: 'escalation_policy',
+      resourceId: row.id,
+      resourceName: row.name,
+      orgId: row.orgId,
+      partnerId: this.tenancy.requireOrg(systemContext(), row.orgId).partnerId,
+      details,
+    });
+  }
+}
