@@ -8,6 +8,7 @@ import { enrollmentKeys } from './enrollment-keys.js';
 import { health } from './health.js';
 import { pam } from './pam.js';
 import { roles } from './roles.js';
+import { sso } from './sso.js';
 import { tenancy } from './tenancy.js';
 import { account, users } from './users.js';
 
@@ -29,5 +30,6 @@ export const contract = {
   agents,
   devices,
   pam,
+  sso,
 } as const;
 export type Contract = typeof contract;

@@ -43,6 +43,10 @@ import { PamService } from './modules/pam/service.js';
 import { SessionService } from './modules/identity/sessions.js';
 import { registerRoleRoutes } from './modules/roles/routes.js';
 import { RolesService } from './modules/roles/service.js';
+import { SsoLoginService } from './modules/sso/login-service.js';
+import { DEFAULT_TRANSPORT } from './modules/sso/oidc.js';
+import { registerSsoRoutes } from './modules/sso/routes.js';
+import { SsoProvidersService } from './modules/sso/service.js';
 import { registerTenancyRoutes } from './modules/tenancy/routes.js';
 import { TenancyService } from './modules/tenancy/service.js';
 import { registerUserRoutes } from './modules/users/routes.js';
@@ -114,6 +118,10 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   const devices = new DevicesService(db, tenancy, enrollmentKeys);
   const smsMfa = new SmsService(db, config, sms, auth, signer, secrets.jwtSecret);
   const registration = new RegistrationService(db, config, auth, tenancy);
+  const ssoWarn = (details: Record<string, unknown>, message: string) => app.log.warn(details, message);
+  const sso = new SsoProvidersService(db, box, roles, directory, { ...DEFAULT_TRANSPORT }, ssoWarn);
+  // 01 §5.12: enforceSSO refuses password sign-in to the organization's users.
+  auth.passwordLoginCheck = (user) => sso.refusePasswordLogin(user);
   const services: Services = {
     tenancy,
     sessions,
@@ -134,6 +142,8 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     users: new UsersService(db, config, directory, roles, tenancy, sessions, mailer),
     accessReviews: new AccessReviewsService(db, directory, sessions),
     pam: new PamService(db, config, box, { auth, tenancy, devices, directory }),
+    sso,
+    ssoLogin: new SsoLoginService(db, box, config, sso, auth, directory, ssoWarn),
   };
 
   const resolvers: CredentialResolvers = {
@@ -183,6 +193,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   registerRoleRoutes(moduleContext);
   registerAccessReviewRoutes(moduleContext);
   registerPamRoutes(moduleContext);
+  registerSsoRoutes(moduleContext);
   registerWebPages(moduleContext);
   apiKeyAuth.start();
 

@@ -6,3 +6,4 @@ export * from './keys.js';
 export * from './devices.js';
 export * from './access-reviews.js';
 export * from './pam.js';
+export * from './sso.js';

@@ -29,6 +29,8 @@ export function publicUser(user: User) {
 /** Sign-in (01 §4.5, §5.7): password login with throttling and lockout, sessions, and the signed-in user. */
 export class AuthService {
   readonly limiter = new SlidingWindowLimiter();
+  /** A rule that may refuse password sign-in to a user whose password is right (01 §5.12 enforceSSO). */
+  passwordLoginCheck: ((user: User) => void) | null = null;
 
   constructor(
     private readonly db: Db,
@@ -76,6 +78,7 @@ export class AuthService {
       throw unauthorized(INVALID_CREDENTIALS, 'INVALID_CREDENTIALS');
     }
     this.limiter.reset(`login:fail:${user.id}`);
+    this.passwordLoginCheck?.(user);
 
     if (user.mfaEnabled && this.config.features.mfa) {
       const tempToken = await this.signer.sign({ sub: user.id, typ: 'mfa_pending' }, MFA_TEMP_TOKEN_TTL_SECONDS);
