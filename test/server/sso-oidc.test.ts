@@ -3,7 +3,8 @@ import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { organizationUsers, ssoIdentities, ssoLoginStates, users } from '../../src/server/db/schema/index.js';
 import type { OidcTransport } from '../../src/server/modules/sso/oidc.js';
-import { resign, signInAt, startIdp, type SigningKey, type TestIdp } from '../helpers/oidc-provider.js';
+import { resign, startIdp, type SigningKey, type TestIdp } from '../helpers/oidc-provider.js';
+import { signInAt } from '../helpers/sso-browser.js';
 import { ROLES, adminToken, seedOrg, seedPartner, seedUser } from '../helpers/seed.js';
 import { createTestApp, type TestApp } from '../helpers/server.js';
 
