@@ -32,6 +32,8 @@ describe('e2e: svc login --sso and svc sso (01 §4.7, §5.9)', { timeout: E2E_TI
   let user: CliUser;
   let orgId: string;
   let providerId: string;
+  let mfaToken: string;
+  let partnerId: string;
 
   beforeAll(async () => {
     const port = await freePort();
@@ -59,9 +61,11 @@ describe('e2e: svc login --sso and svc sso (01 §4.7, §5.9)', { timeout: E2E_TI
     });
     await listeningUrl(server, 60_000);
     const { token } = await turnOnMfa(url, await adminToken(url));
+    mfaToken = token;
     const partner = await http(url, 'POST', '/orgs/partners', { token, body: { name: 'SSO MSP', slug: 'sso-msp' } });
     const org = await http(url, 'POST', '/orgs/organizations', { token, body: { partnerId: partner.body.id, name: 'SSO Customer', slug: 'sso-customer' } });
     orgId = org.body.id as string;
+    partnerId = partner.body.id as string;
     const created = await http(url, 'POST', '/sso/providers', {
       token,
       body: { orgId, name: 'Loopback IdP', type: 'oidc', issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, defaultRoleId: ORG_VIEWER },
@@ -107,5 +111,34 @@ describe('e2e: svc login --sso and svc sso (01 §4.7, §5.9)', { timeout: E2E_TI
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('--password-stdin');
     expect(result.stderr).toContain('--api-key-stdin');
+  });
+
+  it('01§4.7 svc sso providers create (secret from stdin) | update | status | test | delete', async () => {
+    const org = await http(url, 'POST', '/orgs/organizations', { token: mfaToken, body: { partnerId, name: 'Second', slug: 'second' } });
+    const env = { SVC_TOKEN: mfaToken, SVC_BASE_URL: url };
+    const secret = 'cli-secret-never-echoed';
+    const created = await user.run(
+      ['sso', 'providers', 'create', '--org-id', org.body.id, '--name', 'CLI IdP', '--type', 'oidc', '--issuer', idp.issuer, '--client-id', 'cli', '--client-secret-stdin', '--default-role-id', ORG_VIEWER, '-o', 'json'],
+      { env, input: secret },
+    );
+    expect(created.exitCode, created.stderr).toBe(0);
+    const provider = JSON.parse(created.stdout);
+    expect(provider).toMatchObject({ name: 'CLI IdP', status: 'inactive', hasClientSecret: true, tokenUrl: `${idp.issuer}/token` });
+    expect(created.stdout + created.stderr).not.toContain(secret);
+    const updated = await user.run(['sso', 'providers', 'update', provider.id, '--allowed-domains', 'customer.test', '--no-auto-provision', '-o', 'json'], { env });
+    expect(updated.exitCode, updated.stderr).toBe(0);
+    expect(JSON.parse(updated.stdout)).toMatchObject({ allowedDomains: 'customer.test', autoProvision: false });
+    const status = await user.run(['sso', 'providers', 'status', provider.id, 'testing', '-o', 'json'], { env });
+    expect(JSON.parse(status.stdout)).toMatchObject({ status: 'testing' });
+    const tested = await user.run(['sso', 'providers', 'test', provider.id, '-o', 'json'], { env });
+    expect(tested.exitCode, tested.stderr).toBe(0);
+    expect(JSON.parse(tested.stdout)).toMatchObject({ success: true, discovery: { issuer: idp.issuer } });
+    const got = await user.run(['sso', 'providers', 'get', provider.id, '-o', 'json'], { env });
+    expect(got.stdout).not.toContain(secret);
+    const refused = await user.run(['sso', 'providers', 'delete', provider.id], { env });
+    expect(refused.exitCode).toBe(2);
+    const deleted = await user.run(['sso', 'providers', 'delete', provider.id, '--yes', '-o', 'json'], { env });
+    expect(deleted.exitCode, deleted.stderr).toBe(0);
+    expect((await user.run(['sso', 'providers', 'get', provider.id], { env })).exitCode).toBe(5);
   });
 });
