@@ -22,6 +22,7 @@ import type { alerts as AlertsContract } from '../contract/alerts.js';
 import type { notifications as NotificationsContract } from '../contract/notifications.js';
 import type { alertChannels as AlertChannelsContract } from '../contract/alert-channels.js';
 import type { alertPolicies as AlertPoliciesContract } from '../contract/alert-channels.js';
+import type { sso as SsoContract } from '../contract/sso.js';
 
 export const API_PREFIX = '/api/v1';
 export const API_KEY_WARNING = 'Store this API key securely. It will not be shown again.';
@@ -2422,6 +2423,271 @@ export const alertPolicies: ClientGroup<typeof AlertPoliciesContract> = {
   delete: { area: 'alertPolicies', name: 'delete', method: 'DELETE', fullPath: '/api/v1/alerts/policies/:id' },
 };
 
+export const sso: ClientGroup<typeof SsoContract> = {
+  presets: { area: 'sso', name: 'presets', method: 'GET', fullPath: '/api/v1/sso/presets' },
+  listProviders: {
+    area: 'sso',
+    name: 'listProviders',
+    method: 'GET',
+    fullPath: '/api/v1/sso/providers',
+    query: [
+      {
+        field: 'orgId',
+        kind: 'string',
+        nullable: false,
+        description: 'Organization (inferred for organization users)',
+      },
+    ],
+  },
+  getProvider: { area: 'sso', name: 'getProvider', method: 'GET', fullPath: '/api/v1/sso/providers/:id' },
+  createProvider: {
+    area: 'sso',
+    name: 'createProvider',
+    method: 'POST',
+    fullPath: '/api/v1/sso/providers',
+    idempotent: true,
+    body: [
+      {
+        field: 'orgId',
+        kind: 'string',
+        nullable: false,
+        description: 'Organization (inferred for organization users)',
+      },
+      {
+        field: 'type',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        options: ['oidc', 'saml'],
+        description: 'oidc or saml',
+      },
+      {
+        field: 'preset',
+        kind: 'string',
+        nullable: false,
+        description: 'Preset id (GET /sso/presets); pre-fills scopes and mapping',
+      },
+      {
+        field: 'name',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        description: 'Name of the provider (1-255 characters)',
+      },
+      {
+        field: 'issuer',
+        kind: 'string',
+        nullable: true,
+        description: 'OIDC issuer; its discovery document fills the endpoint URLs',
+      },
+      { field: 'clientId', kind: 'string', nullable: true, description: 'OAuth client id at the provider' },
+      {
+        field: 'clientSecret',
+        kind: 'string',
+        nullable: true,
+        description: 'OAuth client secret; stored encrypted, never returned',
+      },
+      {
+        field: 'scopes',
+        kind: 'string',
+        nullable: false,
+        description: "Space-separated scopes (default: the preset's, else `openid profile email`)",
+      },
+      {
+        field: 'attributeMapping',
+        kind: 'object',
+        nullable: false,
+        description:
+          "IdP claim names {email, name, firstName?, lastName?, groups?} (default: the preset's, else email and name)",
+      },
+      {
+        field: 'autoProvision',
+        kind: 'boolean',
+        nullable: false,
+        description: 'Create unknown users at their first sign-in (default true)',
+      },
+      {
+        field: 'defaultRoleId',
+        kind: 'string',
+        nullable: true,
+        description:
+          "Organization role of the provider's organization given to provisioned users; required with autoProvision",
+      },
+      {
+        field: 'allowedDomains',
+        kind: 'string',
+        nullable: true,
+        description: 'Comma-separated e-mail domains allowed to sign in; empty allows all',
+      },
+      {
+        field: 'enforceSSO',
+        kind: 'boolean',
+        nullable: false,
+        description: "Refuse password sign-in to the organization's users (default false)",
+      },
+      {
+        field: 'trustsIdpMfa',
+        kind: 'boolean',
+        nullable: false,
+        description: "Count the provider's multi-factor sign-in (amr) as MFA (default false)",
+      },
+      {
+        field: 'authorizationUrl',
+        kind: 'string',
+        nullable: true,
+        description: 'Authorization endpoint (filled by discovery when an issuer is given)',
+      },
+      { field: 'tokenUrl', kind: 'string', nullable: true, description: 'Token endpoint (filled by discovery)' },
+      { field: 'userInfoUrl', kind: 'string', nullable: true, description: 'User-info endpoint (filled by discovery)' },
+      { field: 'jwksUrl', kind: 'string', nullable: true, description: 'JWKS endpoint (filled by discovery)' },
+    ],
+  },
+  updateProvider: {
+    area: 'sso',
+    name: 'updateProvider',
+    method: 'PATCH',
+    fullPath: '/api/v1/sso/providers/:id',
+    body: [
+      { field: 'name', kind: 'string', nullable: false, description: 'Name of the provider (1-255 characters)' },
+      {
+        field: 'issuer',
+        kind: 'string',
+        nullable: true,
+        description: 'OIDC issuer; its discovery document fills the endpoint URLs',
+      },
+      { field: 'clientId', kind: 'string', nullable: true, description: 'OAuth client id at the provider' },
+      {
+        field: 'clientSecret',
+        kind: 'string',
+        nullable: true,
+        description: 'OAuth client secret; stored encrypted, never returned',
+      },
+      {
+        field: 'scopes',
+        kind: 'string',
+        nullable: false,
+        description: "Space-separated scopes (default: the preset's, else `openid profile email`)",
+      },
+      {
+        field: 'attributeMapping',
+        kind: 'object',
+        nullable: false,
+        description:
+          "IdP claim names {email, name, firstName?, lastName?, groups?} (default: the preset's, else email and name)",
+      },
+      {
+        field: 'autoProvision',
+        kind: 'boolean',
+        nullable: false,
+        description: 'Create unknown users at their first sign-in (default true)',
+      },
+      {
+        field: 'defaultRoleId',
+        kind: 'string',
+        nullable: true,
+        description:
+          "Organization role of the provider's organization given to provisioned users; required with autoProvision",
+      },
+      {
+        field: 'allowedDomains',
+        kind: 'string',
+        nullable: true,
+        description: 'Comma-separated e-mail domains allowed to sign in; empty allows all',
+      },
+      {
+        field: 'enforceSSO',
+        kind: 'boolean',
+        nullable: false,
+        description: "Refuse password sign-in to the organization's users (default false)",
+      },
+      {
+        field: 'trustsIdpMfa',
+        kind: 'boolean',
+        nullable: false,
+        description: "Count the provider's multi-factor sign-in (amr) as MFA (default false)",
+      },
+      {
+        field: 'authorizationUrl',
+        kind: 'string',
+        nullable: true,
+        description: 'Authorization endpoint (filled by discovery when an issuer is given)',
+      },
+      { field: 'tokenUrl', kind: 'string', nullable: true, description: 'Token endpoint (filled by discovery)' },
+      { field: 'userInfoUrl', kind: 'string', nullable: true, description: 'User-info endpoint (filled by discovery)' },
+      { field: 'jwksUrl', kind: 'string', nullable: true, description: 'JWKS endpoint (filled by discovery)' },
+    ],
+  },
+  deleteProvider: { area: 'sso', name: 'deleteProvider', method: 'DELETE', fullPath: '/api/v1/sso/providers/:id' },
+  testProvider: { area: 'sso', name: 'testProvider', method: 'POST', fullPath: '/api/v1/sso/providers/:id/test' },
+  setProviderStatus: {
+    area: 'sso',
+    name: 'setProviderStatus',
+    method: 'POST',
+    fullPath: '/api/v1/sso/providers/:id/status',
+    body: [
+      {
+        field: 'status',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        options: ['inactive', 'testing', 'active'],
+        description: 'inactive, testing or active',
+      },
+    ],
+  },
+  check: { area: 'sso', name: 'check', method: 'GET', fullPath: '/api/v1/sso/check/:orgId' },
+  login: {
+    area: 'sso',
+    name: 'login',
+    method: 'GET',
+    fullPath: '/api/v1/sso/login/:orgId',
+    rawOnly: true,
+    query: [
+      {
+        field: 'redirectUri',
+        kind: 'string',
+        nullable: false,
+        description: 'Where to send `#ssoCode=`: a loopback http address (a CLI) or this server; default the server',
+      },
+      {
+        field: 'codeChallenge',
+        kind: 'string',
+        nullable: false,
+        description: 'S256 challenge the exchange must answer with codeVerifier; required with a loopback redirectUri',
+      },
+    ],
+  },
+  callback: {
+    area: 'sso',
+    name: 'callback',
+    method: 'GET',
+    fullPath: '/api/v1/sso/callback',
+    rawOnly: true,
+    query: [
+      { field: 'code', kind: 'string', nullable: false },
+      { field: 'state', kind: 'string', nullable: false },
+      { field: 'error', kind: 'string', nullable: false },
+      { field: 'error_description', kind: 'string', nullable: false },
+      { field: 'iss', kind: 'string', nullable: false },
+    ],
+  },
+  exchange: {
+    area: 'sso',
+    name: 'exchange',
+    method: 'POST',
+    fullPath: '/api/v1/sso/exchange',
+    body: [
+      { field: 'code', kind: 'string', nullable: false, required: true, description: 'The ssoCode of the redirect' },
+      {
+        field: 'codeVerifier',
+        kind: 'string',
+        nullable: false,
+        description: 'PKCE verifier of the codeChallenge given to /sso/login',
+      },
+    ],
+  },
+};
+
 /** The contract areas themselves, loaded only where their schemas are needed (dry-run input, `validate: true`). */
 export const contractAreas: Readonly<Record<string, () => Promise<ContractGroup>>> = {
   health: () => import('../contract/health.js').then((m) => m.health),
@@ -2443,4 +2709,5 @@ export const contractAreas: Readonly<Record<string, () => Promise<ContractGroup>
   notifications: () => import('../contract/notifications.js').then((m) => m.notifications),
   alertChannels: () => import('../contract/alert-channels.js').then((m) => m.alertChannels),
   alertPolicies: () => import('../contract/alert-channels.js').then((m) => m.alertPolicies),
+  sso: () => import('../contract/sso.js').then((m) => m.sso),
 };

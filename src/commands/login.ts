@@ -3,7 +3,7 @@ import { ApiCommand } from '../cli/api-command.js';
 import type { HintContext } from '../cli/exit-codes.js';
 import { promptOrFail } from '../cli/prompts.js';
 import { readSecretFromStdin } from '../cli/stdin.js';
-import { auth, tenancy } from '../client/endpoints.js';
+import { auth, sso, tenancy } from '../client/endpoints.js';
 
 export default class Login extends ApiCommand<typeof Login> {
   static override summary = 'Sign in to a deployment and save the credentials in a profile';
@@ -20,6 +20,8 @@ export default class Login extends ApiCommand<typeof Login> {
     'password-stdin': Flags.boolean({ summary: 'Read the password from standard input.' }),
     otp: Flags.string({ summary: 'A current code from the authenticator app (or a recovery code), when MFA is on.' }),
     'api-key-stdin': Flags.boolean({ summary: 'Sign in with an API key read from standard input.', exclusive: ['email', 'password-stdin', 'otp'] }),
+    sso: Flags.boolean({ summary: "Sign in through the organization's identity provider in a browser (needs a terminal).", exclusive: ['email', 'password-stdin', 'otp', 'api-key-stdin'], dependsOn: ['org-id'] }),
+    'org-id': Flags.string({ summary: 'Organization whose identity provider --sso signs in with.', dependsOn: ['sso'] }),
     storage: Flags.string({ summary: 'Where to keep the secrets.', options: ['keychain', 'file'] }),
   };
 
@@ -45,6 +47,18 @@ export default class Login extends ApiCommand<typeof Login> {
       await this.selectIfNone(saving, profileName);
       this.info(`Saved the API key for ${baseUrl} in profile "${profileName}" (${store.kind}).`);
       return { profile: profileName, baseUrl, email: null, authKind: 'apiKey', storage: store.kind };
+    }
+
+    if (flags.sso) {
+      const { receiveSsoCode } = await import('../cli/sso-login.js');
+      const received = await receiveSsoCode({ baseUrl, orgId: flags['org-id'] ?? '', terminal: this.terminal, announce: (m) => this.info(m) });
+      const signedIn = await this.call(sso.exchange, { body: received }, { anonymous: true });
+      await saving.forgetSecrets();
+      await saving.saveTokens(signedIn);
+      await saving.profiles.upsert(profileName, { baseUrl, email: signedIn.user.email, authKind: 'sso', storage: store.kind, userId: signedIn.user.id });
+      await this.selectIfNone(saving, profileName);
+      this.info(`Logged in to ${baseUrl} as ${signedIn.user.email} through SSO (profile "${profileName}").`);
+      return { profile: profileName, baseUrl, email: signedIn.user.email, authKind: 'sso', storage: store.kind };
     }
 
     const email = flags.email ?? (await promptOrFail({ kind: 'input', flag: '--email', message: 'Email', terminal: this.terminal }));

@@ -11,6 +11,7 @@ import { health } from './health.js';
 import { notifications } from './notifications.js';
 import { pam } from './pam.js';
 import { roles } from './roles.js';
+import { sso } from './sso.js';
 import { tenancy } from './tenancy.js';
 import { account, users } from './users.js';
 import { webhooks } from './webhooks.js';
@@ -39,5 +40,6 @@ export const contract = {
   notifications,
   alertChannels,
   alertPolicies,
+  sso,
 } as const;
 export type Contract = typeof contract;

@@ -32,6 +32,8 @@ import type { PamService } from './modules/pam/service.js';
 import type { Directory } from './modules/identity/directory.js';
 import type { SessionService } from './modules/identity/sessions.js';
 import type { RolesService } from './modules/roles/service.js';
+import type { SsoLoginService } from './modules/sso/login-service.js';
+import type { SsoProvidersService } from './modules/sso/service.js';
 import type { TenancyService } from './modules/tenancy/service.js';
 import type { UsersService } from './modules/users/service.js';
 import type { WebhooksService } from './modules/webhooks/service.js';
@@ -78,6 +80,10 @@ export interface Services {
   alertMetrics: MetricsIngest;
   alertEvaluator: AlertEvaluator;
   alertCorrelations: CorrelationService;
+  /** SSO providers and enforcement (01 §2.9, §4.7, §5.12). */
+  sso: SsoProvidersService;
+  /** OpenID Connect sign-in and the ssoCode exchange (01 §5.9, §5.10). */
+  ssoLogin: SsoLoginService;
 }
 
 /** What a module's route registration receives. */

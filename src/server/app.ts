@@ -59,6 +59,9 @@ import { PamService } from './modules/pam/service.js';
 import { SessionService } from './modules/identity/sessions.js';
 import { registerRoleRoutes } from './modules/roles/routes.js';
 import { RolesService } from './modules/roles/service.js';
+import { SsoLoginService } from './modules/sso/login-service.js';
+import { registerSsoRoutes } from './modules/sso/routes.js';
+import { SsoProvidersService } from './modules/sso/service.js';
 import { registerTenancyRoutes } from './modules/tenancy/routes.js';
 import { TenancyService } from './modules/tenancy/service.js';
 import { registerUserRoutes } from './modules/users/routes.js';
@@ -149,6 +152,10 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   // GET /alerts/:id shows the sends the notification pipeline recorded for the alert.
   const alerts = new AlertsService(db, alertRules, devices, alertDeliveries);
   const alertCorrelations = new CorrelationService(db, alerts);
+  const ssoWarn = (details: Record<string, unknown>, message: string) => app.log.warn(details, message);
+  const sso = new SsoProvidersService(db, box, roles, directory, { fetch: outbound.fetch, allowHttp: false }, ssoWarn);
+  // 01 §5.12: enforceSSO refuses password sign-in to the organization's users.
+  auth.passwordLoginCheck = (user) => sso.refusePasswordLogin(user);
   const services: Services = {
     tenancy,
     sessions,
@@ -180,6 +187,8 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     alertMetrics: new MetricsIngest(db, devices),
     alertEvaluator: new AlertEvaluator(db, alertRules, alerts, devices, alertCorrelations),
     alertCorrelations,
+    sso,
+    ssoLogin: new SsoLoginService(db, box, config, sso, auth, directory, ssoWarn),
   };
 
   const resolvers: CredentialResolvers = {
@@ -232,6 +241,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   registerWebhookRoutes(moduleContext);
   registerAlertRoutes(moduleContext);
   registerNotificationRoutes(moduleContext);
+  registerSsoRoutes(moduleContext);
   registerWebPages(moduleContext);
   apiKeyAuth.start();
 

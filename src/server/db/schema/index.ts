@@ -9,3 +9,4 @@ export * from './pam.js';
 export * from './webhooks.js';
 export * from './alerts.js';
 export * from './notifications.js';
+export * from './sso.js';

@@ -38,6 +38,8 @@ export class AuthService {
    * request.
    */
   private readonly callers: ReadCache<{ caller: Caller; until: number }>;
+  /** A rule that may refuse password sign-in to a user whose password is right (01 §5.12 enforceSSO). */
+  passwordLoginCheck: ((user: User) => void) | null = null;
 
   constructor(
     private readonly db: Db,
@@ -87,6 +89,7 @@ export class AuthService {
       throw unauthorized(INVALID_CREDENTIALS, 'INVALID_CREDENTIALS');
     }
     this.limiter.reset(`login:fail:${user.id}`);
+    this.passwordLoginCheck?.(user);
 
     if (user.mfaEnabled && this.config.features.mfa) {
       const tempToken = await this.signer.sign({ sub: user.id, typ: 'mfa_pending' }, MFA_TEMP_TOKEN_TTL_SECONDS);

@@ -169,6 +169,13 @@ export class Directory {
     );
   }
 
+  /** A passwordless, active user linked to one organization with a role (01 §5.10 SSO auto-provisioning). */
+  provisionOrganizationUser(tx: Db, values: { email: string; name: string; orgId: string; roleId: string }): UserRow {
+    const user = tx.insert(users).values({ email: values.email.trim().toLowerCase(), name: values.name, status: 'active' }).returning().get();
+    tx.insert(organizationUsers).values({ orgId: values.orgId, userId: user.id, roleId: values.roleId }).run();
+    return user;
+  }
+
   setRole(tx: Db, userId: string, membership: LinkRef, roleId: string): void {
     if (membership.kind === 'partner') {
       tx.update(partnerUsers)

@@ -1,0 +1,28 @@
+import { contract } from '../../../contract/index.js';
+import type { ModuleContext } from '../../app-context.js';
+
+export function registerSsoRoutes({ route, services }: ModuleContext): void {
+  const c = contract.sso;
+  const providers = services.sso;
+  const login = services.ssoLogin;
+  route(c.presets, () => providers.presets());
+  route(c.listProviders, ({ ctx, query }) => providers.list(ctx, query));
+  route(c.getProvider, ({ ctx, params }) => providers.get(ctx, params.id));
+  route(c.createProvider, ({ ctx, body }) => providers.create(ctx, body));
+  route(c.updateProvider, ({ ctx, params, body }) => providers.update(ctx, params.id, body));
+  route(c.deleteProvider, ({ ctx, params }) => providers.delete(ctx, params.id));
+  route(c.testProvider, ({ ctx, params }) => providers.test(ctx, params.id));
+  route(c.setProviderStatus, ({ ctx, params, body }) => providers.setStatus(ctx, params.id, body.status));
+  route(c.check, ({ params }) => providers.check(params.orgId));
+  route(c.login, async ({ ctx, params, query, reply }) => {
+    const url = await login.begin(ctx, params.orgId, query);
+    await reply.header('cache-control', 'no-store').redirect(url, 302);
+    return undefined;
+  });
+  route(c.callback, async ({ ctx, query, reply }) => {
+    const url = await login.callback(ctx, query);
+    await reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect(url, 302);
+    return undefined;
+  });
+  route(c.exchange, ({ ctx, body }) => login.exchange(ctx, body));
+}

@@ -1,0 +1,327 @@
+import { and, asc, eq, ne } from 'drizzle-orm';
+import type { z } from 'zod';
+import type {
+  SsoProviderCreateSchema,
+  SsoProviderListQuerySchema,
+  SsoProviderUpdateSchema,
+} from '../../../contract/sso.js';
+import type { Db } from '../../db/connection.js';
+import { ssoProviders } from '../../db/schema/index.js';
+import { systemContext, type RequestContext } from '../../context.js';
+import { badRequest, DomainError, fieldError, forbidden, notFound } from '../../errors.js';
+import type { SecretBox } from '../../security/crypto.js';
+import { recordAudit } from '../audit/recorder.js';
+import type { Directory } from '../identity/directory.js';
+import type { RolesService } from '../roles/service.js';
+import { requireOrg, type Organization } from '../tenancy/access.js';
+import { describeOidcError, discover, type OidcEndpoints, type OidcTransport } from './oidc.js';
+import { DEFAULT_MAPPING, DEFAULT_SCOPES, SSO_PRESETS, findPreset } from './presets.js';
+
+export type SsoProviderRow = typeof ssoProviders.$inferSelect;
+type CreateBody = z.infer<typeof SsoProviderCreateSchema>;
+type UpdateBody = z.infer<typeof SsoProviderUpdateSchema>;
+
+const SYSTEM = systemContext().caller;
+
+/** Logs a warning the operator should see (app.log.warn); modules know no Fastify. */
+export type WarnLog = (details: Record<string, unknown>, message: string) => void;
+
+/** The API view of a provider: every column but the secret, and whether one is stored (05 wire notes). */
+export function providerView(row: SsoProviderRow) {
+  const { clientSecretEnc, enforceSso, ...rest } = row;
+  return { ...rest, enforceSSO: enforceSso, hasClientSecret: clientSecretEnc !== null };
+}
+
+function isoNow(): string {
+  return new Date().toISOString();
+}
+
+function endpointsOf(row: Pick<SsoProviderRow, 'authorizationUrl' | 'tokenUrl' | 'userInfoUrl' | 'jwksUrl'>) {
+  return { authorizationUrl: row.authorizationUrl, tokenUrl: row.tokenUrl, userInfoUrl: row.userInfoUrl, jwksUrl: row.jwksUrl };
+}
+
+/**
+ * SSO providers (01 §2.9, §3, §4.7): one organization's identity providers, at most one of them active. The
+ * client secret is sealed with the server key and never leaves the server. Creating or re-pointing an OIDC
+ * provider fetches the issuer's discovery document; a failure only logs a warning (01 §4.7).
+ */
+export class SsoProvidersService {
+  constructor(
+    private readonly db: Db,
+    private readonly box: SecretBox,
+    private readonly roles: RolesService,
+    private readonly directory: Directory,
+    /** Shared with the login service; tests point it at a loopback provider. */
+    readonly transport: OidcTransport,
+    private readonly warn: WarnLog,
+  ) {}
+
+  presets() {
+    return { data: [...SSO_PRESETS] };
+  }
+
+  list(ctx: RequestContext, query: z.infer<typeof SsoProviderListQuerySchema>) {
+    const org = this.orgOf(ctx, query.orgId);
+    const rows = this.db.select().from(ssoProviders).where(eq(ssoProviders.orgId, org.id)).orderBy(asc(ssoProviders.createdAt)).all();
+    return { data: rows.map(providerView) };
+  }
+
+  get(ctx: RequestContext, id: string) {
+    return { data: providerView(this.findVisible(ctx, id)) };
+  }
+
+  async create(ctx: RequestContext, body: CreateBody) {
+    const org = this.orgOf(ctx, body.orgId);
+    const preset = body.preset !== undefined ? findPreset(body.preset) : undefined;
+    if (body.preset !== undefined && !preset) throw fieldError('preset', `Unknown preset; see GET /sso/presets`);
+    if (preset && preset.type !== body.type) throw fieldError('preset', `Preset ${preset.id} is for ${preset.type} providers`);
+    const autoProvision = body.autoProvision ?? true;
+    const defaultRoleId = body.defaultRoleId ?? null;
+    this.checkDefaultRole(org, autoProvision, defaultRoleId);
+    const issuer = body.issuer ?? null;
+    const discovered = body.type === 'oidc' && issuer ? await this.tryDiscovery(issuer, body.clientId ?? null, body.name) : null;
+    return this.db.$client.transaction(() => {
+      const row = this.db
+        .insert(ssoProviders)
+        .values({
+          orgId: org.id,
+          name: body.name,
+          type: body.type,
+          preset: preset?.id ?? null,
+          issuer,
+          clientId: body.clientId ?? null,
+          clientSecretEnc: body.clientSecret ? this.box.seal(body.clientSecret) : null,
+          scopes: body.scopes ?? preset?.scopes ?? DEFAULT_SCOPES,
+          attributeMapping: body.attributeMapping ?? preset?.attributeMapping ?? { ...DEFAULT_MAPPING },
+          autoProvision,
+          defaultRoleId,
+          allowedDomains: body.allowedDomains || null,
+          enforceSso: body.enforceSSO ?? false,
+          trustsIdpMfa: body.trustsIdpMfa ?? false,
+          authorizationUrl: body.authorizationUrl ?? discovered?.authorizationUrl ?? null,
+          tokenUrl: body.tokenUrl ?? discovered?.tokenUrl ?? null,
+          userInfoUrl: body.userInfoUrl ?? discovered?.userInfoUrl ?? null,
+          jwksUrl: body.jwksUrl ?? discovered?.jwksUrl ?? null,
+          createdBy: ctx.caller.userId,
+        })
+        .returning()
+        .get();
+      this.audit(ctx, 'sso_provider.create', row, org, { type: row.type, preset: row.preset, issuer, discovered: discovered !== null });
+      return { data: providerView(row) };
+    })();
+  }
+
+  async update(ctx: RequestContext, id: string, body: UpdateBody) {
+    const current = this.findVisible(ctx, id);
+    const org = requireOrg(this.db, SYSTEM, current.orgId);
+    if (current.type === 'oidc' && body.issuer === null) {
+      throw badRequest('An OpenID Connect provider needs an issuer', 'oidc_issuer_required');
+    }
+    const autoProvision = body.autoProvision ?? current.autoProvision;
+    const defaultRoleId = body.defaultRoleId !== undefined ? body.defaultRoleId : current.defaultRoleId;
+    this.checkDefaultRole(org, autoProvision, defaultRoleId);
+    const issuer = body.issuer !== undefined ? body.issuer : current.issuer;
+    const clientId = body.clientId !== undefined ? body.clientId : current.clientId;
+    const rediscover = current.type === 'oidc' && issuer !== null && body.issuer !== undefined && body.issuer !== current.issuer;
+    const discovered = rediscover && issuer ? await this.tryDiscovery(issuer, clientId, current.name) : null;
+    const changes: Partial<typeof ssoProviders.$inferInsert> = {
+      name: body.name,
+      issuer: body.issuer,
+      clientId: body.clientId,
+      scopes: body.scopes,
+      attributeMapping: body.attributeMapping,
+      autoProvision: body.autoProvision,
+      defaultRoleId: body.defaultRoleId,
+      allowedDomains: body.allowedDomains === undefined ? undefined : body.allowedDomains || null,
+      enforceSso: body.enforceSSO,
+      trustsIdpMfa: body.trustsIdpMfa,
+      ...(discovered ?? {}),
+      ...(body.authorizationUrl !== undefined ? { authorizationUrl: body.authorizationUrl } : {}),
+      ...(body.tokenUrl !== undefined ? { tokenUrl: body.tokenUrl } : {}),
+      ...(body.userInfoUrl !== undefined ? { userInfoUrl: body.userInfoUrl } : {}),
+      ...(body.jwksUrl !== undefined ? { jwksUrl: body.jwksUrl } : {}),
+    };
+    if (body.clientSecret !== undefined) changes.clientSecretEnc = body.clientSecret === null ? null : this.box.seal(body.clientSecret);
+    return this.db.$client.transaction(() => {
+      const row = this.db
+        .update(ssoProviders)
+        .set({ ...changes, updatedAt: isoNow() })
+        .where(eq(ssoProviders.id, id))
+        .returning()
+        .get();
+      const changed = Object.keys(body).filter((k) => (body as Record<string, unknown>)[k] !== undefined);
+      this.audit(ctx, 'sso_provider.update', row, org, { changes: changed, rediscovered: discovered !== null });
+      return { data: providerView(row) };
+    })();
+  }
+
+  delete(ctx: RequestContext, id: string) {
+    const current = this.findVisible(ctx, id);
+    const org = requireOrg(this.db, SYSTEM, current.orgId);
+    return this.db.$client.transaction(() => {
+      // Identity links and sign-ins in progress go with it (ON DELETE CASCADE).
+      this.db.delete(ssoProviders).where(eq(ssoProviders.id, id)).run();
+      this.audit(ctx, 'sso_provider.delete', current, org, { type: current.type });
+      return { success: true as const };
+    })();
+  }
+
+  /** 05 wire notes: OIDC only; the discovery document must be reachable and name the same issuer. */
+  async test(ctx: RequestContext, id: string) {
+    const row = this.findVisible(ctx, id);
+    if (row.type !== 'oidc') throw badRequest('Only OIDC providers can be tested', 'SSO_TEST_UNSUPPORTED');
+    if (!row.issuer) return { success: true as const, message: 'Provider configuration appears valid' };
+    try {
+      const { endpoints } = await discover(row.issuer, { clientId: row.clientId ?? 'svc', clientSecret: null }, this.transport);
+      return {
+        success: true as const,
+        message: 'Provider configuration is valid',
+        discovery: {
+          issuer: endpoints.issuer,
+          authorizationEndpoint: endpoints.authorizationUrl,
+          tokenEndpoint: endpoints.tokenUrl,
+          userInfoEndpoint: endpoints.userInfoUrl,
+        },
+      };
+    } catch (err) {
+      throw badRequest(`Discovery failed: ${describeOidcError(err)}`, 'oidc_discovery_failed');
+    }
+  }
+
+  /** 01 §3: inactive, testing or active; activating one deactivates the organization's other active one. */
+  setStatus(ctx: RequestContext, id: string, status: SsoProviderRow['status']) {
+    const current = this.findVisible(ctx, id);
+    const org = requireOrg(this.db, SYSTEM, current.orgId);
+    return this.db.$client.transaction(() => {
+      const now = isoNow();
+      const deactivated =
+        status === 'active'
+          ? this.db
+              .update(ssoProviders)
+              .set({ status: 'inactive', updatedAt: now })
+              .where(and(eq(ssoProviders.orgId, current.orgId), eq(ssoProviders.status, 'active'), ne(ssoProviders.id, id)))
+              .returning({ id: ssoProviders.id })
+              .all()
+              .map((r) => r.id)
+          : [];
+      const row = this.db.update(ssoProviders).set({ status, updatedAt: now }).where(eq(ssoProviders.id, id)).returning().get();
+      this.audit(ctx, 'sso_provider.status', row, org, { from: current.status, to: status, deactivated });
+      return { data: providerView(row) };
+    })();
+  }
+
+  /** 01 §4.7 check (public): the active provider's name, type and enforcement; nothing for unknown orgs. */
+  check(orgId: string) {
+    const row = this.activeProviderOf(orgId);
+    return row
+      ? { ssoEnabled: true, provider: { name: row.name, type: row.type, enforceSSO: row.enforceSso } }
+      : { ssoEnabled: false, provider: null };
+  }
+
+  /** The provider that serves an organization's logins (01 §3: only active ones, one per organization). */
+  activeProviderOf(orgId: string): SsoProviderRow | undefined {
+    let live = true;
+    try {
+      requireOrg(this.db, SYSTEM, orgId);
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      live = false;
+    }
+    if (!live) return undefined;
+    return this.db
+      .select()
+      .from(ssoProviders)
+      .where(and(eq(ssoProviders.orgId, orgId), eq(ssoProviders.status, 'active')))
+      .orderBy(asc(ssoProviders.updatedAt))
+      .get();
+  }
+
+  /**
+   * 01 §5.12: password sign-in is refused to the users of an organization whose active provider enforces
+   * SSO. Only organization links count: system administrators and partner users are never locked out of the
+   * platform by one customer's setting (docs/api-notes.md).
+   */
+  refusePasswordLogin(user: { id: string; isSystemAdmin: boolean }): void {
+    if (user.isSystemAdmin) return;
+    const membership = this.directory.membershipOf(user.id);
+    if (membership?.kind !== 'organization') return;
+    const provider = this.activeProviderOf(membership.orgId);
+    if (!provider?.enforceSso) return;
+    throw forbidden('This organization requires single sign-on (SSO); sign in through its identity provider', 'SSO_REQUIRED', {
+      orgId: membership.orgId,
+      provider: provider.name,
+    });
+  }
+
+  findById(id: string): SsoProviderRow | undefined {
+    return this.db.select().from(ssoProviders).where(eq(ssoProviders.id, id)).get();
+  }
+
+  /** The client secret in the clear, for the token request. */
+  clientSecretOf(row: SsoProviderRow): string | null {
+    return row.clientSecretEnc ? this.box.open(row.clientSecretEnc) : null;
+  }
+
+  /** Stores what a late discovery found (a provider created while its issuer was unreachable). */
+  recordDiscovery(id: string, endpoints: Omit<OidcEndpoints, 'issuer'>): void {
+    this.db.update(ssoProviders).set({ ...endpoints, updatedAt: isoNow() }).where(eq(ssoProviders.id, id)).run();
+  }
+
+  private async tryDiscovery(issuer: string, clientId: string | null, name: string) {
+    try {
+      const { endpoints } = await discover(issuer, { clientId: clientId ?? 'svc', clientSecret: null }, this.transport);
+      return endpointsOf(endpoints);
+    } catch (err) {
+      this.warn({ issuer, provider: name, reason: describeOidcError(err) }, 'OIDC discovery failed; the provider is saved without endpoints');
+      return null;
+    }
+  }
+
+  /** 01 §2.9: with autoProvision a default role is required, and it must be an organization role of the
+   * provider's organization (built-in, the organization's own, or its partner's organization roles). */
+  private checkDefaultRole(org: Organization, autoProvision: boolean, roleId: string | null): void {
+    if (roleId === null) {
+      if (autoProvision) throw fieldError('defaultRoleId', 'Required when autoProvision is on');
+      return;
+    }
+    const role = this.roles.findVisible(SYSTEM, roleId);
+    const fits =
+      role !== undefined &&
+      role.scope === 'organization' &&
+      (role.orgId === org.id || (role.orgId === null && (role.partnerId === null || role.partnerId === org.partnerId)));
+    if (!fits) throw fieldError('defaultRoleId', "Must be an organization role of the provider's organization");
+  }
+
+  /** The organization a call is about: given, or the caller's own; 400 without one (05 wire notes). */
+  private orgOf(ctx: RequestContext, orgId: string | undefined): Organization {
+    const id = orgId ?? (ctx.caller.scope === 'organization' ? ctx.caller.orgId : null);
+    if (!id) throw badRequest('Organization ID required', 'ORGANIZATION_ID_REQUIRED');
+    return requireOrg(this.db, ctx.caller, id);
+  }
+
+  /** 05 wire notes: 404 `Provider not found`, 403 `Access denied` outside the caller's organizations. */
+  private findVisible(ctx: RequestContext, id: string): SsoProviderRow {
+    const row = this.db.select().from(ssoProviders).where(eq(ssoProviders.id, id)).get();
+    if (!row) throw notFound('Provider not found');
+    try {
+      requireOrg(this.db, ctx.caller, row.orgId);
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      if (err.kind === 'not_found') throw notFound('Provider not found');
+      throw forbidden('Access denied', 'ACCESS_DENIED');
+    }
+    return row;
+  }
+
+  private audit(ctx: RequestContext, action: string, row: SsoProviderRow, org: Organization, details: Record<string, unknown>): void {
+    recordAudit(this.db, ctx, {
+      action,
+      resourceType: 'sso_provider',
+      resourceId: row.id,
+      resourceName: row.name,
+      orgId: org.id,
+      partnerId: org.partnerId,
+      details,
+    });
+  }
+}
