@@ -105,7 +105,7 @@ describe('svc against a hosted deployment (issue 15)', { timeout: E2E_TIMEOUT_MS
 
   it('issue 15 §6 a 401 to an API key hints that the deployment may not accept keys on that route', async () => {
     const env = { SVC_API_KEY: double.apiKey, SVC_BASE_URL: double.url };
-    expect((await user.run(['sites', 'list', '-o', 'json'], { env })).exitCode).toBe(0);
+    expect((await user.run(['whoami', '-o', 'json'], { env })).exitCode).toBe(0);
     const refused = await user.run(['users', 'me', '-o', 'json'], { env });
     expect(refused.exitCode).toBe(3);
     expect(refused.stderr).toContain('may not accept API keys on this route');
