@@ -5,9 +5,10 @@ import type { ClientEndpoint } from '../contract/projection.js';
 import { call, contractEndpoint, fillPath, type CallResult } from '../client/contract-client.js';
 import { paginatePages, type Page } from '../client/paginate.js';
 import { BaseCommand, type CommandClass } from './base-command.js';
+import type { HintContext } from './exit-codes.js';
 import { confirmOrRefuse, UsageError } from './prompts.js';
 import { readDataFile } from './files.js';
-import { FlagValueError, kebab, requireFields, valuesFromFlags, type FieldFlags } from './schema-flags.js';
+import { FlagValueError, kebab, requireFields, startOfDayUtc, valuesFromFlags, type FieldFlags } from './schema-flags.js';
 import { CliSession } from './session.js';
 
 /** Flags of every command that talks to a server. */
@@ -99,6 +100,8 @@ export abstract class ApiCommand<T extends CommandClass> extends BaseCommand<T> 
   static override baseFlags = { ...BaseCommand.baseFlags, ...connectionFlags };
 
   private sessionPromise: Promise<CliSession> | undefined;
+  /** The last request sent carried an API key: a 401 then gets the hint that the route may not take keys. */
+  private sentApiKey = false;
 
   protected session(): Promise<CliSession> {
     const flags = this.flags as Record<string, unknown>;
@@ -129,6 +132,7 @@ export abstract class ApiCommand<T extends CommandClass> extends BaseCommand<T> 
     if (def.method !== 'GET' && (this.flags as Record<string, unknown>)['dry-run'] === true) throw new DryRunStop(await this.describe(def, req));
     const session = await this.session();
     const http = options.anonymous ? session.anonymousHttp() : session.http();
+    this.sentApiKey = options.anonymous ? Object.keys(req.headers ?? {}).some((h) => h.toLowerCase() === 'x-api-key') : session.usesApiKey;
     return call(http, def, { ...req, headers: this.headersFor(def, req) }, { signal: this.interrupt.signal });
   }
 
@@ -191,6 +195,10 @@ export abstract class ApiCommand<T extends CommandClass> extends BaseCommand<T> 
     return { ...request.headers, ...(def.idempotent && typeof key === 'string' ? { 'idempotency-key': key } : {}) };
   }
 
+  protected override hintContext(): HintContext {
+    return { ...super.hintContext(), apiKey: this.sentApiKey };
+  }
+
   protected override async catch(err: Error): Promise<never> {
     if (err instanceof DryRunStop) {
       this.print(err.request);
@@ -225,9 +233,20 @@ export abstract class ApiCommand<T extends CommandClass> extends BaseCommand<T> 
     return this.valuesOf(query) as Partial<Q>;
   }
 
+  /** A date-time flag the command declares itself, by the rule of the contract's: a date only is the start of
+   * that day in UTC. */
+  protected dateTime(flag: string, value: string): string {
+    return this.flagValue(() => startOfDayUtc(flag, value));
+  }
+
   private valuesOf(fields: FieldFlags<unknown>): Record<string, unknown> {
+    return this.flagValue(() => valuesFromFlags(fields.fields, this.flags));
+  }
+
+  /** A flag value read back, its refusal an input error (exit 2). */
+  private flagValue<V>(read: () => V): V {
     try {
-      return valuesFromFlags(fields.fields, this.flags);
+      return read();
     } catch (err) {
       if (err instanceof FlagValueError) throw new UsageError(err.message, err.flag);
       throw err;

@@ -1,5 +1,5 @@
 import type { Interfaces } from '@oclif/core';
-import { ApiError, NetworkError, UnexpectedResponseError, errorCode, headerValue } from '../client/errors.js';
+import { ApiError, NetworkError, UnexpectedResponseError, errorCode, headerValue, unknownRoutePath } from '../client/errors.js';
 import { retryAfterMs, type RetryInfo } from '../client/http.js';
 import { ExitCode, exitCodeForStatus, hintFor, type HintContext } from './exit-codes.js';
 import { Flags } from './flags.js';
@@ -308,6 +308,13 @@ export abstract class BaseCommand<T extends CommandClass> {
       exitCode = exitCodeForStatus(err.status, err.code);
       hint = hintFor(err.status, err.code, this.hintContext());
       message = `${err.message} (${[err.code, `HTTP ${err.status}`].filter(Boolean).join(', ')})`;
+      const route = unknownRoutePath(err);
+      if (route !== undefined) {
+        // Not a missing record: the deployment has no such route (issue 15 item 4). Still exit 5 (HTTP 404).
+        code = 'ROUTE_NOT_FOUND';
+        message = `This deployment has no route ${route} (${code}, HTTP 404)`;
+        hint = 'The deployment may be older than this feature of svc: ask its operator which release it runs, or check --base-url.';
+      }
       const wait = retryAfterMs(headerValue(err.headers, 'retry-after'));
       if (wait !== undefined && err.status === 429) {
         retryAfterSeconds = Math.ceil(wait / 1000);

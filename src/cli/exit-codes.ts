@@ -51,11 +51,18 @@ export interface HintContext {
   profile?: string | undefined;
   /** The command is `svc login` itself: suggesting it again helps nobody. */
   signingIn?: boolean | undefined;
+  /** The refused request was sent with an API key (issue 15 item 6). */
+  apiKey?: boolean | undefined;
 }
+
+/** A 401 to an API key: the key may be fine and the route closed to keys (a hosted release takes them on a few). */
+export const API_KEY_ROUTE_HINT =
+  'An API key was sent: check that it is active, and note that the deployment may not accept API keys on this route (some hosted releases take them on a few routes only). Signing in with a password (`svc login --email …`) works on every route.';
 
 /** The suggested next action printed under an error, where one helps. */
 export function hintFor(status: number, code?: string, context: HintContext = {}): string | undefined {
   if (status === 401) {
+    if (context.apiKey) return API_KEY_ROUTE_HINT;
     if (context.signingIn) return undefined;
     if (context.credentialsFrom)
       return `The credentials come from ${context.credentialsFrom}: set a valid one, or unset it to use a saved profile.`;

@@ -1,4 +1,6 @@
-import { ApiError } from '../client/errors.js';
+import { ApiError, unknownRoutePath } from '../client/errors.js';
+import { CommandError } from './base-command.js';
+import { ExitCode } from './exit-codes.js';
 
 /** What the `svc pam …` commands share (01 §4.9; CLI.md "Output"). */
 
@@ -41,4 +43,41 @@ export function describeRequest(request: unknown): string | undefined {
   const who = text('subjectUsername');
   const where = text('deviceHostname');
   return `${what}${who ? ` for ${who}` : ''}${where ? ` on ${where}` : ''}`;
+}
+
+/** At most this many list pages are read looking for one item (100 items each). */
+const FALLBACK_MAX_PAGES = 50;
+
+/**
+ * `pam rules get`, `pam requests get`, `pam signer-groups get` on a deployment without the `get` route (issue 15
+ * item 4): its 404 naming an unknown route is answered from the list instead, said once on stderr. A missing
+ * record (404 with a code) is not: it stays exit 5. An id in no page of the list is exit 5 too.
+ */
+export async function getOrFindInList<I extends { id: string }>(options: {
+  get: () => Promise<I>;
+  /** Yields the list page by page (stops by itself; read at most FALLBACK_MAX_PAGES pages). */
+  pages: () => AsyncIterable<I[]>;
+  what: string;
+  id: string;
+  info: (line: string) => void;
+}): Promise<I> {
+  try {
+    return await options.get();
+  } catch (err) {
+    const route = unknownRoutePath(err);
+    if (route === undefined) throw err;
+    options.info(`This deployment has no route ${route}; looking the ${options.what.toLowerCase()} up in the list instead.`);
+  }
+  let read = 0;
+  for await (const page of options.pages()) {
+    const found = page.find((item) => item.id === options.id);
+    if (found) return found;
+    if (++read >= FALLBACK_MAX_PAGES) break;
+  }
+  throw new CommandError(`${options.what} not found: ${options.id} is in no page of the list`, ExitCode.NOT_FOUND, 'NOT_FOUND', undefined, 404);
+}
+
+/** One answer as a single page, for lists the API does not page. */
+export async function* onePage<I>(items: () => Promise<I[]>): AsyncGenerator<I[], void, undefined> {
+  yield await items();
 }

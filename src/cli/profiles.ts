@@ -186,6 +186,7 @@ export const secretAccounts = (profile: string) =>
   ({
     accessToken: `${profile}:accessToken`,
     refreshToken: `${profile}:refreshToken`,
+    sessionCookies: `${profile}:sessionCookies`,
     apiKey: `${profile}:apiKey`,
   }) as const;
 

@@ -15,6 +15,8 @@ export interface FieldFlag {
   nullable: boolean;
   /** The contract requires it: checked before sending, once --from-file is merged. */
   required: boolean;
+  /** A date-time field: a date-only value is sent as the start of that day in UTC. */
+  dateTime?: boolean;
 }
 
 type AnyFlag = Interfaces.Flag<unknown>;
@@ -37,7 +39,7 @@ function flagsFor(
   const flags: Record<string, AnyFlag> = {};
   const fields: FieldFlag[] = [];
   const fromFile = options.fromFile ?? true;
-  for (const { field, kind, nullable, options: values, description, required: contractRequired = false } of descriptors) {
+  for (const { field, kind, nullable, options: values, description, required: contractRequired = false, dateTime = false } of descriptors) {
     if (options.omit?.includes(field)) continue;
     const required = contractRequired && !options.supplied?.includes(field);
     const flag = kebab(field);
@@ -53,7 +55,7 @@ function flagsFor(
     else if (values) flags[flag] = Flags.string({ summary, options: [...values] }) as AnyFlag;
     else flags[flag] = Flags.string({ summary }) as AnyFlag;
     if (required && !fromFile) flags[flag] = { ...flags[flag], required: true };
-    fields.push({ field, flag, kind, nullable, required });
+    fields.push({ field, flag, kind, nullable, required, ...(dateTime ? { dateTime } : {}) });
   }
   return { flags, fields };
 }
@@ -133,10 +135,25 @@ function numberFrom(flag: string, kind: 'integer' | 'number', text: string): num
   return n;
 }
 
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * A date-time flag given as a date only (`--due-date 2026-12-31`) is sent as the start of that day in UTC
+ * (`2026-12-31T00:00:00.000Z`): a deployment that accepts only date-times takes it, and it means the same day
+ * everywhere. An impossible date (`2026-02-30`) is refused before anything is sent. Anything else goes as typed.
+ */
+export function startOfDayUtc(flag: string, text: string): string {
+  if (!DATE_ONLY.test(text)) return text;
+  const day = new Date(`${text}T00:00:00.000Z`);
+  if (Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== text)
+    throw new FlagValueError(`--${flag} expects a date (YYYY-MM-DD) or an ISO 8601 date-time, got "${text}"`, `--${flag}`);
+  return day.toISOString();
+}
+
 /** Reads the values of `fields` from parsed flags back into a body (only the flags that were given). */
 export function valuesFromFlags(fields: readonly FieldFlag[], flags: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const { field, flag, kind, nullable: canBeNull } of fields) {
+  for (const { field, flag, kind, nullable: canBeNull, dateTime } of fields) {
     const raw = flags[flag];
     if (raw === undefined) continue;
     const text = typeof raw === 'string' ? raw : JSON.stringify(raw);
@@ -163,7 +180,7 @@ export function valuesFromFlags(fields: readonly FieldFlag[], flags: Record<stri
         }
         break;
       default:
-        out[field] = raw;
+        out[field] = dateTime === true && typeof raw === 'string' ? startOfDayUtc(flag, raw) : raw;
     }
   }
   return out;

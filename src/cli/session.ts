@@ -1,5 +1,7 @@
 import { call } from '../client/contract-client.js';
+import { parseStoredCookies, refreshHeaders, sessionCookiesFrom, type SessionCookies } from '../client/cookies.js';
 import { auth } from '../client/endpoints.js';
+import type { ResponseHeaders } from '../client/errors.js';
 import { HttpClient, type AuthProvider, type HttpClientOptions, type RetryInfo } from '../client/http.js';
 import { CommandError } from './base-command.js';
 import { ExitCode } from './exit-codes.js';
@@ -23,6 +25,8 @@ export interface SessionOptions {
 export interface StoredTokens {
   accessToken: string;
   refreshToken?: string | undefined;
+  /** The refresh cookies of a deployment that sends no refresh token in the body (issue 15 item 1). */
+  cookies?: SessionCookies | undefined;
 }
 
 /**
@@ -32,6 +36,8 @@ export interface StoredTokens {
 export class CliSession {
   private secretsPromise: Promise<SecretStore> | undefined;
   private httpClient: HttpClient | undefined;
+  /** The session cookies the answers of this process set (`null`: cleared), saved with the next tokens. */
+  private cookies: SessionCookies | null | undefined;
 
   private constructor(
     readonly connection: Connection,
@@ -47,6 +53,12 @@ export class CliSession {
       store: profiles,
     });
     return new CliSession(connection, profiles, options);
+  }
+
+  /** Requests of `http()` carry an API key (from SVC_API_KEY or a profile signed in with one). */
+  get usesApiKey(): boolean {
+    const { credentials, profile } = this.connection;
+    return credentials.kind === 'apiKey' || (credentials.kind === 'stored' && profile?.authKind === 'apiKey');
   }
 
   get profileName(): string {
@@ -69,13 +81,23 @@ export class CliSession {
     const accessToken = await store.get(secretAccount(this.profileName, 'accessToken'));
     if (!accessToken) return undefined;
     const refreshToken = await store.get(secretAccount(this.profileName, 'refreshToken'));
-    return { accessToken, refreshToken };
+    const cookies = parseStoredCookies(await store.get(secretAccount(this.profileName, 'sessionCookies')));
+    return { accessToken, refreshToken, cookies };
   }
 
-  async saveTokens(tokens: StoredTokens): Promise<void> {
+  /** The session cookies the answers seen so far set (to hand to the session that saves them). */
+  get capturedCookies(): SessionCookies | null | undefined {
+    return this.cookies;
+  }
+
+  /** Saves a token pair, and the session cookies that came with it (by default those this session's answers
+   * set). A pair without a refresh token (a hosted deployment's) keeps only the cookies. */
+  async saveTokens(tokens: Omit<StoredTokens, 'cookies'>, cookies: SessionCookies | null | undefined = this.cookies): Promise<void> {
     const store = await this.secrets();
     await store.set(secretAccount(this.profileName, 'accessToken'), tokens.accessToken);
     if (tokens.refreshToken) await store.set(secretAccount(this.profileName, 'refreshToken'), tokens.refreshToken);
+    if (cookies) await store.set(secretAccount(this.profileName, 'sessionCookies'), JSON.stringify(cookies));
+    else if (cookies === null) await store.delete(secretAccount(this.profileName, 'sessionCookies'));
   }
 
   async storedApiKey(): Promise<string | undefined> {
@@ -85,7 +107,7 @@ export class CliSession {
 
   async forgetSecrets(): Promise<void> {
     const store = await this.secrets();
-    for (const kind of ['accessToken', 'refreshToken', 'apiKey'] as const) await store.delete(secretAccount(this.profileName, kind));
+    for (const kind of ['accessToken', 'refreshToken', 'sessionCookies', 'apiKey'] as const) await store.delete(secretAccount(this.profileName, kind));
   }
 
   private authProvider(): AuthProvider {
@@ -104,9 +126,16 @@ export class CliSession {
       },
       refresh: async () => {
         const tokens = await this.storedTokens();
-        if (!tokens?.refreshToken) return false;
+        // The refresh token of the body where the server gave one (the bundled server), else the cookies (a
+        // hosted deployment refuses a refresh token in the body): both cookies and the CSRF header.
+        const request = tokens?.refreshToken
+          ? { body: { refreshToken: tokens.refreshToken } }
+          : tokens?.cookies
+            ? { body: {}, headers: refreshHeaders(tokens.cookies) }
+            : undefined;
+        if (!request) return false;
         try {
-          const refreshed = await call(this.anonymousHttp(), auth.refresh, { body: { refreshToken: tokens.refreshToken } });
+          const refreshed = await call(this.anonymousHttp(), auth.refresh, request);
           await this.saveTokens(refreshed.tokens);
           return true;
         } catch {
@@ -125,7 +154,14 @@ export class CliSession {
       ...(retries !== undefined ? { retries } : {}),
       ...(timeoutSeconds !== undefined ? { timeoutMs: timeoutSeconds * 1000 } : {}),
       ...(onRetry !== undefined ? { onRetry } : {}),
+      onResponse: (headers) => this.capture(headers),
     };
+  }
+
+  /** Keeps the session cookies an answer sets (sign-in, MFA, refresh), for `saveTokens`. */
+  private async capture(headers: ResponseHeaders): Promise<void> {
+    const found = await sessionCookiesFrom(headers, this.cookies ?? undefined);
+    if (found !== undefined) this.cookies = found;
   }
 
   /**

@@ -98,3 +98,16 @@ export class UnexpectedResponseError extends Error {
     if (init.issues !== undefined) this.issues = init.issues;
   }
 }
+
+/**
+ * The path of a 404 that means "no such route" rather than "no such record" (issue 15 item 4): the bundled
+ * server's and a hosted deployment's `{error: "Not Found", path}`, or Fastify's own `{message: "Route GET:/… not
+ * found", error: "Not Found", statusCode: 404}`. A missing record carries a `code` and says what is missing.
+ */
+export function unknownRoutePath(err: unknown): string | undefined {
+  if (!(err instanceof ApiError) || err.status !== 404 || err.code !== undefined || !isRecord(err.body)) return undefined;
+  const { path, message } = err.body;
+  if (typeof path === 'string' && path !== '') return path;
+  const route = typeof message === 'string' ? /^Route (\S+) not found$/.exec(message) : null;
+  return route?.[1]?.replace(/^([A-Z]+):/, '$1 ');
+}

@@ -73,6 +73,8 @@ export interface HttpClientOptions {
   onRetry?: (info: RetryInfo) => void;
   /** Backoff between tries: full jitter over min(capMs, baseMs · 2^(try-1)). Default 200 ms base, 5 s cap. */
   backoff?: { baseMs?: number; capMs?: number };
+  /** Told the headers of every answer, before its body is read (the session keeps the cookies it sets). */
+  onResponse?: (headers: ResponseHeaders) => void | Promise<void>;
 }
 
 export interface RequestOptions {
@@ -298,6 +300,7 @@ export class HttpClient {
   private readonly backoffBaseMs: number;
   private readonly backoffCapMs: number;
   private refreshing: Promise<boolean> | undefined;
+  private readonly onResponse: ((headers: ResponseHeaders) => void | Promise<void>) | undefined;
 
   constructor(options: HttpClientOptions) {
     const url = new URL(options.baseUrl);
@@ -316,6 +319,7 @@ export class HttpClient {
     this.retryBudgetMs = options.retryBudgetMs ?? RETRY_BUDGET_MS;
     this.userAgent = options.userAgent ?? 'svc';
     this.onRetry = options.onRetry;
+    this.onResponse = options.onResponse;
     this.backoffBaseMs = options.backoff?.baseMs ?? BACKOFF_BASE_MS;
     this.backoffCapMs = options.backoff?.capMs ?? BACKOFF_CAP_MS;
   }
@@ -383,6 +387,7 @@ export class HttpClient {
       }
 
       const { status, headers: responseHeaders, body } = result;
+      await this.onResponse?.(responseHeaders);
 
       if (status === 401 && !refreshed && this.auth?.refresh && sentBearer(headers, authHeaders)) {
         const text = await this.readText(body, status, method, path, options.signal);

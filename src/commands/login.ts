@@ -78,7 +78,7 @@ export default class Login extends ApiCommand<typeof Login> {
       user = outcome.user;
     }
     await saving.forgetSecrets();
-    await saving.saveTokens(tokens);
+    await saving.saveTokens(tokens, session.capturedCookies);
     await saving.profiles.upsert(profileName, { baseUrl, email: user.email, authKind: 'password', storage: store.kind, userId: user.id });
     await this.selectIfNone(saving, profileName);
     this.info(`Logged in to ${baseUrl} as ${user.email} (profile "${profileName}", credentials in ${store.kind === 'file' ? store.location : 'the OS keychain'}).`);

@@ -154,6 +154,8 @@ export const auth = {
   mfaSetup: endpoint({
     method: 'POST',
     path: '/auth/mfa/setup',
+    // Clients of hosted deployments send the account's password here (issue 15 item 2); when given it must verify.
+    body: z.strictObject({ currentPassword: PasswordInput.optional().describe("The account's password; verified when given") }),
     responses: { 200: MfaSetupResponseSchema },
     auth: { allowInactivePartner: true, sessionOnly: true },
     summary: 'Start TOTP setup: a new secret, its otpauth URL and QR code, and recovery codes',
@@ -169,7 +171,10 @@ export const auth = {
   mfaEnable: endpoint({
     method: 'POST',
     path: '/auth/mfa/enable',
-    body: z.strictObject({ code: TotpCode }),
+    body: z.strictObject({
+      code: TotpCode,
+      currentPassword: PasswordInput.optional().describe("The account's password; verified when given"),
+    }),
     responses: { 200: SessionResponseSchema.extend({ success: z.literal(true) }) },
     auth: { allowInactivePartner: true, sessionOnly: true },
     summary: 'Enable MFA with a code from the authenticator; returns a fresh session with mfa true',

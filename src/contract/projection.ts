@@ -19,6 +19,8 @@ export interface FieldDescriptor {
   readonly required?: true;
   /** The allowed values of a string enum. */
   readonly options?: readonly string[];
+  /** A date-time (ISO 8601): the CLI sends a date-only value as the start of that day in UTC. */
+  readonly dateTime?: true;
   readonly description?: string;
 }
 
@@ -59,6 +61,7 @@ type JsonSchema = {
   const?: unknown;
   anyOf?: JsonSchema[];
   description?: string;
+  format?: string;
   properties?: Record<string, JsonSchema>;
   required?: string[];
 };
@@ -82,6 +85,11 @@ function nullable(schema: JsonSchema): boolean {
   );
 }
 
+/** A date-time, alone or as one branch of a union (`date-time | date`) or of a nullable. */
+function isDateTime(schema: JsonSchema): boolean {
+  return schema.format === 'date-time' || (schema.anyOf?.some(isDateTime) ?? false);
+}
+
 const KINDS: readonly string[] = ['boolean', 'integer', 'number', 'array', 'object'] satisfies FieldKind[];
 
 /** The fields of a body or query schema, read from its input JSON Schema (what a caller may send). */
@@ -96,6 +104,7 @@ export function fieldsOf(schema: z.ZodType): FieldDescriptor[] {
       nullable: nullable(prop),
       ...(json.required?.includes(field) ? { required: true as const } : {}),
       ...(kind === 'string' && c.enum ? { options: c.enum.map(String) } : {}),
+      ...(kind === 'string' && isDateTime(prop) ? { dateTime: true as const } : {}),
       ...(prop.description === undefined ? {} : { description: prop.description }),
     };
   });

@@ -105,6 +105,7 @@ describe('secret account names', () => {
     expect(secretAccounts('prod')).toEqual({
       accessToken: 'prod:accessToken',
       refreshToken: 'prod:refreshToken',
+      sessionCookies: 'prod:sessionCookies',
       apiKey: 'prod:apiKey',
     });
     expect(secretAccount('a.b', 'apiKey')).toBe('a.b:apiKey');

@@ -9,6 +9,7 @@ import { ExitCode } from '../exit-codes.js';
 import { UsageError } from '../prompts.js';
 import type { QueryInput } from '../schema-flags.js';
 import { checkpointPathFor, removeCheckpoint, writeCheckpoint, type ExportParams } from './checkpoint.js';
+import { exportFormatOf, unexpectedExportType } from './content-type.js';
 import { checkPageHeaders, rowCountMismatch } from './pages.js';
 import { ExportRecordSplitter } from './records.js';
 import { checkpointOf, openOutput, START, type ExportState } from './resume.js';
@@ -163,6 +164,7 @@ export async function runElevationExport(options: ExportOptions): Promise<Export
         let headers;
         try {
           headers = checkPageHeaders(response, page, state.schemaVersion);
+          if (exportFormatOf(response.headers) !== params.format) throw unexpectedExportType(response.headers, params.format);
         } catch (err) {
           await response.body.dump().catch(() => undefined);
           throw err;

@@ -4,7 +4,7 @@ import { bodyFlags } from '../../cli/schema-flags.js';
 import { apiKeys } from '../../client/endpoints.js';
 
 const body = bodyFlags(apiKeys.update, {
-  descriptions: { scopes: 'Replaces every scope of the key: resource:action (e.g. sites:read) or *.' },
+  descriptions: { scopes: 'Replaces every scope of the key: resource:action (e.g. sites:read), or * where the deployment accepts it (the bundled server does).' },
 });
 
 export default class ApiKeysUpdate extends ApiCommand<typeof ApiKeysUpdate> {

@@ -40,7 +40,7 @@ Progress (rows, pages, rows/s, settled-through time) goes to stderr when it is a
   static override baseFlags = honouring(ApiCommand.baseFlags, ['output', 'quiet']);
   static override flags = {
     from: Flags.string({
-      summary: 'Window start, inclusive: ISO 8601 with offset, e.g. 2026-01-01T00:00:00Z.',
+      summary: 'Window start, inclusive: ISO 8601 with offset, e.g. 2026-01-01T00:00:00Z (a date alone is the start of that day in UTC).',
       required: true,
     }),
     to: Flags.string({
@@ -77,8 +77,8 @@ Progress (rows, pages, rows/s, settled-through time) goes to stderr when it is a
     const flags = this.flags;
     const given = this.queryFrom(filters);
     const params = {
-      from: flags.from,
-      to: flags.to,
+      from: this.dateTime('from', flags.from),
+      to: this.dateTime('to', flags.to),
       orgId: given.orgId ?? null,
       format: flags.format === 'jsonl' ? 'jsonl' : 'csv',
       filters: {

@@ -1,5 +1,7 @@
 import { ApiCommand } from '../../../cli/api-command.js';
 import { idArg } from '../../../cli/args.js';
+import { getOrFindInList } from '../../../cli/pam-command.js';
+import { paginatePages } from '../../../client/paginate.js';
 import { pam } from '../../../client/endpoints.js';
 
 export default class PamRequestsGet extends ApiCommand<typeof PamRequestsGet> {
@@ -11,6 +13,17 @@ export default class PamRequestsGet extends ApiCommand<typeof PamRequestsGet> {
   static override args = idArg('Elevation request');
 
   async run() {
-    return (await this.call(pam.getRequest, { params: { id: this.args.id } })).request;
+    const id = this.args.id;
+    return getOrFindInList({
+      get: async () => (await this.call(pam.getRequest, { params: { id } })).request,
+      pages: () =>
+        paginatePages(async (page) => {
+          const answer = await this.call(pam.listRequests, { query: { page, limit: 100 } });
+          return { data: answer.requests, pagination: answer.pagination };
+        }),
+      what: 'Elevation request',
+      id,
+      info: (line) => this.info(line),
+    });
   }
 }

@@ -1,5 +1,6 @@
 import { ApiCommand } from '../../../cli/api-command.js';
 import { idArg } from '../../../cli/args.js';
+import { getOrFindInList, onePage } from '../../../cli/pam-command.js';
 import { pam } from '../../../client/endpoints.js';
 
 export default class PamRulesGet extends ApiCommand<typeof PamRulesGet> {
@@ -11,6 +12,13 @@ export default class PamRulesGet extends ApiCommand<typeof PamRulesGet> {
   static override args = idArg('Elevation rule');
 
   async run() {
-    return (await this.call(pam.getRule, { params: { id: this.args.id } })).rule;
+    const id = this.args.id;
+    return getOrFindInList({
+      get: async () => (await this.call(pam.getRule, { params: { id } })).rule,
+      pages: () => onePage(async () => (await this.call(pam.listRules, {})).rules),
+      what: 'Elevation rule',
+      id,
+      info: (line) => this.info(line),
+    });
   }
 }

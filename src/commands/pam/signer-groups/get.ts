@@ -1,5 +1,6 @@
 import { ApiCommand } from '../../../cli/api-command.js';
 import { idArg } from '../../../cli/args.js';
+import { getOrFindInList, onePage } from '../../../cli/pam-command.js';
 import { pam } from '../../../client/endpoints.js';
 
 export default class PamSignerGroupsGet extends ApiCommand<typeof PamSignerGroupsGet> {
@@ -8,6 +9,13 @@ export default class PamSignerGroupsGet extends ApiCommand<typeof PamSignerGroup
   static override args = idArg('Signer group');
 
   async run() {
-    return (await this.call(pam.getSignerGroup, { params: { id: this.args.id } })).signerGroup;
+    const id = this.args.id;
+    return getOrFindInList({
+      get: async () => (await this.call(pam.getSignerGroup, { params: { id } })).signerGroup,
+      pages: () => onePage(async () => (await this.call(pam.listSignerGroups, {})).signerGroups),
+      what: 'Signer group',
+      id,
+      info: (line) => this.info(line),
+    });
   }
 }

@@ -148,13 +148,12 @@ export class AuthService {
   }
 
   /**
-   * 01 §4.5 change-password: the current password must verify (401), the new one must be strong (400) and
-   * differ from it (400). The hash changes and every session of the account ends in one transaction.
+   * The signed-in user's own password, proved again (change-password; MFA setup and enable when the client sends
+   * it): 401 `Current password is incorrect`. Guessing it with a stolen session is throttled like login, and only
+   * failures count.
    */
-  async changePassword(ctx: RequestContext, currentPassword: string, newPassword: string): Promise<void> {
-    const user = this.getUser(ctx.caller.userId ?? '');
+  async verifyCurrentPassword(user: User, currentPassword: string): Promise<void> {
     const t = this.config.throttle;
-    // Guessing the current password with a stolen session is throttled like login: failures only count.
     const failKey = `password-change:fail:${user.id}`;
     if (this.limiter.count(failKey, t.loginWindowSeconds * 1000) >= t.loginPerEmail) {
       this.throttle(failKey, t.loginPerEmail, t.loginWindowSeconds, 'Too many password change attempts');
@@ -163,6 +162,15 @@ export class AuthService {
       this.limiter.hit(failKey, Number.MAX_SAFE_INTEGER, t.loginWindowSeconds * 1000);
       throw unauthorized('Current password is incorrect', 'INVALID_CURRENT_PASSWORD');
     }
+  }
+
+  /**
+   * 01 §4.5 change-password: the current password must verify (401), the new one must be strong (400) and
+   * differ from it (400). The hash changes and every session of the account ends in one transaction.
+   */
+  async changePassword(ctx: RequestContext, currentPassword: string, newPassword: string): Promise<void> {
+    const user = this.getUser(ctx.caller.userId ?? '');
+    await this.verifyCurrentPassword(user, currentPassword);
     const problem = passwordProblem(newPassword);
     if (problem) throw badRequest(problem, 'WEAK_PASSWORD');
     if (newPassword === currentPassword) throw badRequest('New password must be different from the current password', 'PASSWORD_UNCHANGED');

@@ -151,12 +151,13 @@ export class MfaService {
 
   // ---- endpoints ----
 
-  /** POST /auth/mfa/setup: a pending secret (sealed) and fresh recovery codes; both shown once. */
-  async setup(ctx: RequestContext): Promise<MfaSetupResult> {
+  /** POST /auth/mfa/setup: the password proved again when given (issue 15 item 2), then a pending secret (sealed) and fresh recovery codes; both shown once. */
+  async setup(ctx: RequestContext, currentPassword?: string): Promise<MfaSetupResult> {
     this.requireFeature();
     const user = this.currentUser(ctx);
     if (user.mfaEnabled)
       throw badRequest('MFA is already enabled; disable it before setting it up again', 'MFA_ALREADY_ENABLED');
+    if (currentPassword !== undefined) await this.auth.verifyCurrentPassword(user, currentPassword);
     const enrollment = await newTotpEnrollment(user.email);
     const recoveryCodes = newRecoveryCodes();
     this.db.$client.transaction(() => {
@@ -179,12 +180,14 @@ export class MfaService {
   }
 
   /** POST /auth/mfa/enable: a code of the pending secret turns MFA on and opens a session with mfa true. */
-  async enable(ctx: RequestContext, code: string): Promise<MfaSessionResult> {
+  async enable(ctx: RequestContext, code: string, currentPassword?: string): Promise<MfaSessionResult> {
     this.requireFeature();
     const user = this.currentUser(ctx);
     if (user.mfaEnabled) throw badRequest('MFA is already enabled', 'MFA_ALREADY_ENABLED');
     const pending = user.mfaPendingSecretEnc;
     if (!pending) throw badRequest('MFA setup has not been started; call /auth/mfa/setup first', 'MFA_SETUP_REQUIRED');
+    // Proved before the code, so a wrong password never uses up a code of the authenticator.
+    if (currentPassword !== undefined) await this.auth.verifyCurrentPassword(user, currentPassword);
     this.assertNotThrottled(user.id, ctx.ip);
     const check = checkTotp(this.db, this.box, user.id, pending, code);
     if (check !== 'accepted') {

@@ -85,10 +85,10 @@ export function registerIdentityRoutes({ route, services, config, bearerToken }:
     };
   });
 
-  route(a.mfaSetup, ({ ctx }) => mfa.setup(ctx));
+  route(a.mfaSetup, ({ ctx, body }) => mfa.setup(ctx, body.currentPassword));
 
   route(a.mfaEnable, async ({ ctx, body, reply }) => {
-    const { user, tokens } = await mfa.enable(ctx, body.code);
+    const { user, tokens } = await mfa.enable(ctx, body.code, body.currentPassword);
     cookies(reply, tokens);
     return { success: true as const, user: publicUser(user), tokens: tokenBody(tokens) };
   });
