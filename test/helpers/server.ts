@@ -16,7 +16,7 @@ export interface TestApp extends BuiltApp {
   announced: string[];
   close(): Promise<void>;
   /** inject with a JSON body and an optional bearer token; returns status, headers and parsed JSON. */
-  call(method: InjectOptions['method'], url: string, options?: { token?: string; apiKey?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; headers: Record<string, unknown>; body: any; text: string }>;
+  call(method: InjectOptions['method'], url: string, options?: { token?: string; apiKey?: string; body?: unknown; headers?: Record<string, string>; remoteAddress?: string }): Promise<{ status: number; headers: Record<string, unknown>; body: any; text: string }>;
 }
 
 /** A first start as `svc server init` does it, for a template data dir (test/helpers/template.ts). */
@@ -47,7 +47,13 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
       const headers: Record<string, string> = { ...(options.headers ?? {}) };
       if (options.token) headers.authorization = `Bearer ${options.token}`;
       if (options.apiKey) headers['x-api-key'] = options.apiKey;
-      const res = await app.inject({ method, url, headers, ...(options.body !== undefined ? { payload: options.body as object } : {}) });
+      const res = await app.inject({
+        method,
+        url,
+        headers,
+        ...(options.remoteAddress ? { remoteAddress: options.remoteAddress } : {}),
+        ...(options.body !== undefined ? { payload: options.body as object } : {}),
+      });
       let body: unknown;
       try {
         body = res.body ? JSON.parse(res.body) : undefined;
