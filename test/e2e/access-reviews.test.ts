@@ -3,9 +3,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminToken, cliUser, type CliUser, E2E_TIMEOUT_MS, type E2eServer, http, startServer } from '../helpers/cli.js';
-import { createTenant, invite, invitePerson, ok, turnOnMfa } from '../helpers/fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { cliUser, E2E_TIMEOUT_MS, http } from '../helpers/cli.js';
+import { createTenant, invite, invitePerson, ok, sharedServer } from '../helpers/fixtures.js';
 
 interface Item {
   id: string;
@@ -15,24 +15,21 @@ interface Item {
 }
 
 describe('e2e: access reviews (01 §4.8; CLI.md "Output", exit codes)', { timeout: E2E_TIMEOUT_MS }, () => {
-  let server: E2eServer;
-  let token: string;
-  const made: CliUser[] = [];
+  const shared = sharedServer();
 
   /**
    * Each test's own partner: a Partner Admin who reviews (MFA on; the CLI carries the session in SVC_TOKEN), and
    * two more people invited with partner roles.
    */
   const world = async () => {
-    const tenant = await createTenant(server.url, token, 'reviewed');
+    const tenant = await createTenant(shared.url, shared.token, 'reviewed');
     const at = (name: string) => `${name}@${tenant.slug}.test`;
-    const lead = await invitePerson(server.url, token, tenant.partnerId, { email: at('lead') });
+    const lead = await invitePerson(shared.url, shared.token, tenant.partnerId, { email: at('lead') });
     await Promise.all([
-      invite(server.url, token, tenant.partnerId, at('tech'), 'Partner Technician'),
-      invite(server.url, token, tenant.partnerId, at('viewer'), 'Partner Viewer'),
+      invite(shared.url, shared.token, tenant.partnerId, at('tech'), 'Partner Technician'),
+      invite(shared.url, shared.token, tenant.partnerId, at('viewer'), 'Partner Viewer'),
     ]);
-    made.push(lead.cli);
-    const reviewer = lead.cli;
+    const reviewer = shared.track(lead.cli);
     const write = (name: string, text: string) => {
       const file = path.join(reviewer.home, name);
       fs.writeFileSync(file, text);
@@ -44,22 +41,12 @@ describe('e2e: access reviews (01 §4.8; CLI.md "Output", exit codes)', { timeou
   const withReview = async () => {
     const w = await world();
     const { id } = await ok<{ id: string }>(
-      http(server.url, 'POST', '/access-reviews', { token: w.lead.token, body: { name: 'Q1 2026', dueDate: '2026-03-31' } }),
+      http(shared.url, 'POST', '/access-reviews', { token: w.lead.token, body: { name: 'Q1 2026', dueDate: '2026-03-31' } }),
       'create review',
     );
     const currentItems = async () => (await w.reviewer.json<{ items: Item[] }>(['access-reviews', 'get', id])).items;
     return { ...w, reviewId: id, items: await currentItems(), currentItems };
   };
-
-  beforeAll(async () => {
-    server = await startServer();
-    // Inviting people takes an administrator's session with MFA.
-    token = (await turnOnMfa(server.url, await adminToken(server.url))).token;
-  });
-  afterAll(async () => {
-    for (const user of made) user.cleanup();
-    await server?.stop();
-  });
 
   it('01§4.8 create -q prints the id; list shows the review', async () => {
     const { reviewer } = await world();
@@ -204,7 +191,7 @@ describe('e2e: access reviews (01 §4.8; CLI.md "Output", exit codes)', { timeou
     for (const item of items) {
       const decision = item.userEmail === at('viewer') ? 'revoked' : 'approved';
       await ok(
-        http(server.url, 'PATCH', `/access-reviews/${reviewId}/items/${item.id}`, { token: lead.token, body: { decision } }),
+        http(shared.url, 'PATCH', `/access-reviews/${reviewId}/items/${item.id}`, { token: lead.token, body: { decision } }),
         'decide',
       );
     }

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminToken, cliUser, type CliUser, E2E_TIMEOUT_MS, type E2eServer, filesUnder, http, startServer } from '../helpers/cli.js';
-import { createTenant, enroll, invitePerson, ok, type Person, type Tenant, turnOnMfa } from '../helpers/fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { cliUser, type CliUser, E2E_TIMEOUT_MS, filesUnder, http } from '../helpers/cli.js';
+import { createTenant, enroll, invitePerson, ok, type Person, sharedServer, type Tenant } from '../helpers/fixtures.js';
 import { totp } from '../helpers/totp.js';
 
 const API_KEY = /^svc_[A-Za-z0-9_-]{32}$/;
@@ -10,41 +10,25 @@ describe(
   'e2e: API keys, enrollment keys and devices (01 §4.1, §4.2; CLI.md "Output", "Safety")',
   { timeout: E2E_TIMEOUT_MS },
   () => {
-    let server: E2eServer;
-    let token: string;
-    const made: CliUser[] = [];
+    const shared = sharedServer();
     /** A CLI user with nothing on disk, for credentials from the environment. */
-    const stranger = () => {
-      const user = cliUser();
-      made.push(user);
-      return user;
-    };
+    const stranger = () => shared.track(cliUser());
     /** Each test's own tenant and its Partner Admin (MFA on), whose CLI carries the session in SVC_TOKEN. */
     const world = async (): Promise<Tenant & { person: Person; admin: CliUser }> => {
-      const tenant = await createTenant(server.url, token, 'keys');
-      const person = await invitePerson(server.url, token, tenant.partnerId);
-      made.push(person.cli);
+      const tenant = await createTenant(shared.url, shared.token, 'keys');
+      const person = await invitePerson(shared.url, shared.token, tenant.partnerId);
+      shared.track(person.cli);
       return { ...tenant, person, admin: person.cli };
     };
     /** An API key of the tenant's organization, created over HTTP. */
     const apiKey = async (w: Tenant & { person: Person }, scopes = ['sites:read']) => {
       const created = await ok<{ id: string; key: string }>(
-        http(server.url, 'POST', '/api-keys', { token: w.person.token, body: { orgId: w.orgId, name: 'CI pipeline', scopes } }),
+        http(shared.url, 'POST', '/api-keys', { token: w.person.token, body: { orgId: w.orgId, name: 'CI pipeline', scopes } }),
         'create API key',
       );
       return { keyId: created.id, key: created.key };
     };
-    const withKey = (apiKeyValue: string) => ({ env: { SVC_API_KEY: apiKeyValue, SVC_BASE_URL: server.url } });
-
-    beforeAll(async () => {
-      server = await startServer();
-      // Inviting people takes an administrator's session with MFA.
-      token = (await turnOnMfa(server.url, await adminToken(server.url))).token;
-    });
-    afterAll(async () => {
-      for (const user of made) user.cleanup();
-      await server?.stop();
-    });
+    const withKey = (apiKeyValue: string) => ({ env: { SVC_API_KEY: apiKeyValue, SVC_BASE_URL: shared.url } });
 
     it('01§4.1 api-keys create -q prints only the key; the shown-once warning goes to stderr', async () => {
       const { admin, orgId } = await world();
@@ -157,7 +141,7 @@ describe(
       expect(dry).toMatchObject({
         dryRun: true,
         method: 'POST',
-        url: `${server.url}/api/v1/api-keys`,
+        url: `${shared.url}/api/v1/api-keys`,
         body: { orgId, name: 'dry' },
       });
       expect(await admin.json(['api-keys', 'list', '--org-id', orgId])).toHaveLength(1);
@@ -183,7 +167,7 @@ describe(
       const w = await world();
       const { keyId } = await apiKey(w);
       const ci = stranger();
-      const env = { SVC_BASE_URL: server.url };
+      const env = { SVC_BASE_URL: shared.url };
       const signIn = await ci.run(['api', 'POST', '/auth/login', '--input', '-'], {
         env,
         input: JSON.stringify({ email: w.person.email, password: w.person.password }),
@@ -239,7 +223,7 @@ describe(
       expect(created.stderr).toContain('will not be shown again');
       const enrollmentKey = created.stdout.trim();
 
-      const enrolled = await enroll(server.url, enrollmentKey, 'web-01');
+      const enrolled = await enroll(shared.url, enrollmentKey, 'web-01');
       expect(enrolled.status).toBe(201);
       const deviceId: string = enrolled.body.deviceId;
 
@@ -305,8 +289,8 @@ describe(
       expect(rotated.stdout).toMatch(ENROLLMENT_KEY);
       const newKey = rotated.stdout.trim();
       expect(newKey).not.toBe(created.key);
-      expect((await enroll(server.url, created.key, 'old-key')).status).toBeGreaterThanOrEqual(400);
-      expect((await enroll(server.url, newKey, 'db-01')).status).toBe(201);
+      expect((await enroll(shared.url, created.key, 'old-key')).status).toBeGreaterThanOrEqual(400);
+      expect((await enroll(shared.url, newKey, 'db-01')).status).toBe(201);
 
       expect((await admin.run(['enrollment-keys', 'delete', created.id])).exitCode).toBe(2);
       expect((await admin.run(['enrollment-keys', 'delete', created.id, '--yes'])).exitCode).toBe(0);

@@ -11,10 +11,10 @@ import {
   type CliUser,
   E2E_TIMEOUT_MS,
   type E2eServer,
-  http,
   login,
   startServer,
 } from '../helpers/cli.js';
+import { createTenant, enroll, ok, type Tenant } from '../helpers/fixtures.js';
 import { enableMfa } from '../helpers/mfa.js';
 
 const sha = (value: string) => createHash('sha256').update(value).digest('hex');
@@ -28,6 +28,12 @@ interface Agent {
   agentId: string;
   token: string;
   deviceId: string;
+}
+
+/** A test's own organization, with one enrolled agent and an auto-approve rule file (not yet created). */
+interface PamWorld extends Tenant {
+  agent: Agent;
+  ruleFile: string;
 }
 
 /** An agent's elevation request (04 wire notes "Agent ingest"), over plain HTTP with the agent token. */
@@ -57,54 +63,25 @@ const uac = (hash: string, n: number) => ({
 describe('e2e: svc pam (01 §4.9; CLI.md "Safety", "The audit export")', { timeout: E2E_TIMEOUT_MS }, () => {
   let server: E2eServer;
   let admin: CliUser;
-  let orgId: string;
-  let agent: Agent;
-  let ruleFile: string;
-  let ruleId = '';
+  let token: string;
   const started = new Date(Date.now() - 60_000).toISOString();
 
-  beforeAll(async () => {
-    // Rows are exportable at once: no settle delay.
-    server = await startServer({ SVC_EXPORT_SETTLE_SECONDS: '0' });
-    admin = cliUser();
-    const token = await adminToken(server.url);
-    const partner = await http(server.url, 'POST', '/orgs/partners', {
-      token,
-      body: { name: 'PAM MSP', slug: 'pam-msp' },
+  /**
+   * Each test's own organization: an enrollment key made through the API (it takes the administrator's session
+   * with MFA, so through the CLI), an agent that enrolls with it over plain HTTP, and the YAML of an auto-approve
+   * rule for its executable.
+   */
+  const world = async (): Promise<PamWorld> => {
+    const tenant = await createTenant(server.url, token, 'pam');
+    const key = await admin.json(['api', 'POST', '/enrollment-keys', '--input', '-'], {
+      input: JSON.stringify({ orgId: tenant.orgId, siteId: tenant.siteId, name: 'pam agents' }),
     });
-    const org = await http(server.url, 'POST', '/orgs/organizations', {
-      token,
-      body: { partnerId: partner.body.id, name: 'Elevated', slug: 'elevated' },
-    });
-    const site = await http(server.url, 'POST', '/orgs/sites', { token, body: { orgId: org.body.id, name: 'HQ' } });
-    orgId = org.body.id;
-    const signedIn = await login(admin, server.url);
-    if (signedIn.exitCode !== 0) throw new Error(signedIn.stderr);
-    await enableMfa(admin);
-
-    // An enrollment key through the API, then an agent enrolls with it over plain HTTP.
-    const key = await admin.run(['api', 'POST', '/enrollment-keys', '--input', '-'], {
-      input: JSON.stringify({ orgId, siteId: site.body.id, name: 'pam agents' }),
-    });
-    if (key.exitCode !== 0) throw new Error(key.stderr);
-    const enrolled = await http(server.url, 'POST', '/agents/enroll', {
-      body: {
-        enrollmentKey: JSON.parse(key.stdout).key,
-        hostname: 'ws-pam-01',
-        osType: 'windows',
-        osVersion: '11',
-        architecture: 'x86_64',
-        agentVersion: '1.0.0',
-      },
-    });
-    if (enrolled.status !== 201) throw new Error(JSON.stringify(enrolled.body));
-    agent = { agentId: enrolled.body.agentId, token: enrolled.body.authToken, deviceId: enrolled.body.deviceId };
-
-    ruleFile = path.join(admin.home, 'rule.yaml');
+    const enrolled = await ok(enroll(server.url, key.key, 'ws-pam-01', 'windows'), 'enroll');
+    const ruleFile = path.join(admin.home, `${tenant.slug}-rule.yaml`);
     fs.writeFileSync(
       ruleFile,
       [
-        `orgId: ${orgId}`,
+        `orgId: ${tenant.orgId}`,
         'name: Vendor installer',
         'verdict: auto_approve',
         'priority: 10',
@@ -114,13 +91,52 @@ describe('e2e: svc pam (01 §4.9; CLI.md "Safety", "The audit export")', { timeo
         '',
       ].join('\n'),
     );
-  });
+    return {
+      ...tenant,
+      agent: { agentId: enrolled.agentId, token: enrolled.authToken, deviceId: enrolled.deviceId },
+      ruleFile,
+    };
+  };
+  /** The world's rule, created from its file. */
+  const createRule = async (w: PamWorld): Promise<string> =>
+    (await admin.json<{ id: string }>(['pam', 'rules', 'create', '--from-file', w.ruleFile])).id;
+  /** A world whose rule has auto-approved AUTO_REQUESTS requests of its agent. */
+  const withAutoApproved = async () => {
+    const w = await world();
+    const ruleId = await createRule(w);
+    for (let i = 0; i < AUTO_REQUESTS; i += 15) {
+      const batch = await Promise.all(
+        Array.from({ length: 15 }, (_, j) => ingest(server.url, w.agent, uac(H_AUTO, i + j))),
+      );
+      for (const answer of batch) expect(answer.status).toBe('auto_approved');
+    }
+    return { ...w, ruleId };
+  };
+  /** A request no rule matches, left pending. */
+  const pendingRequest = async (w: PamWorld, n: number) => (await ingest(server.url, w.agent, uac(H_OTHER, n))).id;
+  /** A pending request approved by hand (`--yes`). */
+  const approvedRequest = async (w: PamWorld, n: number) => {
+    const id = await pendingRequest(w, n);
+    await admin.json(['pam', 'requests', 'approve', id, '--yes']);
+    return id;
+  };
+
+  beforeAll(async () => {
+    // Rows are exportable at once: no settle delay.
+    server = await startServer({ SVC_EXPORT_SETTLE_SECONDS: '0' });
+    admin = cliUser();
+    token = await adminToken(server.url);
+    const signedIn = await login(admin, server.url);
+    if (signedIn.exitCode !== 0) throw new Error(signedIn.stderr);
+    await enableMfa(admin);
+  }, E2E_TIMEOUT_MS);
   afterAll(async () => {
     admin?.cleanup();
     await server?.stop();
   });
 
   it('01§4.9 rules create --from-file (YAML), list, update, get', async () => {
+    const { orgId, ruleFile } = await world();
     const created = await admin.json(['pam', 'rules', 'create', '--from-file', ruleFile]);
     expect(created).toMatchObject({
       orgId,
@@ -132,7 +148,7 @@ describe('e2e: svc pam (01 §4.9; CLI.md "Safety", "The audit export")', { timeo
       matchUser: 'CORP\\alice',
       approvalDurationMinutes: 30,
     });
-    ruleId = created.id;
+    const ruleId: string = created.id;
     const listed = await admin.json(['pam', 'rules', 'list', '--org-id', orgId]);
     expect(listed.map((r: { id: string }) => r.id)).toEqual([ruleId]);
     const updated = await admin.json([
@@ -157,30 +173,11 @@ describe('e2e: svc pam (01 §4.9; CLI.md "Safety", "The audit export")', { timeo
     expect(await admin.json(['pam', 'rules', 'get', ruleId])).toEqual(updated);
     // Input the contract refuses is a usage error (exit 2); a rule shape the server refuses is a 400
     // business-rule refusal (exit 6, CLI.md), with the spec's code.
-    const badHash = await admin.run([
-      'pam',
-      'rules',
-      'create',
-      '--org-id',
-      orgId,
-      '--name',
-      'x',
-      '--match-hash',
-      'not-hex',
-    ]);
+    const createInOrg = (...flags: string[]) => admin.run(['pam', 'rules', 'create', '--org-id', orgId, ...flags]);
+    const badHash = await createInOrg('--name', 'x', '--match-hash', 'not-hex');
     expect(badHash.exitCode).toBe(2);
     expect(badHash.stderr).toContain('matchHash');
-    const windowOnly = await admin.run([
-      'pam',
-      'rules',
-      'create',
-      '--org-id',
-      orgId,
-      '--name',
-      'window only',
-      '--time-window',
-      '{"start":"08:00","end":"18:00"}',
-    ]);
+    const windowOnly = await createInOrg('--name', 'window only', '--time-window', '{"start":"08:00","end":"18:00"}');
     expect(windowOnly.exitCode).toBe(6);
     expect(windowOnly.stderr).toContain('PAM_RULE_NO_CRITERIA');
     // Re-approval turns auto-approval back on: it confirms, and a rule that was never suspended is refused.
@@ -196,12 +193,8 @@ describe('e2e: svc pam (01 §4.9; CLI.md "Safety", "The audit export")', { timeo
   });
 
   it('01§4.9 agents ingest: the rule auto-approves matching requests; preview counts them', async () => {
-    for (let i = 0; i < AUTO_REQUESTS; i += 15) {
-      const batch = await Promise.all(
-        Array.from({ length: 15 }, (_, j) => ingest(server.url, agent, uac(H_AUTO, i + j))),
-      );
-      for (const answer of batch) expect(answer.status).toBe('auto_approved');
-    }
+    // withAutoApproved checks that each of the rule's requests is answered auto_approved.
+    const { ruleFile } = await withAutoApproved();
     const preview = await admin.json([
       'pam',
       'rules',
@@ -217,11 +210,18 @@ describe('e2e: svc pam (01 §4.9; CLI.md "Safety", "The audit export")', { timeo
     expect(preview.sample.length).toBeGreaterThan(0);
   });
 
-  let pendingId = '';
-
   it('01§4.9 requests list with filters; approve refuses without --yes off a terminal (exit 2); --yes approves', async () => {
-    pendingId = (await ingest(server.url, agent, uac(H_OTHER, 1000))).id;
-    const pending = await admin.json(['pam', 'requests', 'list', '--status', 'pending', '--device-id', agent.deviceId]);
+    const w = await withAutoApproved();
+    const pendingId = await pendingRequest(w, 1000);
+    const pending = await admin.json([
+      'pam',
+      'requests',
+      'list',
+      '--status',
+      'pending',
+      '--device-id',
+      w.agent.deviceId,
+    ]);
     expect(pending.map((r: { id: string }) => r.id)).toEqual([pendingId]);
     expect(pending[0]).toMatchObject({
       status: 'pending',
@@ -234,6 +234,8 @@ describe('e2e: svc pam (01 §4.9; CLI.md "Safety", "The audit export")', { timeo
       'requests',
       'list',
       '--all',
+      '--device-id',
+      w.agent.deviceId,
       '--flow-type',
       'uac_intercept',
       '--from',
@@ -263,25 +265,30 @@ describe('e2e: svc pam (01 §4.9; CLI.md "Safety", "The audit export")', { timeo
       status: 'approved',
       decisionSource: 'human',
     });
-    expect((await admin.json(['pam', 'active'])).map((r: { id: string }) => r.id)).toContain(pendingId);
+    expect((await admin.json(['pam', 'active', '--org-id', w.orgId])).map((r: { id: string }) => r.id)).toContain(
+      pendingId,
+    );
     // Not pending any more: exit 6.
     expect((await admin.run(['pam', 'requests', 'deny', pendingId, '--reason', 'late'])).exitCode).toBe(6);
   });
 
   it('01§4.9 deny, and revoke (refused without --yes; --reason required)', async () => {
-    const other = (await ingest(server.url, agent, uac(H_OTHER, 1001))).id;
+    const w = await world();
+    const approvedId = await approvedRequest(w, 1000);
+    const other = await pendingRequest(w, 1001);
     expect(await admin.json(['pam', 'requests', 'deny', other, '--reason', 'Not on the list'])).toMatchObject({
       id: other,
       status: 'denied',
     });
-    expect((await admin.run(['pam', 'requests', 'revoke', pendingId, '--reason', 'done'])).exitCode).toBe(2);
-    expect((await admin.run(['pam', 'requests', 'revoke', pendingId, '--yes'])).exitCode).toBe(2);
+    expect((await admin.run(['pam', 'requests', 'revoke', approvedId, '--reason', 'done'])).exitCode).toBe(2);
+    expect((await admin.run(['pam', 'requests', 'revoke', approvedId, '--yes'])).exitCode).toBe(2);
     expect(
-      await admin.json(['pam', 'requests', 'revoke', pendingId, '--reason', 'Work finished', '--yes']),
-    ).toMatchObject({ id: pendingId, status: 'revoked', enforcementStatus: 'cleanup_pending' });
+      await admin.json(['pam', 'requests', 'revoke', approvedId, '--reason', 'Work finished', '--yes']),
+    ).toMatchObject({ id: approvedId, status: 'revoked', enforcementStatus: 'cleanup_pending' });
   });
 
   it('01§4.9 a critical-tier approval without the password and without a terminal exits 3 naming --reauth-password-stdin; with it, approved', async () => {
+    const { agent } = await world();
     const critical = (
       await ingest(server.url, agent, {
         subject_username: 'CORP\\alice',
@@ -309,6 +316,7 @@ describe('e2e: svc pam (01 §4.9; CLI.md "Safety", "The audit export")', { timeo
   });
 
   it('01§4.9 config, config update; signer groups create, list, get, update, delete', async () => {
+    const { orgId } = await world();
     expect(await admin.json(['pam', 'config', '--org-id', orgId])).toMatchObject({
       orgId,
       defaultUnmatchedVerdict: 'require_approval',
@@ -346,77 +354,71 @@ describe('e2e: svc pam (01 §4.9; CLI.md "Safety", "The audit export")', { timeo
   });
 
   describe('svc pam export', () => {
+    /**
+     * One organization's events, which no test of this block changes (an export only reads): the rule's
+     * requests (requested + auto_approved each) and requests decided by hand (approved then revoked, denied,
+     * approved), all before `to`; `reference` is the whole window exported to a file, and `rows` its row count.
+     */
+    let w: PamWorld;
     let to = '';
-    let full = '';
+    let reference = '';
     let rows = 0;
+    /** `svc pam export` of the organization over [started, until), to stdout or with --out. */
+    const exportArgs = (until = to) => ['pam', 'export', '--org-id', w.orgId, '--from', started, '--to', until];
+    const exportTo = (file: string) => admin.run([...exportArgs(), '--out', file, '--output', 'json']);
 
-    it('CLI.md audit export: --out FILE over a few hundred events, header once, checkpoint removed', async () => {
+    beforeAll(async () => {
+      w = await withAutoApproved();
+      // One CLI process at a time: they share the administrator's profile.
+      const revoked = await approvedRequest(w, 1000);
+      await approvedRequest(w, 1001);
+      const denied = await pendingRequest(w, 1002);
+      await admin.json(['pam', 'requests', 'revoke', revoked, '--reason', 'Work finished', '--yes']);
+      await admin.json(['pam', 'requests', 'deny', denied, '--reason', 'Not on the list']);
       await new Promise((resolve) => setTimeout(resolve, 20));
       to = new Date().toISOString();
-      full = path.join(admin.home, 'full.csv');
-      const result = await admin.run([
-        'pam',
-        'export',
-        '--org-id',
-        orgId,
-        '--from',
-        started,
-        '--to',
-        to,
-        '--out',
-        full,
-        '--output',
-        'json',
-      ]);
+      reference = path.join(admin.home, `${w.slug}-reference.csv`);
+      const result = await exportTo(reference);
+      if (result.exitCode !== 0) throw new Error(`the reference export exited ${result.exitCode}:\n${result.stderr}`);
+      rows = JSON.parse(result.stdout).rows;
+    }, E2E_TIMEOUT_MS);
+
+    it('CLI.md audit export: --out FILE over a few hundred events, header once, checkpoint removed', async () => {
+      const full = path.join(admin.home, `${w.slug}-full.csv`);
+      const result = await exportTo(full);
       expect(result.exitCode, result.stderr).toBe(0);
       const summary = JSON.parse(result.stdout);
       // requested + auto_approved per rule-decided request, and the events of the requests decided by hand.
       expect(summary.rows).toBeGreaterThanOrEqual(2 * AUTO_REQUESTS + 6);
       expect(summary).toMatchObject({ out: full, complete: true, pages: 1 });
-      rows = summary.rows;
       const text = fs.readFileSync(full, 'utf8');
       expect(text.startsWith('id,org_id,elevation_request_id,event_type,')).toBe(true);
       expect(text.match(/^id,org_id,/gm)).toHaveLength(1);
       expect(fs.existsSync(`${full}.cursor`)).toBe(false);
       // To stdout with small pages: the same bytes.
-      const streamed = await admin.run([
-        'pam',
-        'export',
-        '--org-id',
-        orgId,
-        '--from',
-        started,
-        '--to',
-        to,
-        '--limit',
-        '50',
-      ]);
+      const streamed = await admin.run([...exportArgs(), '--limit', '50']);
       expect(streamed.exitCode).toBe(0);
       expect(`${streamed.stdout}\n`).toBe(text);
     });
 
     it('CLI.md audit export: interrupted (SIGINT after the first checkpoint): file at its checkpoint, same row count; --resume is byte-identical', async () => {
-      const target = path.join(admin.home, 'interrupted.csv');
+      const target = path.join(admin.home, `${w.slug}-interrupted.csv`);
       const checkpoint = `${target}.cursor`;
-      const child = execa(
-        'node',
-        [BIN, 'pam', 'export', '--org-id', orgId, '--from', started, '--to', to, '--limit', '1', '--out', target],
-        {
-          env: {
-            PATH: process.env.PATH ?? '',
-            LANG: 'C.UTF-8',
-            HOME: admin.home,
-            XDG_CONFIG_HOME: admin.configDir,
-            XDG_DATA_HOME: path.join(admin.home, '.local', 'share'),
-            XDG_CACHE_HOME: path.join(admin.home, '.cache'),
-            CI: '1',
-          },
-          extendEnv: false,
-          reject: false,
-          stdin: 'ignore',
-          timeout: 30_000,
+      const child = execa('node', [BIN, ...exportArgs(), '--limit', '1', '--out', target], {
+        env: {
+          PATH: process.env.PATH ?? '',
+          LANG: 'C.UTF-8',
+          HOME: admin.home,
+          XDG_CONFIG_HOME: admin.configDir,
+          XDG_DATA_HOME: path.join(admin.home, '.local', 'share'),
+          XDG_CACHE_HOME: path.join(admin.home, '.cache'),
+          CI: '1',
         },
-      );
+        extendEnv: false,
+        reject: false,
+        stdin: 'ignore',
+        timeout: 30_000,
+      });
       let pages = 0;
       for (let waited = 0; pages < 3 && waited < 20_000; waited += 5) {
         await new Promise((resolve) => setTimeout(resolve, 5));
@@ -435,47 +437,17 @@ describe('e2e: svc pam (01 §4.9; CLI.md "Safety", "The audit export")', { timeo
       expect(saved.rows).toBeLessThan(rows);
       // Nothing half-written: the file ends at its checkpoint, and the message counts the checkpoint's rows.
       expect(fs.statSync(target).size).toBe(saved.bytes);
-      expect(String(interrupted.stderr)).toMatch(new RegExp(`Interrupted after ${saved.rows} rows? in ${saved.pages} pages?`));
+      expect(String(interrupted.stderr)).toMatch(
+        new RegExp(`Interrupted after ${saved.rows} rows? in ${saved.pages} pages?`),
+      );
 
-      const mismatch = await admin.run([
-        'pam',
-        'export',
-        '--org-id',
-        orgId,
-        '--from',
-        started,
-        '--to',
-        to,
-        '--event-type',
-        'approved',
-        '--out',
-        target,
-        '--resume',
-      ]);
+      const mismatch = await admin.run([...exportArgs(), '--event-type', 'approved', '--out', target, '--resume']);
       expect(mismatch.exitCode).toBe(2);
-      const restart = await admin.run([
-        'pam',
-        'export',
-        '--org-id',
-        orgId,
-        '--from',
-        started,
-        '--to',
-        to,
-        '--out',
-        target,
-      ]);
+      const restart = await admin.run([...exportArgs(), '--out', target]);
       expect(restart.exitCode).toBe(2);
 
       const resumed = await admin.run([
-        'pam',
-        'export',
-        '--org-id',
-        orgId,
-        '--from',
-        started,
-        '--to',
-        to,
+        ...exportArgs(),
         '--limit',
         '7',
         '--out',
@@ -486,47 +458,26 @@ describe('e2e: svc pam (01 §4.9; CLI.md "Safety", "The audit export")', { timeo
       ]);
       expect(resumed.exitCode, resumed.stderr).toBe(0);
       expect(JSON.parse(resumed.stdout)).toMatchObject({ rows, complete: true, resumed: true });
-      expect(fs.readFileSync(target).equals(fs.readFileSync(full))).toBe(true);
+      expect(fs.readFileSync(target).equals(fs.readFileSync(reference))).toBe(true);
       expect(fs.existsSync(checkpoint)).toBe(false);
     });
 
     it('CLI.md audit export: a window reaching past the settle watermark exits 9; --allow-incomplete exits 0', async () => {
       const future = new Date(Date.now() + 3_600_000).toISOString();
-      const incomplete = await admin.run([
-        'pam',
-        'export',
-        '--org-id',
-        orgId,
-        '--from',
-        started,
-        '--to',
-        future,
-        '--format',
-        'jsonl',
-      ]);
+      const incomplete = await admin.run([...exportArgs(future), '--format', 'jsonl']);
       expect(incomplete.exitCode).toBe(9);
       expect(incomplete.stdout.split('\n').length).toBeGreaterThanOrEqual(rows);
-      const allowed = await admin.run([
-        'pam',
-        'export',
-        '--org-id',
-        orgId,
-        '--from',
-        started,
-        '--to',
-        future,
-        '--format',
-        'jsonl',
-        '--allow-incomplete',
-      ]);
+      const allowed = await admin.run([...exportArgs(future), '--format', 'jsonl', '--allow-incomplete']);
       expect(allowed.exitCode).toBe(0);
     });
   });
 
   it('01§4.9 rules delete refuses without --yes (exit 2); --yes deletes', async () => {
+    const w = await world();
+    const ruleId = await createRule(w);
     expect((await admin.run(['pam', 'rules', 'delete', ruleId])).exitCode).toBe(2);
     expect(await admin.json(['pam', 'rules', 'delete', ruleId, '--yes'])).toMatchObject({ id: ruleId, success: true });
-    expect(await admin.json(['pam', 'rules', 'list', '--org-id', orgId])).toEqual([]);
+    expect(await admin.json(['pam', 'rules', 'list', '--org-id', w.orgId])).toEqual([]);
     expect((await admin.run(['pam', 'rules', 'get', ruleId])).exitCode).toBe(5);
   });
 });

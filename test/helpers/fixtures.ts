@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { cliUser, http, type CliUser } from './cli.js';
+import { afterAll, beforeAll } from 'vitest';
+import { adminToken, cliUser, type CliUser, E2E_TIMEOUT_MS, type E2eServer, http, startServer } from './cli.js';
 import { totp } from './totp.js';
 
 /**
@@ -113,4 +114,36 @@ export function enroll(url: string, enrollmentKey: string, hostname: string, osT
       agentVersion: '1.0.0',
     },
   });
+}
+
+/**
+ * The server an e2e file's tests share: started before the first test, stopped after the last, with a system
+ * administrator's session with MFA over HTTP (`token`: inviting people takes one). The CLI users passed to `track`
+ * are removed at the end. No test changes what it holds: each makes its own tenant.
+ */
+export function sharedServer(env: Record<string, string> = {}) {
+  let server: E2eServer | undefined;
+  let token = '';
+  const made: CliUser[] = [];
+  beforeAll(async () => {
+    server = await startServer(env);
+    token = (await turnOnMfa(server.url, await adminToken(server.url))).token;
+  }, E2E_TIMEOUT_MS);
+  afterAll(async () => {
+    for (const user of made) user.cleanup();
+    await server?.stop();
+  });
+  return {
+    get url(): string {
+      if (!server) throw new Error('the shared server is not started yet (use it inside a test)');
+      return server.url;
+    },
+    get token(): string {
+      return token;
+    },
+    track<T extends CliUser>(user: T): T {
+      made.push(user);
+      return user;
+    },
+  };
 }

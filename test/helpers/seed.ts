@@ -4,6 +4,8 @@ import {
   organizations,
   partnerUsers,
   partners,
+  rolePermissions,
+  roles,
   sites,
   users,
 } from '../../src/server/db/schema/index.js';
@@ -256,4 +258,14 @@ export async function seedWorld(t: TestApp, options: { mfa?: boolean } = {}): Pr
   };
   const tokens = Object.fromEntries(Object.entries(users).map(([k, u]) => [k, u.token])) as Record<WorldCaller, string>;
   return { partnerA, partnerB, orgA1, orgA2, orgB1, siteA1a, siteA1b, siteA2a, siteB1a, users, tokens };
+}
+
+/** A custom organization role with exactly these permissions (the built-in Org Admin cannot write keys). */
+export function seedOrgRole(t: TestApp, orgId: string, permissions: string[], name = `custom-${permissions.join('+')}`): string {
+  const role = t.db.insert(roles).values({ name, scope: 'organization', orgId }).returning().get();
+  for (const p of permissions) {
+    const [resource = '*', action = '*'] = p.split(':');
+    t.db.insert(rolePermissions).values({ roleId: role.id, resource, action }).run();
+  }
+  return role.id;
 }

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, InjectOptions } from 'fastify';
+import { expect } from 'vitest';
 import { buildApp, type BuiltApp } from '../../src/server/app.js';
 import { loadConfig } from '../../src/server/config.js';
 import { initDataDir } from '../../src/server/ops/init.js';
@@ -15,7 +16,7 @@ export interface TestApp extends BuiltApp {
   announced: string[];
   close(): Promise<void>;
   /** inject with a JSON body and an optional bearer token; returns status, headers and parsed JSON. */
-  call(method: InjectOptions['method'], url: string, options?: { token?: string; apiKey?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; headers: Record<string, unknown>; body: any; text: string }>;
+  call(method: InjectOptions['method'], url: string, options?: { token?: string; apiKey?: string; body?: unknown; headers?: Record<string, string>; remoteAddress?: string }): Promise<{ status: number; headers: Record<string, unknown>; body: any; text: string }>;
 }
 
 /** A first start as `svc server init` does it, for a template data dir (test/helpers/template.ts). */
@@ -46,7 +47,13 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
       const headers: Record<string, string> = { ...(options.headers ?? {}) };
       if (options.token) headers.authorization = `Bearer ${options.token}`;
       if (options.apiKey) headers['x-api-key'] = options.apiKey;
-      const res = await app.inject({ method, url, headers, ...(options.body !== undefined ? { payload: options.body as object } : {}) });
+      const res = await app.inject({
+        method,
+        url,
+        headers,
+        ...(options.remoteAddress ? { remoteAddress: options.remoteAddress } : {}),
+        ...(options.body !== undefined ? { payload: options.body as object } : {}),
+      });
       let body: unknown;
       try {
         body = res.body ? JSON.parse(res.body) : undefined;
@@ -63,6 +70,33 @@ export async function loginAs(t: TestApp, email = ADMIN_EMAIL, password = ADMIN_
   const res = await t.call('POST', '/api/v1/auth/login', { body: { email, password } });
   if (res.status !== 200 || !res.body.tokens) throw new Error(`login failed: ${res.status} ${res.text}`);
   return res.body.tokens.accessToken as string;
+}
+
+export type Answer = Awaited<ReturnType<TestApp['call']>>;
+
+/**
+ * Calls through the app of the test running now that keep every answer's text, so that the test can prove after
+ * it ran that no secret left the server: `expectNoLeak('keyHash', storedHashes)` checks every answer, then forgets
+ * them. `as` is `call` on an `/api/v1` path with a bearer token.
+ */
+export function recordedCalls(app: () => TestApp) {
+  let seen: string[] = [];
+  const call = async (...args: Parameters<TestApp['call']>): Promise<Answer> => {
+    const res = await app().call(...args);
+    seen.push(res.text);
+    return res;
+  };
+  const as = (token: string, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown, headers?: Record<string, string>) =>
+    call(method, `/api/v1${url}`, { token, ...(body !== undefined ? { body } : {}), ...(headers ? { headers } : {}) });
+  const expectNoLeak = (field: string, hashes: readonly string[]) => {
+    const answers = seen;
+    seen = [];
+    for (const text of answers) {
+      expect(text).not.toContain(field);
+      for (const hash of hashes) expect(text).not.toContain(hash);
+    }
+  };
+  return { call, as, expectNoLeak };
 }
 
 /** Kept here too for the tests that import it from this file. */

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditLogs, devices, enrollmentKeys, organizations, outboxEvents, partners } from '../../src/server/db/schema/index.js';
-import { createTestApp, type TestApp } from '../helpers/server.js';
+import { createTestApp, recordedCalls, type TestApp } from '../helpers/server.js';
 import { seedWorld, type World } from '../helpers/seed.js';
 
 const API = '/api/v1';
@@ -11,17 +11,10 @@ const CONFIG = { heartbeatIntervalSeconds: 60, metricsCollectionIntervalSeconds:
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
-type Res = Awaited<ReturnType<TestApp['call']>>;
-
 describe('agent enrollment and agent authentication (04 notes "Enrollment keys and agents", 01 §5.13)', () => {
   let t: TestApp;
   let w: World;
-  let seen: string[];
-  const call = async (...args: Parameters<TestApp['call']>): Promise<Res> => {
-    const res = await t.call(...args);
-    seen.push(res.text);
-    return res;
-  };
+  const { call, expectNoLeak } = recordedCalls(() => t);
   const newKey = async (body: Record<string, unknown> = {}) => {
     const res = await call('POST', `${API}/enrollment-keys`, { token: w.tokens.system, body: { orgId: w.orgA1.id, name: 'fleet', ...body } });
     expect(res.status).toBe(201);
@@ -34,14 +27,10 @@ describe('agent enrollment and agent authentication (04 notes "Enrollment keys a
   beforeEach(async () => {
     t = await createTestApp();
     w = await seedWorld(t, { mfa: true });
-    seen = [];
   });
   afterEach(async () => {
     const hashes = t.db.select({ h: devices.agentTokenHash }).from(devices).all().map((r) => r.h);
-    for (const text of seen) {
-      expect(text).not.toContain('agentTokenHash');
-      for (const hash of hashes) expect(text).not.toContain(hash);
-    }
+    expectNoLeak('agentTokenHash', hashes);
     await t.close();
   });
 

@@ -1,45 +1,25 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { apiKeys, auditLogs, enrollmentKeys, rolePermissions, roles } from '../../src/server/db/schema/index.js';
-import { createTestApp, type TestApp } from '../helpers/server.js';
-import { seedUser, seedWorld, type World } from '../helpers/seed.js';
+import { apiKeys, auditLogs, enrollmentKeys } from '../../src/server/db/schema/index.js';
+import { createTestApp, recordedCalls, type TestApp } from '../helpers/server.js';
+import { seedOrgRole, seedUser, seedWorld, type World } from '../helpers/seed.js';
 
 const API = '/api/v1';
 const WARNING = 'Store this API key securely. It will not be shown again.';
 const KEY_RE = /^svc_[A-Za-z0-9_-]{32}$/;
 
-type Res = Awaited<ReturnType<TestApp['call']>>;
-
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
-
-/** A custom organization role with exactly these permissions (the built-in Org Admin cannot write keys). */
-function seedOrgRole(t: TestApp, orgId: string, permissions: string[]): string {
-  const role = t.db.insert(roles).values({ name: `custom-${permissions.join('+')}`, scope: 'organization', orgId }).returning().get();
-  for (const p of permissions) {
-    const [resource = '*', action = '*'] = p.split(':');
-    t.db.insert(rolePermissions).values({ roleId: role.id, resource, action }).run();
-  }
-  return role.id;
-}
 
 describe('API keys (01 §2.1, §3, §4.1)', () => {
   let t: TestApp;
   let w: World;
-  let seen: string[];
-  const call = async (...args: Parameters<TestApp['call']>): Promise<Res> => {
-    const res = await t.call(...args);
-    seen.push(res.text);
-    return res;
-  };
-  const as = (token: string, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown, headers?: Record<string, string>) =>
-    call(method, `${API}${url}`, { token, ...(body !== undefined ? { body } : {}), ...(headers ? { headers } : {}) });
+  const { call, as, expectNoLeak } = recordedCalls(() => t);
   const create = (body: Record<string, unknown>, token = w.tokens.system) => as(token, 'POST', '/api-keys', body);
 
   beforeEach(async () => {
     t = await createTestApp();
     w = await seedWorld(t, { mfa: true });
-    seen = [];
   });
   afterEach(async () => {
     // 01 §2.1: keyHash is stored, never returned; no stored hash ever appears in a response.
@@ -47,10 +27,7 @@ describe('API keys (01 §2.1, §3, §4.1)', () => {
       ...t.db.select({ h: apiKeys.keyHash }).from(apiKeys).all(),
       ...t.db.select({ h: enrollmentKeys.keyHash }).from(enrollmentKeys).all(),
     ].map((r) => r.h);
-    for (const text of seen) {
-      expect(text).not.toContain('keyHash');
-      for (const hash of hashes) expect(text).not.toContain(hash);
-    }
+    expectNoLeak('keyHash', hashes);
     await t.close();
   });
 

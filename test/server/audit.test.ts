@@ -27,20 +27,7 @@ async function send(
   url: string,
   options: { body?: unknown; headers?: Record<string, string>; remoteAddress?: string } = {},
 ): Promise<Sent> {
-  const res = await t.app.inject({
-    method,
-    url: `${API}${url}`,
-    headers: { authorization: `Bearer ${token}`, 'user-agent': UA, ...(options.headers ?? {}) },
-    ...(options.remoteAddress ? { remoteAddress: options.remoteAddress } : {}),
-    ...(options.body !== undefined ? { payload: options.body as object } : {}),
-  });
-  let body: unknown;
-  try {
-    body = res.body ? JSON.parse(res.body) : undefined;
-  } catch {
-    body = undefined;
-  }
-  return { status: res.statusCode, headers: res.headers, body, text: res.body };
+  return t.call(method, `${API}${url}`, { ...options, token, headers: { 'user-agent': UA, ...(options.headers ?? {}) } });
 }
 
 function rows(t: TestApp): AuditRow[] {

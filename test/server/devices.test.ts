@@ -3,24 +3,20 @@ import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditLogs, devices, enrollmentKeys, sites } from '../../src/server/db/schema/index.js';
 import { systemContext } from '../../src/server/context.js';
-import { createTestApp, type TestApp } from '../helpers/server.js';
+import { type Answer, createTestApp, recordedCalls, type TestApp } from '../helpers/server.js';
 import { ROLES, seedUser, seedWorld, type World, type WorldCaller } from '../helpers/seed.js';
 
 const API = '/api/v1';
 
-type Res = Awaited<ReturnType<TestApp['call']>>;
-
 describe('devices (01 §1, 04 notes "Enrollment keys and agents")', () => {
   let t: TestApp;
   let w: World;
-  let seen: string[];
+  const { call, expectNoLeak } = recordedCalls(() => t);
   let hosts: Record<string, { deviceId: string; agentId: string; authToken: string }>;
   /** `who` is a caller of the seeded world or a raw access token. */
-  const as = async (who: string, method: 'GET' | 'DELETE', url: string): Promise<Res> => {
+  const as = async (who: string, method: 'GET' | 'DELETE', url: string): Promise<Answer> => {
     const token = who in w.tokens ? w.tokens[who as WorldCaller] : who;
-    const res = await t.call(method, `${API}${url}`, { token });
-    seen.push(res.text);
-    return res;
+    return call(method, `${API}${url}`, { token });
   };
   const hostnames = async (who: string, query = '') => {
     const res = await as(who, 'GET', `/devices${query}`);
@@ -36,7 +32,6 @@ describe('devices (01 §1, 04 notes "Enrollment keys and agents")', () => {
   beforeEach(async () => {
     t = await createTestApp();
     w = await seedWorld(t, { mfa: true });
-    seen = [];
     hosts = {};
     enroll(w.orgA1.id, w.siteA1a.id, 'a1a-web', 'linux');
     enroll(w.orgA1.id, w.siteA1a.id, 'a1a-desk', 'windows');
@@ -47,10 +42,7 @@ describe('devices (01 §1, 04 notes "Enrollment keys and agents")', () => {
   });
   afterEach(async () => {
     const hashes = t.db.select({ h: devices.agentTokenHash }).from(devices).all().map((r) => r.h);
-    for (const text of seen) {
-      expect(text).not.toContain('agentTokenHash');
-      for (const hash of hashes) expect(text).not.toContain(hash);
-    }
+    expectNoLeak('agentTokenHash', hashes);
     await t.close();
   });
 

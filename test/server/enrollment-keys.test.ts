@@ -3,14 +3,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
-import { auditLogs, enrollmentKeys, rolePermissions, roles } from '../../src/server/db/schema/index.js';
-import { createTestApp, type TestApp } from '../helpers/server.js';
-import { seedUser, seedWorld, type World } from '../helpers/seed.js';
+import { auditLogs, enrollmentKeys } from '../../src/server/db/schema/index.js';
+import { createTestApp, recordedCalls, type TestApp } from '../helpers/server.js';
+import { seedOrgRole, seedUser, seedWorld, type World } from '../helpers/seed.js';
 
 const API = '/api/v1';
 const MINUTE = 60_000;
-
-type Res = Awaited<ReturnType<TestApp['call']>>;
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
@@ -18,42 +16,22 @@ function pepperOf(t: TestApp): string {
   return (JSON.parse(fs.readFileSync(path.join(t.dataDir, 'secrets.json'), 'utf8')) as { enrollmentPepper: string }).enrollmentPepper;
 }
 
-function seedOrgRole(t: TestApp, orgId: string, permissions: string[]): string {
-  const role = t.db.insert(roles).values({ name: 'key writer', scope: 'organization', orgId }).returning().get();
-  for (const p of permissions) {
-    const [resource = '*', action = '*'] = p.split(':');
-    t.db.insert(rolePermissions).values({ roleId: role.id, resource, action }).run();
-  }
-  return role.id;
-}
-
 const ENROLL = { hostname: 'host-1', osType: 'linux', osVersion: '6.8', architecture: 'x86_64', agentVersion: '1.0.0' };
 
 describe('enrollment keys (01 §2.2, §3, §4.2)', () => {
   let t: TestApp;
   let w: World;
-  let seen: string[];
-  const call = async (...args: Parameters<TestApp['call']>): Promise<Res> => {
-    const res = await t.call(...args);
-    seen.push(res.text);
-    return res;
-  };
-  const as = (token: string, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown, headers?: Record<string, string>) =>
-    call(method, `${API}${url}`, { token, ...(body !== undefined ? { body } : {}), ...(headers ? { headers } : {}) });
+  const { call, as, expectNoLeak } = recordedCalls(() => t);
   const create = (body: Record<string, unknown>, token = w.tokens.system) => as(token, 'POST', '/enrollment-keys', body);
   const enroll = (enrollmentKey: string, extra: Record<string, unknown> = {}) => call('POST', `${API}/agents/enroll`, { body: { ...ENROLL, enrollmentKey, ...extra } });
 
   async function setup(env: Record<string, string> = {}) {
     t = await createTestApp(env);
     w = await seedWorld(t, { mfa: true });
-    seen = [];
   }
   afterEach(async () => {
     const hashes = t.db.select({ h: enrollmentKeys.keyHash }).from(enrollmentKeys).all().map((r) => r.h);
-    for (const text of seen) {
-      expect(text).not.toContain('keyHash');
-      for (const hash of hashes) expect(text).not.toContain(hash);
-    }
+    expectNoLeak('keyHash', hashes);
     await t.close();
   });
 
@@ -127,7 +105,7 @@ describe('enrollment keys (01 §2.2, §3, §4.2)', () => {
       expect(res.status).toBe(400);
       expect(res.body.error).toContain('orgId');
     }
-    const roleId = seedOrgRole(t, w.orgA1.id, ['organizations:read', 'organizations:write']);
+    const roleId = seedOrgRole(t, w.orgA1.id, ['organizations:read', 'organizations:write'], 'key writer');
     const writer = await seedUser(t, { email: 'writer@a1.test', org: { orgId: w.orgA1.id, roleId }, login: 'mint', mfa: true });
     const inferred = await create({ name: 'inferred' }, writer.token);
     expect(inferred.status).toBe(201);

@@ -48,6 +48,18 @@ export interface SmsLoginCodes {
 /** Multi-factor authentication (01 §4.5, §5.7): TOTP setup and enable, verify (sign-in and step-up) with a
  * TOTP code, an SMS code (for users whose method is sms) or a recovery code, disable and recovery codes,
  * with the verification throttle of the 04 wire notes. */
+/** The audit entry of a user turning MFA on, by authenticator app or by SMS (identity/sms-service.ts). */
+export function recordMfaEnabled(db: Db, ctx: RequestContext, user: Pick<User, 'id' | 'email'>, method: 'totp' | 'sms'): void {
+  recordAudit(db, ctx, {
+    action: 'user.mfa.enable',
+    resourceType: 'user',
+    resourceId: user.id,
+    resourceName: user.email,
+    orgId: ctx.caller.orgId,
+    details: { method },
+  });
+}
+
 export class MfaService {
   /** Failed code checks, per user and per client IP. */
   readonly limiter = new SlidingWindowLimiter();
@@ -208,14 +220,7 @@ export class MfaService {
         .where(eq(users.id, user.id))
         .returning()
         .get();
-      recordAudit(this.db, ctx, {
-        action: 'user.mfa.enable',
-        resourceType: 'user',
-        resourceId: user.id,
-        resourceName: user.email,
-        orgId: ctx.caller.orgId,
-        details: { method: 'totp' },
-      });
+      recordMfaEnabled(this.db, ctx, user, 'totp');
       return updated;
     })();
     const tokens = await this.sessions.issue(user.id, true, { ip: ctx.ip, userAgent: ctx.userAgent });

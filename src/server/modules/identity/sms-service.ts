@@ -13,6 +13,7 @@ import type { TokenSigner } from '../../security/tokens.js';
 import { hashRecoveryCode, newRecoveryCodes } from '../../security/totp.js';
 import { recordAudit } from '../audit/recorder.js';
 import type { AuthService, User } from './auth-service.js';
+import { recordMfaEnabled } from './mfa-service.js';
 
 export type SmsCodePurpose = 'phone_verify' | 'mfa_login';
 
@@ -165,14 +166,7 @@ export class SmsService {
         .insert(mfaRecoveryCodes)
         .values(recoveryCodes.map((code) => ({ userId: user.id, codeHash: hashRecoveryCode(code) })))
         .run();
-      recordAudit(this.db, ctx, {
-        action: 'user.mfa.enable',
-        resourceType: 'user',
-        resourceId: user.id,
-        resourceName: user.email,
-        orgId: ctx.caller.orgId,
-        details: { method: 'sms' },
-      });
+      recordMfaEnabled(this.db, ctx, user, 'sms');
     })();
     return { success: true as const, mfaMethod: 'sms' as const, recoveryCodes };
   }

@@ -23,20 +23,23 @@ export function issueUserToken(tx: Db, userId: string, purpose: UserTokenPurpose
   return { token, expiresAt };
 }
 
+/** The row of a token of the purpose that is neither used nor expired at `nowIso`. */
+function isLive(token: string, purpose: UserTokenPurpose, nowIso: string) {
+  return and(
+    eq(userTokens.tokenHash, sha256Hex(token)),
+    eq(userTokens.purpose, purpose),
+    isNull(userTokens.usedAt),
+    gt(userTokens.expiresAt, nowIso),
+  );
+}
+
 /** Consumes a live token of the purpose: the user id, or null when it is unknown, used or expired. */
 export function consumeUserToken(tx: Db, token: string, purpose: UserTokenPurpose): string | null {
   const nowIso = new Date().toISOString();
   const row = tx
     .update(userTokens)
     .set({ usedAt: nowIso })
-    .where(
-      and(
-        eq(userTokens.tokenHash, sha256Hex(token)),
-        eq(userTokens.purpose, purpose),
-        isNull(userTokens.usedAt),
-        gt(userTokens.expiresAt, nowIso),
-      ),
-    )
+    .where(isLive(token, purpose, nowIso))
     .returning({ userId: userTokens.userId })
     .get();
   return row?.userId ?? null;
@@ -48,14 +51,7 @@ export function peekUserToken(db: Db, token: string, purpose: UserTokenPurpose):
   const row = db
     .select({ userId: userTokens.userId })
     .from(userTokens)
-    .where(
-      and(
-        eq(userTokens.tokenHash, sha256Hex(token)),
-        eq(userTokens.purpose, purpose),
-        isNull(userTokens.usedAt),
-        gt(userTokens.expiresAt, nowIso),
-      ),
-    )
+    .where(isLive(token, purpose, nowIso))
     .get();
   return row?.userId ?? null;
 }
