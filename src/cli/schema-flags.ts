@@ -49,7 +49,7 @@ function flagsFor(
     else if (kind === 'integer' || kind === 'number')
       flags[flag] = Flags.string({ summary, helpValue: kind === 'integer' ? '<int>' : '<number>' }) as AnyFlag;
     else if (kind === 'array')
-      flags[flag] = Flags.string({ summary: `${summary} Repeat the flag or separate with commas.`, multiple: true }) as AnyFlag;
+      flags[flag] = Flags.string({ summary: `${summary} Repeat the flag, separate with commas, or give a JSON array.`, multiple: true }) as AnyFlag;
     else if (kind === 'object')
       flags[flag] = Flags.string({ summary: `${summary} As JSON.`, helpValue: '<json>' }) as AnyFlag;
     else if (values) flags[flag] = Flags.string({ summary, options: [...values] }) as AnyFlag;
@@ -150,6 +150,20 @@ export function startOfDayUtc(flag: string, text: string): string {
   return day.toISOString();
 }
 
+/** The items of one value of a list flag: a JSON array or object as it is (lists of objects, such as escalation
+ * steps, have no comma form), else comma-separated words. */
+function listItems(flag: string, value: string): unknown[] {
+  const text = value.trim();
+  if (!text.startsWith('[') && !text.startsWith('{')) return text.split(',').map((v) => v.trim()).filter(Boolean);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new FlagValueError(`--${flag} expects a JSON array or object here, got "${text}"`, `--${flag}`);
+  }
+  return Array.isArray(parsed) ? parsed : [parsed];
+}
+
 /** Reads the values of `fields` from parsed flags back into a body (only the flags that were given). */
 export function valuesFromFlags(fields: readonly FieldFlag[], flags: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -170,7 +184,7 @@ export function valuesFromFlags(fields: readonly FieldFlag[], flags: Record<stri
         out[field] = numberFrom(flag, kind, text);
         break;
       case 'array':
-        out[field] = (raw as string[]).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+        out[field] = (raw as string[]).flatMap((value) => listItems(flag, value));
         break;
       case 'object':
         try {

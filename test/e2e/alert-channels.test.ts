@@ -54,6 +54,10 @@ describe('svc alerts channels | policies, svc notifications (02 §2.4, §2.6, §
     expect((await admin.json(['alerts', 'policies', 'update', policy.id, '--name', 'Weekend'])).name).toBe('Weekend');
     expect((await admin.json(['alerts', 'policies', 'list', '--org-id', tenant.orgId])).map((p: { id: string }) => p.id)).toEqual([policy.id]);
     expect((await admin.json(['alerts', 'policies', 'delete', policy.id, '--yes'])).success).toBe(true);
+    // The steps as a flag: a JSON array (a list of objects has no comma form).
+    const steps = [{ delayMinutes: 5, channelIds: [channel.id] }, { delayMinutes: 30, channelIds: [channel.id] }];
+    const flagged = await admin.json(['alerts', 'policies', 'create', '--org-id', tenant.orgId, '--name', 'Day', '--steps', JSON.stringify(steps)]);
+    expect(flagged.steps).toEqual(steps);
   });
 
   it('02§4.2 notifications count, list, read --all, delete --all', async () => {
