@@ -182,7 +182,8 @@ export async function parseArgv(argv: readonly string[], input: ParseInput): Pro
     }
   }
 
-  if (input.strict && nonExistent.length > 0)
+  // Unknown flags are an error even without `strict` (which only admits extra arguments), as in oclif.
+  if (nonExistent.length > 0)
     throw new ParseError(`Nonexistent flag${nonExistent.length === 1 ? '' : 's'}: ${nonExistent.join(', ')}`);
   const extra = argTokens.slice(argNames.length);
   if (input.strict && extra.length > 0) throw new ParseError(`Unexpected argument${extra.length === 1 ? '' : 's'}: ${extra.join(', ')}`);
