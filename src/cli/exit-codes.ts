@@ -62,10 +62,13 @@ export const API_KEY_ROUTE_HINT =
 /** The suggested next action printed under an error, where one helps. */
 export function hintFor(status: number, code?: string, context: HintContext = {}): string | undefined {
   if (status === 401) {
+    // Credentials from the environment: `svc login` would not change what is sent, so the variable is named.
+    if (context.credentialsFrom) {
+      const fix = `The credentials come from ${context.credentialsFrom}: set a valid one, or unset it to use a saved profile.`;
+      return context.apiKey ? `${fix} Or the deployment may not accept API keys on this route (some hosted releases take them on a few routes only).` : fix;
+    }
     if (context.apiKey) return API_KEY_ROUTE_HINT;
     if (context.signingIn) return undefined;
-    if (context.credentialsFrom)
-      return `The credentials come from ${context.credentialsFrom}: set a valid one, or unset it to use a saved profile.`;
     return `Try this: svc login${context.profile ? ` --profile ${context.profile}` : ''}`;
   }
   if (status === 403 && code === 'MFA_REQUIRED')

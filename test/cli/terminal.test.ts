@@ -101,6 +101,11 @@ describe('exit codes (CLI.md errors and exit codes)', () => {
     expect(hintFor(401, 'UNAUTHORIZED', { profile: 'staging' })).toBe('Try this: svc login --profile staging');
     expect(hintFor(401, 'UNAUTHORIZED', { credentialsFrom: 'SVC_TOKEN' })).toContain('SVC_TOKEN');
     expect(hintFor(401, 'UNAUTHORIZED', { credentialsFrom: 'SVC_API_KEY' })).not.toContain('svc login');
+    // issue 15 item 6 with a key from the environment: the variable is named, and the route may not take keys.
+    const fromEnv = hintFor(401, 'INVALID_API_KEY_FORMAT', { credentialsFrom: 'SVC_API_KEY', apiKey: true });
+    expect(fromEnv).toContain('SVC_API_KEY');
+    expect(fromEnv).toContain('may not accept API keys on this route');
+    expect(fromEnv).not.toContain('svc login');
     expect(hintFor(401, 'INVALID_CREDENTIALS', { signingIn: true })).toBeUndefined();
   });
 });
