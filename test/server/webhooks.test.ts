@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/server/app.js';
 import { loadConfig } from '../../src/server/config.js';
-import { jobs, webhookDeliveries, webhooks } from '../../src/server/db/schema/index.js';
+import { jobs, notifications, webhookDeliveries, webhooks } from '../../src/server/db/schema/index.js';
 import { publishEvent } from '../../src/server/jobs/queue.js';
 import { verifySignature } from '../../src/lib/webhook-signature.js';
 import { startReceiver, type Receiver, type Responder } from '../helpers/https-receiver.js';
@@ -313,6 +313,15 @@ describe('webhooks (02 §2.7, §3, §4.3, §5, §6, §8)', () => {
     const got = await t.call('GET', `${API}/webhooks/${hook.id}`, { token: w.tokens.aAdmin });
     expect(got.body.status).toBe('failed');
     expect(got.body.deliveryStats).toMatchObject({ total: 5, failed: 5 });
+    // Issue 12: the organization's admins hear of it in-app: the users who reach org A1 and hold organizations:write
+    // (the webhook write permission), which the Partner Admin role grants and Org Admin, Partner Technician do not.
+    const noticed = () => t.db.select({ userId: notifications.userId, type: notifications.type, title: notifications.title }).from(notifications).all();
+    await until(() => noticed().length > 0);
+    const rows = noticed();
+    expect(rows.map((n) => n.userId).sort()).toEqual([w.users.aAdmin.id, w.users.aSelAdmin.id].sort());
+    expect(rows[0]).toMatchObject({ type: 'system', title: 'Webhook "hook" was set to failed' });
+    const inbox = await t.call('GET', `${API}/notifications`, { token: w.tokens.aAdmin });
+    expect(inbox.body.notifications[0]).toMatchObject({ type: 'system', priority: 'high', metadata: { webhookId: hook.id } });
   });
 });
 

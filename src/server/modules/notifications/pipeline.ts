@@ -4,7 +4,9 @@ import type { Db } from '../../db/connection.js';
 import { alertEscalations } from '../../db/schema/index.js';
 import { DomainError } from '../../errors.js';
 import { enqueueJob, publishEvent, type JobWorker } from '../../jobs/queue.js';
+import { effectivePermissions } from '../identity/caller-resolver.js';
 import type { Directory } from '../identity/directory.js';
+import { covers } from '../roles/permissions.js';
 import type { TenancyService } from '../tenancy/service.js';
 import { AlertEventPayloadSchema, PRIORITY_OF, type AlertEventPayload } from './alert-event.js';
 import type { ChannelsService } from './channels.js';
@@ -67,8 +69,8 @@ export class AlertNotifier {
   }
 
   /** 02 §6: the active users of the organization and the active partner users who reach it (orgAccess all, or
-   * selected including it), each once. */
-  recipientsOf(orgId: string): string[] {
+   * selected including it), each once; with `permission`, only those whose role grants it. */
+  recipientsOf(orgId: string, permission?: string): string[] {
     let partnerId: string;
     try {
       partnerId = this.deps.tenancy.requireOrg(systemContext(), orgId).partnerId;
@@ -79,6 +81,7 @@ export class AlertNotifier {
     const ids = new Set<string>();
     for (const { user, membership } of this.deps.directory.members({ partnerIds: [partnerId], orgIds: [orgId] })) {
       if (user.status !== 'active' || !membership) continue;
+      if (permission !== undefined && !covers(effectivePermissions(this.db, membership.roleId), permission)) continue;
       if (membership.kind === 'organization' ? membership.orgId === orgId : membership.orgAccess === 'all' || (membership.orgAccess === 'selected' && membership.orgIds.includes(orgId)))
         ids.add(user.id);
     }

@@ -4,9 +4,12 @@ import { systemContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
 import { DEFAULT_RETRY_POLICY, webhookDeliveries, webhooks, type RetryPolicy } from '../../db/schema/index.js';
 import { OutboundBlockedError, type OutboundClient } from '../../delivery/outbound.js';
-import { enqueueJob, type Job, type JobWorker } from '../../jobs/queue.js';
+import { enqueueJob, publishEvent, type Job, type JobWorker } from '../../jobs/queue.js';
 import type { SecretBox } from '../../security/crypto.js';
 import { recordAudit } from '../audit/recorder.js';
+
+/** Published when the system sets a webhook to failed (svc extension; docs/api-notes.md). */
+export const WEBHOOK_FAILED_EVENT = 'webhook.failed';
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -291,14 +294,16 @@ export class WebhookDispatcher {
       .set({ status: 'failed', updatedAt: now.toISOString() })
       .where(and(eq(webhooks.id, hook.id), eq(webhooks.status, 'active')))
       .run().changes;
-    if (changed)
-      recordAudit(this.db, systemContext(), {
-        action: 'webhook.auto_failed',
-        resourceType: 'webhook',
-        resourceId: hook.id,
-        resourceName: hook.name,
-        orgId: hook.orgId,
-        details: { failedDeliveries: stats.failed, windowHours: 24 },
-      });
+    if (!changed) return;
+    recordAudit(this.db, systemContext(), {
+      action: 'webhook.auto_failed',
+      resourceType: 'webhook',
+      resourceId: hook.id,
+      resourceName: hook.name,
+      orgId: hook.orgId,
+      details: { failedDeliveries: stats.failed, windowHours: 24 },
+    });
+    // The organization's admins hear of it in-app (the notifications module subscribes to this event).
+    publishEvent(this.db, WEBHOOK_FAILED_EVENT, { webhookId: hook.id, webhookName: hook.name, orgId: hook.orgId, failedDeliveries: stats.failed ?? 0 }, hook.orgId);
   }
 }
