@@ -23,6 +23,7 @@ import type { notifications as NotificationsContract } from '../contract/notific
 import type { alertChannels as AlertChannelsContract } from '../contract/alert-channels.js';
 import type { alertPolicies as AlertPoliciesContract } from '../contract/alert-channels.js';
 import type { sso as SsoContract } from '../contract/sso.js';
+import type { psa as PsaContract } from '../contract/psa.js';
 
 export const API_PREFIX = '/api/v1';
 export const API_KEY_WARNING = 'Store this API key securely. It will not be shown again.';
@@ -2741,6 +2742,138 @@ export const sso: ClientGroup<typeof SsoContract> = {
   },
 };
 
+export const psa: ClientGroup<typeof PsaContract> = {
+  list: {
+    area: 'psa',
+    name: 'list',
+    method: 'GET',
+    fullPath: '/api/v1/psa/connections',
+    query: [
+      { field: 'page', kind: 'integer', nullable: false },
+      { field: 'limit', kind: 'integer', nullable: false },
+      { field: 'orgId', kind: 'string', nullable: false, description: 'Only connections of this organization' },
+      {
+        field: 'provider',
+        kind: 'string',
+        nullable: false,
+        options: ['servicenow', 'jira', 'connectwise', 'autotask', 'freshservice', 'zendesk'],
+      },
+    ],
+  },
+  create: {
+    area: 'psa',
+    name: 'create',
+    method: 'POST',
+    fullPath: '/api/v1/psa/connections',
+    idempotent: true,
+    body: [
+      {
+        field: 'orgId',
+        kind: 'string',
+        nullable: false,
+        description: 'Organization (required for partner callers with several and for system callers)',
+      },
+      {
+        field: 'provider',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        options: ['servicenow', 'jira', 'connectwise', 'autotask', 'freshservice', 'zendesk'],
+        description: 'servicenow, jira, connectwise, autotask, freshservice or zendesk',
+      },
+      { field: 'name', kind: 'string', nullable: false, required: true, description: 'Name (1-255 characters)' },
+      {
+        field: 'credentials',
+        kind: 'object',
+        nullable: false,
+        description: 'Provider credentials (JSON object); write-only, stored encrypted',
+      },
+      {
+        field: 'settings',
+        kind: 'object',
+        nullable: false,
+        description: 'Settings (JSON object): autoCreateTickets, minSeverity and the provider placement keys',
+      },
+      {
+        field: 'enabled',
+        kind: 'boolean',
+        nullable: false,
+        description: 'Whether the connection opens tickets (default true)',
+      },
+    ],
+  },
+  get: { area: 'psa', name: 'get', method: 'GET', fullPath: '/api/v1/psa/connections/:id' },
+  update: {
+    area: 'psa',
+    name: 'update',
+    method: 'PATCH',
+    fullPath: '/api/v1/psa/connections/:id',
+    body: [
+      { field: 'name', kind: 'string', nullable: false },
+      {
+        field: 'credentials',
+        kind: 'object',
+        nullable: false,
+        description: 'New credentials, replacing the stored ones as a whole',
+      },
+      {
+        field: 'settings',
+        kind: 'object',
+        nullable: false,
+        description: 'New settings, replacing the stored ones as a whole',
+      },
+      { field: 'enabled', kind: 'boolean', nullable: false },
+    ],
+  },
+  delete: { area: 'psa', name: 'delete', method: 'DELETE', fullPath: '/api/v1/psa/connections/:id' },
+  test: { area: 'psa', name: 'test', method: 'POST', fullPath: '/api/v1/psa/connections/:id/test' },
+  sync: { area: 'psa', name: 'sync', method: 'POST', fullPath: '/api/v1/psa/connections/:id/sync' },
+  status: {
+    area: 'psa',
+    name: 'status',
+    method: 'POST',
+    fullPath: '/api/v1/psa/connections/:id/status',
+    body: [
+      {
+        field: 'status',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        options: ['active', 'paused', 'error'],
+        description: 'active, paused or error',
+      },
+    ],
+  },
+  connectionTickets: {
+    area: 'psa',
+    name: 'connectionTickets',
+    method: 'GET',
+    fullPath: '/api/v1/psa/connections/:id/tickets',
+    query: [
+      { field: 'page', kind: 'integer', nullable: false },
+      { field: 'limit', kind: 'integer', nullable: false },
+      { field: 'status', kind: 'string', nullable: false, description: 'Only tickets in this provider status' },
+    ],
+  },
+  tickets: {
+    area: 'psa',
+    name: 'tickets',
+    method: 'GET',
+    fullPath: '/api/v1/psa/tickets',
+    query: [
+      { field: 'page', kind: 'integer', nullable: false },
+      { field: 'limit', kind: 'integer', nullable: false },
+      {
+        field: 'orgId',
+        kind: 'string',
+        nullable: false,
+        description: 'Only tickets of this organization (GET /psa/tickets)',
+      },
+      { field: 'status', kind: 'string', nullable: false, description: 'Only tickets in this provider status' },
+    ],
+  },
+};
+
 /** The contract areas themselves, loaded only where their schemas are needed (dry-run input, `validate: true`). */
 export const contractAreas: Readonly<Record<string, () => Promise<ContractGroup>>> = {
   health: () => import('../contract/health.js').then((m) => m.health),
@@ -2763,4 +2896,5 @@ export const contractAreas: Readonly<Record<string, () => Promise<ContractGroup>
   alertChannels: () => import('../contract/alert-channels.js').then((m) => m.alertChannels),
   alertPolicies: () => import('../contract/alert-channels.js').then((m) => m.alertPolicies),
   sso: () => import('../contract/sso.js').then((m) => m.sso),
+  psa: () => import('../contract/psa.js').then((m) => m.psa),
 };

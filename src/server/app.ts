@@ -71,6 +71,10 @@ import { registerWebPages } from './modules/web-pages/routes.js';
 import { WebhookDispatcher } from './modules/webhooks/delivery.js';
 import { registerWebhookRoutes } from './modules/webhooks/routes.js';
 import { WebhooksService } from './modules/webhooks/service.js';
+import { CredentialVault } from './modules/psa/connections.js';
+import { registerPsaRoutes } from './modules/psa/routes.js';
+import { PsaService } from './modules/psa/service.js';
+import { PsaTicketing } from './modules/psa/ticketing.js';
 import { SecretBox } from './security/crypto.js';
 import { loadServerSecrets, type ServerSecrets } from './security/server-secrets.js';
 import { TokenSigner } from './security/tokens.js';
@@ -157,6 +161,9 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   const sso = new SsoProvidersService(db, box, roles, directory, { fetch: outbound.fetch, allowHttp: false }, ssoWarn);
   // 01 §5.12: enforceSSO refuses password sign-in to the organization's users.
   auth.passwordLoginCheck = (user) => sso.refusePasswordLogin(user);
+  // 02 §2.8: PSA credentials sealed under the server key; tickets for alerts opened by the worker.
+  const psaVault = new CredentialVault(box, outbound);
+  new PsaTicketing(db, psaVault, config.publicUrl).register(worker);
   const services: Services = {
     tenancy,
     sessions,
@@ -190,6 +197,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     alertCorrelations,
     sso,
     ssoLogin: new SsoLoginService(db, box, config, sso, auth, directory, ssoWarn),
+    psa: new PsaService(db, psaVault, tenancy, outbound),
   };
 
   const resolvers: CredentialResolvers = {
@@ -244,6 +252,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   registerNotificationRoutes(moduleContext);
   registerSsoRoutes(moduleContext);
   registerWebPages(moduleContext);
+  registerPsaRoutes(moduleContext);
   apiKeyAuth.start();
 
   const alertNotifier = new AlertNotifier(db, { tenancy, directory, inbox, channels: alertChannels, policies: escalationPolicies, deliveries: alertDeliveries, senders, publicUrl: config.publicUrl });

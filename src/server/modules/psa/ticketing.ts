@@ -1,0 +1,246 @@
+import { and, asc, eq, isNotNull, or, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { systemContext } from '../../context.js';
+import type { Db } from '../../db/connection.js';
+import { psaConnections, psaTicketMappings } from '../../db/schema/index.js';
+import type { JobWorker } from '../../jobs/queue.js';
+import { recordAudit } from '../audit/recorder.js';
+import { PsaCallError, PsaCredentialsError, PsaSettingsError, type PsaAdapter, type TicketInput, type TicketState } from './adapters.js';
+import type { ConnectionRow, CredentialVault, MappingRow } from './connections.js';
+import { SYNC_JOB } from './service.js';
+
+const JOBS = { ticket: 'psa.alert-ticket', note: 'psa.alert-note' } as const;
+/** Events after which an alert's open tickets get a note (docs/api-notes.md "PSA"). */
+const NOTE_EVENTS = ['alert.escalated', 'alert.acknowledged', 'alert.resolved'];
+/** One sync reads at most this many tickets (the least recently synced first); the next sync goes on. */
+export const SYNC_BATCH = 500;
+
+const SEVERITY_RANK = { info: 0, low: 1, medium: 2, high: 3, critical: 4 } as const;
+type Severity = keyof typeof SEVERITY_RANK;
+/** The least severity that opens a ticket when the connection's settings name none. */
+export const DEFAULT_MIN_SEVERITY: Severity = 'high';
+
+/** The fields of an alert.* event (ALERT-EVENTS.md) this module reads, parsed at the boundary. */
+const AlertEventSchema = z.object({
+  eventId: z.string(),
+  eventType: z.string(),
+  alertId: z.string().min(1),
+  orgId: z.string().min(1),
+  ruleId: z.string().nullable().catch(null),
+  ruleName: z.string().nullable().catch(null),
+  deviceId: z.string().nullable().catch(null),
+  deviceName: z.string().nullable().catch(null),
+  severity: z.enum(['critical', 'high', 'medium', 'low', 'info']).catch('info'),
+  title: z.string().catch('Alert'),
+  message: z.string().catch(''),
+  triggeredAt: z.string().catch(''),
+  resolutionNote: z.string().nullable().optional().catch(null),
+  actorUserId: z.string().nullable().catch(null),
+});
+type AlertEvent = z.infer<typeof AlertEventSchema>;
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/**
+ * The PSA work of the job worker: the sync job (02 §3: running → completed | failed, pulling the state of the
+ * mapped tickets), and tickets for alerts (issue 12): on alert.triggered every enabled, active connection of the
+ * organization whose settings ask for it (autoCreateTickets, minSeverity) opens a ticket, unless the alert, or an
+ * earlier alert of the same rule on the same device, already has an open ticket there: then a note is appended to
+ * it instead. Escalation, acknowledgement and resolution append notes to the alert's open tickets.
+ */
+export class PsaTicketing {
+  constructor(
+    private readonly db: Db,
+    private readonly vault: CredentialVault,
+    private readonly publicUrl: string | undefined,
+  ) {}
+
+  register(worker: JobWorker): void {
+    worker.handle(SYNC_JOB, (payload) => this.sync(String(payload.connectionId)));
+    worker.subscribe('alert.triggered', JOBS.ticket);
+    for (const type of NOTE_EVENTS) worker.subscribe(type, JOBS.note);
+    worker.handle(JOBS.ticket, (payload) => this.onTriggered(AlertEventSchema.parse(payload)));
+    worker.handle(JOBS.note, (payload) => this.onAlertChanged(AlertEventSchema.parse(payload)));
+  }
+
+  private connection(id: string): ConnectionRow | undefined {
+    return this.db.select().from(psaConnections).where(eq(psaConnections.id, id)).get();
+  }
+
+  private setSync(id: string, values: Partial<Pick<ConnectionRow, 'lastSyncStatus' | 'lastSyncError' | 'lastSyncAt'>>): void {
+    this.db.update(psaConnections).set(values).where(eq(psaConnections.id, id)).run();
+  }
+
+  /** One sync run. Failures are recorded on the connection (lastSyncError), not retried by the queue. */
+  async sync(connectionId: string): Promise<void> {
+    const row = this.connection(connectionId);
+    if (!row) return;
+    this.setSync(row.id, { lastSyncStatus: 'running' });
+    let adapter: PsaAdapter;
+    try {
+      adapter = this.vault.adapterOf(row);
+    } catch (err) {
+      this.setSync(row.id, { lastSyncStatus: 'failed', lastSyncError: errorText(err) });
+      return;
+    }
+    const mappings = this.db
+      .select()
+      .from(psaTicketMappings)
+      .where(eq(psaTicketMappings.connectionId, row.id))
+      .orderBy(sql`${psaTicketMappings.lastSyncAt} IS NOT NULL`, asc(psaTicketMappings.lastSyncAt), asc(psaTicketMappings.createdAt))
+      .limit(SYNC_BATCH)
+      .all();
+    const failures: string[] = [];
+    for (const mapping of mappings) {
+      try {
+        const state = await adapter.getTicket(mapping.externalTicketId);
+        this.recordState(mapping, state);
+      } catch (err) {
+        failures.push(`${mapping.externalTicketId}: ${errorText(err)}`);
+        // Credentials refused or the provider unreachable: the other tickets would fail the same way.
+        if (err instanceof PsaCallError && (err.status === 401 || err.status === 403 || err.status === null)) break;
+      }
+    }
+    const now = new Date().toISOString();
+    if (failures.length) {
+      const error = `${failures.length} of ${mappings.length} ticket(s) could not be read; ${failures[0] ?? ''}`.slice(0, 1000);
+      this.setSync(row.id, { lastSyncStatus: 'failed', lastSyncError: error, lastSyncAt: now });
+    } else {
+      this.setSync(row.id, { lastSyncStatus: 'completed', lastSyncError: null, lastSyncAt: now });
+    }
+  }
+
+  /** A ticket the provider no longer has is kept as `deleted`, closed. */
+  private recordState(mapping: MappingRow, state: TicketState | null): void {
+    const now = new Date().toISOString();
+    this.db
+      .update(psaTicketMappings)
+      .set({
+        status: (state?.status ?? 'deleted').slice(0, 50),
+        open: state?.open ?? false,
+        ...(state ? { title: state.title.slice(0, 500) } : {}),
+        lastSyncAt: now,
+        updatedAt: now,
+      })
+      .where(eq(psaTicketMappings.id, mapping.id))
+      .run();
+  }
+
+  /** The connections of an organization that open tickets for an alert of this severity. */
+  private ticketingConnections(orgId: string, severity: Severity): ConnectionRow[] {
+    return this.db
+      .select()
+      .from(psaConnections)
+      .where(and(eq(psaConnections.orgId, orgId), eq(psaConnections.enabled, true), eq(psaConnections.status, 'active'), isNotNull(psaConnections.credentialsEnc)))
+      .all()
+      .filter((c) => {
+        if (c.settings.autoCreateTickets !== true) return false;
+        const min = typeof c.settings.minSeverity === 'string' && c.settings.minSeverity in SEVERITY_RANK ? (c.settings.minSeverity as Severity) : DEFAULT_MIN_SEVERITY;
+        return SEVERITY_RANK[severity] >= SEVERITY_RANK[min];
+      });
+  }
+
+  private describe(alert: AlertEvent): TicketInput {
+    const lines = [
+      alert.message,
+      '',
+      `Severity: ${alert.severity}`,
+      ...(alert.deviceName || alert.deviceId ? [`Device: ${alert.deviceName ?? ''}${alert.deviceId ? ` (${alert.deviceId})` : ''}`.trim()] : []),
+      ...(alert.ruleName ? [`Rule: ${alert.ruleName}`] : []),
+      ...(alert.triggeredAt ? [`Triggered: ${alert.triggeredAt}`] : []),
+      `Alert: ${this.publicUrl ? `${this.publicUrl.replace(/\/+$/, '')}/alerts/${alert.alertId}` : alert.alertId}`,
+    ];
+    return { title: `[${alert.severity.toUpperCase()}] ${alert.title}`.slice(0, 255), description: lines.join('\n'), severity: alert.severity };
+  }
+
+  /** The open ticket of this alert on the connection, or of an earlier alert of the same rule and device. */
+  private openTicketFor(connectionId: string, alert: AlertEvent): MappingRow | undefined {
+    const sameSource = alert.ruleId && alert.deviceId ? and(eq(psaTicketMappings.ruleId, alert.ruleId), eq(psaTicketMappings.deviceId, alert.deviceId)) : undefined;
+    return this.db
+      .select()
+      .from(psaTicketMappings)
+      .where(and(eq(psaTicketMappings.connectionId, connectionId), eq(psaTicketMappings.open, true), or(eq(psaTicketMappings.alertId, alert.alertId), sameSource)))
+      .orderBy(sql`${psaTicketMappings.alertId} = ${alert.alertId} DESC`, sql`${psaTicketMappings.createdAt} DESC`)
+      .get();
+  }
+
+  /** alert.triggered: a ticket per ticketing connection, or a note on the open one. Idempotent: a replayed event
+   * finds its own mapping and does nothing. A failing connection fails the job, which the queue retries. */
+  async onTriggered(alert: AlertEvent): Promise<void> {
+    const failures: string[] = [];
+    for (const connection of this.ticketingConnections(alert.orgId, alert.severity)) {
+      const open = this.openTicketFor(connection.id, alert);
+      if (open?.alertId === alert.alertId) continue;
+      try {
+        const adapter = this.vault.adapterOf(connection);
+        if (open) {
+          const input = this.describe(alert);
+          await adapter.appendNote(open.externalTicketId, `The alert triggered again: ${input.title}\n\n${input.description}`);
+          this.db.update(psaTicketMappings).set({ alertId: alert.alertId, updatedAt: new Date().toISOString() }).where(eq(psaTicketMappings.id, open.id)).run();
+          this.audit('psa.ticket.note', connection, { alertId: alert.alertId, externalTicketId: open.externalTicketId });
+        } else {
+          const ticket = await adapter.createTicket(this.describe(alert));
+          this.db.$client.transaction(() => {
+            this.db
+              .insert(psaTicketMappings)
+              .values({
+                connectionId: connection.id,
+                orgId: connection.orgId,
+                alertId: alert.alertId,
+                deviceId: alert.deviceId,
+                ruleId: alert.ruleId,
+                externalTicketId: ticket.externalTicketId.slice(0, 100),
+                externalTicketUrl: ticket.externalTicketUrl,
+                title: ticket.title.slice(0, 500),
+                status: ticket.status.slice(0, 50),
+                open: ticket.open,
+                lastSyncAt: new Date().toISOString(),
+              })
+              .onConflictDoNothing()
+              .run();
+            this.audit('psa.ticket.create', connection, { alertId: alert.alertId, externalTicketId: ticket.externalTicketId });
+          })();
+        }
+      } catch (err) {
+        if (!(err instanceof PsaCallError || err instanceof PsaCredentialsError || err instanceof PsaSettingsError)) throw err;
+        this.audit('psa.ticket.create', connection, { alertId: alert.alertId }, err.message);
+        failures.push(`${connection.name}: ${err.message}`);
+      }
+    }
+    if (failures.length) throw new Error(`PSA ticket for alert ${alert.alertId} failed on ${failures.join('; ')}`);
+  }
+
+  /** Escalated, acknowledged or resolved: a note on each open ticket of the alert. */
+  async onAlertChanged(alert: AlertEvent): Promise<void> {
+    const open = this.db
+      .select()
+      .from(psaTicketMappings)
+      .innerJoin(psaConnections, eq(psaConnections.id, psaTicketMappings.connectionId))
+      .where(and(eq(psaTicketMappings.alertId, alert.alertId), eq(psaTicketMappings.open, true), eq(psaConnections.enabled, true)))
+      .all();
+    const what = alert.eventType.replace(/^alert\./, '');
+    for (const { psa_connections: connection, psa_ticket_mappings: mapping } of open) {
+      const note = `The alert was ${what}: ${alert.title}${alert.resolutionNote ? `\n\n${alert.resolutionNote}` : ''}`;
+      try {
+        await this.vault.adapterOf(connection).appendNote(mapping.externalTicketId, note);
+        this.audit('psa.ticket.note', connection, { alertId: alert.alertId, externalTicketId: mapping.externalTicketId, event: alert.eventType });
+      } catch (err) {
+        if (!(err instanceof PsaCallError || err instanceof PsaCredentialsError)) throw err;
+        this.audit('psa.ticket.note', connection, { alertId: alert.alertId, externalTicketId: mapping.externalTicketId, event: alert.eventType }, err.message);
+      }
+    }
+  }
+
+  private audit(action: string, connection: ConnectionRow, details: Record<string, unknown>, errorMessage?: string): void {
+    const write = () => recordAudit(this.db, systemContext(), {
+      action,
+      resourceType: 'psa_connection',
+      resourceId: connection.id,
+      resourceName: connection.name,
+      orgId: connection.orgId,
+      details: { provider: connection.provider, ...details },
+      ...(errorMessage !== undefined ? { result: 'failure' as const, errorMessage: errorMessage.slice(0, 1000) } : {}),
+    });
+    this.db.$client.transaction(write)();
+  }
+}
