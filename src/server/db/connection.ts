@@ -22,11 +22,46 @@ export function openDatabase(file: string): Db {
     for (const suffix of ['-wal', '-shm']) setMode(`${file}${suffix}`, PRIVATE_FILE_MODE);
   }
   const sqlite = new Database(file);
+  keepStatements(sqlite);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
   return drizzle({ client: sqlite, schema, casing: 'snake_case' });
+}
+
+/** How many compiled statements a connection keeps by SQL text (the least recently used one goes first). */
+export const STATEMENT_CACHE_SIZE = 512;
+
+/**
+ * Keeps a connection's compiled statements by SQL text, so that a query drizzle builds for one call (every query
+ * not made with `.prepare()`) is not compiled by SQLite again on each request: drizzle runs every query through
+ * its client's public `prepare`, which this replaces on the one connection (better-sqlite3's own, uncached, does
+ * the compiling). A statement is shared by everyone who prepares the same text, so it is handed out in the
+ * default mode (rows as objects: not raw, plucked or expanded); a holder that wants another mode sets it before
+ * each use, or prepares text of its own. One still running (an open iterator) is not handed out again: that
+ * caller gets a fresh one.
+ */
+export function keepStatements(sqlite: Database.Database, size = STATEMENT_CACHE_SIZE): void {
+  const compile = sqlite.prepare.bind(sqlite);
+  const kept = new Map<string, Database.Statement>();
+  const prepare = (source: string): Database.Statement => {
+    const stmt = kept.get(source);
+    if (stmt && !stmt.busy) {
+      // Most recently used last: the Map's first key is the one to drop.
+      kept.delete(source);
+      kept.set(source, stmt);
+      if (stmt.reader) stmt.raw(false).pluck(false).expand(false);
+      return stmt;
+    }
+    const fresh = compile(source);
+    if (!stmt) {
+      if (kept.size >= size) kept.delete(kept.keys().next().value as string);
+      kept.set(source, fresh);
+    }
+    return fresh;
+  };
+  sqlite.prepare = prepare as Database.Database['prepare'];
 }
 
 /** Applies pending migrations; returns how many were applied.

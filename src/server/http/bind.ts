@@ -11,7 +11,7 @@ import {
 } from '../../contract/endpoint.js';
 import type { ReadCache } from '../lib/read-cache.js';
 import { compileStrip, type Strip } from '../lib/schema-strip.js';
-import type { RequestContext } from '../context.js';
+import type { Caller, RequestContext } from '../context.js';
 import { validationError } from '../errors.js';
 
 export interface HandlerInput<E extends EndpointDef> {
@@ -52,6 +52,20 @@ export interface BindDeps {
 /** Larger answers are not kept: the cache's memory stays bounded by its entry count times this. */
 const MAX_KEPT_BYTES = 64 * 1024;
 const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** The caller whole (scope, reach, permissions, session) as text, so no kept answer reaches another caller;
+ * computed once per caller object (the session and API key authenticators hand out the same frozen caller
+ * while the database is unchanged). */
+const callerKeys = new WeakMap<Caller, string>();
+function callerKey(caller: Caller): string {
+  let key = callerKeys.get(caller);
+  if (key === undefined) {
+    key = JSON.stringify(caller);
+    // Only a frozen caller cannot change under its remembered text.
+    if (Object.isFrozen(caller)) callerKeys.set(caller, key);
+  }
+  return key;
+}
 
 /** Every endpoint bound so far, so a test can prove the contract is fully served. */
 export const BOUND = Symbol('svc.boundEndpoints');
@@ -99,6 +113,7 @@ export function bind<E extends EndpointDef>(app: FastifyInstance, deps: BindDeps
   // An authenticated GET answer is a function of the database, the caller and the parsed input (and, within the
   // cache's max age, of the clock): kept until the next write. Public routes (health) are left alone.
   const responses = def.method === 'GET' && !raw && !def.auth.public ? deps.responses : undefined;
+  const routeKey = `${def.method} ${fullPath(def)}`;
 
   const respond = async (input: HandlerInput<E>): Promise<{ status: number; body: unknown }> => {
     const result = await handler(input);
@@ -114,6 +129,15 @@ export function bind<E extends EndpointDef>(app: FastifyInstance, deps: BindDeps
     ...(def.bodyLimit !== undefined ? { bodyLimit: def.bodyLimit } : {}),
     handler: async (request, reply) => {
       const ctx = await deps.guard(request, reply, def);
+      // A kept answer is looked up by the raw parameters and query, before they are parsed: only answers to
+      // input that parsed are kept, and parsing is a function of the input, so the same raw input would parse
+      // to the same values (and the kept answer is dropped within the cache's max age anyway).
+      let key: string | undefined;
+      if (responses) {
+        key = `${routeKey} ${JSON.stringify([request.params, request.query])} ${callerKey(ctx.caller)}`;
+        const kept = responses.lookup(key);
+        if (kept) return reply.code(kept.status).type(JSON_TYPE).send(kept.json);
+      }
       const input: HandlerInput<E> = {
         params: parseInput(def.params, request.params, 'params') as ParamsOf<E>,
         query: parseInput(def.query, request.query, 'query') as QueryOf<E>,
@@ -129,11 +153,7 @@ export function bind<E extends EndpointDef>(app: FastifyInstance, deps: BindDeps
         return reply.code(outcome.status).send(outcome.body);
       }
 
-      if (responses) {
-        // The caller whole (scope, reach, permissions, session), so no answer reaches another caller.
-        const key = `${def.method} ${fullPath(def)} ${JSON.stringify([input.params, input.query, ctx.caller])}`;
-        const kept = responses.lookup(key);
-        if (kept) return reply.code(kept.status).type(JSON_TYPE).send(kept.json);
+      if (responses && key !== undefined) {
         const stamp = responses.stamp();
         const result = await handler(input);
         if (reply.sent) return reply;

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { FastifyRequest } from 'fastify';
 import ipaddr from 'ipaddr.js';
 
@@ -27,10 +28,11 @@ export function clientIpResolver(isTrusted: (address: string) => boolean, anyTru
       const forwarded = request.headers['x-forwarded-for'];
       if (!forwarded) {
         const realIp = request.headers['x-real-ip'];
-        if (typeof realIp === 'string' && ipaddr.isValid(realIp.trim())) return realIp.trim();
+        if (typeof realIp === 'string' && isIP(realIp.trim()) !== 0) return realIp.trim();
       }
     }
-    // A forwarded value that is not an address (a garbled header) falls back to the socket's address.
-    return request.ip && ipaddr.isValid(request.ip) ? request.ip : socketAddress;
+    // A forwarded value that is not an address (a garbled header) falls back to the socket's address. Node's own
+    // check (native, on every request): dotted-quad IPv4 or IPv6, not the legacy forms such as 127.1.
+    return request.ip && isIP(request.ip) !== 0 ? request.ip : socketAddress;
   };
 }

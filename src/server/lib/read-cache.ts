@@ -38,15 +38,16 @@ export class ReadCache<V> {
      * shown as a status); unbounded by default. */
     private readonly maxAgeMs = Infinity,
   ) {
-    // Two statements: together in one SELECT (pragma_data_version as a table) they cost twice as much.
-    this.changesStmt = sqlite.prepare<[], number | bigint>('SELECT total_changes()').pluck();
-    this.versionStmt = sqlite.prepare<[], number | bigint>('PRAGMA data_version').pluck();
+    // Two statements: together in one SELECT (pragma_data_version as a table) they cost twice as much. Plucked
+    // at each use: the connection shares a statement with everyone who prepares the same text (db/connection.ts).
+    this.changesStmt = sqlite.prepare<[], number | bigint>('SELECT total_changes()');
+    this.versionStmt = sqlite.prepare<[], number | bigint>('PRAGMA data_version');
   }
 
   /** Whether the counters still read as at the last look; on a change every entry is dropped. */
   private unchanged(): boolean {
-    const changes = this.changesStmt.get() ?? -1;
-    const version = this.versionStmt.get() ?? -1;
+    const changes = this.changesStmt.pluck().get() ?? -1;
+    const version = this.versionStmt.pluck().get() ?? -1;
     if (changes === this.changes && version === this.version) return true;
     this.entries.clear();
     this.changes = changes;

@@ -39,6 +39,37 @@ function orgContext(row: KeyAuthRow): { partnerId: string | null; partnerStatus:
   return { partnerId: row.partnerId, partnerStatus: row.orgDeletedAt || row.partnerDeletedAt ? 'deleted' : row.partnerStatus };
 }
 
+/** A key found by its hash, and the caller it acts as. */
+interface KnownKey {
+  row: KeyAuthRow;
+  caller: Caller;
+}
+
+/** The caller of an API key: the key's organization, its scopes as permissions (01 §5.4). */
+function keyCaller(row: KeyAuthRow): Caller {
+  const { partnerId, partnerStatus } = orgContext(row);
+  return {
+    kind: 'apiKey',
+    userId: row.createdBy,
+    email: null,
+    name: row.name,
+    scope: 'organization',
+    partnerId,
+    orgId: row.orgId,
+    orgAccess: null,
+    orgIds: null,
+    siteIds: null,
+    deviceGroupIds: null,
+    roleId: null,
+    permissions: JSON.parse(row.scopes) as string[],
+    mfa: false,
+    sessionId: null,
+    apiKeyId: row.id,
+    agentId: null,
+    partnerStatus,
+  };
+}
+
 /**
  * Authentication by API key (01 §5.2), the hot path of every key request: the key by hash (kept while the
  * database is unchanged), status and expiry, the sliding hourly window, and usage counted for a batched write.
@@ -48,8 +79,9 @@ export class ApiKeyAuthenticator {
   readonly usage: ApiKeyUsage;
   readonly limiter: ApiKeyRateLimiter;
   private readonly byHash;
-  /** Keys by hash, kept while the database is unchanged (lib/read-cache.ts): a revocation, rotation, expiry,
-   * scope or rate-limit change, or a change to the organization or partner, is a write, which empties it. */
+  /** Keys by hash with the caller each one acts as (frozen, the same object request after request), kept while
+   * the database is unchanged (lib/read-cache.ts): a revocation, rotation, expiry, scope or rate-limit change,
+   * or a change to the organization or partner, is a write, which empties it. */
   private readonly keysByHash;
   private readonly markExpired;
   private timer: NodeJS.Timeout | undefined;
@@ -71,7 +103,7 @@ export class ApiKeyAuthenticator {
          LEFT JOIN partners p ON p.id = o.partner_id
         WHERE k.key_hash = ?`,
     );
-    this.keysByHash = new ReadCache<KeyAuthRow>(db.$client, 1024);
+    this.keysByHash = new ReadCache<KnownKey>(db.$client, 1024);
     this.markExpired = db.$client.prepare<[string, string]>(
       "UPDATE api_keys SET status = 'expired', updated_at = ? WHERE id = ? AND status = 'active'",
     );
@@ -112,8 +144,9 @@ export class ApiKeyAuthenticator {
     if (raw.length === 0) throw unauthorized('Missing X-API-Key header', 'MISSING_API_KEY');
     if (!API_KEY_PATTERN.test(raw)) throw unauthorized('Invalid API key format', 'INVALID_API_KEY_FORMAT');
     const hash = sha256Hex(raw);
-    const row = this.keysByHash.lookup(hash) ?? this.readKey(hash);
-    if (!row) throw unauthorized('Invalid API key', 'INVALID_API_KEY');
+    const known = this.keysByHash.lookup(hash) ?? this.readKey(hash);
+    if (!known) throw unauthorized('Invalid API key', 'INVALID_API_KEY');
+    const { row, caller } = known;
     if (row.status === 'revoked') throw unauthorized('API key is revoked', 'API_KEY_REVOKED');
     const now = Date.now();
     if (row.status === 'expired') throw unauthorized('API key is expired', 'API_KEY_EXPIRED');
@@ -128,37 +161,13 @@ export class ApiKeyAuthenticator {
     const rateLimit = this.limiter.hit(row.id, row.rateLimit, now);
     if (!rateLimit.allowed) return { caller: null, rateLimit };
     this.usage.record(row.id, now);
-
-    const { partnerId, partnerStatus } = orgContext(row);
-    return {
-      rateLimit,
-      caller: {
-        kind: 'apiKey',
-        userId: row.createdBy,
-        email: null,
-        name: row.name,
-        scope: 'organization',
-        partnerId,
-        orgId: row.orgId,
-        orgAccess: null,
-        orgIds: null,
-        siteIds: null,
-        deviceGroupIds: null,
-        roleId: null,
-        permissions: JSON.parse(row.scopes) as string[],
-        mfa: false,
-        sessionId: null,
-        apiKeyId: row.id,
-        agentId: null,
-        partnerStatus,
-      },
-    };
+    return { rateLimit, caller };
   }
 
-  /** The key with this hash from the database, kept for the next request if there is one (unknown hashes are
-   * not kept: guessing cannot fill the cache). */
-  private readKey(hash: string): KeyAuthRow | undefined {
+  /** The key with this hash from the database and its caller, kept for the next request if there is one
+   * (unknown hashes are not kept: guessing cannot fill the cache). */
+  private readKey(hash: string): KnownKey | undefined {
     const row = this.byHash.get(hash);
-    return row && this.keysByHash.store(hash, row);
+    return row && this.keysByHash.store(hash, { row, caller: keyCaller(row) });
   }
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { isIP } from 'node:net';
 import { and, desc, eq, getTableColumns, sql, type Placeholder } from 'drizzle-orm';
-import ipaddr from 'ipaddr.js';
 import type { Db } from '../../db/connection.js';
 import { auditLogs } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
@@ -46,9 +46,10 @@ function wellFormed<T extends string | null>(value: T): T {
   return (value === null ? null : value.replace(LONE_SURROGATE, '\uFFFD')) as T;
 }
 
-/** 03 §2.6: ipAddress is IPv4 or IPv6, at most 45 characters; anything else is kept only in details. */
+/** 03 §2.6: ipAddress is IPv4 (dotted quad) or IPv6, at most 45 characters; anything else is kept only in
+ * details. */
 function ipOrNull(ip: string | null): string | null {
-  return ip !== null && ip.length <= 45 && ipaddr.isValid(ip) ? ip : null;
+  return ip !== null && ip.length <= 45 && isIP(ip) !== 0 ? ip : null;
 }
 
 /** What every audited write runs, prepared once per database: the last entry of a chain, and the insert of a

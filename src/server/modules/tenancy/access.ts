@@ -27,14 +27,11 @@ function prepareAccessQueries(db: Db) {
       .from(organizations)
       .where(and(eq(organizations.id, sql.placeholder('id')), live))
       .prepare(),
-    liveOrgId: db
-      .select({ id: organizations.id })
-      .from(organizations)
-      .where(and(eq(organizations.id, sql.placeholder('id')), live))
-      .prepare(),
-    site: db
-      .select()
+    // The site with its organization's partner, only while that organization is live: one statement.
+    siteOfLiveOrg: db
+      .select({ site: sites, partnerId: organizations.partnerId })
       .from(sites)
+      .innerJoin(organizations, and(eq(organizations.id, sites.orgId), live))
       .where(eq(sites.id, sql.placeholder('id')))
       .prepare(),
   };
@@ -88,14 +85,18 @@ export function canAccessSite(caller: Caller, siteId: string): boolean {
   return caller.siteIds === null || caller.siteIds.includes(siteId);
 }
 
+/** The site and its organization's partner, if the caller may reach the site and its organization (01 §4.3
+ * "Site access"); a site of a deleted organization is not found. */
+export function requireSiteOfPartner(db: Db, caller: Caller, siteId: string): { site: Site; partnerId: string } {
+  const found = queriesOf(db).siteOfLiveOrg.get({ id: siteId });
+  if (!found) throw notFound('Site not found');
+  if (!canAccessOrg(db, caller, found.site.orgId) || !canAccessSite(caller, found.site.id)) throw siteAccessDenied();
+  return found;
+}
+
 /** The site, if the caller may reach it and its organization (01 §4.3 "Site access"). */
 export function requireSite(db: Db, caller: Caller, siteId: string): Site {
-  const queries = queriesOf(db);
-  const site = queries.site.get({ id: siteId });
-  if (!site) throw notFound('Site not found');
-  if (!queries.liveOrgId.get({ id: site.orgId })) throw notFound('Site not found');
-  if (!canAccessOrg(db, caller, site.orgId) || !canAccessSite(caller, site.id)) throw siteAccessDenied();
-  return site;
+  return requireSiteOfPartner(db, caller, siteId).site;
 }
 
 /** Site id → name (other modules show site names without reading the sites table). */

@@ -19,7 +19,7 @@ import { badRequest, conflict, fieldError, forbidden, notFound, siteAccessDenied
 import { deepMerge } from '../../lib/deep-merge.js';
 import { countRows, page, paged, type Paged } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
-import { accessibleOrgIds, canAccessSite, requireOrg, requireSite, type Organization, type Site } from './access.js';
+import { accessibleOrgIds, canAccessSite, requireOrg, requireSite, requireSiteOfPartner, type Organization, type Site } from './access.js';
 
 type Partner = typeof partners.$inferSelect;
 type PageQuery = z.infer<typeof PageQuerySchema>;
@@ -432,7 +432,7 @@ export class TenancyService {
   updateSite(ctx: RequestContext, id: string, body: z.infer<typeof SiteUpdateSchema>): Site {
     requireChanges(body);
     return this.db.$client.transaction(() => {
-      const current = requireSite(this.db, ctx.caller, id);
+      const { site: current, partnerId } = requireSiteOfPartner(this.db, ctx.caller, id);
       const { orgId, ...changes } = definedOnly(body);
       if (orgId !== undefined && orgId !== current.orgId)
         throw badRequest('orgId cannot be changed', 'IMMUTABLE_FIELD');
@@ -448,7 +448,7 @@ export class TenancyService {
         resourceId: id,
         resourceName: updated.name,
         orgId: updated.orgId,
-        partnerId: this.partnerOf(updated.orgId),
+        partnerId,
         details: { changes: Object.keys(changes) },
       });
       return updated;
@@ -457,7 +457,7 @@ export class TenancyService {
 
   deleteSite(ctx: RequestContext, id: string): { success: true } {
     return this.db.$client.transaction(() => {
-      const site = requireSite(this.db, ctx.caller, id);
+      const { site, partnerId } = requireSiteOfPartner(this.db, ctx.caller, id);
       this.db.delete(sites).where(eq(sites.id, id)).run();
       recordAudit(this.db, ctx, {
         action: 'site.delete',
@@ -465,20 +465,10 @@ export class TenancyService {
         resourceId: id,
         resourceName: site.name,
         orgId: site.orgId,
-        partnerId: this.partnerOf(site.orgId),
+        partnerId,
       });
       return { success: true as const };
     })();
-  }
-
-  private partnerOf(orgId: string): string | null {
-    return (
-      this.db
-        .select({ partnerId: organizations.partnerId })
-        .from(organizations)
-        .where(eq(organizations.id, orgId))
-        .get()?.partnerId ?? null
-    );
   }
 
   /** Used by other modules: the organizations a caller reaches, and the site check. */
