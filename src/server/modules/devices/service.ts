@@ -13,6 +13,7 @@ import { countRows, paged, type Paged } from '../../lib/paging.js';
 import { sha256Hex } from '../../security/crypto.js';
 import { recordAudit } from '../audit/recorder.js';
 import type { EnrollmentKeysService } from '../enrollment-keys/service.js';
+import { inventoryColumns } from './inventory.js';
 import { accessibleOrgIds, requireOrg, requireSite } from '../tenancy/access.js';
 import type { TenancyService } from '../tenancy/service.js';
 
@@ -68,6 +69,14 @@ function inventoryOf(body: z.infer<typeof AgentEnrollSchema>) {
     architecture: body.architecture,
     agentVersion: body.agentVersion,
   };
+}
+
+/** The inventory an enrolment reports (hardware and network blobs), flattened for the filters. */
+function enrolledInventory(body: z.infer<typeof AgentEnrollSchema>) {
+  return inventoryColumns({
+    ...(body.hardwareInfo !== undefined ? { hardwareInfo: body.hardwareInfo } : {}),
+    ...(body.networkInfo !== undefined ? { networkInfo: body.networkInfo } : {}),
+  });
 }
 
 function isAgentHealth(status: string): status is (typeof AGENT_HEALTH)[number] {
@@ -179,6 +188,8 @@ export class DevicesService {
           lastUser: body.lastUser ?? null,
           hardwareInfo: body.hardwareInfo ?? null,
           networkInfo: body.networkInfo ?? null,
+          ...enrolledInventory(body),
+          lastSeenIp: ctx.ip,
           lastSeenAt: now,
           enrolledAt: now,
           enrollmentKeyId: key.id,
@@ -236,8 +247,7 @@ export class DevicesService {
         // An administrator's quarantine outlives a re-enrolment, as it outlives heartbeats.
         status: found.status === 'quarantined' ? 'quarantined' : 'online',
         ...(body.lastUser !== undefined ? { lastUser: body.lastUser } : {}),
-        ...(body.hardwareInfo !== undefined ? { hardwareInfo: body.hardwareInfo } : {}),
-        ...(body.networkInfo !== undefined ? { networkInfo: body.networkInfo } : {}),
+        ...enrolledInventory(body),
         lastSeenAt: now,
         enrolledAt: now,
         enrollmentKeyId: key.id,
@@ -339,7 +349,8 @@ export class DevicesService {
         updatedAt: isoNow(),
         ...(body.agentVersion !== undefined ? { agentVersion: body.agentVersion } : {}),
         ...(body.lastUser !== undefined ? { lastUser: body.lastUser } : {}),
-        ...(body.metrics !== undefined ? { lastMetrics: body.metrics } : {}),
+        ...inventoryColumns(body),
+        ...(ctx.ip !== null ? { lastSeenIp: ctx.ip } : {}),
       })
       .where(and(eq(devices.id, device.id), ne(devices.status, 'decommissioned')))
       .run();
