@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { JsonObjectSchema, UuidSchema } from './common.js';
-import { OsTypeSchema } from './devices.js';
+import { DEVICE_ROLES, OsTypeSchema } from './devices.js';
 import { endpoint } from './endpoint.js';
 
 /** `svc_` followed by 64 hex characters: the agent's bearer token, returned once at enrollment. */
@@ -68,7 +68,6 @@ export const NetworkInterfaceSchema = z
   })
   .loose();
 
-export const DEVICE_ROLES = ['workstation', 'server', 'printer', 'router', 'switch', 'firewall', 'access_point', 'phone', 'iot', 'camera', 'nas', 'unknown'] as const;
 export const WATCHDOG_STATUSES = ['connected', 'failover', 'offline'] as const;
 
 /** The inventory an agent reports on each heartbeat (05 wire notes "4.5" field list); every field optional, an

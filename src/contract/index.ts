@@ -15,6 +15,9 @@ import { sso } from './sso.js';
 import { tenancy } from './tenancy.js';
 import { account, users } from './users.js';
 import { webhooks } from './webhooks.js';
+import { filters } from './filters.js';
+import { deviceGroups, groups, tags } from './groups.js';
+import { search } from './search.js';
 
 export * from './endpoint.js';
 export * from './common.js';
@@ -41,5 +44,10 @@ export const contract = {
   alertChannels,
   alertPolicies,
   sso,
+  filters,
+  groups,
+  deviceGroups,
+  tags,
+  search,
 } as const;
 export type Contract = typeof contract;

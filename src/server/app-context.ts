@@ -37,6 +37,9 @@ import type { SsoProvidersService } from './modules/sso/service.js';
 import type { TenancyService } from './modules/tenancy/service.js';
 import type { UsersService } from './modules/users/service.js';
 import type { WebhooksService } from './modules/webhooks/service.js';
+import type { FiltersService } from './modules/filters/service.js';
+import type { GroupsService } from './modules/groups/service.js';
+import type { SearchService } from './modules/search/service.js';
 import type { SecretBox } from './security/crypto.js';
 import type { ServerSecrets } from './security/server-secrets.js';
 import type { TokenSigner } from './security/tokens.js';
@@ -84,6 +87,12 @@ export interface Services {
   sso: SsoProvidersService;
   /** OpenID Connect sign-in and the ssoCode exchange (01 §5.9, §5.10). */
   ssoLogin: SsoLoginService;
+  /** Saved filters and previews (02 §2.9, §4.5); the filter compiler is modules/filters/compile.ts. */
+  filters: FiltersService;
+  /** Static and dynamic device groups, pins, membership log (05 wire notes "4.7"). */
+  groups: GroupsService;
+  /** GET /search; other modules add their category with `search.register` (02 §4.5). */
+  search: SearchService;
 }
 
 /** What a module's route registration receives. */

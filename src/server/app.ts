@@ -71,6 +71,12 @@ import { registerWebPages } from './modules/web-pages/routes.js';
 import { WebhookDispatcher } from './modules/webhooks/delivery.js';
 import { registerWebhookRoutes } from './modules/webhooks/routes.js';
 import { WebhooksService } from './modules/webhooks/service.js';
+import { registerFilterRoutes } from './modules/filters/routes.js';
+import { FiltersService } from './modules/filters/service.js';
+import { registerGroupRoutes } from './modules/groups/routes.js';
+import { GroupsService } from './modules/groups/service.js';
+import { registerSearchRoutes } from './modules/search/routes.js';
+import { SearchService } from './modules/search/service.js';
 import { SecretBox } from './security/crypto.js';
 import { loadServerSecrets, type ServerSecrets } from './security/server-secrets.js';
 import { TokenSigner } from './security/tokens.js';
@@ -157,6 +163,10 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   const sso = new SsoProvidersService(db, box, roles, directory, { fetch: outbound.fetch, allowHttp: false }, ssoWarn);
   // 01 §5.12: enforceSSO refuses password sign-in to the organization's users.
   auth.passwordLoginCheck = (user) => sso.refusePasswordLogin(user);
+  const filters = new FiltersService(db, tenancy, devices);
+  const groups = new GroupsService(db, tenancy, devices, filters);
+  // Dynamic group membership follows device changes (a coalesced durable job per organization).
+  devices.onDeviceChanged = (_deviceId, orgId) => groups.deviceChanged(orgId);
   const services: Services = {
     tenancy,
     sessions,
@@ -190,6 +200,9 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     alertCorrelations,
     sso,
     ssoLogin: new SsoLoginService(db, box, config, sso, auth, directory, ssoWarn),
+    filters,
+    groups,
+    search: new SearchService(db, tenancy, devices),
   };
 
   const resolvers: CredentialResolvers = {
@@ -244,6 +257,9 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   registerNotificationRoutes(moduleContext);
   registerSsoRoutes(moduleContext);
   registerWebPages(moduleContext);
+  registerFilterRoutes(moduleContext);
+  registerGroupRoutes(moduleContext);
+  registerSearchRoutes(moduleContext);
   apiKeyAuth.start();
 
   const alertNotifier = new AlertNotifier(db, { tenancy, directory, inbox, channels: alertChannels, policies: escalationPolicies, deliveries: alertDeliveries, senders, publicUrl: config.publicUrl });

@@ -50,7 +50,7 @@ function fixtures(w: World) {
       hostname: 'deskX01', displayName: 'b-org desk', orgId: w.orgB1.id, siteId: w.siteB1a.id, osType: 'linux', status: 'decommissioned', deviceRole: 'workstation',
       lastSeenAt: ago(100 * D), enrolledAt: ago(400 * D), tags: ['web'], customFields: { owner: '50%' }, softwareNames: ['backup agent 2'],
     },
-  ].map((d) => ({ ...base, ...d, partnerId: d.orgId === w.orgB1.id ? w.orgB1.partnerId : base.partnerId, id: randomUUID(), agentId: randomUUID(), agentTokenHash: randomUUID() })) as (typeof devices.$inferInsert)[];
+  ].map((d: any) => ({ ...base, ...d, partnerId: d.orgId === w.orgB1.id ? w.orgB1.partnerId : base.partnerId, id: randomUUID(), agentId: randomUUID(), agentTokenHash: randomUUID() })) as (typeof devices.$inferInsert)[];
 }
 
 describe('02§4.5 filter compiler (05 wire notes "4.5": field list, operators, validation)', () => {
@@ -256,7 +256,7 @@ describe('02§4.5 filter compiler (05 wire notes "4.5": field list, operators, v
   }
 
   it('02§4.5 a catastrophic pattern runs in linear time (RE2), not exponential backtracking', () => {
-    t.db.insert(devices).values({ ...fixtures(w)[0], id: randomUUID(), agentId: randomUUID(), agentTokenHash: randomUUID(), hostname: `${'a'.repeat(200)}!` }).run();
+    t.db.insert(devices).values({ ...(fixtures(w)[0] as typeof devices.$inferInsert), id: randomUUID(), agentId: randomUUID(), agentTokenHash: randomUUID(), hostname: `${'a'.repeat(200)}!` }).run();
     const started = Date.now();
     expect(run(all(c('hostname', 'matches', '^(a+)+$')))).toEqual([]);
     expect(Date.now() - started).toBeLessThan(1000);
