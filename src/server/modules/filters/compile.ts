@@ -369,13 +369,14 @@ function compileBoolean(field: string, truth: SQL, op: string, value: unknown, p
   return wantTrue ? sql`(${truth})` : sql`(NOT coalesce(${truth}, 0))`;
 }
 
-/** Does the JSON array column hold an element equal (case-insensitive) to one of `list`? */
-const hasAnyOf = (e: SQLWrapper, list: string[]) =>
-  sql`(EXISTS (SELECT 1 FROM json_each(${e}) AS t WHERE lower(t.value) IN (SELECT lower(value) FROM json_each(${JSON.stringify(list)}))))`;
-const hasAllOf = (e: SQLWrapper, list: string[]) => {
-  const distinct = [...new Set(list.map((x) => x.toLowerCase()))];
-  return sql`((SELECT count(DISTINCT lower(t.value)) FROM json_each(${e}) AS t WHERE lower(t.value) IN (SELECT value FROM json_each(${JSON.stringify(distinct)}))) = ${distinct.length})`;
-};
+/**
+ * Does the JSON array column hold an element equal (case-insensitive) to one of `list`? The arrays are written by
+ * JSON.stringify, so an element `x` appears in the text as JSON.stringify(x): a substring test on the lower-cased
+ * text is exact for elements without quotes and far cheaper than json_each per row (bench/filters.js).
+ */
+const element = (e: SQLWrapper, item: string) => sql`instr(lower(${e}), ${JSON.stringify(item.toLowerCase())}) > 0`;
+const hasAnyOf = (e: SQLWrapper, list: string[]) => sql`(${sql.join([...new Set(list)].map((x) => element(e, x)), sql` OR `)})`;
+const hasAllOf = (e: SQLWrapper, list: string[]) => sql`(${sql.join([...new Set(list.map((x) => x.toLowerCase()))].map((x) => element(e, x)), sql` AND `)})`;
 const anyLike = (e: SQLWrapper, text: string) => sql`(EXISTS (SELECT 1 FROM json_each(${e}) AS t WHERE t.value LIKE ${`%${likeEscape(text)}%`} ESCAPE '\\'))`;
 
 function compileArray(field: string, e: SQLWrapper, op: string, value: unknown, p: Problems): SQL | undefined {

@@ -146,14 +146,16 @@ export class FiltersService {
       return { data: { totalCount: ids.length, deviceIds: ids, evaluatedAt: at } };
     }
     if (!where) return { data: { totalCount: 0, devices: [], evaluatedAt: at } };
-    const totalCount = this.db.select({ n: sql<number>`count(*)` }).from(devices).where(where).get()?.n ?? 0;
-    const shown = this.db
-      .select({ id: devices.id, hostname: devices.hostname, displayName: devices.displayName, osType: devices.osType, status: devices.status, lastSeenAt: devices.lastSeenAt })
+    // One pass: the window count rides on the first rows (bench/filters.js).
+    const rows = this.db
+      .select({ id: devices.id, hostname: devices.hostname, displayName: devices.displayName, osType: devices.osType, status: devices.status, lastSeenAt: devices.lastSeenAt, total: sql<number>`count(*) OVER ()` })
       .from(devices)
       .where(where)
       .orderBy(devices.hostname, devices.id)
       .limit(options.limit ?? 10)
       .all();
+    const totalCount = rows[0]?.total ?? 0;
+    const shown = rows.map(({ total: _total, ...d }) => d);
     return { data: { totalCount, devices: shown, evaluatedAt: at } };
   }
 
