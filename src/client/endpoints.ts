@@ -24,6 +24,11 @@ import type { alertChannels as AlertChannelsContract } from '../contract/alert-c
 import type { alertPolicies as AlertPoliciesContract } from '../contract/alert-channels.js';
 import type { sso as SsoContract } from '../contract/sso.js';
 import type { psa as PsaContract } from '../contract/psa.js';
+import type { filters as FiltersContract } from '../contract/filters.js';
+import type { groups as GroupsContract } from '../contract/groups.js';
+import type { deviceGroups as DeviceGroupsContract } from '../contract/groups.js';
+import type { tags as TagsContract } from '../contract/groups.js';
+import type { search as SearchContract } from '../contract/search.js';
 
 export const API_PREFIX = '/api/v1';
 export const API_KEY_WARNING = 'Store this API key securely. It will not be shown again.';
@@ -1035,6 +1040,48 @@ export const agents: ClientGroup<typeof AgentsContract> = {
     method: 'POST',
     fullPath: '/api/v1/agents/:id/heartbeat',
     body: [
+      { field: 'osVersion', kind: 'string', nullable: false, description: 'Operating system version' },
+      { field: 'osBuild', kind: 'string', nullable: false, description: 'Operating system build' },
+      { field: 'architecture', kind: 'string', nullable: false, description: 'CPU architecture: x64, x86 or arm64' },
+      { field: 'uptimeSeconds', kind: 'integer', nullable: false, description: 'Seconds since boot' },
+      { field: 'isHeadless', kind: 'boolean', nullable: false, description: 'No display attached' },
+      {
+        field: 'deviceRole',
+        kind: 'string',
+        nullable: false,
+        options: [
+          'workstation',
+          'server',
+          'printer',
+          'router',
+          'switch',
+          'firewall',
+          'access_point',
+          'phone',
+          'iot',
+          'camera',
+          'nas',
+          'unknown',
+        ],
+        description: 'What the device is',
+      },
+      {
+        field: 'watchdogStatus',
+        kind: 'string',
+        nullable: false,
+        options: ['connected', 'failover', 'offline'],
+        description: "The agent watchdog's state",
+      },
+      { field: 'hardwareInfo', kind: 'object', nullable: false, description: 'Hardware inventory' },
+      { field: 'networkInfo', kind: 'array', nullable: false, description: 'Network interfaces' },
+      {
+        field: 'software',
+        kind: 'array',
+        nullable: false,
+        description: 'Installed software (names feed software.installed)',
+      },
+      { field: 'pendingPatchCount', kind: 'integer', nullable: false, description: 'Patches pending installation' },
+      { field: 'rebootRequired', kind: 'boolean', nullable: false, description: 'A reboot is pending' },
       {
         field: 'status',
         kind: 'string',
@@ -1044,7 +1091,12 @@ export const agents: ClientGroup<typeof AgentsContract> = {
       },
       { field: 'agentVersion', kind: 'string', nullable: false, description: 'Version of the agent, when it changed' },
       { field: 'lastUser', kind: 'string', nullable: false, description: 'The signed-in user' },
-      { field: 'metrics', kind: 'object', nullable: false, description: 'Current metrics' },
+      {
+        field: 'metrics',
+        kind: 'object',
+        nullable: false,
+        description: 'Current metrics (cpuPercent, ramPercent, diskPercent feed metrics.*)',
+      },
     ],
   },
 };
@@ -1056,16 +1108,70 @@ export const devices: ClientGroup<typeof DevicesContract> = {
     method: 'GET',
     fullPath: '/api/v1/devices',
     query: [
-      { field: 'page', kind: 'integer', nullable: false },
-      { field: 'limit', kind: 'integer', nullable: false },
+      {
+        field: 'page',
+        kind: 'integer',
+        nullable: false,
+        description: 'Page number: page mode {data, pagination:{page, limit, total}}; omitted: cursor mode',
+      },
+      {
+        field: 'limit',
+        kind: 'integer',
+        nullable: false,
+        description: 'Rows per page: page mode 1-100 (default 50), cursor mode 1-1000 (default 500)',
+      },
+      {
+        field: 'cursor',
+        kind: 'string',
+        nullable: false,
+        description: 'Cursor mode: the nextCursor of the previous answer',
+      },
+      {
+        field: 'sort',
+        kind: 'string',
+        nullable: false,
+        options: ['hostname', 'lastSeen', 'enrolled'],
+        description: 'Sort by hostname (default), lastSeen or enrolled',
+      },
+      {
+        field: 'sortDir',
+        kind: 'string',
+        nullable: false,
+        options: ['asc', 'desc'],
+        description: 'Sort direction (default asc)',
+      },
       { field: 'orgId', kind: 'string', nullable: false, description: 'Only devices of this organization' },
+      {
+        field: 'orgIds',
+        kind: 'string',
+        nullable: false,
+        description: 'Only devices of these organizations (comma-separated)',
+      },
       { field: 'siteId', kind: 'string', nullable: false, description: 'Only devices of this site' },
+      {
+        field: 'siteIds',
+        kind: 'string',
+        nullable: false,
+        description: 'Only devices of these sites (comma-separated)',
+      },
+      {
+        field: 'groupIds',
+        kind: 'string',
+        nullable: false,
+        description: 'Only members of these device groups (comma-separated)',
+      },
       {
         field: 'status',
         kind: 'string',
         nullable: false,
-        options: ['online', 'offline', 'maintenance', 'decommissioned', 'quarantined', 'updating', 'pending'],
-        description: 'Only devices in this state',
+        description: 'Only devices in these states (comma-separated)',
+      },
+      {
+        field: 'includeDecommissioned',
+        kind: 'string',
+        nullable: false,
+        options: ['true', 'false'],
+        description: 'Include decommissioned devices (default false)',
       },
       {
         field: 'osType',
@@ -1074,10 +1180,88 @@ export const devices: ClientGroup<typeof DevicesContract> = {
         options: ['windows', 'macos', 'linux'],
         description: 'Only devices with this operating system',
       },
-      { field: 'search', kind: 'string', nullable: false, description: 'Part of the hostname (case-insensitive)' },
+      {
+        field: 'role',
+        kind: 'string',
+        nullable: false,
+        options: [
+          'workstation',
+          'server',
+          'printer',
+          'router',
+          'switch',
+          'firewall',
+          'access_point',
+          'phone',
+          'iot',
+          'camera',
+          'nas',
+          'unknown',
+        ],
+        description: 'Only devices of this role',
+      },
+      { field: 'tag', kind: 'string', nullable: false, description: 'Only devices with this tag (case-insensitive)' },
+      {
+        field: 'search',
+        kind: 'string',
+        nullable: false,
+        description: 'Part of the hostname or display name (case-insensitive)',
+      },
+      { field: 'filterId', kind: 'string', nullable: false, description: 'Only devices the saved filter matches' },
+      {
+        field: 'filter',
+        kind: 'string',
+        nullable: false,
+        description: 'Only devices an inline condition tree (JSON) matches',
+      },
     ],
   },
   get: { area: 'devices', name: 'get', method: 'GET', fullPath: '/api/v1/devices/:id' },
+  update: {
+    area: 'devices',
+    name: 'update',
+    method: 'PATCH',
+    fullPath: '/api/v1/devices/:id',
+    body: [
+      { field: 'displayName', kind: 'string', nullable: false },
+      { field: 'tags', kind: 'array', nullable: false, description: 'The whole tag list' },
+      {
+        field: 'customFields',
+        kind: 'object',
+        nullable: false,
+        description: 'Custom field values (merged; null removes a key)',
+      },
+      {
+        field: 'deviceRole',
+        kind: 'string',
+        nullable: false,
+        options: [
+          'workstation',
+          'server',
+          'printer',
+          'router',
+          'switch',
+          'firewall',
+          'access_point',
+          'phone',
+          'iot',
+          'camera',
+          'nas',
+          'unknown',
+        ],
+      },
+    ],
+  },
+  metrics: {
+    area: 'devices',
+    name: 'metrics',
+    method: 'GET',
+    fullPath: '/api/v1/devices/:id/metrics',
+    query: [
+      { field: 'metric', kind: 'string', nullable: false, description: 'Only this metric' },
+      { field: 'limit', kind: 'integer', nullable: false, description: 'Samples, newest first, 1-1000 (default 288)' },
+    ],
+  },
   decommission: { area: 'devices', name: 'decommission', method: 'DELETE', fullPath: '/api/v1/devices/:id' },
 };
 
@@ -2874,6 +3058,355 @@ export const psa: ClientGroup<typeof PsaContract> = {
   },
 };
 
+export const filters: ClientGroup<typeof FiltersContract> = {
+  list: {
+    area: 'filters',
+    name: 'list',
+    method: 'GET',
+    fullPath: '/api/v1/filters',
+    query: [
+      {
+        field: 'search',
+        kind: 'string',
+        nullable: false,
+        description: 'Part of the name or description (case-insensitive)',
+      },
+      { field: 'orgId', kind: 'string', nullable: false, description: 'Only filters of this organization' },
+    ],
+  },
+  create: {
+    area: 'filters',
+    name: 'create',
+    method: 'POST',
+    fullPath: '/api/v1/filters',
+    body: [
+      {
+        field: 'orgId',
+        kind: 'string',
+        nullable: false,
+        description: 'Organization (required for partner and system callers)',
+      },
+      { field: 'name', kind: 'string', nullable: false, required: true, description: 'Name (1-200 characters)' },
+      { field: 'description', kind: 'string', nullable: true, description: 'Description (at most 1000 characters)' },
+      { field: 'conditions', kind: 'object', nullable: false, required: true, description: 'A condition group' },
+    ],
+  },
+  preview: {
+    area: 'filters',
+    name: 'preview',
+    method: 'POST',
+    fullPath: '/api/v1/filters/preview',
+    query: [{ field: 'orgId', kind: 'string', nullable: false, description: 'Only devices of this organization' }],
+    body: [
+      { field: 'conditions', kind: 'object', nullable: false, required: true, description: 'A condition group' },
+      { field: 'limit', kind: 'integer', nullable: false, description: 'Devices shown, 1-100 (default 10)' },
+      {
+        field: 'idsOnly',
+        kind: 'boolean',
+        nullable: false,
+        description: 'Answer every matching device id instead of the first devices',
+      },
+    ],
+  },
+  get: { area: 'filters', name: 'get', method: 'GET', fullPath: '/api/v1/filters/:id' },
+  update: {
+    area: 'filters',
+    name: 'update',
+    method: 'PATCH',
+    fullPath: '/api/v1/filters/:id',
+    body: [
+      { field: 'name', kind: 'string', nullable: false },
+      { field: 'description', kind: 'string', nullable: true, description: 'Description, or null to clear it' },
+      { field: 'conditions', kind: 'object', nullable: false, description: 'A condition group' },
+    ],
+  },
+  delete: { area: 'filters', name: 'delete', method: 'DELETE', fullPath: '/api/v1/filters/:id' },
+  previewSaved: {
+    area: 'filters',
+    name: 'previewSaved',
+    method: 'POST',
+    fullPath: '/api/v1/filters/:id/preview',
+    query: [
+      { field: 'limit', kind: 'integer', nullable: false, description: 'Devices shown, 1-100 (default 10)' },
+      { field: 'idsOnly', kind: 'string', nullable: false, options: ['true', 'false'] },
+    ],
+  },
+};
+
+export const groups: ClientGroup<typeof GroupsContract> = {
+  list: {
+    area: 'groups',
+    name: 'list',
+    method: 'GET',
+    fullPath: '/api/v1/groups',
+    query: [
+      { field: 'orgId', kind: 'string', nullable: false, description: 'Only groups of this organization' },
+      { field: 'siteId', kind: 'string', nullable: false, description: 'Only groups of this site' },
+      {
+        field: 'type',
+        kind: 'string',
+        nullable: false,
+        options: ['static', 'dynamic'],
+        description: 'Only static or only dynamic groups',
+      },
+      { field: 'parentId', kind: 'string', nullable: false, description: 'Only children of this group' },
+      { field: 'search', kind: 'string', nullable: false, description: 'Part of the name (case-insensitive)' },
+    ],
+  },
+  create: {
+    area: 'groups',
+    name: 'create',
+    method: 'POST',
+    fullPath: '/api/v1/groups',
+    body: [
+      {
+        field: 'orgId',
+        kind: 'string',
+        nullable: false,
+        description: 'Organization (partners with several and system callers must give it)',
+      },
+      { field: 'siteId', kind: 'string', nullable: true, description: 'Limit the group to one site' },
+      { field: 'name', kind: 'string', nullable: false, required: true, description: 'Name (1-255 characters)' },
+      {
+        field: 'type',
+        kind: 'string',
+        nullable: false,
+        options: ['static', 'dynamic'],
+        description: 'static (default) or dynamic; conditions or a filter make it dynamic',
+      },
+      {
+        field: 'filterConditions',
+        kind: 'object',
+        nullable: true,
+        description: 'The condition tree of a dynamic group',
+      },
+      { field: 'filterId', kind: 'string', nullable: false, description: 'Take the conditions of this saved filter' },
+      { field: 'deviceIds', kind: 'array', nullable: false, description: 'First members of a static group' },
+      { field: 'parentId', kind: 'string', nullable: true, description: 'Parent group' },
+    ],
+  },
+  get: { area: 'groups', name: 'get', method: 'GET', fullPath: '/api/v1/groups/:id' },
+  update: {
+    area: 'groups',
+    name: 'update',
+    method: 'PATCH',
+    fullPath: '/api/v1/groups/:id',
+    body: [
+      { field: 'name', kind: 'string', nullable: false },
+      { field: 'siteId', kind: 'string', nullable: true },
+      {
+        field: 'filterConditions',
+        kind: 'object',
+        nullable: false,
+        description: 'New conditions (dynamic groups); membership is re-evaluated',
+      },
+      { field: 'parentId', kind: 'string', nullable: true },
+    ],
+  },
+  delete: { area: 'groups', name: 'delete', method: 'DELETE', fullPath: '/api/v1/groups/:id' },
+  members: { area: 'groups', name: 'members', method: 'GET', fullPath: '/api/v1/groups/:id/devices' },
+  addMembers: {
+    area: 'groups',
+    name: 'addMembers',
+    method: 'POST',
+    fullPath: '/api/v1/groups/:id/devices',
+    body: [{ field: 'deviceIds', kind: 'array', nullable: false, required: true }],
+  },
+  removeMember: {
+    area: 'groups',
+    name: 'removeMember',
+    method: 'DELETE',
+    fullPath: '/api/v1/groups/:id/devices/:deviceId',
+  },
+  preview: {
+    area: 'groups',
+    name: 'preview',
+    method: 'POST',
+    fullPath: '/api/v1/groups/:id/preview',
+    body: [{ field: 'limit', kind: 'integer', nullable: false }],
+  },
+  pin: { area: 'groups', name: 'pin', method: 'POST', fullPath: '/api/v1/groups/:id/devices/:deviceId/pin' },
+  unpin: { area: 'groups', name: 'unpin', method: 'DELETE', fullPath: '/api/v1/groups/:id/devices/:deviceId/pin' },
+  membershipLog: {
+    area: 'groups',
+    name: 'membershipLog',
+    method: 'GET',
+    fullPath: '/api/v1/groups/:id/membership-log',
+    query: [
+      { field: 'deviceId', kind: 'string', nullable: false, description: 'Only entries of this device' },
+      {
+        field: 'action',
+        kind: 'string',
+        nullable: false,
+        options: ['added', 'removed'],
+        description: 'Only additions or only removals',
+      },
+      { field: 'limit', kind: 'integer', nullable: false, description: 'Entries, 1-500 (default 50)' },
+      { field: 'offset', kind: 'integer', nullable: false, description: 'Entries to skip' },
+    ],
+  },
+};
+
+export const deviceGroups: ClientGroup<typeof DeviceGroupsContract> = {
+  list: {
+    area: 'deviceGroups',
+    name: 'list',
+    method: 'GET',
+    fullPath: '/api/v1/device-groups',
+    query: [
+      { field: 'orgId', kind: 'string', nullable: false, description: 'Only groups of this organization' },
+      { field: 'siteId', kind: 'string', nullable: false, description: 'Only groups of this site' },
+      {
+        field: 'type',
+        kind: 'string',
+        nullable: false,
+        options: ['static', 'dynamic'],
+        description: 'Only static or only dynamic groups',
+      },
+      { field: 'parentId', kind: 'string', nullable: false, description: 'Only children of this group' },
+      { field: 'search', kind: 'string', nullable: false, description: 'Part of the name (case-insensitive)' },
+    ],
+  },
+  create: {
+    area: 'deviceGroups',
+    name: 'create',
+    method: 'POST',
+    fullPath: '/api/v1/device-groups',
+    body: [
+      {
+        field: 'orgId',
+        kind: 'string',
+        nullable: false,
+        description: 'Organization (partners with several and system callers must give it)',
+      },
+      { field: 'siteId', kind: 'string', nullable: true, description: 'Limit the group to one site' },
+      { field: 'name', kind: 'string', nullable: false, required: true, description: 'Name (1-255 characters)' },
+      {
+        field: 'type',
+        kind: 'string',
+        nullable: false,
+        options: ['static', 'dynamic'],
+        description: 'static (default) or dynamic; conditions or a filter make it dynamic',
+      },
+      {
+        field: 'filterConditions',
+        kind: 'object',
+        nullable: true,
+        description: 'The condition tree of a dynamic group',
+      },
+      { field: 'filterId', kind: 'string', nullable: false, description: 'Take the conditions of this saved filter' },
+      { field: 'deviceIds', kind: 'array', nullable: false, description: 'First members of a static group' },
+      { field: 'parentId', kind: 'string', nullable: true, description: 'Parent group' },
+    ],
+  },
+  get: { area: 'deviceGroups', name: 'get', method: 'GET', fullPath: '/api/v1/device-groups/:id' },
+  update: {
+    area: 'deviceGroups',
+    name: 'update',
+    method: 'PATCH',
+    fullPath: '/api/v1/device-groups/:id',
+    body: [
+      { field: 'name', kind: 'string', nullable: false },
+      { field: 'siteId', kind: 'string', nullable: true },
+      {
+        field: 'filterConditions',
+        kind: 'object',
+        nullable: false,
+        description: 'New conditions (dynamic groups); membership is re-evaluated',
+      },
+      { field: 'parentId', kind: 'string', nullable: true },
+    ],
+  },
+  delete: { area: 'deviceGroups', name: 'delete', method: 'DELETE', fullPath: '/api/v1/device-groups/:id' },
+  members: { area: 'deviceGroups', name: 'members', method: 'GET', fullPath: '/api/v1/device-groups/:id/devices' },
+  addMembers: {
+    area: 'deviceGroups',
+    name: 'addMembers',
+    method: 'POST',
+    fullPath: '/api/v1/device-groups/:id/devices',
+    body: [{ field: 'deviceIds', kind: 'array', nullable: false, required: true }],
+  },
+  removeMember: {
+    area: 'deviceGroups',
+    name: 'removeMember',
+    method: 'DELETE',
+    fullPath: '/api/v1/device-groups/:id/devices/:deviceId',
+  },
+  preview: {
+    area: 'deviceGroups',
+    name: 'preview',
+    method: 'POST',
+    fullPath: '/api/v1/device-groups/:id/preview',
+    body: [{ field: 'limit', kind: 'integer', nullable: false }],
+  },
+  pin: {
+    area: 'deviceGroups',
+    name: 'pin',
+    method: 'POST',
+    fullPath: '/api/v1/device-groups/:id/devices/:deviceId/pin',
+  },
+  unpin: {
+    area: 'deviceGroups',
+    name: 'unpin',
+    method: 'DELETE',
+    fullPath: '/api/v1/device-groups/:id/devices/:deviceId/pin',
+  },
+  membershipLog: {
+    area: 'deviceGroups',
+    name: 'membershipLog',
+    method: 'GET',
+    fullPath: '/api/v1/device-groups/:id/membership-log',
+    query: [
+      { field: 'deviceId', kind: 'string', nullable: false, description: 'Only entries of this device' },
+      {
+        field: 'action',
+        kind: 'string',
+        nullable: false,
+        options: ['added', 'removed'],
+        description: 'Only additions or only removals',
+      },
+      { field: 'limit', kind: 'integer', nullable: false, description: 'Entries, 1-500 (default 50)' },
+      { field: 'offset', kind: 'integer', nullable: false, description: 'Entries to skip' },
+    ],
+  },
+};
+
+export const tags: ClientGroup<typeof TagsContract> = {
+  list: {
+    area: 'tags',
+    name: 'list',
+    method: 'GET',
+    fullPath: '/api/v1/tags',
+    query: [{ field: 'search', kind: 'string', nullable: false, description: 'Part of the tag (case-insensitive)' }],
+  },
+  devices: {
+    area: 'tags',
+    name: 'devices',
+    method: 'GET',
+    fullPath: '/api/v1/tags/devices',
+    query: [{ field: 'tag', kind: 'string', nullable: false, required: true, description: 'The tag' }],
+  },
+};
+
+export const search: ClientGroup<typeof SearchContract> = {
+  search: {
+    area: 'search',
+    name: 'search',
+    method: 'GET',
+    fullPath: '/api/v1/search',
+    query: [
+      {
+        field: 'q',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        description: 'What to look for (1-100 characters, case-insensitive substring)',
+      },
+      { field: 'limit', kind: 'integer', nullable: false, description: 'Results, 1-50 (default 20)' },
+    ],
+  },
+};
+
 /** The contract areas themselves, loaded only where their schemas are needed (dry-run input, `validate: true`). */
 export const contractAreas: Readonly<Record<string, () => Promise<ContractGroup>>> = {
   health: () => import('../contract/health.js').then((m) => m.health),
@@ -2897,4 +3430,9 @@ export const contractAreas: Readonly<Record<string, () => Promise<ContractGroup>
   alertPolicies: () => import('../contract/alert-channels.js').then((m) => m.alertPolicies),
   sso: () => import('../contract/sso.js').then((m) => m.sso),
   psa: () => import('../contract/psa.js').then((m) => m.psa),
+  filters: () => import('../contract/filters.js').then((m) => m.filters),
+  groups: () => import('../contract/groups.js').then((m) => m.groups),
+  deviceGroups: () => import('../contract/groups.js').then((m) => m.deviceGroups),
+  tags: () => import('../contract/groups.js').then((m) => m.tags),
+  search: () => import('../contract/search.js').then((m) => m.search),
 };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { JsonObjectSchema, UuidSchema } from './common.js';
-import { OsTypeSchema } from './devices.js';
+import { DEVICE_ROLES, OsTypeSchema } from './devices.js';
 import { endpoint } from './endpoint.js';
 
 /** `svc_` followed by 64 hex characters: the agent's bearer token, returned once at enrollment. */
@@ -41,15 +41,65 @@ export const AGENT_HEALTH = ['ok', 'warning', 'error'] as const;
 /** Sent on `POST /agents/enroll` with the agent's current bearer token to re-enrol its device in place. */
 export const REENROLLMENT_HEADER = 'x-agent-reenrollment-token';
 
+const Str = z.string().trim().max(255);
+const Amount = z.number().finite().min(0).max(1e12);
+
+/** Hardware inventory (issue 13): the named fields feed the `hardware.*` filter fields; others are kept as sent. */
+export const HardwareInventorySchema = z
+  .object({
+    manufacturer: Str.optional(),
+    model: Str.optional(),
+    serialNumber: Str.optional(),
+    cpuModel: Str.optional(),
+    gpuModel: Str.optional(),
+    cpuCores: z.number().int().min(0).max(100_000).optional(),
+    ramTotalMb: Amount.optional(),
+    diskTotalGb: Amount.optional(),
+  })
+  .loose();
+
+/** One network interface; the first with an ipAddress is the device's primary one (`network.*` filter fields). */
+export const NetworkInterfaceSchema = z
+  .object({
+    name: Str.optional(),
+    ipAddress: Str.optional(),
+    macAddress: Str.optional(),
+    publicIp: Str.optional(),
+  })
+  .loose();
+
+export const WATCHDOG_STATUSES = ['connected', 'failover', 'offline'] as const;
+
+/** The inventory an agent reports on each heartbeat (05 wire notes "4.5" field list); every field optional, an
+ * omitted one keeps its stored value. */
+export const AgentInventorySchema = z.object({
+  osVersion: Text(255).optional().describe('Operating system version'),
+  osBuild: Str.optional().describe('Operating system build'),
+  architecture: Text(50).optional().describe('CPU architecture: x64, x86 or arm64'),
+  uptimeSeconds: z.number().int().min(0).max(1e10).optional().describe('Seconds since boot'),
+  isHeadless: z.boolean().optional().describe('No display attached'),
+  deviceRole: z.enum(DEVICE_ROLES).optional().describe('What the device is'),
+  watchdogStatus: z.enum(WATCHDOG_STATUSES).optional().describe("The agent watchdog's state"),
+  hardwareInfo: HardwareInventorySchema.optional().describe('Hardware inventory'),
+  networkInfo: z.array(NetworkInterfaceSchema).max(100).optional().describe('Network interfaces'),
+  software: z
+    .array(z.object({ name: Str.min(1), version: Str.optional() }).loose())
+    .max(10_000)
+    .optional()
+    .describe('Installed software (names feed software.installed)'),
+  pendingPatchCount: z.number().int().min(0).max(100_000).optional().describe('Patches pending installation'),
+  rebootRequired: z.boolean().optional().describe('A reboot is pending'),
+});
+
 /** What an agent may report about itself; administrative states (quarantined, decommissioned) are not its to set. */
-export const AgentHeartbeatSchema = z.object({
+export const AgentHeartbeatSchema = AgentInventorySchema.extend({
   status: z
     .enum(['online', 'maintenance', 'updating', ...AGENT_HEALTH])
     .optional()
     .describe('Reported state (default online); the agent health words ok, warning and error mean online'),
   agentVersion: Text(50).optional().describe('Version of the agent, when it changed'),
   lastUser: z.string().max(255).optional().describe('The signed-in user'),
-  metrics: JsonObjectSchema.optional().describe('Current metrics'),
+  metrics: JsonObjectSchema.optional().describe('Current metrics (cpuPercent, ramPercent, diskPercent feed metrics.*)'),
 });
 
 export const AgentHeartbeatResponseSchema = z.object({ success: z.literal(true), config: AgentConfigSchema });

@@ -16,6 +16,9 @@ import { tenancy } from './tenancy.js';
 import { account, users } from './users.js';
 import { webhooks } from './webhooks.js';
 import { psa } from './psa.js';
+import { filters } from './filters.js';
+import { deviceGroups, groups, tags } from './groups.js';
+import { search } from './search.js';
 
 export * from './endpoint.js';
 export * from './common.js';
@@ -43,5 +46,10 @@ export const contract = {
   alertPolicies,
   sso,
   psa,
+  filters,
+  groups,
+  deviceGroups,
+  tags,
+  search,
 } as const;
 export type Contract = typeof contract;

@@ -38,6 +38,9 @@ import type { TenancyService } from './modules/tenancy/service.js';
 import type { UsersService } from './modules/users/service.js';
 import type { WebhooksService } from './modules/webhooks/service.js';
 import type { PsaService } from './modules/psa/service.js';
+import type { FiltersService } from './modules/filters/service.js';
+import type { GroupsService } from './modules/groups/service.js';
+import type { SearchService } from './modules/search/service.js';
 import type { SecretBox } from './security/crypto.js';
 import type { ServerSecrets } from './security/server-secrets.js';
 import type { TokenSigner } from './security/tokens.js';
@@ -87,6 +90,12 @@ export interface Services {
   ssoLogin: SsoLoginService;
   /** PSA connections, their credentials test and sync, and the ticket lists (02 §2.8, §4.4). */
   psa: PsaService;
+  /** Saved filters and previews (02 §2.9, §4.5); the filter compiler is modules/filters/compile.ts. */
+  filters: FiltersService;
+  /** Static and dynamic device groups, pins, membership log (05 wire notes "4.7"). */
+  groups: GroupsService;
+  /** GET /search; other modules add their category with `search.register` (02 §4.5). */
+  search: SearchService;
 }
 
 /** What a module's route registration receives. */

@@ -75,6 +75,12 @@ import { CredentialVault } from './modules/psa/connections.js';
 import { registerPsaRoutes } from './modules/psa/routes.js';
 import { PsaService } from './modules/psa/service.js';
 import { PsaTicketing } from './modules/psa/ticketing.js';
+import { registerFilterRoutes } from './modules/filters/routes.js';
+import { FiltersService } from './modules/filters/service.js';
+import { registerGroupRoutes } from './modules/groups/routes.js';
+import { GroupsService } from './modules/groups/service.js';
+import { registerSearchRoutes } from './modules/search/routes.js';
+import { SearchService } from './modules/search/service.js';
 import { SecretBox } from './security/crypto.js';
 import { loadServerSecrets, type ServerSecrets } from './security/server-secrets.js';
 import { TokenSigner } from './security/tokens.js';
@@ -164,6 +170,10 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   // 02 §2.8: PSA credentials sealed under the server key; tickets for alerts opened by the worker.
   const psaVault = new CredentialVault(box, outbound);
   new PsaTicketing(db, psaVault, config.publicUrl).register(worker);
+  const filters = new FiltersService(db, tenancy, devices);
+  const groups = new GroupsService(db, tenancy, devices, filters);
+  // Dynamic group membership follows device changes (a coalesced durable job per organization).
+  devices.onDeviceChanged = (_deviceId, orgId) => groups.deviceChanged(orgId);
   const services: Services = {
     tenancy,
     sessions,
@@ -198,6 +208,9 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     sso,
     ssoLogin: new SsoLoginService(db, box, config, sso, auth, directory, ssoWarn),
     psa: new PsaService(db, psaVault, tenancy, outbound),
+    filters,
+    groups,
+    search: new SearchService(db, tenancy, devices),
   };
 
   const resolvers: CredentialResolvers = {
@@ -253,6 +266,9 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   registerSsoRoutes(moduleContext);
   registerWebPages(moduleContext);
   registerPsaRoutes(moduleContext);
+  registerFilterRoutes(moduleContext);
+  registerGroupRoutes(moduleContext);
+  registerSearchRoutes(moduleContext);
   apiKeyAuth.start();
 
   const alertNotifier = new AlertNotifier(db, { tenancy, directory, inbox, channels: alertChannels, policies: escalationPolicies, deliveries: alertDeliveries, senders, publicUrl: config.publicUrl });

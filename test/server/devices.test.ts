@@ -71,7 +71,9 @@ describe('devices (01 §1, 04 notes "Enrollment keys and agents")', () => {
     const page = await as('system', 'GET', '/devices?limit=2&page=2');
     expect(page.body.data.map((d: any) => d.hostname)).toEqual(['a1a-web', 'a1b-mac']);
     expect(page.body.pagination).toEqual({ page: 2, limit: 2, total: 6 });
-    expect((await as('system', 'GET', '/devices?limit=500')).body.pagination.limit).toBe(100);
+    expect((await as('system', 'GET', '/devices?page=1&limit=500')).body.pagination.limit).toBe(100);
+    // 05 wire notes "4.7": without page, cursor mode (limit up to 1000).
+    expect((await as('system', 'GET', '/devices?limit=5000')).body.pagination).toEqual({ nextCursor: null, limit: 1000 });
     expect((await as('system', 'GET', '/devices?osType=solaris')).status).toBe(400);
 
     // Naming an organization or site out of reach is 403.
@@ -83,12 +85,15 @@ describe('devices (01 §1, 04 notes "Enrollment keys and agents")', () => {
     expect(site.body.error).toBe('Access to this site denied');
   });
 
-  it('01§7 GET /devices/:id returns the device fields; absent or out of scope is 404', async () => {
+  it('01§7 05-4.7 GET /devices/:id returns the device fields and its detail; absent or out of scope is 404', async () => {
     const id = hosts['a1a-web']?.deviceId ?? '';
     const res = await as('orgUser', 'GET', `/devices/${id}`);
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(
-      ['id', 'orgId', 'siteId', 'agentId', 'hostname', 'displayName', 'osType', 'osVersion', 'architecture', 'agentVersion', 'status', 'tags', 'customFields', 'lastSeenAt', 'enrolledAt', 'lastUser', 'createdAt', 'updatedAt'].sort(),
+      ['id', 'orgId', 'siteId', 'agentId', 'hostname', 'displayName', 'osType', 'osVersion', 'architecture', 'agentVersion', 'status', 'tags', 'customFields', 'lastSeenAt', 'enrolledAt', 'lastUser', 'createdAt', 'updatedAt',
+        // 05 wire notes "4.7": the list row's inventory fields and the detail of GET /devices/:id.
+        'osBuild', 'uptimeSeconds', 'isHeadless', 'deviceRole', 'cpuPercent', 'ramPercent', 'hardware', 'metrics',
+        'networkInterfaces', 'recentMetrics', 'groups', 'siteName', 'siteTimezone', 'orgName'].sort(),
     );
     expect(res.body).toMatchObject({ id, orgId: w.orgA1.id, siteId: w.siteA1a.id, agentId: hosts['a1a-web']?.agentId, hostname: 'a1a-web', status: 'online', tags: [], customFields: {} });
 

@@ -1,4 +1,4 @@
-import { index, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { createdAt, id, json, updatedAt } from './columns.js';
 import { organizations, sites } from './tenancy.js';
 
@@ -34,6 +34,36 @@ export const devices = sqliteTable(
     lastSeenAt: text(),
     enrolledAt: text().notNull(),
     lastUser: text(),
+    /**
+     * Inventory the agent reports (issue 13), flattened into real columns so the filter compiler
+     * (modules/filters/compile.ts) compares plain columns; the JSON blobs above keep everything else reported.
+     */
+    osBuild: text(),
+    uptimeSeconds: integer(),
+    isHeadless: integer({ mode: 'boolean' }),
+    deviceRole: text().notNull().default('unknown'),
+    watchdogStatus: text(),
+    lastSeenIp: text(),
+    quarantinedAt: text(),
+    hwManufacturer: text(),
+    hwModel: text(),
+    hwSerialNumber: text(),
+    hwCpuModel: text(),
+    hwGpuModel: text(),
+    hwCpuCores: integer(),
+    hwRamTotalMb: real(),
+    hwDiskTotalGb: real(),
+    /** The primary interface: the first reported one with an IP address. */
+    netIpAddress: text(),
+    netPublicIp: text(),
+    netMacAddress: text(),
+    cpuPercent: real(),
+    ramPercent: real(),
+    diskPercent: real(),
+    /** Lower-cased names of the installed software the agent reports (`software.installed`). */
+    softwareNames: json<string[]>().notNull().default([]),
+    pendingPatchCount: integer(),
+    rebootRequired: integer({ mode: 'boolean' }),
     /** The enrollment key used (kept as a plain id: enrollment keys are hard-deleted). */
     enrollmentKeyId: text(),
     decommissionedAt: text(),
@@ -46,5 +76,8 @@ export const devices = sqliteTable(
     index('devices_org_idx').on(t.orgId, t.hostname),
     index('devices_site_idx').on(t.siteId),
     index('devices_partner_idx').on(t.partnerId, t.status),
+    index('devices_org_status_idx').on(t.orgId, t.status),
+    index('devices_org_last_seen_idx').on(t.orgId, t.lastSeenAt),
+    index('devices_org_os_idx').on(t.orgId, t.osType),
   ],
 );

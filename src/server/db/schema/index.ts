@@ -11,3 +11,5 @@ export * from './alerts.js';
 export * from './notifications.js';
 export * from './sso.js';
 export * from './psa.js';
+export * from './filters.js';
+export * from './groups.js';

@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { and, asc, count, eq, ne, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, ne, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import { AGENT_HEALTH, AGENT_TOKEN_PATTERN, type AgentEnrollSchema, type AgentHeartbeatSchema } from '../../../contract/agents.js';
-import type { DeviceListQuerySchema } from '../../../contract/devices.js';
+import type { DeviceListQuerySchema, DeviceUpdateSchema } from '../../../contract/devices.js';
 import type { Db } from '../../db/connection.js';
 import { devices } from '../../db/schema/index.js';
 import { systemContext, type Caller, type RequestContext } from '../../context.js';
@@ -11,35 +11,20 @@ import { publishEvent } from '../../jobs/queue.js';
 import { namesById } from '../../lib/names.js';
 import { countRows, paged, type Paged } from '../../lib/paging.js';
 import { sha256Hex } from '../../security/crypto.js';
+import { recentMetricSamples } from '../alerts/queries.js';
 import { recordAudit } from '../audit/recorder.js';
 import type { EnrollmentKeysService } from '../enrollment-keys/service.js';
+import { compileFilter, likeEscape, type FilterCondition } from '../filters/compile.js';
 import { accessibleOrgIds, requireOrg, requireSite } from '../tenancy/access.js';
 import type { TenancyService } from '../tenancy/service.js';
+import { inventoryColumns } from './inventory.js';
+import { decodeCursor, deviceOut, type DeviceOut, encodeCursor, mergeCustomFields, parseInlineFilter, sortKey, sortValue, type DeviceRow } from './out.js';
 
-export type DeviceRow = typeof devices.$inferSelect;
-
-/** The columns a list shows (inventory blobs and the token hash stay behind). */
-const LISTED = {
-  id: devices.id,
-  orgId: devices.orgId,
-  siteId: devices.siteId,
-  agentId: devices.agentId,
-  hostname: devices.hostname,
-  displayName: devices.displayName,
-  osType: devices.osType,
-  osVersion: devices.osVersion,
-  architecture: devices.architecture,
-  agentVersion: devices.agentVersion,
-  status: devices.status,
-  tags: devices.tags,
-  customFields: devices.customFields,
-  lastSeenAt: devices.lastSeenAt,
-  enrolledAt: devices.enrolledAt,
-  lastUser: devices.lastUser,
-  createdAt: devices.createdAt,
-  updatedAt: devices.updatedAt,
-};
-export type ListedDevice = { [K in keyof typeof LISTED]: DeviceRow[K] };
+export type { DeviceRow } from './out.js';
+/** A device as lists show it (other modules read devices through this). */
+export type ListedDevice = DeviceOut;
+type ListQuery = z.infer<typeof DeviceListQuerySchema>;
+type CursorPage = { data: DeviceOut[]; pagination: { nextCursor: string | null; limit: number }; sort: { by: string; dir: string } };
 
 /** What every agent is told at enrollment and on each heartbeat. */
 export const AGENT_CONFIG = { heartbeatIntervalSeconds: 60, metricsCollectionIntervalSeconds: 30 } as const;
@@ -48,6 +33,9 @@ export const AGENT_CONFIG = { heartbeatIntervalSeconds: 60, metricsCollectionInt
 const MISSED_HEARTBEATS = 3;
 
 const SYSTEM = systemContext().caller;
+
+/** A day of five-minute samples (05 wire notes "4.7": recentMetrics ≤ 288). */
+const RECENT_METRICS = 288;
 
 function isoNow(): string {
   return new Date().toISOString();
@@ -68,6 +56,14 @@ function inventoryOf(body: z.infer<typeof AgentEnrollSchema>) {
     architecture: body.architecture,
     agentVersion: body.agentVersion,
   };
+}
+
+/** The inventory an enrolment reports (hardware and network blobs), flattened for the filters. */
+function enrolledInventory(body: z.infer<typeof AgentEnrollSchema>) {
+  return inventoryColumns({
+    ...(body.hardwareInfo !== undefined ? { hardwareInfo: body.hardwareInfo } : {}),
+    ...(body.networkInfo !== undefined ? { networkInfo: body.networkInfo } : {}),
+  });
 }
 
 function isAgentHealth(status: string): status is (typeof AGENT_HEALTH)[number] {
@@ -114,8 +110,6 @@ function agentCaller(device: Pick<AgentAuthRow, 'agentId' | 'orgId' | 'siteId' |
  */
 export class DevicesService {
   private readonly byTokenHash;
-  private readonly listQuery;
-  private readonly countQuery;
 
   constructor(
     private readonly db: Db,
@@ -126,23 +120,6 @@ export class DevicesService {
       `SELECT id, agent_id AS agentId, org_id AS orgId, site_id AS siteId, partner_id AS partnerId, hostname, status
          FROM devices WHERE agent_token_hash = ?`,
     );
-    // The list is one prepared statement whose optional filters are null when unused (ids as JSON arrays).
-    const p = (name: string) => sql.placeholder(name);
-    const where = sql`${devices.orgId} IN (SELECT value FROM json_each(${p('orgIds')}))
-      AND (${p('siteId')} IS NULL OR ${devices.siteId} = ${p('siteId')})
-      AND (${p('siteIds')} IS NULL OR ${devices.siteId} IN (SELECT value FROM json_each(${p('siteIds')})))
-      AND (${p('status')} IS NULL OR ${devices.status} = ${p('status')})
-      AND (${p('osType')} IS NULL OR ${devices.osType} = ${p('osType')})
-      AND (${p('search')} IS NULL OR instr(lower(${devices.hostname}), ${p('search')}) > 0)`;
-    this.listQuery = db
-      .select(LISTED)
-      .from(devices)
-      .where(where)
-      .orderBy(asc(devices.hostname), asc(devices.id))
-      .limit(p('limit'))
-      .offset(p('offset'))
-      .prepare();
-    this.countQuery = db.select({ n: count() }).from(devices).where(where).prepare();
   }
 
   // ---- Agents ----
@@ -179,6 +156,8 @@ export class DevicesService {
           lastUser: body.lastUser ?? null,
           hardwareInfo: body.hardwareInfo ?? null,
           networkInfo: body.networkInfo ?? null,
+          ...enrolledInventory(body),
+          lastSeenIp: ctx.ip,
           lastSeenAt: now,
           enrolledAt: now,
           enrollmentKeyId: key.id,
@@ -195,6 +174,7 @@ export class DevicesService {
         partnerId: org.partnerId,
         details: { enrollmentKeyId: key.id, enrollmentKeyName: key.name, siteId: key.siteId, osType: device.osType, agentVersion: device.agentVersion },
       });
+      this.changed(device.id, org.id);
       publishEvent(
         this.db,
         'device.enrolled',
@@ -236,8 +216,7 @@ export class DevicesService {
         // An administrator's quarantine outlives a re-enrolment, as it outlives heartbeats.
         status: found.status === 'quarantined' ? 'quarantined' : 'online',
         ...(body.lastUser !== undefined ? { lastUser: body.lastUser } : {}),
-        ...(body.hardwareInfo !== undefined ? { hardwareInfo: body.hardwareInfo } : {}),
-        ...(body.networkInfo !== undefined ? { networkInfo: body.networkInfo } : {}),
+        ...enrolledInventory(body),
         lastSeenAt: now,
         enrolledAt: now,
         enrollmentKeyId: key.id,
@@ -331,18 +310,21 @@ export class DevicesService {
     // The agent's own health words (ok, warning, error) all say "alive": the device is online (issue 15 item 10).
     const reported = body.status === undefined || isAgentHealth(body.status) ? 'online' : body.status;
     const status = device.status === 'quarantined' ? device.status : reported;
+    const reportedColumns: Partial<DeviceRow> = {
+      status,
+      ...(body.agentVersion !== undefined ? { agentVersion: body.agentVersion } : {}),
+      ...(body.lastUser !== undefined ? { lastUser: body.lastUser } : {}),
+      ...inventoryColumns(body),
+      ...(ctx.ip !== null ? { lastSeenIp: ctx.ip } : {}),
+    };
     this.db
       .update(devices)
-      .set({
-        status,
-        lastSeenAt: isoNow(),
-        updatedAt: isoNow(),
-        ...(body.agentVersion !== undefined ? { agentVersion: body.agentVersion } : {}),
-        ...(body.lastUser !== undefined ? { lastUser: body.lastUser } : {}),
-        ...(body.metrics !== undefined ? { lastMetrics: body.metrics } : {}),
-      })
+      .set({ ...reportedColumns, lastSeenAt: isoNow(), updatedAt: isoNow() })
       .where(and(eq(devices.id, device.id), ne(devices.status, 'decommissioned')))
       .run();
+    // Dynamic groups follow what a device reports; lastSeenAt alone moves with the periodic re-evaluation.
+    const moved = Object.entries(reportedColumns).some(([k, v]) => JSON.stringify(device[k as keyof DeviceRow]) !== JSON.stringify(v));
+    if (moved) this.changed(device.id, device.orgId);
     return { success: true as const, config: AGENT_CONFIG };
   }
 
@@ -358,32 +340,187 @@ export class DevicesService {
 
   // ---- Devices ----
 
-  list(ctx: RequestContext, query: z.infer<typeof DeviceListQuerySchema>): Paged<ListedDevice> {
+  /**
+   * The devices a caller may see, as one SQL condition (01 §1, §2.6): accessible organizations (optionally only
+   * `orgIds`, each access-checked: 403 when out of reach) and the caller's sites. null: nothing is visible.
+   */
+  visibleWhere(ctx: RequestContext, orgIds?: string[]): SQL | null {
     const { caller } = ctx;
-    let orgIds: string[];
-    if (query.orgId) {
-      requireOrg(this.db, caller, query.orgId);
-      orgIds = [query.orgId];
-    } else {
-      orgIds = accessibleOrgIds(this.db, caller) ?? this.tenancy.listAccessibleOrganizations(ctx).map((o) => o.id);
-    }
-    if (orgIds.length === 0) return paged([], query, 0);
-    if (query.siteId) requireSite(this.db, caller, query.siteId);
-    if (caller.siteIds !== null && caller.siteIds.length === 0) return paged([], query, 0);
-    const filter = {
-      orgIds: JSON.stringify(orgIds),
-      siteId: query.siteId ?? null,
-      siteIds: caller.siteIds === null ? null : JSON.stringify(caller.siteIds),
-      status: query.status ?? null,
-      osType: query.osType ?? null,
-      search: query.search ? query.search.toLowerCase() : null,
-    };
-    const rows = this.listQuery.all({ ...filter, limit: query.limit, offset: (query.page - 1) * query.limit });
-    return paged(rows, query, this.countQuery.get(filter)?.n ?? 0);
+    for (const orgId of orgIds ?? []) requireOrg(this.db, caller, orgId);
+    const reach = orgIds ?? accessibleOrgIds(this.db, caller);
+    if (reach !== null && reach.length === 0) return null;
+    if (caller.siteIds !== null && caller.siteIds.length === 0) return null;
+    const parts: SQL[] = [];
+    if (reach !== null) parts.push(sql`${devices.orgId} IN (SELECT value FROM json_each(${JSON.stringify(reach)}))`);
+    if (caller.siteIds !== null) parts.push(sql`${devices.siteId} IN (SELECT value FROM json_each(${JSON.stringify(caller.siteIds)}))`);
+    return and(...parts) ?? sql`1 = 1`;
   }
 
-  get(ctx: RequestContext, id: string): DeviceRow {
-    return this.findVisible(ctx, id);
+  /**
+   * The device list of 05 wire notes "4.7": with `page` a counted page, without it cursor mode (keyset on the
+   * sort key and id). `saved` is the condition tree of `filterId`, resolved by the caller (the filters module).
+   */
+  list(ctx: RequestContext, query: ListQuery & { page: number }, saved?: unknown): Paged<DeviceOut>;
+  list(ctx: RequestContext, query: ListQuery, saved?: unknown): Paged<DeviceOut> | CursorPage;
+  list(ctx: RequestContext, query: ListQuery, saved?: unknown): Paged<DeviceOut> | CursorPage {
+    const orgIds = query.orgId ? [query.orgId, ...(query.orgIds ?? [])] : query.orgIds;
+    const scope = this.visibleWhere(ctx, orgIds);
+    const sortBy = query.sort ?? 'hostname';
+    const dir = query.sortDir ?? 'asc';
+    const pageMode = query.page !== undefined;
+    const limit = pageMode ? Math.min(query.limit ?? 50, 100) : (query.limit ?? 500);
+    const empty = pageMode ? paged([], { page: query.page ?? 1, limit }, 0) : { data: [], pagination: { nextCursor: null, limit }, sort: { by: sortBy, dir } };
+    if (!scope) return empty;
+    const where = and(scope, ...this.listConditions(ctx, query, saved)) as SQL;
+    const key = sortKey(sortBy);
+    const order = dir === 'asc' ? [asc(key), asc(devices.id)] : [desc(key), desc(devices.id)];
+    if (pageMode) {
+      const page = query.page ?? 1;
+      const rows = this.db.select().from(devices).where(where).orderBy(...order).limit(limit).offset((page - 1) * limit).all();
+      return paged(rows.map(deviceOut), { page, limit }, countRows(this.db, devices, where));
+    }
+    const after = query.cursor !== undefined ? decodeCursor(query.cursor) : undefined;
+    const keyset = after && (dir === 'asc' ? sql`(${key} > ${after[0]} OR (${key} = ${after[0]} AND ${devices.id} > ${after[1]}))` : sql`(${key} < ${after[0]} OR (${key} = ${after[0]} AND ${devices.id} < ${after[1]}))`);
+    const rows = this.db.select().from(devices).where(keyset ? and(where, keyset) : where).orderBy(...order).limit(limit + 1).all();
+    const more = rows.length > limit;
+    const data = rows.slice(0, limit);
+    const last = data.at(-1);
+    return { data: data.map(deviceOut), pagination: { nextCursor: more && last ? encodeCursor(sortValue(last, sortBy), last.id) : null, limit }, sort: { by: sortBy, dir } };
+  }
+
+  private listConditions(ctx: RequestContext, query: z.infer<typeof DeviceListQuerySchema>, saved: unknown): SQL[] {
+    const parts: SQL[] = [];
+    const { caller } = ctx;
+    const siteIds = [...(query.siteId ? [query.siteId] : []), ...(query.siteIds ?? [])];
+    for (const siteId of siteIds) requireSite(this.db, caller, siteId);
+    if (siteIds.length > 0) parts.push(sql`${devices.siteId} IN (SELECT value FROM json_each(${JSON.stringify(siteIds)}))`);
+    if (query.status && query.status.length > 0) parts.push(sql`${devices.status} IN (SELECT value FROM json_each(${JSON.stringify(query.status)}))`);
+    else if (query.includeDecommissioned !== true) parts.push(ne(devices.status, 'decommissioned'));
+    if (query.osType) parts.push(eq(devices.osType, query.osType));
+    if (query.role) parts.push(eq(devices.deviceRole, query.role));
+    const conditions: FilterCondition[] = [];
+    if (query.groupIds && query.groupIds.length > 0) conditions.push({ field: 'groupId', operator: 'in', value: query.groupIds });
+    if (query.tag) conditions.push({ field: 'tags', operator: 'contains', value: query.tag });
+    if (conditions.length > 0) parts.push(compileFilter({ operator: 'AND', conditions }).where);
+    if (query.search) {
+      const pattern = `%${likeEscape(query.search)}%`;
+      parts.push(sql`(${devices.hostname} LIKE ${pattern} ESCAPE '\\' OR ${devices.displayName} LIKE ${pattern} ESCAPE '\\')`);
+    }
+    if (saved !== undefined) parts.push(compileFilter(saved).where);
+    if (query.filter !== undefined) parts.push(compileFilter(parseInlineFilter(query.filter)).where);
+    return parts;
+  }
+
+  /** GET /devices/:id (05 wire notes "4.7"): the row plus hardware, interfaces, recent metrics and names;
+   * `groups` is filled by the caller from the groups module. */
+  get(ctx: RequestContext, id: string) {
+    const row = this.findVisible(ctx, id);
+    const site = row.siteId ? this.tenancy.requireSite(ctx, row.siteId) : undefined;
+    const org = this.tenancy.requireOrg(ctx, row.orgId);
+    return {
+      ...deviceOut(row),
+      hardware: row.hardwareInfo,
+      networkInterfaces: row.networkInfo ?? [],
+      recentMetrics: recentMetricSamples(this.db, row.id, RECENT_METRICS),
+      siteName: site?.name ?? null,
+      siteTimezone: site?.timezone ?? null,
+      orgName: org.name,
+    };
+  }
+
+  /** GET /devices/:id/metrics: the newest samples the agent reported (stored by the alerts module). */
+  metrics(ctx: RequestContext, id: string, query: { metric?: string | undefined; limit?: number | undefined }) {
+    const row = this.findVisible(ctx, id);
+    return { data: recentMetricSamples(this.db, row.id, query.limit ?? RECENT_METRICS, query.metric) };
+  }
+
+  /** Display name, tags, custom fields and role, changed by an administrator; audited. */
+  update(ctx: RequestContext, id: string, body: z.infer<typeof DeviceUpdateSchema>) {
+    return this.db.$client.transaction(() => {
+      const current = this.findVisible(ctx, id);
+      const customFields = body.customFields === undefined ? undefined : mergeCustomFields(current.customFields, body.customFields);
+      const tags = body.tags === undefined ? undefined : [...new Set(body.tags)];
+      const row = this.db
+        .update(devices)
+        .set({
+          ...(body.displayName !== undefined ? { displayName: body.displayName } : {}),
+          ...(tags !== undefined ? { tags } : {}),
+          ...(customFields !== undefined ? { customFields } : {}),
+          ...(body.deviceRole !== undefined ? { deviceRole: body.deviceRole } : {}),
+          updatedAt: isoNow(),
+        })
+        .where(eq(devices.id, id))
+        .returning()
+        .get();
+      recordAudit(this.db, ctx, {
+        action: 'device.update',
+        resourceType: 'device',
+        resourceId: id,
+        resourceName: row.hostname,
+        orgId: row.orgId,
+        partnerId: row.partnerId,
+        details: { changedFields: Object.keys(body) },
+      });
+      this.changed(row.id, row.orgId);
+      return { data: deviceOut(row) };
+    })();
+  }
+
+  /** Devices for GET /search: hostname, display name or last user contains `q`; title displayName || hostname,
+   * description hostname (when it differs), status and last user joined by " · " (05 wire notes "4.5"). */
+  search(ctx: RequestContext, q: string, limit: number) {
+    const scope = this.visibleWhere(ctx);
+    if (!scope) return [];
+    const pattern = `%${likeEscape(q)}%`;
+    const rows = this.db
+      .select({ id: devices.id, hostname: devices.hostname, displayName: devices.displayName, status: devices.status, lastUser: devices.lastUser })
+      .from(devices)
+      .where(and(scope, sql`(${devices.hostname} LIKE ${pattern} ESCAPE '\\' OR ${devices.displayName} LIKE ${pattern} ESCAPE '\\' OR ${devices.lastUser} LIKE ${pattern} ESCAPE '\\')`))
+      .orderBy(asc(devices.hostname))
+      .limit(limit)
+      .all();
+    return rows.map((d) => ({
+      id: d.id,
+      type: 'devices' as const,
+      title: d.displayName || d.hostname || 'Unknown device',
+      description: [d.displayName && d.displayName !== d.hostname ? d.hostname : null, d.status, d.lastUser].filter((x): x is string => !!x).join(' · '),
+    }));
+  }
+
+  /** GET /tags (05 wire notes "4.7"): the tags of visible, live devices with their device counts. */
+  listTags(ctx: RequestContext, search?: string) {
+    const scope = this.visibleWhere(ctx);
+    if (!scope) return { data: [], total: 0 };
+    const pattern = search ? `%${likeEscape(search)}%` : null;
+    const rows = this.db.all<{ tag: string; n: number }>(sql`
+      SELECT t.value AS tag, count(*) AS n FROM ${devices}, json_each(${devices.tags}) AS t
+      WHERE ${scope} AND ${devices.status} <> 'decommissioned'
+        AND (${pattern} IS NULL OR t.value LIKE ${pattern} ESCAPE '\\')
+      GROUP BY t.value ORDER BY n DESC, t.value ASC LIMIT 1000`);
+    const data = rows.map((r) => ({ id: r.tag, name: r.tag, tag: r.tag, deviceCount: r.n }));
+    return { data, total: data.length };
+  }
+
+  /** GET /tags/devices?tag=: the visible, live devices with that tag (case-insensitive). */
+  devicesWithTag(ctx: RequestContext, tag: string) {
+    const scope = this.visibleWhere(ctx);
+    if (!scope) return { data: [], total: 0 };
+    const hasTag = compileFilter({ operator: 'AND', conditions: [{ field: 'tags', operator: 'contains', value: tag }] }).where;
+    const data = this.db
+      .select({ id: devices.id, hostname: devices.hostname, displayName: devices.displayName, status: devices.status, osType: devices.osType, tags: devices.tags })
+      .from(devices)
+      .where(and(scope, hasTag, ne(devices.status, 'decommissioned')))
+      .orderBy(asc(devices.hostname), asc(devices.id))
+      .limit(5000)
+      .all();
+    return { data, total: data.length };
+  }
+
+  /** Told of every device change that may move it in or out of a dynamic group (set by the groups module). */
+  onDeviceChanged: (deviceId: string, orgId: string) => void = () => undefined;
+
+  private changed(deviceId: string, orgId: string): void {
+    this.onDeviceChanged(deviceId, orgId);
   }
 
   decommission(ctx: RequestContext, id: string) {
@@ -406,12 +543,13 @@ export class DevicesService {
         partnerId: device.partnerId,
         details: { agentId: device.agentId, previousStatus: current.status },
       });
-      return { success: true as const, message: 'Device decommissioned', device };
+      this.changed(device.id, device.orgId);
+      return { success: true as const, message: 'Device decommissioned', device: deviceOut(device) };
     })();
   }
 
   /** A device the caller may see: absent, out of reach or outside a site restriction all answer 404. */
-  private findVisible(ctx: RequestContext, id: string): DeviceRow {
+  findVisible(ctx: RequestContext, id: string): DeviceRow {
     const row = this.db.select().from(devices).where(eq(devices.id, id)).get();
     if (!row) throw notFound('Device not found');
     try {

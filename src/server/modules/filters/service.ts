@@ -1,0 +1,180 @@
+import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { filters as filtersContract } from '../../../contract/filters.js';
+import type { Db } from '../../db/connection.js';
+import { devices, savedFilters } from '../../db/schema/index.js';
+import type { RequestContext } from '../../context.js';
+import { DomainError, forbidden, notFound } from '../../errors.js';
+import { recordAudit } from '../audit/recorder.js';
+import type { DevicesService } from '../devices/service.js';
+import type { TenancyService } from '../tenancy/service.js';
+import { compileFilter, likeEscape, registerFilterFunctions, type CompileOptions } from './compile.js';
+import { resolveWriteOrg } from './org.js';
+
+type Body<K extends 'create' | 'update'> = z.infer<(typeof filtersContract)[K]['body']>;
+type FilterRow = typeof savedFilters.$inferSelect;
+
+export interface PreviewOptions {
+  orgId?: string;
+  limit?: number;
+  idsOnly?: boolean;
+}
+
+/** Does the tree name the status field anywhere? (Then decommissioned devices are not left out.) */
+function usesStatus(fields: string[]): boolean {
+  return fields.includes('status');
+}
+
+/**
+ * Saved filters and previews (02 §2.9, §4.5): a saved filter is a condition tree of one organization; a
+ * preview counts what a tree matches across every organization the caller reaches.
+ */
+export class FiltersService {
+  constructor(
+    private readonly db: Db,
+    private readonly tenancy: TenancyService,
+    private readonly devices: DevicesService,
+  ) {
+    registerFilterFunctions(db.$client);
+  }
+
+  /**
+   * The devices a tree matches within what the caller may see, as one condition: decommissioned devices are
+   * left out unless the tree names `status`. null: the caller sees no device.
+   */
+  matchWhere(ctx: RequestContext, tree: unknown, orgIds?: string[], options: CompileOptions = {}): { where: SQL | null; fields: string[] } {
+    const compiled = compileFilter(tree, options);
+    const scope = this.devices.visibleWhere(ctx, orgIds);
+    if (!scope) return { where: null, fields: compiled.fields };
+    const live = usesStatus(compiled.fields) ? undefined : sql`${devices.status} <> 'decommissioned'`;
+    return { where: and(scope, compiled.where, live) ?? scope, fields: compiled.fields };
+  }
+
+  list(ctx: RequestContext, query: { search?: string | undefined; orgId?: string | undefined }) {
+    const reach = query.orgId ? [this.tenancy.requireOrg(ctx, query.orgId).id] : this.tenancy.accessibleOrgIds(ctx);
+    if (reach !== null && reach.length === 0) return { data: [], total: 0 };
+    const pattern = query.search ? `%${likeEscape(query.search)}%` : null;
+    const where = and(
+      reach === null ? undefined : sql`${savedFilters.orgId} IN (SELECT value FROM json_each(${JSON.stringify(reach)}))`,
+      pattern === null ? undefined : sql`(${savedFilters.name} LIKE ${pattern} ESCAPE '\\' OR ${savedFilters.description} LIKE ${pattern} ESCAPE '\\')`,
+    );
+    const data = this.db.select().from(savedFilters).where(where).orderBy(desc(savedFilters.createdAt), desc(savedFilters.id)).all();
+    return { data, total: data.length };
+  }
+
+  create(ctx: RequestContext, body: Body<'create'>) {
+    compileFilter(body.conditions);
+    const org = resolveWriteOrg(this.tenancy, ctx, body.orgId, true);
+    return this.db.$client.transaction(() => {
+      const row = this.db
+        .insert(savedFilters)
+        .values({ orgId: org.id, name: body.name, description: body.description ?? null, conditions: body.conditions, createdBy: ctx.caller.userId })
+        .returning()
+        .get();
+      this.audit(ctx, 'filter.create', row, { name: row.name });
+      return { data: row };
+    })();
+  }
+
+  get(ctx: RequestContext, id: string) {
+    return { data: this.findVisible(ctx, id) };
+  }
+
+  update(ctx: RequestContext, id: string, body: Body<'update'>) {
+    if (body.conditions !== undefined) compileFilter(body.conditions);
+    return this.db.$client.transaction(() => {
+      this.findVisible(ctx, id);
+      const row = this.db
+        .update(savedFilters)
+        .set({
+          ...(body.name !== undefined ? { name: body.name } : {}),
+          ...(body.description !== undefined ? { description: body.description } : {}),
+          ...(body.conditions !== undefined ? { conditions: body.conditions } : {}),
+          updatedAt: new Date().toISOString(),
+        })
+        .where(eq(savedFilters.id, id))
+        .returning()
+        .get();
+      this.audit(ctx, 'filter.update', row, { changedFields: Object.keys(body) });
+      return { data: row };
+    })();
+  }
+
+  delete(ctx: RequestContext, id: string) {
+    return this.db.$client.transaction(() => {
+      const row = this.findVisible(ctx, id);
+      this.db.delete(savedFilters).where(eq(savedFilters.id, id)).run();
+      this.audit(ctx, 'filter.delete', row, { name: row.name });
+      return { data: row };
+    })();
+  }
+
+  /** POST /filters/preview: a foreign orgId is 403 `Forbidden` (05 wire notes "4.5"). */
+  preview(ctx: RequestContext, tree: unknown, options: PreviewOptions) {
+    let orgIds: string[] | undefined;
+    if (options.orgId !== undefined) {
+      try {
+        orgIds = [this.tenancy.requireOrg(ctx, options.orgId).id];
+      } catch (err) {
+        if (err instanceof DomainError && err.kind === 'forbidden') throw forbidden('Forbidden');
+        throw err;
+      }
+    }
+    const result = this.evaluate(ctx, tree, orgIds, options);
+    this.audit(ctx, 'filter.preview', null, { totalCount: result.data.totalCount, orgId: options.orgId ?? null }, options.orgId ?? ctx.caller.orgId);
+    return result;
+  }
+
+  previewSaved(ctx: RequestContext, id: string, options: PreviewOptions) {
+    const row = this.findVisible(ctx, id);
+    const result = this.evaluate(ctx, row.conditions, undefined, options);
+    this.audit(ctx, 'filter.saved.preview', row, { totalCount: result.data.totalCount });
+    return result;
+  }
+
+  /** The conditions of a saved filter the caller may see (device lists and groups use a filterId through this). */
+  conditionsOf(ctx: RequestContext, id: string): Record<string, unknown> {
+    return this.findVisible(ctx, id).conditions;
+  }
+
+  private evaluate(ctx: RequestContext, tree: unknown, orgIds: string[] | undefined, options: PreviewOptions) {
+    const evaluatedAt = new Date();
+    const { where } = this.matchWhere(ctx, tree, orgIds, { now: evaluatedAt });
+    const at = evaluatedAt.toISOString();
+    if (options.idsOnly) {
+      const ids = where ? this.db.select({ id: devices.id }).from(devices).where(where).orderBy(devices.hostname, devices.id).all().map((r) => r.id) : [];
+      return { data: { totalCount: ids.length, deviceIds: ids, evaluatedAt: at } };
+    }
+    if (!where) return { data: { totalCount: 0, devices: [], evaluatedAt: at } };
+    // One pass: the window count rides on the first rows (bench/filters.js).
+    const rows = this.db
+      .select({ id: devices.id, hostname: devices.hostname, displayName: devices.displayName, osType: devices.osType, status: devices.status, lastSeenAt: devices.lastSeenAt, total: sql<number>`count(*) OVER ()` })
+      .from(devices)
+      .where(where)
+      .orderBy(devices.hostname, devices.id)
+      .limit(options.limit ?? 10)
+      .all();
+    const totalCount = rows[0]?.total ?? 0;
+    const shown = rows.map(({ total: _total, ...d }) => d);
+    return { data: { totalCount, devices: shown, evaluatedAt: at } };
+  }
+
+  private findVisible(ctx: RequestContext, id: string): FilterRow {
+    const row = this.db.select().from(savedFilters).where(eq(savedFilters.id, id)).get();
+    if (!row) throw notFound('Saved filter not found', 'FILTER_NOT_FOUND');
+    const reach = this.tenancy.accessibleOrgIds(ctx);
+    if (reach !== null && !reach.includes(row.orgId)) throw notFound('Saved filter not found', 'FILTER_NOT_FOUND');
+    return row;
+  }
+
+  private audit(ctx: RequestContext, action: string, row: FilterRow | null, details: Record<string, unknown>, orgId?: string | null): void {
+    recordAudit(this.db, ctx, {
+      action,
+      resourceType: 'filter',
+      resourceId: row?.id ?? null,
+      resourceName: row?.name ?? null,
+      orgId: row?.orgId ?? orgId ?? null,
+      details,
+    });
+  }
+}

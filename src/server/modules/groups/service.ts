@@ -1,0 +1,416 @@
+import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { groups as groupsContract } from '../../../contract/groups.js';
+import type { Db } from '../../db/connection.js';
+import { deviceGroupMembers, deviceGroupMembershipLog, deviceGroups, devices } from '../../db/schema/index.js';
+import { systemContext, type RequestContext } from '../../context.js';
+import { badRequest, notFound } from '../../errors.js';
+import { enqueueJob } from '../../jobs/queue.js';
+import { recordAudit } from '../audit/recorder.js';
+import type { DevicesService } from '../devices/service.js';
+import { compileFilter, likeEscape } from '../filters/compile.js';
+import { resolveWriteOrg } from '../filters/org.js';
+import type { FiltersService } from '../filters/service.js';
+import type { TenancyService } from '../tenancy/service.js';
+
+type Body<K extends 'create' | 'update'> = z.infer<(typeof groupsContract)[K]['body']>;
+type GroupRow = typeof deviceGroups.$inferSelect;
+
+/** The job that re-evaluates an organization's dynamic groups after its devices changed. */
+export const REEVALUATE_JOB = 'groups.reevaluate-org';
+/** Every dynamic group is also re-evaluated this often: conditions on time (lastSeenAt withinLast…) move alone. */
+export const PERIODIC_MS = 5 * 60_000;
+
+const MATCHED = 'Matched filter conditions';
+const UNMATCHED = 'No longer matches filter conditions';
+
+function isoNow(): string {
+  return new Date().toISOString();
+}
+
+/**
+ * Device groups (05 wire notes "4.7"). Membership is stored: static groups by hand, dynamic groups computed by
+ * the filter compiler and re-evaluated by a durable per-organization job when devices change (and periodically),
+ * never per request. Pins keep a device in a dynamic group; every change is in the membership log.
+ */
+export class GroupsService {
+  constructor(
+    private readonly db: Db,
+    private readonly tenancy: TenancyService,
+    private readonly devices: DevicesService,
+    private readonly filters: FiltersService,
+  ) {}
+
+  // ---- reads ----
+
+  list(ctx: RequestContext, query: z.infer<(typeof groupsContract)['list']['query']>) {
+    const reach = query.orgId ? [this.tenancy.requireOrg(ctx, query.orgId).id] : this.tenancy.accessibleOrgIds(ctx);
+    if (reach !== null && reach.length === 0) return { data: [], total: 0 };
+    const where = and(
+      reach === null ? undefined : inArray(deviceGroups.orgId, reach),
+      query.siteId ? eq(deviceGroups.siteId, query.siteId) : undefined,
+      query.type ? eq(deviceGroups.type, query.type) : undefined,
+      query.parentId ? eq(deviceGroups.parentId, query.parentId) : undefined,
+      query.search ? sql`${deviceGroups.name} LIKE ${`%${likeEscape(query.search)}%`} ESCAPE '\\'` : undefined,
+    );
+    const rows = this.db.select().from(deviceGroups).where(where).orderBy(asc(deviceGroups.name), asc(deviceGroups.id)).all();
+    const counts = this.memberCounts(rows.map((r) => r.id));
+    return { data: rows.map((r) => this.out(r, counts.get(r.id) ?? 0)), total: rows.length };
+  }
+
+  get(ctx: RequestContext, id: string) {
+    return { data: this.out(this.findVisible(ctx, id)) };
+  }
+
+  members(ctx: RequestContext, id: string) {
+    const group = this.findVisible(ctx, id);
+    const data = this.db
+      .select({
+        deviceId: deviceGroupMembers.deviceId,
+        hostname: devices.hostname,
+        displayName: devices.displayName,
+        status: devices.status,
+        osType: devices.osType,
+        isPinned: deviceGroupMembers.isPinned,
+        addedAt: deviceGroupMembers.addedAt,
+        addedBy: deviceGroupMembers.addedBy,
+      })
+      .from(deviceGroupMembers)
+      .innerJoin(devices, eq(devices.id, deviceGroupMembers.deviceId))
+      .where(eq(deviceGroupMembers.groupId, group.id))
+      .orderBy(asc(devices.hostname), asc(devices.id))
+      .all();
+    return { data, total: data.length };
+  }
+
+  /** The groups a device is in (GET /devices/:id). */
+  groupsOfDevice(deviceId: string) {
+    return this.db
+      .select({ groupId: deviceGroups.id, groupName: deviceGroups.name, groupType: deviceGroups.type, addedAt: deviceGroupMembers.addedAt, addedBy: deviceGroupMembers.addedBy })
+      .from(deviceGroupMembers)
+      .innerJoin(deviceGroups, eq(deviceGroups.id, deviceGroupMembers.groupId))
+      .where(eq(deviceGroupMembers.deviceId, deviceId))
+      .orderBy(asc(deviceGroups.name))
+      .all();
+  }
+
+  membershipLog(ctx: RequestContext, id: string, query: z.infer<(typeof groupsContract)['membershipLog']['query']>) {
+    const group = this.findVisible(ctx, id);
+    const l = deviceGroupMembershipLog;
+    const where = and(eq(l.groupId, group.id), query.deviceId ? eq(l.deviceId, query.deviceId) : undefined, query.action ? eq(l.action, query.action) : undefined);
+    const data = this.db
+      .select({ id: l.id, groupId: l.groupId, deviceId: l.deviceId, hostname: devices.hostname, displayName: devices.displayName, action: l.action, reason: l.reason, createdAt: l.createdAt })
+      .from(l)
+      .leftJoin(devices, eq(devices.id, l.deviceId))
+      .where(where)
+      .orderBy(desc(l.createdAt), desc(l.id))
+      .limit(query.limit)
+      .offset(query.offset)
+      .all();
+    const total = this.db.select({ n: count() }).from(l).where(where).get()?.n ?? 0;
+    return { data, total, limit: query.limit, offset: query.offset };
+  }
+
+  preview(ctx: RequestContext, id: string, limit = 10) {
+    const group = this.findVisible(ctx, id);
+    if (group.type !== 'dynamic' || !group.filterConditions) throw badRequest('Preview is only available for dynamic groups', 'GROUP_NOT_DYNAMIC');
+    const evaluatedAt = new Date();
+    const where = this.matchOf(group, evaluatedAt);
+    const totalCount = this.db.select({ n: count() }).from(devices).where(where).get()?.n ?? 0;
+    const shown = this.db
+      .select({ id: devices.id, hostname: devices.hostname, displayName: devices.displayName, osType: devices.osType, status: devices.status, lastSeenAt: devices.lastSeenAt })
+      .from(devices)
+      .where(where)
+      .orderBy(asc(devices.hostname), asc(devices.id))
+      .limit(limit)
+      .all();
+    return { data: { totalCount, devices: shown, evaluatedAt: evaluatedAt.toISOString() } };
+  }
+
+  // ---- writes ----
+
+  create(ctx: RequestContext, body: Body<'create'>) {
+    const org = resolveWriteOrg(this.tenancy, ctx, body.orgId, false);
+    const conditions = body.filterId !== undefined ? this.filters.conditionsOf(ctx, body.filterId) : (body.filterConditions ?? null);
+    const type = body.type ?? (conditions ? 'dynamic' : 'static');
+    if (type === 'dynamic' && !conditions) throw badRequest('Invalid filter conditions', 'INVALID_FILTER', { details: ['A dynamic group needs filterConditions'] });
+    if (type === 'static' && body.filterConditions) throw badRequest('A static group has no filter conditions', 'GROUP_NOT_DYNAMIC');
+    const fields = conditions ? compileFilter(conditions, { message: 'Invalid filter conditions' }).fields : [];
+    if (body.siteId) this.requireSiteOfOrg(ctx, body.siteId, org.id);
+    if (body.parentId) this.requireParent(ctx, body.parentId, org.id);
+    return this.db.$client.transaction(() => {
+      const row = this.db
+        .insert(deviceGroups)
+        .values({ orgId: org.id, siteId: body.siteId ?? null, name: body.name, type, filterConditions: conditions, filterFieldsUsed: fields, parentId: body.parentId ?? null })
+        .returning()
+        .get();
+      if (type === 'static' && body.deviceIds) this.addStatic(ctx, row, body.deviceIds);
+      if (type === 'dynamic') this.reevaluate(row, 'Group created');
+      this.audit(ctx, 'device_group.create', row, { type, filterFieldsUsed: fields });
+      return { data: this.out(this.findRow(row.id)) };
+    })();
+  }
+
+  update(ctx: RequestContext, id: string, body: Body<'update'>) {
+    const group = this.findVisible(ctx, id);
+    if (body.filterConditions !== undefined && group.type !== 'dynamic') throw badRequest('A static group has no filter conditions', 'GROUP_NOT_DYNAMIC');
+    const fields = body.filterConditions ? compileFilter(body.filterConditions, { message: 'Invalid filter conditions' }).fields : undefined;
+    if (body.siteId) this.requireSiteOfOrg(ctx, body.siteId, group.orgId);
+    if (body.parentId) {
+      if (body.parentId === id) throw badRequest('A group cannot be its own parent', 'GROUP_PARENT_CYCLE');
+      this.requireParent(ctx, body.parentId, group.orgId);
+      if (this.ancestorsOf(body.parentId).includes(id)) throw badRequest('A group cannot be its own ancestor', 'GROUP_PARENT_CYCLE');
+    }
+    return this.db.$client.transaction(() => {
+      const row = this.db
+        .update(deviceGroups)
+        .set({
+          ...(body.name !== undefined ? { name: body.name } : {}),
+          ...(body.siteId !== undefined ? { siteId: body.siteId } : {}),
+          ...(body.parentId !== undefined ? { parentId: body.parentId } : {}),
+          ...(body.filterConditions !== undefined ? { filterConditions: body.filterConditions, filterFieldsUsed: fields ?? [] } : {}),
+          updatedAt: isoNow(),
+        })
+        .where(eq(deviceGroups.id, id))
+        .returning()
+        .get();
+      if (row.type === 'dynamic' && (body.filterConditions !== undefined || body.siteId !== undefined)) this.reevaluate(row, 'Group conditions changed');
+      this.audit(ctx, 'device_group.update', row, { changedFields: Object.keys(body) });
+      return { data: this.out(row) };
+    })();
+  }
+
+  delete(ctx: RequestContext, id: string) {
+    const group = this.findVisible(ctx, id);
+    const children = this.db.select({ n: count() }).from(deviceGroups).where(eq(deviceGroups.parentId, id)).get()?.n ?? 0;
+    if (children > 0) throw badRequest('Cannot delete group with child groups', 'GROUP_HAS_CHILDREN');
+    return this.db.$client.transaction(() => {
+      const out = this.out(group);
+      this.db.delete(deviceGroups).where(eq(deviceGroups.id, id)).run();
+      this.audit(ctx, 'device_group.delete', group, { type: group.type });
+      return { data: out };
+    })();
+  }
+
+  addMembers(ctx: RequestContext, id: string, deviceIds: string[]) {
+    const group = this.findVisible(ctx, id);
+    if (group.type === 'dynamic') throw badRequest('Cannot manually add devices to a dynamic group', 'GROUP_IS_DYNAMIC');
+    return this.db.$client.transaction(() => {
+      const result = this.addStatic(ctx, group, deviceIds);
+      this.audit(ctx, 'device_group.members.add', group, { added: result.added, skipped: result.skipped });
+      return { data: result };
+    })();
+  }
+
+  removeMember(ctx: RequestContext, id: string, deviceId: string) {
+    const group = this.findVisible(ctx, id);
+    if (group.type === 'dynamic') throw badRequest('Cannot manually remove devices from a dynamic group; unpin it or change the conditions', 'GROUP_IS_DYNAMIC');
+    return this.db.$client.transaction(() => {
+      const gone = this.db
+        .delete(deviceGroupMembers)
+        .where(and(eq(deviceGroupMembers.groupId, id), eq(deviceGroupMembers.deviceId, deviceId)))
+        .run().changes;
+      if (gone === 0) throw notFound('Device is not a member of this group', 'GROUP_MEMBER_NOT_FOUND');
+      this.log(id, [deviceId], 'removed', `Removed by ${ctx.caller.email ?? ctx.caller.name ?? 'a user'}`);
+      this.audit(ctx, 'device_group.members.remove', group, { deviceId });
+      return { data: { deviceId, groupId: id, removed: true as const } };
+    })();
+  }
+
+  pin(ctx: RequestContext, id: string, deviceId: string) {
+    const group = this.requireDynamic(ctx, id);
+    const device = this.devices.findVisible(ctx, deviceId);
+    if (device.orgId !== group.orgId) throw badRequest('Device is not in the organization of the group', 'DEVICE_OTHER_ORG');
+    const pinnedAt = isoNow();
+    return this.db.$client.transaction(() => {
+      const existing = this.memberRow(id, deviceId);
+      if (existing) {
+        this.db.update(deviceGroupMembers).set({ isPinned: true, pinnedAt }).where(and(eq(deviceGroupMembers.groupId, id), eq(deviceGroupMembers.deviceId, deviceId))).run();
+      } else {
+        this.db.insert(deviceGroupMembers).values({ groupId: id, deviceId, isPinned: true, pinnedAt, addedAt: pinnedAt, addedBy: ctx.caller.userId }).run();
+        this.log(id, [deviceId], 'added', 'Pinned');
+      }
+      this.audit(ctx, 'device_group.pin', group, { deviceId });
+      return { data: { groupId: id, deviceId, isPinned: true as const, pinnedAt } };
+    })();
+  }
+
+  unpin(ctx: RequestContext, id: string, deviceId: string) {
+    const group = this.requireDynamic(ctx, id);
+    const existing = this.memberRow(id, deviceId);
+    if (!existing?.isPinned) throw notFound('Device is not pinned in this group', 'GROUP_PIN_NOT_FOUND');
+    const unpinnedAt = isoNow();
+    return this.db.$client.transaction(() => {
+      this.db.update(deviceGroupMembers).set({ isPinned: false, pinnedAt: null }).where(and(eq(deviceGroupMembers.groupId, id), eq(deviceGroupMembers.deviceId, deviceId))).run();
+      // Unpinned, the device stays only while the conditions match.
+      this.reevaluate(group, 'Unpinned');
+      this.audit(ctx, 'device_group.unpin', group, { deviceId });
+      return { data: { groupId: id, deviceId, isPinned: false as const, unpinnedAt } };
+    })();
+  }
+
+  // ---- dynamic membership ----
+
+  /** Devices changed in an organization: one pending re-evaluation job for it (durable, coalesced). */
+  deviceChanged(orgId: string): void {
+    const dynamic = this.db
+      .select({ id: deviceGroups.id })
+      .from(deviceGroups)
+      .where(and(eq(deviceGroups.orgId, orgId), eq(deviceGroups.type, 'dynamic')))
+      .limit(1)
+      .get();
+    if (!dynamic) return;
+    enqueueJob(this.db, REEVALUATE_JOB, { orgId }, { uniqueKey: `${REEVALUATE_JOB}:${orgId}`, runAt: new Date(Date.now() + 1000) });
+  }
+
+  /** Re-evaluates every dynamic group of an organization (or of all, without one); answers the changes made. */
+  reevaluateOrg(orgId: string | null, now = new Date()): { added: number; removed: number } {
+    const rows = this.db
+      .select()
+      .from(deviceGroups)
+      .where(and(eq(deviceGroups.type, 'dynamic'), orgId ? eq(deviceGroups.orgId, orgId) : undefined))
+      .all();
+    const total = { added: 0, removed: 0 };
+    for (const row of rows) {
+      const r = this.db.$client.transaction(() => this.reevaluate(row, 'Device changed', now))();
+      total.added += r.added;
+      total.removed += r.removed;
+    }
+    return total;
+  }
+
+  /**
+   * Brings the stored membership of a dynamic group in line with its conditions, in SQL (no device is evaluated
+   * in JavaScript): matching devices not yet members are added, unpinned members that no longer match removed.
+   */
+  reevaluate(group: GroupRow, why: string, now = new Date()): { added: number; removed: number } {
+    if (group.type !== 'dynamic' || !group.filterConditions) return { added: 0, removed: 0 };
+    const at = now.toISOString();
+    const match = this.matchOf(group, now);
+    const m = deviceGroupMembers;
+    const added = this.db.all<{ deviceId: string }>(sql`
+      INSERT INTO ${m} (group_id, device_id, is_pinned, added_at, added_by)
+      SELECT ${group.id}, ${devices.id}, 0, ${at}, NULL FROM ${devices}
+      WHERE ${match} AND ${devices.id} NOT IN (SELECT device_id FROM ${m} WHERE group_id = ${group.id})
+      RETURNING device_id AS deviceId`);
+    const removed = this.db.all<{ deviceId: string }>(sql`
+      DELETE FROM ${m} WHERE group_id = ${group.id} AND is_pinned = 0
+        AND device_id NOT IN (SELECT ${devices.id} FROM ${devices} WHERE ${match})
+      RETURNING device_id AS deviceId`);
+    this.log(group.id, added.map((r) => r.deviceId), 'added', `${MATCHED} (${why})`, at);
+    this.log(group.id, removed.map((r) => r.deviceId), 'removed', `${UNMATCHED} (${why})`, at);
+    this.db.update(deviceGroups).set({ evaluatedAt: at }).where(eq(deviceGroups.id, group.id)).run();
+    return { added: added.length, removed: removed.length };
+  }
+
+  /** The devices a dynamic group's conditions select: its organization (and site), live devices unless the
+   * conditions name status. The system context: the group's own scope is the limit, not a caller's. */
+  private matchOf(group: GroupRow, now: Date): SQL {
+    const { where } = this.filters.matchWhere(systemContext(), group.filterConditions, [group.orgId], { now, message: 'Invalid filter conditions' });
+    const site = group.siteId ? eq(devices.siteId, group.siteId) : undefined;
+    return and(where ?? sql`0 = 1`, site) as SQL;
+  }
+
+  // ---- helpers ----
+
+  private addStatic(ctx: RequestContext, group: GroupRow, deviceIds: string[]) {
+    const unique = [...new Set(deviceIds)];
+    const valid = this.db
+      .select({ id: devices.id })
+      .from(devices)
+      .where(and(inArray(devices.id, unique), eq(devices.orgId, group.orgId), this.devices.visibleWhere(ctx) ?? sql`0 = 1`))
+      .all()
+      .map((r) => r.id);
+    const at = isoNow();
+    const inserted = valid.length === 0 ? [] : this.db
+      .insert(deviceGroupMembers)
+      .values(valid.map((deviceId) => ({ groupId: group.id, deviceId, addedAt: at, addedBy: ctx.caller.userId })))
+      .onConflictDoNothing()
+      .returning({ deviceId: deviceGroupMembers.deviceId })
+      .all();
+    this.log(group.id, inserted.map((r) => r.deviceId), 'added', `Added by ${ctx.caller.email ?? ctx.caller.name ?? 'a user'}`, at);
+    return { added: inserted.length, skipped: unique.length - inserted.length, total: this.memberCounts([group.id]).get(group.id) ?? 0 };
+  }
+
+  private log(groupId: string, deviceIds: string[], action: 'added' | 'removed', reason: string, at = isoNow()): void {
+    for (let i = 0; i < deviceIds.length; i += 500) {
+      const chunk = deviceIds.slice(i, i + 500);
+      this.db.insert(deviceGroupMembershipLog).values(chunk.map((deviceId) => ({ groupId, deviceId, action, reason, createdAt: at }))).run();
+    }
+  }
+
+  private memberRow(groupId: string, deviceId: string) {
+    return this.db.select().from(deviceGroupMembers).where(and(eq(deviceGroupMembers.groupId, groupId), eq(deviceGroupMembers.deviceId, deviceId))).get();
+  }
+
+  private memberCounts(ids: string[]): Map<string, number> {
+    if (ids.length === 0) return new Map();
+    const rows = this.db
+      .select({ id: deviceGroupMembers.groupId, n: count() })
+      .from(deviceGroupMembers)
+      .where(inArray(deviceGroupMembers.groupId, ids))
+      .groupBy(deviceGroupMembers.groupId)
+      .all();
+    return new Map(rows.map((r) => [r.id, r.n]));
+  }
+
+  private out(row: GroupRow, deviceCount?: number) {
+    return {
+      id: row.id,
+      orgId: row.orgId,
+      siteId: row.siteId,
+      name: row.name,
+      type: row.type,
+      rules: row.rules,
+      filterConditions: row.filterConditions,
+      filterFieldsUsed: row.filterFieldsUsed,
+      parentId: row.parentId,
+      deviceCount: deviceCount ?? this.memberCounts([row.id]).get(row.id) ?? 0,
+      createdAt: row.createdAt,
+      updatedAt: row.updatedAt,
+    };
+  }
+
+  private findRow(id: string): GroupRow {
+    const row = this.db.select().from(deviceGroups).where(eq(deviceGroups.id, id)).get();
+    if (!row) throw notFound('Group not found', 'GROUP_NOT_FOUND');
+    return row;
+  }
+
+  private findVisible(ctx: RequestContext, id: string): GroupRow {
+    const row = this.findRow(id);
+    const reach = this.tenancy.accessibleOrgIds(ctx);
+    if (reach !== null && !reach.includes(row.orgId)) throw notFound('Group not found', 'GROUP_NOT_FOUND');
+    return row;
+  }
+
+  private requireDynamic(ctx: RequestContext, id: string): GroupRow {
+    const group = this.findVisible(ctx, id);
+    if (group.type !== 'dynamic') throw badRequest('Pins are only available for dynamic groups', 'GROUP_NOT_DYNAMIC');
+    return group;
+  }
+
+  private requireParent(ctx: RequestContext, parentId: string, orgId: string): void {
+    const parent = this.findVisible(ctx, parentId);
+    if (parent.orgId !== orgId) throw badRequest('The parent group belongs to another organization', 'GROUP_PARENT_OTHER_ORG');
+  }
+
+  private ancestorsOf(id: string): string[] {
+    const out: string[] = [];
+    let current: string | null = id;
+    while (current && out.length < 100) {
+      out.push(current);
+      current = this.db.select({ p: deviceGroups.parentId }).from(deviceGroups).where(eq(deviceGroups.id, current)).get()?.p ?? null;
+    }
+    return out;
+  }
+
+  private requireSiteOfOrg(ctx: RequestContext, siteId: string, orgId: string): void {
+    const site = this.tenancy.requireSite(ctx, siteId);
+    if (site.orgId !== orgId) throw badRequest('The site belongs to another organization', 'SITE_OTHER_ORG');
+  }
+
+  private audit(ctx: RequestContext, action: string, row: GroupRow, details: Record<string, unknown>): void {
+    recordAudit(this.db, ctx, { action, resourceType: 'device_group', resourceId: row.id, resourceName: row.name, orgId: row.orgId, details });
+  }
+}
