@@ -89,7 +89,7 @@ type RequestArgs<E extends EndpointDef> =
   Partial<RequestOf<E>> extends RequestOf<E> ? [request?: RequestOf<E>, options?: CallOptions] : [request: RequestOf<E>, options?: CallOptions];
 
 /** A list request: the endpoint's request without the page and limit that `list` sets. */
-type ListRequest<E extends EndpointDef> = Omit<RequestOf<E>, 'query'> & {
+export type ListRequest<E extends EndpointDef> = Omit<RequestOf<E>, 'query'> & {
   query?: Omit<NonNullable<RequestOf<E>['query']>, 'page' | 'limit'>;
 };
 type ItemOf<E extends EndpointDef> = ResponseOf<E> extends Page<infer I> ? I : never;

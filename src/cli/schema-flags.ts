@@ -106,6 +106,16 @@ export function queryFlags<E extends EndpointDef, const O extends KeysOf<QueryIn
   return flagsFor(def.query, options as Parameters<typeof flagsFor>[1]);
 }
 
+/** Flags for the filters of a paged list: its query less `page` and `limit`, which `list` sets itself (and less
+ * `omit`). */
+export function listFilterFlags<E extends EndpointDef>(
+  def: ClientEndpoint<E> & { readonly query: readonly FieldDescriptor[] },
+  options: Pick<FieldOptions<QueryInput<E>, KeysOf<QueryInput<E>>>, 'omit' | 'descriptions'> = {},
+): FieldFlags<Without<QueryInput<E>, 'page' | 'limit'>> {
+  const omit: readonly PropertyKey[] = options.omit ?? [];
+  return flagsFor(def.query, { ...options, omit: ['page', 'limit', ...omit.map(String)] });
+}
+
 export class FlagValueError extends Error {
   constructor(
     message: string,

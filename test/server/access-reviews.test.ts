@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { accessReviews, auditLogs, organizationUsers, partnerUsers, users } from '../../src/server/db/schema/index.js';
-import { createTestApp, type TestApp } from '../helpers/server.js';
-import { ROLES, mintToken, seedWorld, type World, type WorldCaller } from '../helpers/seed.js';
+import type { TestApp } from '../helpers/server.js';
+import { useWorld } from '../helpers/world.js';
+import { ROLES, mintToken, type World, type WorldCaller } from '../helpers/seed.js';
 
 const API = '/api/v1';
-type Method = 'GET' | 'POST' | 'PATCH';
 
 interface Item {
   id: string;
@@ -18,8 +18,10 @@ interface Item {
 describe('access reviews (01 §2.10, §3, §4.8)', () => {
   let t: TestApp;
   let w: World;
-  const as = (who: WorldCaller, method: Method, url: string, body?: unknown) =>
-    t.call(method, `${API}${url}`, { token: w.tokens[who], ...(body !== undefined ? { body } : {}) });
+  const as = useWorld({ mfa: true }, (app, world) => {
+    t = app;
+    w = world;
+  });
 
   async function create(who: WorldCaller, name = 'Q1 review', extra: Record<string, unknown> = {}): Promise<string> {
     const res = await as(who, 'POST', '/access-reviews', { name, ...extra });
@@ -36,13 +38,8 @@ describe('access reviews (01 §2.10, §3, §4.8)', () => {
   const decide = (who: WorldCaller, reviewId: string, itemId: string, decision: string, notes?: string) =>
     as(who, 'PATCH', `/access-reviews/${reviewId}/items/${itemId}`, { decision, ...(notes !== undefined ? { notes } : {}) });
 
-  beforeEach(async () => {
-    t = await createTestApp();
-    w = await seedWorld(t, { mfa: true });
-  });
-  afterEach(async () => {
+  afterEach(() => {
     vi.useRealTimers();
-    await t.close();
   });
 
   it('01§4.8 create snapshots one pending item per user-role mapping in scope: 201 {id,name,status,itemCount}; audit itemCount', async () => {

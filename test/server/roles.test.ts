@@ -1,19 +1,20 @@
 import { eq } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { auditLogs, roles } from '../../src/server/db/schema/index.js';
-import { createTestApp, type TestApp } from '../helpers/server.js';
-import { ROLES, mintToken, seedUser, seedWorld, type World, type WorldCaller } from '../helpers/seed.js';
+import type { TestApp } from '../helpers/server.js';
+import { useWorld } from '../helpers/world.js';
+import { ROLES, mintToken, seedUser, type World, type WorldCaller } from '../helpers/seed.js';
 
 const API = '/api/v1';
 const CYCLE = 'Cannot set parent role: would create circular inheritance';
 
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-
 describe('roles and permissions (01 §2.8, §4.4)', () => {
   let t: TestApp;
   let w: World;
-  const as = (who: WorldCaller, method: Method, url: string, body?: unknown) =>
-    t.call(method, `${API}${url}`, { token: w.tokens[who], ...(body !== undefined ? { body } : {}) });
+  const as = useWorld({ mfa: true }, (app, world) => {
+    t = app;
+    w = world;
+  });
 
   /** Creates a custom role through the API as the given caller and returns its id. */
   async function createRole(who: WorldCaller, body: Record<string, unknown>): Promise<string> {
@@ -21,12 +22,6 @@ describe('roles and permissions (01 §2.8, §4.4)', () => {
     expect(res.status, res.text).toBe(201);
     return res.body.id as string;
   }
-
-  beforeEach(async () => {
-    t = await createTestApp();
-    w = await seedWorld(t, { mfa: true });
-  });
-  afterEach(async () => t.close());
 
   it("01§4.4 list: the six built-in roles and the caller's own custom roles, with userCount in the caller's reach", async () => {
     const mine = await createRole('aAdmin', { name: 'Helpdesk', permissions: [{ resource: 'devices', action: 'read' }] });

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { organizations, partners, sites } from '../../src/server/db/schema/index.js';
-import { createTestApp, loginAs, type TestApp } from '../helpers/server.js';
+import { loginAs, type TestApp } from '../helpers/server.js';
+import { useWorld } from '../helpers/world.js';
 import {
   ROLES,
   seedOrg,
   seedPartner,
   seedSite,
   seedUser,
-  seedWorld,
   type World,
   type WorldCaller,
 } from '../helpers/seed.js';
@@ -35,14 +35,11 @@ function ids(rows: { id: string }[]): string[] {
 describe('tenancy scope matrix (01 §1, §2.6, §4.3)', () => {
   let t: TestApp;
   let w: World;
-  const as = (who: WorldCaller, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown) =>
-    t.call(method, `${API}${url}`, { token: w.tokens[who], ...(body !== undefined ? { body } : {}) });
-
-  beforeEach(async () => {
-    t = await createTestApp();
-    w = await seedWorld(t);
+  const as = useWorld({}, (app, world) => {
+    t = app;
+    w = world;
   });
-  afterEach(async () => t.close());
+
 
   it('01§4.3 the scope column: each endpoint answers the caller scopes it lists and 403 "Permission denied" to the others', async () => {
     type Scope = 'system' | 'partner' | 'organization';

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { auditLogs, organizationUsers, partnerUsers, rolePermissions, roles, users } from '../../src/server/db/schema/index.js';
-import { createTestApp, type TestApp } from '../helpers/server.js';
-import { ROLES, mintToken, seedUser, seedWorld, type World, type WorldCaller } from '../helpers/seed.js';
+import type { TestApp } from '../helpers/server.js';
+import { useWorld, type Method } from '../helpers/world.js';
+import { ROLES, mintToken, seedUser, type World } from '../helpers/seed.js';
 
 const API = '/api/v1';
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 /** A custom role written straight into the database. */
 function customRole(t: TestApp, owner: { partnerId?: string; orgId?: string }, scope: 'partner' | 'organization', permissions: string[]): string {
@@ -25,14 +25,10 @@ function customRole(t: TestApp, owner: { partnerId?: string; orgId?: string }, s
 describe('users (01 §2.7, §4.4)', () => {
   let t: TestApp;
   let w: World;
-  const as = (who: WorldCaller, method: Method, url: string, body?: unknown) =>
-    t.call(method, `${API}${url}`, { token: w.tokens[who], ...(body !== undefined ? { body } : {}) });
-
-  beforeEach(async () => {
-    t = await createTestApp();
-    w = await seedWorld(t, { mfa: true });
+  const as = useWorld({ mfa: true }, (app, world) => {
+    t = app;
+    w = world;
   });
-  afterEach(async () => t.close());
 
   it("01§4.4 list: the partner's users with orgAccess and orgIds, paged, by e-mail", async () => {
     const res = await as('aAdmin', 'GET', '/users');

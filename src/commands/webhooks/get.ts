@@ -1,13 +1,7 @@
-import { idArg } from '../../cli/args.js';
-import { ApiCommand } from '../../cli/api-command.js';
+import { getCommand } from '../../cli/resource-commands.js';
 import { webhooks } from '../../client/endpoints.js';
 
-export default class WebhooksGet extends ApiCommand<typeof WebhooksGet> {
-  static override summary = 'Show a webhook with its delivery statistics (never its secret)';
-  static override examples = ['<%= config.bin %> webhooks get 61c7…', '<%= config.bin %> webhooks get 61c7… --output yaml'];
-  static override args = idArg('Webhook');
-
-  async run() {
-    return this.call(webhooks.get, { params: { id: this.args.id } });
-  }
-}
+export default getCommand(webhooks.get, 'Webhook', {
+  summary: 'Show a webhook with its delivery statistics (never its secret)',
+  examples: ['<%= config.bin %> webhooks get 61c7…', '<%= config.bin %> webhooks get 61c7… --output yaml'],
+});

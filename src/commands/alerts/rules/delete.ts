@@ -1,15 +1,9 @@
-import { ApiCommand, mutationFlags } from '../../../cli/api-command.js';
-import { idArg } from '../../../cli/args.js';
+import { confirmCommand } from '../../../cli/resource-commands.js';
 import { alertTemplates } from '../../../client/endpoints.js';
 
-export default class AlertsRulesDelete extends ApiCommand<typeof AlertsRulesDelete> {
-  static override summary = 'Delete an alert rule (its alerts stay as history)';
-  static override examples = ['<%= config.bin %> alerts rules delete 7d41… --yes'];
-  static override args = idArg('Rule');
-  static override flags = { ...mutationFlags };
-
-  async run() {
-    await this.confirm(`Delete alert rule ${this.args.id}?`);
-    return (await this.call(alertTemplates.deleteRule, { params: { id: this.args.id } })).data;
-  }
-}
+export default confirmCommand(alertTemplates.deleteRule, 'Rule', {
+  summary: 'Delete an alert rule (its alerts stay as history)',
+  examples: ['<%= config.bin %> alerts rules delete 7d41… --yes'],
+  confirm: (id) => `Delete alert rule ${id}?`,
+  pick: (answer) => answer.data,
+});

@@ -1,13 +1,8 @@
-import { ApiCommand } from '../../../cli/api-command.js';
-import { idArg } from '../../../cli/args.js';
+import { getCommand } from '../../../cli/resource-commands.js';
 import { alertTemplates } from '../../../client/endpoints.js';
 
-export default class AlertsRulesGet extends ApiCommand<typeof AlertsRulesGet> {
-  static override summary = 'Show an alert rule';
-  static override examples = ['<%= config.bin %> alerts rules get 7d41…'];
-  static override args = idArg('Rule');
-
-  async run() {
-    return (await this.call(alertTemplates.getRule, { params: { id: this.args.id } })).data;
-  }
-}
+export default getCommand(alertTemplates.getRule, 'Rule', {
+  summary: 'Show an alert rule',
+  examples: ['<%= config.bin %> alerts rules get 7d41…'],
+  pick: (answer) => answer.data,
+});

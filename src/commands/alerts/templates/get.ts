@@ -1,13 +1,8 @@
-import { ApiCommand } from '../../../cli/api-command.js';
-import { idArg } from '../../../cli/args.js';
+import { getCommand } from '../../../cli/resource-commands.js';
 import { alertTemplates } from '../../../client/endpoints.js';
 
-export default class AlertsTemplatesGet extends ApiCommand<typeof AlertsTemplatesGet> {
-  static override summary = 'Show an alert template';
-  static override examples = ['<%= config.bin %> alerts templates get 00000000-0000-4000-a000-000000000001'];
-  static override args = idArg('Template');
-
-  async run() {
-    return (await this.call(alertTemplates.getTemplate, { params: { id: this.args.id } })).data;
-  }
-}
+export default getCommand(alertTemplates.getTemplate, 'Template', {
+  summary: 'Show an alert template',
+  examples: ['<%= config.bin %> alerts templates get 00000000-0000-4000-a000-000000000001'],
+  pick: (answer) => answer.data,
+});

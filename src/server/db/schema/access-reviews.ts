@@ -1,5 +1,5 @@
 import { index, sqliteTable, text } from 'drizzle-orm/sqlite-core';
-import { createdAt, id, updatedAt } from './columns.js';
+import { createdAt, id, ref, updatedAt } from './columns.js';
 import { users } from './identity.js';
 import { organizations, partners } from './tenancy.js';
 
@@ -29,12 +29,8 @@ export const accessReviewItems = sqliteTable(
   'access_review_items',
   {
     id: id(),
-    reviewId: text()
-      .notNull()
-      .references(() => accessReviews.id, { onDelete: 'cascade' }),
-    userId: text()
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    reviewId: ref(() => accessReviews.id, { onDelete: 'cascade' }),
+    userId: ref(() => users.id, { onDelete: 'cascade' }),
     roleId: text().notNull(),
     roleName: text().notNull(),
     decision: text({ enum: ['pending', 'approved', 'revoked'] }).notNull().default('pending'),

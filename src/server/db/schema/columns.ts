@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { text } from 'drizzle-orm/sqlite-core';
+import { text, type ReferenceConfig } from 'drizzle-orm/sqlite-core';
 
 /** Every row has a UUID primary key (01 §1). */
 export const id = () => text().primaryKey().$defaultFn(() => randomUUID());
@@ -12,3 +12,7 @@ export const updatedAt = () =>
     .$defaultFn(() => new Date().toISOString());
 
 export const json = <T>() => text({ mode: 'json' }).$type<T>();
+
+/** A required reference to another table's row: `ref(() => users.id, { onDelete: 'cascade' })`. */
+export const ref = (column: ReferenceConfig['ref'], actions?: ReferenceConfig['actions']) =>
+  text().notNull().references(column, actions);

@@ -1,5 +1,5 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { createdAt, id, json, updatedAt } from './columns.js';
+import { createdAt, id, json, ref, updatedAt } from './columns.js';
 import { organizations, partners } from './tenancy.js';
 
 export const users = sqliteTable(
@@ -56,9 +56,7 @@ export const roles = sqliteTable(
 export const rolePermissions = sqliteTable(
   'role_permissions',
   {
-    roleId: text()
-      .notNull()
-      .references(() => roles.id, { onDelete: 'cascade' }),
+    roleId: ref(() => roles.id, { onDelete: 'cascade' }),
     resource: text().notNull(),
     action: text().notNull(),
   },
@@ -69,15 +67,9 @@ export const rolePermissions = sqliteTable(
 export const partnerUsers = sqliteTable(
   'partner_users',
   {
-    partnerId: text()
-      .notNull()
-      .references(() => partners.id),
-    userId: text()
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
-    roleId: text()
-      .notNull()
-      .references(() => roles.id),
+    partnerId: ref(() => partners.id),
+    userId: ref(() => users.id, { onDelete: 'cascade' }),
+    roleId: ref(() => roles.id),
     orgAccess: text({ enum: ['all', 'selected', 'none'] }).notNull().default('all'),
     orgIds: json<string[]>(),
     createdAt: createdAt(),
@@ -89,15 +81,9 @@ export const partnerUsers = sqliteTable(
 export const organizationUsers = sqliteTable(
   'organization_users',
   {
-    orgId: text()
-      .notNull()
-      .references(() => organizations.id),
-    userId: text()
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
-    roleId: text()
-      .notNull()
-      .references(() => roles.id),
+    orgId: ref(() => organizations.id),
+    userId: ref(() => users.id, { onDelete: 'cascade' }),
+    roleId: ref(() => roles.id),
     siteIds: json<string[]>(),
     deviceGroupIds: json<string[]>(),
     createdAt: createdAt(),
@@ -110,9 +96,7 @@ export const sessions = sqliteTable(
   'sessions',
   {
     id: id(),
-    userId: text()
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    userId: ref(() => users.id, { onDelete: 'cascade' }),
     mfa: integer({ mode: 'boolean' }).notNull().default(false),
     ipAddress: text(),
     userAgent: text(),
@@ -128,9 +112,7 @@ export const refreshTokens = sqliteTable(
   'refresh_tokens',
   {
     id: id(),
-    sessionId: text()
-      .notNull()
-      .references(() => sessions.id, { onDelete: 'cascade' }),
+    sessionId: ref(() => sessions.id, { onDelete: 'cascade' }),
     tokenHash: text().notNull(),
     createdAt: createdAt(),
     expiresAt: text().notNull(),
@@ -143,9 +125,7 @@ export const mfaRecoveryCodes = sqliteTable(
   'mfa_recovery_codes',
   {
     id: id(),
-    userId: text()
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    userId: ref(() => users.id, { onDelete: 'cascade' }),
     codeHash: text().notNull(),
     usedAt: text(),
     createdAt: createdAt(),
@@ -158,9 +138,7 @@ export const userTokens = sqliteTable(
   'user_tokens',
   {
     id: id(),
-    userId: text()
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    userId: ref(() => users.id, { onDelete: 'cascade' }),
     purpose: text({ enum: ['invite', 'password_reset'] }).notNull(),
     tokenHash: text().notNull(),
     expiresAt: text().notNull(),
@@ -176,9 +154,7 @@ export const smsCodes = sqliteTable(
   'sms_codes',
   {
     id: id(),
-    userId: text()
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    userId: ref(() => users.id, { onDelete: 'cascade' }),
     purpose: text({ enum: ['phone_verify', 'mfa_login'] }).notNull(),
     /** The number the code went to (E.164); a verified phone_verify code makes it the user's number. */
     phoneNumber: text().notNull(),

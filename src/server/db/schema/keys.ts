@@ -1,5 +1,5 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { createdAt, id, json, updatedAt } from './columns.js';
+import { createdAt, id, json, ref, updatedAt } from './columns.js';
 import { users } from './identity.js';
 import { organizations, sites } from './tenancy.js';
 
@@ -8,9 +8,7 @@ export const apiKeys = sqliteTable(
   'api_keys',
   {
     id: id(),
-    orgId: text()
-      .notNull()
-      .references(() => organizations.id),
+    orgId: ref(() => organizations.id),
     name: text().notNull(),
     keyPrefix: text().notNull(),
     /** SHA-256 hex of the full key; never returned. */
@@ -34,9 +32,7 @@ export const apiKeys = sqliteTable(
 export const apiKeyHits = sqliteTable(
   'api_key_hits',
   {
-    keyId: text()
-      .notNull()
-      .references(() => apiKeys.id, { onDelete: 'cascade' }),
+    keyId: ref(() => apiKeys.id, { onDelete: 'cascade' }),
     /** Unix milliseconds. */
     at: integer().notNull(),
   },
@@ -48,9 +44,7 @@ export const enrollmentKeys = sqliteTable(
   'enrollment_keys',
   {
     id: id(),
-    orgId: text()
-      .notNull()
-      .references(() => organizations.id),
+    orgId: ref(() => organizations.id),
     /** Deleting the site deletes the keys pinned to it: they could only enroll into a site that is gone. */
     siteId: text().references(() => sites.id, { onDelete: 'cascade' }),
     name: text().notNull(),

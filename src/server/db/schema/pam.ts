@@ -9,7 +9,7 @@ import type {
   PamVerdict,
   TimeWindow,
 } from '../../../contract/pam.js';
-import { createdAt, id, json, updatedAt } from './columns.js';
+import { createdAt, id, json, ref, updatedAt } from './columns.js';
 import { devices } from './devices.js';
 import { users } from './identity.js';
 import { organizations, sites } from './tenancy.js';
@@ -21,9 +21,7 @@ export const pamSignerGroups = sqliteTable(
   'pam_signer_groups',
   {
     id: id(),
-    orgId: text()
-      .notNull()
-      .references(() => organizations.id),
+    orgId: ref(() => organizations.id),
     name: text().notNull(),
     description: text(),
     signers: json<string[]>().notNull().default([]),
@@ -41,9 +39,7 @@ export const pamRules = sqliteTable(
   'pam_rules',
   {
     id: id(),
-    orgId: text()
-      .notNull()
-      .references(() => organizations.id),
+    orgId: ref(() => organizations.id),
     /** A site-scoped rule goes with its site: it never silently widens to the whole organization. */
     siteId: text().references(() => sites.id, { onDelete: 'cascade' }),
     name: text().notNull(),
@@ -100,12 +96,8 @@ export const elevationRequests = sqliteTable(
   'elevation_requests',
   {
     id: id(),
-    orgId: text()
-      .notNull()
-      .references(() => organizations.id),
-    deviceId: text()
-      .notNull()
-      .references(() => devices.id),
+    orgId: ref(() => organizations.id),
+    deviceId: ref(() => devices.id),
     /** The device's site when the request was made. */
     siteId: text().references(() => sites.id, { onDelete: 'set null' }),
     flowType: text({ enum: ['uac_intercept', 'tech_jit_admin', 'ai_tool_action'] })
@@ -172,12 +164,8 @@ export const elevationAuditEvents = sqliteTable(
   'elevation_audit_events',
   {
     id: id(),
-    orgId: text()
-      .notNull()
-      .references(() => organizations.id),
-    elevationRequestId: text()
-      .notNull()
-      .references(() => elevationRequests.id),
+    orgId: ref(() => organizations.id),
+    elevationRequestId: ref(() => elevationRequests.id),
     eventType: text({
       enum: [
         'requested',
@@ -213,9 +201,7 @@ export const pamApproverDevices = sqliteTable(
   'pam_approver_devices',
   {
     id: id(),
-    userId: text()
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    userId: ref(() => users.id, { onDelete: 'cascade' }),
     name: text().notNull(),
     /** base64url credential id. */
     credentialId: text().notNull(),
@@ -238,9 +224,7 @@ export const pamWebauthnChallenges = sqliteTable(
   {
     id: id(),
     purpose: text({ enum: ['registration', 'assertion'] }).notNull(),
-    userId: text()
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    userId: ref(() => users.id, { onDelete: 'cascade' }),
     elevationRequestId: text().references(() => elevationRequests.id, { onDelete: 'cascade' }),
     challenge: text().notNull(),
     expiresAt: text().notNull(),

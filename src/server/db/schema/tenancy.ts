@@ -1,5 +1,5 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { createdAt, id, json, updatedAt } from './columns.js';
+import { createdAt, id, json, ref, updatedAt } from './columns.js';
 
 export const partners = sqliteTable(
   'partners',
@@ -28,9 +28,7 @@ export const organizations = sqliteTable(
   'organizations',
   {
     id: id(),
-    partnerId: text()
-      .notNull()
-      .references(() => partners.id),
+    partnerId: ref(() => partners.id),
     name: text().notNull(),
     slug: text().notNull(),
     type: text({ enum: ['customer', 'internal'] }).notNull().default('customer'),
@@ -52,9 +50,7 @@ export const sites = sqliteTable(
   'sites',
   {
     id: id(),
-    orgId: text()
-      .notNull()
-      .references(() => organizations.id),
+    orgId: ref(() => organizations.id),
     name: text().notNull(),
     address: json<Record<string, unknown>>(),
     timezone: text().notNull().default('UTC'),

@@ -119,6 +119,26 @@ export class UsersService {
     }
   }
 
+  /** The audit entry of an action on a user account, in the tenant of its membership (the caller's partner when
+   * it has none). */
+  private auditUser(
+    ctx: RequestContext,
+    action: string,
+    user: { id: string; email: string },
+    membership: Membership | null | undefined,
+    details?: Record<string, unknown>,
+  ): void {
+    recordAudit(this.db, ctx, {
+      action,
+      resourceType: 'user',
+      resourceId: user.id,
+      resourceName: user.email,
+      orgId: membership?.kind === 'organization' ? membership.orgId : null,
+      partnerId: membership?.partnerId ?? ctx.caller.partnerId,
+      ...(details ? { details } : {}),
+    });
+  }
+
   private requireMembership(member: Member): Membership {
     if (!member.membership) throw badRequest('User is not a member of a partner or organization', 'NOT_A_MEMBER');
     return member.membership;
@@ -304,14 +324,7 @@ export class UsersService {
     if (user.status !== 'invited') throw badRequest('Only invited users can be sent a new invitation', 'NOT_INVITED');
     const token = this.db.$client.transaction(() => {
       const issued = issueUserToken(this.db, user.id, 'invite', this.inviteTtlMs());
-      recordAudit(this.db, ctx, {
-        action: 'user.invite.resend',
-        resourceType: 'user',
-        resourceId: user.id,
-        resourceName: user.email,
-        orgId: membership?.kind === 'organization' ? membership.orgId : null,
-        partnerId: membership?.partnerId ?? ctx.caller.partnerId,
-      });
+      this.auditUser(ctx, 'user.invite.resend', user, membership);
       return issued;
     })();
     return { id: user.id, email: user.email, ...(await this.deliverInvite(ctx, user, token)) };
@@ -341,18 +354,11 @@ export class UsersService {
       // 01 §3 user: disabling ends every session of the account (and a pending invitation) in the same transaction.
       if (disabled) this.sessions.revokeAllForUser(this.db, id);
       if (withdrawn) revokeUserTokens(this.db, id, 'invite');
-      recordAudit(this.db, ctx, {
-        action: disabled ? 'user.disable' : user.status === 'disabled' && updated.status === 'active' ? 'user.enable' : 'user.update',
-        resourceType: 'user',
-        resourceId: id,
-        resourceName: updated.email,
-        orgId: membership?.kind === 'organization' ? membership.orgId : null,
-        partnerId: membership?.partnerId ?? caller.partnerId,
-        details: {
-          changes: Object.keys(changes).filter((k) => k !== 'updatedAt'),
-          ...(disabled ? { sessionsRevoked: true } : {}),
-          ...(withdrawn ? { invitationWithdrawn: true } : {}),
-        },
+      const action = disabled ? 'user.disable' : user.status === 'disabled' && updated.status === 'active' ? 'user.enable' : 'user.update';
+      this.auditUser(ctx, action, updated, membership, {
+        changes: Object.keys(changes).filter((k) => k !== 'updatedAt'),
+        ...(disabled ? { sessionsRevoked: true } : {}),
+        ...(withdrawn ? { invitationWithdrawn: true } : {}),
       });
       return { user: updated, membership };
     })();
@@ -370,15 +376,7 @@ export class UsersService {
       // Without a membership the account reaches nothing; its sessions and pending invitation end now.
       this.sessions.revokeAllForUser(this.db, id);
       revokeUserTokens(this.db, id, 'invite');
-      recordAudit(this.db, ctx, {
-        action: 'user.remove',
-        resourceType: 'user',
-        resourceId: id,
-        resourceName: member.user.email,
-        orgId: membership.kind === 'organization' ? membership.orgId : null,
-        partnerId: membership.partnerId,
-        details: { scope: membership.kind, roleId: membership.roleId },
-      });
+      this.auditUser(ctx, 'user.remove', member.user, membership, { scope: membership.kind, roleId: membership.roleId });
       return { success: true as const };
     })();
   }
@@ -393,15 +391,8 @@ export class UsersService {
       this.assertNotBeyond(caller, member);
       this.directory.setRole(this.db, id, membership, role.id);
       const previous = roleNames(this.db, [membership.roleId]).get(membership.roleId) ?? null;
-      recordAudit(this.db, ctx, {
-        action: 'user.permission.change',
-        resourceType: 'user',
-        resourceId: id,
-        resourceName: member.user.email,
-        orgId: membership.kind === 'organization' ? membership.orgId : null,
-        partnerId: membership.partnerId,
-        details: { oldRoleId: membership.roleId, oldRoleName: previous, newRoleId: role.id, newRoleName: role.name },
-      });
+      const details = { oldRoleId: membership.roleId, oldRoleName: previous, newRoleId: role.id, newRoleName: role.name };
+      this.auditUser(ctx, 'user.permission.change', member.user, membership, details);
       return { user: member.user, membership: { ...membership, roleId: role.id } };
     })();
     return this.view(member);
@@ -418,15 +409,7 @@ export class UsersService {
     this.assertNotBeyond(caller, member);
     const token = this.db.$client.transaction(() => {
       const issued = issueUserToken(this.db, user.id, 'password_reset', this.config.links.passwordResetTtlMinutes * 60_000);
-      recordAudit(this.db, ctx, {
-        action: 'user.password.reset.request',
-        resourceType: 'user',
-        resourceId: user.id,
-        resourceName: user.email,
-        orgId: membership?.kind === 'organization' ? membership.orgId : null,
-        partnerId: membership?.partnerId ?? caller.partnerId,
-        details: { byAdministrator: true },
-      });
+      this.auditUser(ctx, 'user.password.reset.request', user, membership, { byAdministrator: true });
       return issued;
     })();
     const link = tokenLink(publicBaseUrl(this.config), 'reset-password', token.token);

@@ -1,0 +1,34 @@
+import { afterEach, beforeEach } from 'vitest';
+import { createTestApp, type Answer, type TestApp } from './server.js';
+import { seedWorld, type World, type WorldCaller } from './seed.js';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** `call` on an `/api/v1` path as one of the world's callers, with an optional JSON body. */
+export type WorldCall = (who: WorldCaller, method: Method, url: string, body?: unknown) => Promise<Answer>;
+
+/**
+ * The set-up most server tests share: before each test a fresh app (createTestApp with `env`) seeded with
+ * `seedWorld` (tokens with the `mfa` claim), handed to `ready`; after it, the app is closed. Returns `as`, the
+ * world's callers' call.
+ */
+export function useWorld(
+  options: { mfa?: boolean; env?: Record<string, string> },
+  ready: (t: TestApp, w: World) => void,
+): WorldCall {
+  let app: TestApp | undefined;
+  let world: World | undefined;
+  beforeEach(async () => {
+    app = await createTestApp(options.env);
+    world = await seedWorld(app, { mfa: options.mfa ?? false });
+    ready(app, world);
+  });
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+  });
+  return (who, method, url, body) => {
+    if (!app || !world) throw new Error('useWorld: call `as` inside a test');
+    return app.call(method, `/api/v1${url}`, { token: world.tokens[who], ...(body !== undefined ? { body } : {}) });
+  };
+}
