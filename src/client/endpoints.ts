@@ -2778,6 +2778,25 @@ export const sso: ClientGroup<typeof SsoContract> = {
       { field: 'tokenUrl', kind: 'string', nullable: true, description: 'Token endpoint (filled by discovery)' },
       { field: 'userInfoUrl', kind: 'string', nullable: true, description: 'User-info endpoint (filled by discovery)' },
       { field: 'jwksUrl', kind: 'string', nullable: true, description: 'JWKS endpoint (filled by discovery)' },
+      {
+        field: 'ssoUrl',
+        kind: 'string',
+        nullable: true,
+        description: "SAML: the identity provider's sign-in URL (HTTP-Redirect binding)",
+      },
+      {
+        field: 'idpEntityId',
+        kind: 'string',
+        nullable: true,
+        description: "SAML: the identity provider's entity id, the Issuer its assertions must carry",
+      },
+      {
+        field: 'idpCertificate',
+        kind: 'string',
+        nullable: true,
+        description:
+          "SAML: the identity provider's signing certificate (PEM, or its base64 body); every assertion's signature is checked against it",
+      },
     ],
   },
   updateProvider: {
@@ -2853,6 +2872,25 @@ export const sso: ClientGroup<typeof SsoContract> = {
       { field: 'tokenUrl', kind: 'string', nullable: true, description: 'Token endpoint (filled by discovery)' },
       { field: 'userInfoUrl', kind: 'string', nullable: true, description: 'User-info endpoint (filled by discovery)' },
       { field: 'jwksUrl', kind: 'string', nullable: true, description: 'JWKS endpoint (filled by discovery)' },
+      {
+        field: 'ssoUrl',
+        kind: 'string',
+        nullable: true,
+        description: "SAML: the identity provider's sign-in URL (HTTP-Redirect binding)",
+      },
+      {
+        field: 'idpEntityId',
+        kind: 'string',
+        nullable: true,
+        description: "SAML: the identity provider's entity id, the Issuer its assertions must carry",
+      },
+      {
+        field: 'idpCertificate',
+        kind: 'string',
+        nullable: true,
+        description:
+          "SAML: the identity provider's signing certificate (PEM, or its base64 body); every assertion's signature is checked against it",
+      },
     ],
   },
   deleteProvider: { area: 'sso', name: 'deleteProvider', method: 'DELETE', fullPath: '/api/v1/sso/providers/:id' },
@@ -2907,6 +2945,35 @@ export const sso: ClientGroup<typeof SsoContract> = {
       { field: 'error', kind: 'string', nullable: false },
       { field: 'error_description', kind: 'string', nullable: false },
       { field: 'iss', kind: 'string', nullable: false },
+    ],
+  },
+  samlMetadata: {
+    area: 'sso',
+    name: 'samlMetadata',
+    method: 'GET',
+    fullPath: '/api/v1/sso/saml/metadata',
+    rawOnly: true,
+  },
+  samlAcs: {
+    area: 'sso',
+    name: 'samlAcs',
+    method: 'POST',
+    fullPath: '/api/v1/sso/saml/acs',
+    rawOnly: true,
+    body: [
+      {
+        field: 'SAMLResponse',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        description: 'The base64 SAML response',
+      },
+      {
+        field: 'RelayState',
+        kind: 'string',
+        nullable: false,
+        description: 'The relay state of the AuthnRequest (one sign-in in progress)',
+      },
     ],
   },
   exchange: {

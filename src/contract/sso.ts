@@ -30,6 +30,8 @@ export const SsoPresetSchema = z.object({
   issuerTemplate: z.string().optional(),
   /** SAML: the IdP sign-in URL with placeholders. */
   ssoUrlTemplate: z.string().optional(),
+  /** SAML: the IdP entity id (the Issuer of its assertions) with placeholders. */
+  entityIdTemplate: z.string().optional(),
   scopes: z.string().optional(),
   attributeMapping: AttributeMappingSchema,
 });
@@ -61,6 +63,9 @@ export const SsoProviderSchema = SsoProviderSummarySchema.extend({
   tokenUrl: z.string().nullable(),
   userInfoUrl: z.string().nullable(),
   jwksUrl: z.string().nullable(),
+  ssoUrl: z.string().nullable(),
+  idpEntityId: z.string().nullable(),
+  idpCertificate: z.string().nullable(),
   updatedAt: TimestampSchema,
 });
 export type SsoProvider = z.infer<typeof SsoProviderSchema>;
@@ -81,6 +86,16 @@ const providerFields = {
   tokenUrl: HttpUrl.nullable().optional().describe('Token endpoint (filled by discovery)'),
   userInfoUrl: HttpUrl.nullable().optional().describe('User-info endpoint (filled by discovery)'),
   jwksUrl: HttpUrl.nullable().optional().describe('JWKS endpoint (filled by discovery)'),
+  ssoUrl: HttpUrl.nullable().optional().describe("SAML: the identity provider's sign-in URL (HTTP-Redirect binding)"),
+  idpEntityId: z.string().trim().min(1).max(1024).nullable().optional().describe("SAML: the identity provider's entity id, the Issuer its assertions must carry"),
+  idpCertificate: z
+    .string()
+    .trim()
+    .min(1)
+    .max(16_384)
+    .nullable()
+    .optional()
+    .describe("SAML: the identity provider's signing certificate (PEM, or its base64 body); every assertion's signature is checked against it"),
 };
 
 export const SsoProviderCreateSchema = z.strictObject({
@@ -158,6 +173,15 @@ export const SsoExchangeResponseSchema = z.object({
   expiresInSeconds: z.number().int(),
   user: z.object({ id: UuidSchema, email: z.string(), name: z.string() }),
 });
+
+/** 01 §4.7 ACS: the IdP's HTTP-POST binding (a form post from the user's browser). */
+export const SamlAcsBodySchema = z.object({
+  SAMLResponse: z.string().min(1).max(512 * 1024).describe('The base64 SAML response'),
+  RelayState: z.string().max(512).optional().describe('The relay state of the AuthnRequest (one sign-in in progress)'),
+});
+
+/** The largest ACS form post (a signed response with its certificate and attributes is a few KiB). */
+export const SAML_ACS_BODY_LIMIT = 768 * 1024;
 
 const READ = {} as const;
 const WRITE = { permission: 'sso:admin', mfa: true, sessionOnly: true } as const;
@@ -255,6 +279,22 @@ export const sso = {
     responses: REDIRECT,
     auth: { public: true },
     summary: 'Where the identity provider returns; redirects with `#ssoCode=` in the fragment',
+  }),
+  samlMetadata: endpoint({
+    method: 'GET',
+    path: '/sso/saml/metadata',
+    responses: { 200: { raw: true, contentTypes: ['application/samlmetadata+xml'] } },
+    auth: { public: true },
+    summary: 'SAML service-provider metadata: entity id, the ACS URL (HTTP-POST), e-mail NameID, signed assertions wanted',
+  }),
+  samlAcs: endpoint({
+    method: 'POST',
+    path: '/sso/saml/acs',
+    body: SamlAcsBodySchema,
+    responses: REDIRECT,
+    auth: { public: true },
+    bodyLimit: SAML_ACS_BODY_LIMIT,
+    summary: 'SAML assertion consumer service (form post): checks the signed assertion, then redirects with `#ssoCode=`',
   }),
   exchange: endpoint({
     method: 'POST',

@@ -38,6 +38,11 @@ export const ssoProviders = sqliteTable(
     tokenUrl: text(),
     userInfoUrl: text(),
     jwksUrl: text(),
+    /** SAML (01 §5.11): the IdP's sign-in URL (HTTP-Redirect binding), its entity id (the assertions' Issuer)
+     * and its signing certificate (PEM), against which every assertion's signature is checked. */
+    ssoUrl: text(),
+    idpEntityId: text(),
+    idpCertificate: text(),
     createdBy: text(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -45,7 +50,8 @@ export const ssoProviders = sqliteTable(
   (t) => [index('sso_providers_org_idx').on(t.orgId)],
 );
 
-/** 01 §5.9: one sign-in in progress (state, nonce and PKCE verifier), usable once within 10 minutes (§8). */
+/** 01 §5.9: one sign-in in progress (state, nonce and PKCE verifier for OIDC; the AuthnRequest id for SAML),
+ * usable once within 10 minutes (§8). */
 export const ssoLoginStates = sqliteTable(
   'sso_login_states',
   {
@@ -55,8 +61,10 @@ export const ssoLoginStates = sqliteTable(
       .references(() => ssoProviders.id, { onDelete: 'cascade' }),
     /** SHA-256 of the state sent to the provider. */
     stateHash: text().notNull(),
+    /** OIDC: the ID token's nonce. SAML: the ID of the AuthnRequest, which the response's InResponseTo must
+     * name (the same role: the one value that binds the answer to this request). */
     nonce: text().notNull(),
-    /** The PKCE code verifier, sealed. */
+    /** The PKCE code verifier, sealed (SAML: an empty string, sealed). */
     codeVerifierEnc: text().notNull(),
     /** Where the browser goes with `#ssoCode=` (the server's own page or a CLI's loopback address). */
     returnTo: text().notNull(),
@@ -113,4 +121,21 @@ export const ssoIdentities = sqliteTable(
     uniqueIndex('sso_identities_provider_subject_unique').on(t.providerId, t.externalId),
     index('sso_identities_user_idx').on(t.userId),
   ],
+);
+
+/** SAML replay store (01 §5.11): the assertion and response ids already consumed, per provider, kept until
+ * their NotOnOrAfter has passed (after which the time check refuses them anyway). */
+export const ssoSamlReplays = sqliteTable(
+  'sso_saml_replays',
+  {
+    id: id(),
+    providerId: text()
+      .notNull()
+      .references(() => ssoProviders.id, { onDelete: 'cascade' }),
+    /** `assertion:<ID>` or `response:<ID>`. */
+    messageId: text().notNull(),
+    createdAt: createdAt(),
+    expiresAt: text().notNull(),
+  },
+  (t) => [uniqueIndex('sso_saml_replays_message_unique').on(t.providerId, t.messageId), index('sso_saml_replays_expiry_idx').on(t.expiresAt)],
 );

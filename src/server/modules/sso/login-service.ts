@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { and, eq, gt, isNull, lte } from 'drizzle-orm';
 import type { z } from 'zod';
-import type { SsoCallbackQuerySchema, SsoExchangeBodySchema, SsoLoginQuerySchema } from '../../../contract/sso.js';
+import type { SamlAcsBodySchema, SsoCallbackQuerySchema, SsoExchangeBodySchema, SsoLoginQuerySchema } from '../../../contract/sso.js';
 import type { Db } from '../../db/connection.js';
-import { ssoExchangeCodes, ssoIdentities, ssoLoginStates, type AttributeMapping } from '../../db/schema/index.js';
+import { ssoExchangeCodes, ssoIdentities, ssoLoginStates, ssoSamlReplays, type AttributeMapping } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { publicBaseUrl } from '../../delivery/links.js';
 import type { ServerConfig } from '../../config.js';
@@ -14,7 +14,8 @@ import type { AuthService, User } from '../identity/auth-service.js';
 import type { Directory } from '../identity/directory.js';
 import type { IssuedTokens } from '../identity/sessions.js';
 import { configure, describeOidcError, discover, finishLogin, startLogin, type LoginResult } from './oidc.js';
-import type { SsoProviderRow, SsoProvidersService, WarnLog } from './service.js';
+import { SamlRejection, authnRequest, metadata, serviceProvider, verifyResponse, type ServiceProvider, type VerifiedAssertion } from './saml.js';
+import { samlIdentityProvider, type SsoProviderRow, type SsoProvidersService, type WarnLog } from './service.js';
 
 /** 01 §8: an SSO sign-in in progress lives 10 minutes. */
 export const SSO_STATE_TTL_MS = 10 * 60_000;
@@ -86,7 +87,8 @@ export class SsoLoginService {
     return `${publicBaseUrl(this.config)}/api/v1/sso/callback`;
   }
 
-  /** GET /sso/login/:orgId: stores state, nonce and PKCE verifier for 10 minutes and answers the IdP URL. */
+  /** GET /sso/login/:orgId: stores the sign-in in progress for 10 minutes and answers the IdP URL — OIDC:
+   * state, nonce and PKCE verifier; SAML: the relay state and the AuthnRequest id. */
   async begin(ctx: RequestContext, orgId: string, query: z.infer<typeof SsoLoginQuerySchema>): Promise<string> {
     const target = this.returnTarget(query.redirectUri);
     if (target.loopback && !query.codeChallenge) {
@@ -94,9 +96,15 @@ export class SsoLoginService {
     }
     const provider = this.providers.activeProviderOf(orgId);
     if (!provider) throw notFound('No active SSO provider for this organization', 'SSO_NOT_CONFIGURED');
-    if (provider.type !== 'oidc') throw badRequest('SAML sign-in is not available on this server yet', 'SSO_SAML_UNSUPPORTED');
-    const client = await this.clientFor(provider);
-    const start = await startLogin(client, this.callbackUrl(), provider.scopes);
+    let start: { url: string; state: string; nonce: string; codeVerifier: string };
+    if (provider.type === 'saml') {
+      const state = randomToken(32);
+      const request = await authnRequest(samlIdentityProvider(provider), this.serviceProvider(), state);
+      start = { url: request.url, state, nonce: request.requestId, codeVerifier: '' };
+    } else {
+      const oidc = await startLogin(await this.clientFor(provider), this.callbackUrl(), provider.scopes);
+      start = { ...oidc, url: oidc.url.href };
+    }
     const now = Date.now();
     this.db.$client.transaction(() => {
       this.db.delete(ssoLoginStates).where(lte(ssoLoginStates.expiresAt, new Date(now).toISOString())).run();
@@ -109,23 +117,58 @@ export class SsoLoginService {
           codeVerifierEnc: this.box.seal(start.codeVerifier),
           returnTo: target.url,
           clientChallenge: query.codeChallenge ?? null,
+          createdAt: new Date(now).toISOString(),
           expiresAt: new Date(now + SSO_STATE_TTL_MS).toISOString(),
         })
         .run();
     })();
     void ctx;
-    return start.url.href;
+    return start.url;
+  }
+
+  /** GET /sso/callback (OIDC): the code exchange and ID token checks of §5.9, then the sign-in. */
+  async callback(ctx: RequestContext, query: z.infer<typeof SsoCallbackQuerySchema>): Promise<string> {
+    const stored = this.takeState(query.state);
+    return this.finish(ctx, stored, 'oidc', async (provider) => {
+      if (query.error) {
+        throw forbidden(`The identity provider refused the sign-in: ${query.error_description ?? query.error}`, 'SSO_PROVIDER_ERROR');
+      }
+      return this.exchangeWithProvider(provider, query, stored);
+    });
   }
 
   /**
-   * GET /sso/callback: the state must name a sign-in in progress, unused and unexpired (else 400). Once it
-   * does, every refusal goes back to where the sign-in started, as `ssoError`, so the browser or CLI can say
-   * why; success sends the ssoCode.
+   * POST /sso/saml/acs (01 §4.7, §5.11): the relay state names the sign-in in progress (taken once); the
+   * response must answer its AuthnRequest, carry one assertion signed by the provider's certificate, from its
+   * entity id, for this service provider, within its time conditions, never seen before. Then the same sign-in
+   * as OIDC.
    */
-  async callback(ctx: RequestContext, query: z.infer<typeof SsoCallbackQuerySchema>): Promise<string> {
-    if (!query.state) throw INVALID_STATE();
+  async samlAcs(ctx: RequestContext, body: z.infer<typeof SamlAcsBodySchema>): Promise<string> {
+    const stored = this.takeState(body.RelayState);
+    return this.finish(ctx, stored, 'saml', async (provider) => {
+      const pending = { requestId: stored.nonce, issuedAt: stored.createdAt, ttlMs: SSO_STATE_TTL_MS };
+      let assertion: VerifiedAssertion;
+      try {
+        assertion = await verifyResponse(samlIdentityProvider(provider), this.serviceProvider(), body.SAMLResponse, pending, provider.attributeMapping.email);
+      } catch (err) {
+        if (!(err instanceof SamlRejection)) throw err;
+        throw forbidden(`The SAML response was refused: ${err.message}`, 'SSO_ASSERTION_REJECTED');
+      }
+      this.consumeAssertion(provider.id, assertion);
+      return { claims: assertion.claims, subject: assertion.subject, accessToken: null, refreshToken: null, idToken: null, expiresAt: null };
+    });
+  }
+
+  /** GET /sso/saml/metadata: this server as a SAML service provider. */
+  samlMetadata(): string {
+    return metadata(this.serviceProvider());
+  }
+
+  /** The sign-in in progress a state names, taken once: unknown, used or expired → 400 before anything else. */
+  private takeState(state: string | undefined): typeof ssoLoginStates.$inferSelect {
+    if (!state) throw INVALID_STATE();
     const nowIso = new Date().toISOString();
-    const stored = this.db.select().from(ssoLoginStates).where(eq(ssoLoginStates.stateHash, sha256Hex(query.state))).get();
+    const stored = this.db.select().from(ssoLoginStates).where(eq(ssoLoginStates.stateHash, sha256Hex(state))).get();
     if (!stored) throw INVALID_STATE();
     const taken = this.db
       .update(ssoLoginStates)
@@ -133,15 +176,25 @@ export class SsoLoginService {
       .where(and(eq(ssoLoginStates.id, stored.id), isNull(ssoLoginStates.usedAt), gt(ssoLoginStates.expiresAt, nowIso)))
       .run();
     if (taken.changes !== 1) throw INVALID_STATE();
+    return stored;
+  }
+
+  /**
+   * Once the state is accepted, every refusal goes back to where the sign-in started, as `ssoError`, so the
+   * browser or CLI can say why; success sends the ssoCode.
+   */
+  private async finish(
+    ctx: RequestContext,
+    stored: typeof ssoLoginStates.$inferSelect,
+    type: SsoProviderRow['type'],
+    verify: (provider: SsoProviderRow) => Promise<LoginResult>,
+  ): Promise<string> {
     const target: ReturnTarget = { url: stored.returnTo, loopback: stored.clientChallenge !== null };
     try {
       const provider = this.providers.activeProviderOf(this.providerOrg(stored.providerId));
       if (!provider || provider.id !== stored.providerId) throw forbidden('The SSO provider is no longer active', 'SSO_PROVIDER_INACTIVE');
-      if (query.error) {
-        throw forbidden(`The identity provider refused the sign-in: ${query.error_description ?? query.error}`, 'SSO_PROVIDER_ERROR');
-      }
-      const result = await this.exchangeWithProvider(provider, query, stored);
-      const { user, tokens } = await this.signIn(ctx, provider, result);
+      if (provider.type !== type) throw forbidden(`This sign-in was started for a ${provider.type.toUpperCase()} provider`, 'SSO_PROVIDER_MISMATCH');
+      const { user, tokens } = await this.signIn(ctx, provider, await verify(provider));
       const code = randomToken(32);
       this.db
         .insert(ssoExchangeCodes)
@@ -159,6 +212,24 @@ export class SsoLoginService {
       this.warn({ providerId: stored.providerId, code: err.code, reason: err.message }, 'SSO sign-in refused');
       return this.redirectWith(target, { ssoError: err.code ?? 'SSO_FAILED', ssoErrorDescription: err.message });
     }
+  }
+
+  /** SAML replay store: an assertion id is accepted once per provider, remembered until its NotOnOrAfter. */
+  private consumeAssertion(providerId: string, assertion: VerifiedAssertion): void {
+    const nowIso = new Date().toISOString();
+    this.db.$client.transaction(() => {
+      this.db.delete(ssoSamlReplays).where(lte(ssoSamlReplays.expiresAt, nowIso)).run();
+      const inserted = this.db
+        .insert(ssoSamlReplays)
+        .values({ providerId, messageId: `assertion:${assertion.assertionId}`, expiresAt: assertion.notOnOrAfter })
+        .onConflictDoNothing()
+        .run();
+      if (inserted.changes !== 1) throw forbidden('The SAML response was refused: this assertion was already used', 'SSO_ASSERTION_REPLAYED');
+    })();
+  }
+
+  private serviceProvider(): ServiceProvider {
+    return serviceProvider(publicBaseUrl(this.config));
   }
 
   /** POST /sso/exchange: one use, within SSO_CODE_TTL_MS; a code for a CLI needs its PKCE verifier. */
@@ -237,7 +308,8 @@ export class SsoLoginService {
     if (!domainAllowed(attrs.email, provider.allowedDomains)) {
       throw forbidden('This e-mail domain may not sign in with this provider', 'SSO_DOMAIN_NOT_ALLOWED');
     }
-    const sealedTokens = this.box.seal(JSON.stringify({ accessToken: result.accessToken, refreshToken: result.refreshToken, idToken: result.idToken }));
+    const sealedTokens =
+      result.accessToken === null ? null : this.box.seal(JSON.stringify({ accessToken: result.accessToken, refreshToken: result.refreshToken, idToken: result.idToken }));
     const profile = { name: attrs.name, firstName: attrs.firstName, lastName: attrs.lastName, groups: attrs.groups };
     const now = new Date().toISOString();
     const user = this.db.$client.transaction(() => {

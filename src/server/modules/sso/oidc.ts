@@ -100,7 +100,8 @@ export async function startLogin(config: client.Configuration, redirectUri: stri
 export interface LoginResult {
   claims: Record<string, unknown>;
   subject: string;
-  accessToken: string;
+  /** The provider's tokens, kept sealed on the identity link (null for SAML, which has none). */
+  accessToken: string | null;
   refreshToken: string | null;
   idToken: string | null;
   expiresAt: string | null;

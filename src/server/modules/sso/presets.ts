@@ -59,6 +59,7 @@ export const SSO_PRESETS: readonly Preset[] = [
     name: 'Microsoft Entra ID (SAML)',
     type: 'saml',
     ssoUrlTemplate: 'https://login.microsoftonline.com/{tenantId}/saml2',
+    entityIdTemplate: 'https://sts.windows.net/{tenantId}/',
     attributeMapping: SAML_MAPPING,
   },
   {
@@ -66,6 +67,7 @@ export const SSO_PRESETS: readonly Preset[] = [
     name: 'Okta (SAML)',
     type: 'saml',
     ssoUrlTemplate: 'https://{domain}.okta.com/app/{appName}/{appId}/sso/saml',
+    entityIdTemplate: 'http://www.okta.com/{appId}',
     attributeMapping: SAML_MAPPING,
   },
   {
@@ -73,6 +75,7 @@ export const SSO_PRESETS: readonly Preset[] = [
     name: 'Google Workspace (SAML)',
     type: 'saml',
     ssoUrlTemplate: 'https://accounts.google.com/o/saml2/idp?idpid={idpId}',
+    entityIdTemplate: 'https://accounts.google.com/o/saml2?idpid={idpId}',
     attributeMapping: SAML_MAPPING,
   },
   {
@@ -80,6 +83,7 @@ export const SSO_PRESETS: readonly Preset[] = [
     name: 'OneLogin (SAML)',
     type: 'saml',
     ssoUrlTemplate: 'https://{subdomain}.onelogin.com/trust/saml2/http-redirect/sso/{appId}',
+    entityIdTemplate: 'https://app.onelogin.com/saml/metadata/{appId}',
     attributeMapping: SAML_MAPPING,
   },
   {
@@ -87,6 +91,7 @@ export const SSO_PRESETS: readonly Preset[] = [
     name: 'Active Directory Federation Services (SAML)',
     type: 'saml',
     ssoUrlTemplate: 'https://{host}/adfs/ls/',
+    entityIdTemplate: 'http://{host}/adfs/services/trust',
     attributeMapping: SAML_MAPPING,
   },
 ];

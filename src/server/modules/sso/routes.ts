@@ -1,7 +1,9 @@
+import { errorCodes } from 'fastify';
+import { fullPath } from '../../../contract/endpoint.js';
 import { contract } from '../../../contract/index.js';
 import type { ModuleContext } from '../../app-context.js';
 
-export function registerSsoRoutes({ route, services }: ModuleContext): void {
+export function registerSsoRoutes({ app, route, services }: ModuleContext): void {
   const c = contract.sso;
   const providers = services.sso;
   const login = services.ssoLogin;
@@ -25,4 +27,24 @@ export function registerSsoRoutes({ route, services }: ModuleContext): void {
     return undefined;
   });
   route(c.exchange, ({ ctx, body }) => login.exchange(ctx, body));
+  route(c.samlMetadata, async ({ reply }) => {
+    await reply.type('application/samlmetadata+xml; charset=utf-8').send(login.samlMetadata());
+    return undefined;
+  });
+  // The identity provider's HTTP-POST binding is a form post from the browser. The form parser takes that
+  // content type on this route only (a pattern, so the web pages' own form parser in their scope is untouched);
+  // every other route keeps answering 415 to form bodies.
+  const acsPath = fullPath(c.samlAcs);
+  app.addContentTypeParser(/^application\/x-www-form-urlencoded\s*(;|$)/i, { parseAs: 'string' }, (request, body, done) => {
+    if (request.routeOptions.url !== acsPath) {
+      done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(String(request.headers['content-type'])), undefined);
+      return;
+    }
+    done(null, Object.fromEntries(new URLSearchParams(String(body))));
+  });
+  route(c.samlAcs, async ({ ctx, body, reply }) => {
+    const url = await login.samlAcs(ctx, body);
+    await reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect(url, 302);
+    return undefined;
+  });
 }

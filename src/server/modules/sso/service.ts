@@ -16,6 +16,7 @@ import type { RolesService } from '../roles/service.js';
 import { requireOrg, type Organization } from '../tenancy/access.js';
 import { describeOidcError, discover, type OidcEndpoints, type OidcTransport } from './oidc.js';
 import { DEFAULT_MAPPING, DEFAULT_SCOPES, SSO_PRESETS, findPreset } from './presets.js';
+import { normalizeCertificate, type IdentityProvider } from './saml.js';
 
 export type SsoProviderRow = typeof ssoProviders.$inferSelect;
 type CreateBody = z.infer<typeof SsoProviderCreateSchema>;
@@ -30,6 +31,24 @@ export type WarnLog = (details: Record<string, unknown>, message: string) => voi
 export function providerView(row: SsoProviderRow) {
   const { clientSecretEnc, enforceSso, ...rest } = row;
   return { ...rest, enforceSSO: enforceSso, hasClientSecret: clientSecretEnc !== null };
+}
+
+/** A SAML provider's identity-provider settings, or 400 while one of them is missing. */
+export function samlIdentityProvider(row: SsoProviderRow): IdentityProvider {
+  if (!row.ssoUrl || !row.idpEntityId || !row.idpCertificate) {
+    throw badRequest('The SAML provider needs ssoUrl, idpEntityId and idpCertificate', 'saml_config_incomplete');
+  }
+  return { ssoUrl: row.ssoUrl, entityId: row.idpEntityId, certificate: row.idpCertificate };
+}
+
+/** The certificate as PEM; 400 on the field when it is not an X.509 certificate. */
+function certificateField(value: string | null | undefined): string | null | undefined {
+  if (value === undefined || value === null) return value;
+  try {
+    return normalizeCertificate(value);
+  } catch {
+    throw fieldError('idpCertificate', 'Must be an X.509 certificate (PEM, or the base64 of its DER)');
+  }
 }
 
 function isoNow(): string {
@@ -79,6 +98,7 @@ export class SsoProvidersService {
     const defaultRoleId = body.defaultRoleId ?? null;
     this.checkDefaultRole(org, autoProvision, defaultRoleId);
     const issuer = body.issuer ?? null;
+    const idpCertificate = certificateField(body.idpCertificate) ?? null;
     const discovered = body.type === 'oidc' && issuer ? await this.tryDiscovery(issuer, body.clientId ?? null, body.name) : null;
     return this.db.$client.transaction(() => {
       const row = this.db
@@ -102,6 +122,9 @@ export class SsoProvidersService {
           tokenUrl: body.tokenUrl ?? discovered?.tokenUrl ?? null,
           userInfoUrl: body.userInfoUrl ?? discovered?.userInfoUrl ?? null,
           jwksUrl: body.jwksUrl ?? discovered?.jwksUrl ?? null,
+          ssoUrl: body.ssoUrl ?? null,
+          idpEntityId: body.idpEntityId ?? null,
+          idpCertificate,
           createdBy: ctx.caller.userId,
         })
         .returning()
@@ -135,6 +158,9 @@ export class SsoProvidersService {
       allowedDomains: body.allowedDomains === undefined ? undefined : body.allowedDomains || null,
       enforceSso: body.enforceSSO,
       trustsIdpMfa: body.trustsIdpMfa,
+      ssoUrl: body.ssoUrl,
+      idpEntityId: body.idpEntityId,
+      idpCertificate: certificateField(body.idpCertificate),
       ...(discovered ?? {}),
       ...(body.authorizationUrl !== undefined ? { authorizationUrl: body.authorizationUrl } : {}),
       ...(body.tokenUrl !== undefined ? { tokenUrl: body.tokenUrl } : {}),
