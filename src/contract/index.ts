@@ -15,6 +15,7 @@ import { sso } from './sso.js';
 import { tenancy } from './tenancy.js';
 import { account, users } from './users.js';
 import { webhooks } from './webhooks.js';
+import { integrations } from './integrations.js';
 
 export * from './endpoint.js';
 export * from './common.js';
@@ -41,5 +42,6 @@ export const contract = {
   alertChannels,
   alertPolicies,
   sso,
+  integrations,
 } as const;
 export type Contract = typeof contract;

@@ -37,6 +37,7 @@ import type { SsoProvidersService } from './modules/sso/service.js';
 import type { TenancyService } from './modules/tenancy/service.js';
 import type { UsersService } from './modules/users/service.js';
 import type { WebhooksService } from './modules/webhooks/service.js';
+import type { IntegrationsService } from './modules/integrations/service.js';
 import type { SecretBox } from './security/crypto.js';
 import type { ServerSecrets } from './security/server-secrets.js';
 import type { TokenSigner } from './security/tokens.js';
@@ -84,6 +85,8 @@ export interface Services {
   sso: SsoProvidersService;
   /** OpenID Connect sign-in and the ssoCode exchange (01 §5.9, §5.10). */
   ssoLogin: SsoLoginService;
+  /** 02 §4.4 integrations: chat providers, monitoring, ticketing, legacy PSA settings. */
+  integrations: IntegrationsService;
 }
 
 /** What a module's route registration receives. */

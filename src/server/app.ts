@@ -71,6 +71,8 @@ import { registerWebPages } from './modules/web-pages/routes.js';
 import { WebhookDispatcher } from './modules/webhooks/delivery.js';
 import { registerWebhookRoutes } from './modules/webhooks/routes.js';
 import { WebhooksService } from './modules/webhooks/service.js';
+import { registerIntegrationRoutes } from './modules/integrations/routes.js';
+import { IntegrationsService } from './modules/integrations/service.js';
 import { SecretBox } from './security/crypto.js';
 import { loadServerSecrets, type ServerSecrets } from './security/server-secrets.js';
 import { TokenSigner } from './security/tokens.js';
@@ -190,6 +192,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     alertCorrelations,
     sso,
     ssoLogin: new SsoLoginService(db, box, config, sso, auth, directory, ssoWarn),
+    integrations: new IntegrationsService(db, box, tenancy, outbound),
   };
 
   const resolvers: CredentialResolvers = {
@@ -243,12 +246,14 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   registerAlertRoutes(moduleContext);
   registerNotificationRoutes(moduleContext);
   registerSsoRoutes(moduleContext);
+  registerIntegrationRoutes(moduleContext);
   registerWebPages(moduleContext);
   apiKeyAuth.start();
 
   const alertNotifier = new AlertNotifier(db, { tenancy, directory, inbox, channels: alertChannels, policies: escalationPolicies, deliveries: alertDeliveries, senders, publicUrl: config.publicUrl });
   alertNotifier.register(worker);
   registerWebhookFailureNotices(worker, db, { inbox, recipientsOf: (orgId, permission) => alertNotifier.recipientsOf(orgId, permission), publicUrl: config.publicUrl });
+  services.integrations.register(worker);
 
   worker.every('maintenance.purge-idempotency-keys', 3600_000, () => {
     purgeIdempotencyKeys(db);

@@ -10,3 +10,4 @@ export * from './webhooks.js';
 export * from './alerts.js';
 export * from './notifications.js';
 export * from './sso.js';
+export * from './integrations.js';
