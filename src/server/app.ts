@@ -146,6 +146,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   const registration = new RegistrationService(db, config, auth, tenancy);
   const webhookDispatcher = new WebhookDispatcher(db, box, outbound, config.webhooks.timeScale);
   webhookDispatcher.register(worker);
+  webhookDispatcher.onError = (err) => app.log.warn({ err }, 'webhook delivery failed');
   const inbox = new InboxService(db);
   const senders = new Senders(mailer, outbound, { publicUrl: config.publicUrl, alerting: config.alerting });
   const alertChannels = new ChannelsService(db, box, tenancy, senders);

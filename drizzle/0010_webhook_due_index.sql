@@ -1,0 +1,1 @@
+CREATE INDEX `webhook_deliveries_due_idx` ON `webhook_deliveries` (`next_attempt_at`) WHERE status IN ('pending', 'retrying');
