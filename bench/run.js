@@ -52,6 +52,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const STARTS = Number(process.env.BENCH_STARTS ?? 5);
 const PARTS = (process.env.BENCH_PARTS ?? 'startup,load,routes,export').split(',').map((p) => p.trim());
+if (process.env.BENCH_PARTS === undefined) PARTS.push('webhooks'); // bench/webhooks.js: deliveries/s, latency, backlog RSS
 const EXPORT_SCRIPT = path.join(ROOT, 'bench', 'export.js');
 const ROUTES_SCRIPT = path.join(ROOT, 'bench', 'routes.js');
 const LOAD_CONNECTIONS = Number(process.env.BENCH_LOAD_CONNECTIONS ?? 50);
@@ -489,6 +490,7 @@ async function main() {
     routes: scriptBench(ROUTES_SCRIPT),
     export: scriptBench(EXPORT_SCRIPT),
     filters: scriptBench(path.join(ROOT, 'bench', 'filters.js')),
+    webhooks: scriptBench(path.join(ROOT, 'bench', 'webhooks.js')),
   };
   const selected = PARTS.filter((name) => name in parts);
   for (const [i, name] of selected.entries()) {

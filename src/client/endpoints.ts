@@ -29,6 +29,7 @@ import type { groups as GroupsContract } from '../contract/groups.js';
 import type { deviceGroups as DeviceGroupsContract } from '../contract/groups.js';
 import type { tags as TagsContract } from '../contract/groups.js';
 import type { search as SearchContract } from '../contract/search.js';
+import type { integrations as IntegrationsContract } from '../contract/integrations.js';
 
 export const API_PREFIX = '/api/v1';
 export const API_KEY_WARNING = 'Store this API key securely. It will not be shown again.';
@@ -3474,6 +3475,215 @@ export const search: ClientGroup<typeof SearchContract> = {
   },
 };
 
+export const integrations: ClientGroup<typeof IntegrationsContract> = {
+  communication: {
+    area: 'integrations',
+    name: 'communication',
+    method: 'GET',
+    fullPath: '/api/v1/integrations/communication',
+    query: [
+      {
+        field: 'orgId',
+        kind: 'string',
+        nullable: false,
+        description: 'Organization (partner and system callers; organization callers their own)',
+      },
+    ],
+  },
+  slack: {
+    area: 'integrations',
+    name: 'slack',
+    method: 'POST',
+    fullPath: '/api/v1/integrations/slack',
+    query: [
+      {
+        field: 'orgId',
+        kind: 'string',
+        nullable: false,
+        description: 'Organization (partner and system callers; organization callers their own)',
+      },
+    ],
+    body: [],
+  },
+  teams: {
+    area: 'integrations',
+    name: 'teams',
+    method: 'POST',
+    fullPath: '/api/v1/integrations/teams',
+    query: [
+      {
+        field: 'orgId',
+        kind: 'string',
+        nullable: false,
+        description: 'Organization (partner and system callers; organization callers their own)',
+      },
+    ],
+    body: [],
+  },
+  discord: {
+    area: 'integrations',
+    name: 'discord',
+    method: 'POST',
+    fullPath: '/api/v1/integrations/discord',
+    query: [
+      {
+        field: 'orgId',
+        kind: 'string',
+        nullable: false,
+        description: 'Organization (partner and system callers; organization callers their own)',
+      },
+    ],
+    body: [],
+  },
+  getMonitoring: {
+    area: 'integrations',
+    name: 'getMonitoring',
+    method: 'GET',
+    fullPath: '/api/v1/integrations/monitoring',
+    query: [
+      {
+        field: 'orgId',
+        kind: 'string',
+        nullable: false,
+        description: 'Organization (partner and system callers; organization callers their own)',
+      },
+    ],
+  },
+  putMonitoring: {
+    area: 'integrations',
+    name: 'putMonitoring',
+    method: 'PUT',
+    fullPath: '/api/v1/integrations/monitoring',
+    query: [
+      {
+        field: 'orgId',
+        kind: 'string',
+        nullable: false,
+        description: 'Organization (partner and system callers; organization callers their own)',
+      },
+    ],
+    body: [],
+  },
+  testMonitoring: {
+    area: 'integrations',
+    name: 'testMonitoring',
+    method: 'POST',
+    fullPath: '/api/v1/integrations/monitoring/test',
+    query: [
+      {
+        field: 'orgId',
+        kind: 'string',
+        nullable: false,
+        description: 'Organization (partner and system callers; organization callers their own)',
+      },
+    ],
+    body: [],
+  },
+  getTicketing: {
+    area: 'integrations',
+    name: 'getTicketing',
+    method: 'GET',
+    fullPath: '/api/v1/integrations/ticketing',
+    query: [
+      {
+        field: 'orgId',
+        kind: 'string',
+        nullable: false,
+        description: 'Organization (partner and system callers; organization callers their own)',
+      },
+    ],
+  },
+  saveTicketing: {
+    area: 'integrations',
+    name: 'saveTicketing',
+    method: 'POST',
+    fullPath: '/api/v1/integrations/ticketing',
+    query: [
+      {
+        field: 'orgId',
+        kind: 'string',
+        nullable: false,
+        description: 'Organization (partner and system callers; organization callers their own)',
+      },
+    ],
+    body: [],
+  },
+  testTicketing: {
+    area: 'integrations',
+    name: 'testTicketing',
+    method: 'POST',
+    fullPath: '/api/v1/integrations/ticketing/test',
+    query: [
+      {
+        field: 'orgId',
+        kind: 'string',
+        nullable: false,
+        description: 'Organization (partner and system callers; organization callers their own)',
+      },
+    ],
+    body: [],
+  },
+  getPsa: {
+    area: 'integrations',
+    name: 'getPsa',
+    method: 'GET',
+    fullPath: '/api/v1/integrations/psa',
+    query: [
+      {
+        field: 'orgId',
+        kind: 'string',
+        nullable: false,
+        description: 'Organization (partner and system callers; organization callers their own)',
+      },
+    ],
+  },
+  savePsa: {
+    area: 'integrations',
+    name: 'savePsa',
+    method: 'POST',
+    fullPath: '/api/v1/integrations/psa',
+    query: [
+      {
+        field: 'orgId',
+        kind: 'string',
+        nullable: false,
+        description: 'Organization (partner and system callers; organization callers their own)',
+      },
+    ],
+    body: [],
+  },
+  updatePsa: {
+    area: 'integrations',
+    name: 'updatePsa',
+    method: 'PUT',
+    fullPath: '/api/v1/integrations/psa',
+    query: [
+      {
+        field: 'orgId',
+        kind: 'string',
+        nullable: false,
+        description: 'Organization (partner and system callers; organization callers their own)',
+      },
+    ],
+    body: [],
+  },
+  testPsa: {
+    area: 'integrations',
+    name: 'testPsa',
+    method: 'POST',
+    fullPath: '/api/v1/integrations/psa/test',
+    query: [
+      {
+        field: 'orgId',
+        kind: 'string',
+        nullable: false,
+        description: 'Organization (partner and system callers; organization callers their own)',
+      },
+    ],
+    body: [],
+  },
+};
+
 /** The contract areas themselves, loaded only where their schemas are needed (dry-run input, `validate: true`). */
 export const contractAreas: Readonly<Record<string, () => Promise<ContractGroup>>> = {
   health: () => import('../contract/health.js').then((m) => m.health),
@@ -3502,4 +3712,5 @@ export const contractAreas: Readonly<Record<string, () => Promise<ContractGroup>
   deviceGroups: () => import('../contract/groups.js').then((m) => m.deviceGroups),
   tags: () => import('../contract/groups.js').then((m) => m.tags),
   search: () => import('../contract/search.js').then((m) => m.search),
+  integrations: () => import('../contract/integrations.js').then((m) => m.integrations),
 };

@@ -19,6 +19,7 @@ import { psa } from './psa.js';
 import { filters } from './filters.js';
 import { deviceGroups, groups, tags } from './groups.js';
 import { search } from './search.js';
+import { integrations } from './integrations.js';
 
 export * from './endpoint.js';
 export * from './common.js';
@@ -51,5 +52,6 @@ export const contract = {
   deviceGroups,
   tags,
   search,
+  integrations,
 } as const;
 export type Contract = typeof contract;

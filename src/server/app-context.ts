@@ -41,6 +41,7 @@ import type { PsaService } from './modules/psa/service.js';
 import type { FiltersService } from './modules/filters/service.js';
 import type { GroupsService } from './modules/groups/service.js';
 import type { SearchService } from './modules/search/service.js';
+import type { IntegrationsService } from './modules/integrations/service.js';
 import type { SecretBox } from './security/crypto.js';
 import type { ServerSecrets } from './security/server-secrets.js';
 import type { TokenSigner } from './security/tokens.js';
@@ -96,6 +97,8 @@ export interface Services {
   groups: GroupsService;
   /** GET /search; other modules add their category with `search.register` (02 §4.5). */
   search: SearchService;
+  /** 02 §4.4 integrations: chat providers, monitoring, ticketing, legacy PSA settings. */
+  integrations: IntegrationsService;
 }
 
 /** What a module's route registration receives. */

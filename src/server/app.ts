@@ -81,6 +81,8 @@ import { registerGroupRoutes } from './modules/groups/routes.js';
 import { GroupsService } from './modules/groups/service.js';
 import { registerSearchRoutes } from './modules/search/routes.js';
 import { SearchService } from './modules/search/service.js';
+import { registerIntegrationRoutes } from './modules/integrations/routes.js';
+import { IntegrationsService } from './modules/integrations/service.js';
 import { SecretBox } from './security/crypto.js';
 import { loadServerSecrets, type ServerSecrets } from './security/server-secrets.js';
 import { TokenSigner } from './security/tokens.js';
@@ -154,6 +156,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   const registration = new RegistrationService(db, config, auth, tenancy);
   const webhookDispatcher = new WebhookDispatcher(db, box, outbound, config.webhooks.timeScale);
   webhookDispatcher.register(worker);
+  webhookDispatcher.onError = (err) => app.log.warn({ err }, 'webhook delivery failed');
   const inbox = new InboxService(db);
   const senders = new Senders(mailer, outbound, { publicUrl: config.publicUrl, alerting: config.alerting });
   const alertChannels = new ChannelsService(db, box, tenancy, senders);
@@ -211,6 +214,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     filters,
     groups,
     search: new SearchService(db, tenancy, devices),
+    integrations: new IntegrationsService(db, box, tenancy, outbound),
   };
 
   const resolvers: CredentialResolvers = {
@@ -264,6 +268,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   registerAlertRoutes(moduleContext);
   registerNotificationRoutes(moduleContext);
   registerSsoRoutes(moduleContext);
+  registerIntegrationRoutes(moduleContext);
   registerWebPages(moduleContext);
   registerPsaRoutes(moduleContext);
   registerFilterRoutes(moduleContext);
@@ -274,6 +279,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   const alertNotifier = new AlertNotifier(db, { tenancy, directory, inbox, channels: alertChannels, policies: escalationPolicies, deliveries: alertDeliveries, senders, publicUrl: config.publicUrl });
   alertNotifier.register(worker);
   registerWebhookFailureNotices(worker, db, { inbox, recipientsOf: (orgId, permission) => alertNotifier.recipientsOf(orgId, permission), publicUrl: config.publicUrl });
+  services.integrations.register(worker);
 
   worker.every('maintenance.purge-idempotency-keys', 3600_000, () => {
     purgeIdempotencyKeys(db);

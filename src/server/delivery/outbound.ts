@@ -75,13 +75,20 @@ interface RawResponse {
   body: Buffer;
 }
 
+/** Kept connections: per destination at most this many, idle ones closed after AGENT_IDLE_MS; at most MAX_AGENTS
+ * destinations keep connections (the least recently used is closed first). */
+const AGENT_MAX_SOCKETS = 32;
+const AGENT_IDLE_MS = 15_000;
+const MAX_AGENTS = 256;
+
 /** Statuses whose Response may not carry a body (fetch spec). */
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 
 export class OutboundClient {
   private readonly resolve: Resolver;
-  private readonly httpAgent: http.Agent;
-  private readonly httpsAgent: https.Agent;
+  /** One keep-alive agent per destination (scheme, host, port), least recently used last out. */
+  private readonly agents = new Map<string, http.Agent>();
+  private readonly lookup: LookupFunction;
   private readonly timeoutMs: number;
   private readonly maxResponseBytes: number;
 
@@ -89,10 +96,32 @@ export class OutboundClient {
     this.resolve = options.resolve ?? systemResolver;
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.maxResponseBytes = options.maxResponseBytes ?? 1_048_576;
-    const lookup = this.guardedLookup();
-    // No keep-alive: a pooled socket would skip the connect-time check of the next request.
-    this.httpAgent = new http.Agent({ keepAlive: false, lookup });
-    this.httpsAgent = new https.Agent({ keepAlive: false, lookup });
+    this.lookup = this.guardedLookup();
+  }
+
+  /**
+   * The agent of a destination. Connections are kept alive per destination so a burst of deliveries to one receiver
+   * does not pay a DNS lookup and a TLS handshake each; the guard is unchanged, because every connection is still
+   * checked when it is made (the agent's guarded lookup and the socket's connected address): a kept connection is
+   * one that passed, to the address it passed with. Idle connections close after AGENT_IDLE_MS.
+   */
+  private agentFor(url: URL): http.Agent {
+    const key = `${url.protocol}//${url.host}`;
+    const known = this.agents.get(key);
+    if (known) {
+      this.agents.delete(key);
+      this.agents.set(key, known);
+      return known;
+    }
+    const options = { keepAlive: true, maxSockets: AGENT_MAX_SOCKETS, maxFreeSockets: AGENT_MAX_SOCKETS, timeout: AGENT_IDLE_MS, lookup: this.lookup };
+    const agent = url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
+    this.agents.set(key, agent);
+    if (this.agents.size > MAX_AGENTS) {
+      const [oldestKey, oldest] = this.agents.entries().next().value ?? [];
+      if (oldestKey !== undefined) this.agents.delete(oldestKey);
+      oldest?.destroy();
+    }
+    return agent;
   }
 
   get allow(): readonly string[] {
@@ -151,8 +180,8 @@ export class OutboundClient {
 
   /** Closes the agents' sockets (server shutdown). */
   close(): void {
-    this.httpAgent.destroy();
-    this.httpsAgent.destroy();
+    for (const agent of this.agents.values()) agent.destroy();
+    this.agents.clear();
   }
 
   private staticCheck(raw: string, httpsOnly: boolean): URL {
@@ -205,7 +234,7 @@ export class OutboundClient {
       const req = (secure ? https : http).request(url, {
         method: opts.method ?? 'GET',
         headers: { ...opts.headers, ...(body ? { 'content-length': String(body.byteLength) } : {}) },
-        agent: secure ? this.httpsAgent : this.httpAgent,
+        agent: this.agentFor(url),
       });
       let settled = false;
       const finish = (err: Error | null, value?: RawResponse) => {
@@ -230,7 +259,9 @@ export class OutboundClient {
       if (opts.signal?.aborted) return onAbort();
       opts.signal?.addEventListener('abort', onAbort, { once: true });
       req.on('socket', (socket: Socket) => {
-        // Literal IP hosts never reach `lookup`; every connection is checked on the address it reached.
+        // Literal IP hosts never reach `lookup`; every connection is checked on the address it reached. A kept
+        // connection was checked when it was made.
+        if (!socket.connecting) return;
         socket.prependOnceListener('connect', () => {
           const reason = isBlockedAddress(socket.remoteAddress ?? '', this.options.allow);
           if (reason) socket.destroy(new OutboundBlockedError(reason));

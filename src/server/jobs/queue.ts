@@ -14,6 +14,36 @@ export interface EnqueueOptions {
   uniqueKey?: string;
 }
 
+/** Sleepers of this process (idle workers, the webhook delivery pump) to wake at once when work arrives: the wake
+ * runs on the next turn of the event loop, after the caller's transaction (synchronous in better-sqlite3) has
+ * committed, and once however many signals came in the meantime. */
+export class WakeSignal<T extends { wake(): void }> {
+  private readonly sleepers = new Set<T>();
+  private scheduled = false;
+
+  add(sleeper: T): void {
+    this.sleepers.add(sleeper);
+  }
+
+  delete(sleeper: T): void {
+    this.sleepers.delete(sleeper);
+  }
+
+  signal(): void {
+    if (this.scheduled || this.sleepers.size === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      for (const sleeper of this.sleepers) sleeper.wake();
+    });
+  }
+}
+
+/** Idle workers: a new event or job wakes them, so it is relayed and run without waiting out the poll interval
+ * (other processes see it at their next poll). */
+const idleWorkers = new WakeSignal<JobWorker>();
+const signalWork = () => idleWorkers.signal();
+
 /** Writes a domain event to the outbox inside the caller's transaction: it is delivered only if the change
  * that caused it commits, and never lost once it has. */
 export function publishEvent(
@@ -23,6 +53,7 @@ export function publishEvent(
   orgId: string | null = null,
 ): void {
   tx.insert(outboxEvents).values({ type, payload, orgId }).run();
+  signalWork();
 }
 
 /** Adds a job inside the caller's transaction. Returns false when a job with the same unique key is
@@ -45,6 +76,7 @@ export function enqueueJob(
     })
     .onConflictDoNothing()
     .run();
+  if (result.changes > 0) signalWork();
   return result.changes > 0;
 }
 
@@ -104,6 +136,11 @@ export class JobWorker {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = true;
+  /** Work was signalled while a tick ran: the next tick follows at once. */
+  private again = false;
+  /** The last tick relayed events or ran jobs: there may be more, so the next tick follows at once. */
+  private busy = false;
+  private readonly companions: Array<{ start(): void; stop(): Promise<void> }> = [];
 
   constructor(
     private readonly db: Db,
@@ -133,6 +170,23 @@ export class JobWorker {
     this.handle(type, handler);
   }
 
+  /** Background work that lives and stops with this worker (the webhook delivery pump). */
+  attach(companion: { start(): void; stop(): Promise<void> }): void {
+    this.companions.push(companion);
+    if (!this.stopped) companion.start();
+  }
+
+  /** Runs the next tick now instead of after the poll interval (new work in this process). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(this.loop, 0);
+  }
+
   /** Makes sure each periodic job has its waiting row; a no-op for those that have one (after a restart). */
   schedulePeriodicJobs(now = new Date()): void {
     for (const type of this.periodic.keys()) {
@@ -140,29 +194,41 @@ export class JobWorker {
     }
   }
 
+  private readonly loop = (): void => {
+    if (this.stopped) return;
+    idleWorkers.delete(this);
+    this.again = false;
+    this.running = this.tick()
+      .then((ran) => {
+        this.busy = this.busy || ran > 0;
+      })
+      .catch((err: unknown) => this.onError(err))
+      .finally(() => {
+        this.running = undefined;
+        if (this.stopped) return;
+        // Drain: while there is work, tick again at once; idle, wait for the poll interval or a wake.
+        const soon = this.again || this.busy;
+        this.busy = false;
+        if (!soon) idleWorkers.add(this);
+        this.timer = setTimeout(this.loop, soon ? 0 : this.pollMs);
+      });
+  };
+
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
     this.schedulePeriodicJobs();
-    const loop = () => {
-      if (this.stopped) return;
-      this.running = this.tick()
-        .then(() => undefined)
-        .catch((err: unknown) => this.onError(err))
-        .finally(() => {
-          this.running = undefined;
-          if (!this.stopped) this.timer = setTimeout(loop, this.pollMs);
-        });
-    };
-    this.timer = setTimeout(loop, 0);
+    this.timer = setTimeout(this.loop, 0);
+    for (const companion of this.companions) companion.start();
   }
 
   /** Stops polling and waits for the jobs in hand to finish. */
   async stop(): Promise<void> {
     this.stopped = true;
+    idleWorkers.delete(this);
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    await this.running;
+    await Promise.all([this.running, ...this.companions.map((c) => c.stop())]);
   }
 
   /** One pass: relay events, then run the jobs that are due at `now`. Returns the number of jobs run. */
@@ -182,6 +248,7 @@ export class JobWorker {
       .limit(1)
       .get();
     if (!waiting) return;
+    this.busy = true;
     // IMMEDIATE: take the write lock before reading, so two workers never relay the same event.
     this.db.$client
       .transaction(() => {

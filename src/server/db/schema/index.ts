@@ -13,3 +13,4 @@ export * from './sso.js';
 export * from './psa.js';
 export * from './filters.js';
 export * from './groups.js';
+export * from './integrations.js';

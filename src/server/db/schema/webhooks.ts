@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { createdAt, id, json, updatedAt } from './columns.js';
 import { users } from './identity.js';
@@ -71,5 +72,9 @@ export const webhookDeliveries = sqliteTable(
   (t) => [
     index('webhook_deliveries_webhook_idx').on(t.webhookId, t.createdAt),
     index('webhook_deliveries_status_idx').on(t.status, t.nextAttemptAt),
+    /** The delivery pump's queue: unfinished deliveries by when their next attempt is due. */
+    index('webhook_deliveries_due_idx')
+      .on(t.nextAttemptAt)
+      .where(sql`status IN ('pending', 'retrying')`),
   ],
 );

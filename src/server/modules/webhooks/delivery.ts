@@ -4,7 +4,7 @@ import { systemContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
 import { DEFAULT_RETRY_POLICY, webhookDeliveries, webhooks, type RetryPolicy } from '../../db/schema/index.js';
 import { OutboundBlockedError, type OutboundClient } from '../../delivery/outbound.js';
-import { enqueueJob, publishEvent, type Job, type JobWorker } from '../../jobs/queue.js';
+import { publishEvent, WakeSignal, type Job, type JobWorker } from '../../jobs/queue.js';
 import type { SecretBox } from '../../security/crypto.js';
 import { recordAudit } from '../audit/recorder.js';
 
@@ -55,8 +55,6 @@ export const WEBHOOK_EVENT_TYPES = [
 
 export const TEST_EVENT = 'webhook.test';
 const FANOUT_JOB = 'webhooks.fanout';
-const DELIVER_JOB = 'webhooks.deliver';
-const RECOVER_JOB = 'webhooks.recover';
 /** 02 §8: the delivery timeout. */
 export const DELIVERY_TIMEOUT_MS = 30_000;
 const USER_AGENT = 'Svc-Webhooks/1.0';
@@ -69,12 +67,12 @@ export function retryDelayMs(policy: RetryPolicy, retry: number): number {
   return Math.min(policy.maxDelayMs, policy.initialDelayMs * policy.backoffMultiplier ** (retry - 1));
 }
 
-/** Queues attempt `attempt` of a delivery inside the caller's transaction; a no-op when it is already queued. */
-export function queueAttempt(tx: Db, deliveryId: string, attempt: number, runAt = new Date()): void {
-  enqueueJob(tx, DELIVER_JOB, { deliveryId, attempt }, { runAt, maxAttempts: 1, uniqueKey: `webhook-delivery:${deliveryId}:${attempt}` });
-}
+/** Pumps of this process: a new delivery wakes them at once (after the caller's transaction has committed). */
+const pumps = new WakeSignal<DeliveryPump>();
+const signalDeliveries = () => pumps.signal();
 
-/** Creates a pending delivery of `event` to `hook` and queues its first attempt (inside the caller's transaction). */
+/** Creates a pending delivery of `event` to `hook`, due at once (inside the caller's transaction); the delivery
+ * row is the durable queue entry the pump claims. */
 export function createDelivery(tx: Db, hook: WebhookRow, event: { id: string; type: string; timestamp: string; data: unknown }): DeliveryRow {
   const row = tx
     .insert(webhookDeliveries)
@@ -84,16 +82,22 @@ export function createDelivery(tx: Db, hook: WebhookRow, event: { id: string; ty
       event: event.type,
       eventId: event.id,
       payload: { id: event.id, type: event.type, timestamp: event.timestamp, orgId: hook.orgId, data: event.data },
+      nextAttemptAt: new Date().toISOString(),
     })
     .returning()
     .get();
-  queueAttempt(tx, row.id, 0);
+  signalDeliveries();
   return row;
 }
 
-/** Stops one attempt for good: the delivery is failed and the job goes to the dead-letter queue (02 §3). */
-class DeadLetter extends Error {
-  override name = 'WebhookDeliveryFailed';
+/** Attempts in flight at once per server process. */
+export const DEFAULT_CONCURRENCY = 64;
+
+export interface PendingOutcome {
+  hook: WebhookRow;
+  delivery: DeliveryRow;
+  outcome: AttemptOutcome;
+  at: Date;
 }
 
 interface AttemptOutcome {
@@ -112,19 +116,27 @@ interface AttemptOutcome {
  * delivery is failed and dead-lettered.
  */
 export class WebhookDispatcher {
+  /** Makes the attempts: claims due deliveries, sends them concurrently, writes outcomes in batches. */
+  readonly pump: DeliveryPump;
+
   constructor(
     private readonly db: Db,
     private readonly box: SecretBox,
     private readonly outbound: OutboundClient,
     private readonly timeScale: number,
-  ) {}
+    options: { pollMs?: number; concurrency?: number } = {},
+  ) {
+    this.pump = new DeliveryPump(this, { pollMs: Math.min(options.pollMs ?? 1000, 1000), concurrency: options.concurrency ?? DEFAULT_CONCURRENCY });
+  }
 
+  /** Told of every delivery that failed for good and of outcomes that could not be written (the server logs them). */
+  onError: (err: Error) => void = () => {};
+
+  /** Fan-out runs as a job per event; attempts are made by the pump, which starts and stops with the worker. */
   register(worker: JobWorker): void {
     for (const type of WEBHOOK_EVENT_TYPES) worker.subscribe(type, FANOUT_JOB);
     worker.handle(FANOUT_JOB, (payload, job) => this.fanOut(payload, job));
-    worker.handle(DELIVER_JOB, (payload) => this.deliverAttempt(String(payload.deliveryId), Number(payload.attempt)));
-    // Attempts whose job was lost (a crash mid-attempt, a webhook paused then resumed) are queued again.
-    worker.every(RECOVER_JOB, 60_000, () => this.requeueStranded());
+    worker.attach(this.pump);
   }
 
   /** One event to deliveries (idempotent: a re-run creates no second delivery of the same event and webhook). */
@@ -150,32 +162,83 @@ export class WebhookDispatcher {
     })();
   }
 
-  /** Queues again every unfinished delivery that has no attempt in flight (optionally of one webhook). */
-  requeueStranded(webhookId?: string): void {
-    const now = new Date().toISOString();
-    this.db.$client.transaction(() => {
-      const rows = this.db
-        .select({ id: webhookDeliveries.id, attempt: webhookDeliveries.attempt, nextAttemptAt: webhookDeliveries.nextAttemptAt })
-        .from(webhookDeliveries)
-        .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId))
-        .where(
-          and(
-            inArray(webhookDeliveries.status, ['pending', 'retrying']),
-            eq(webhooks.status, 'active'),
-            or(isNull(webhookDeliveries.lockedUntil), lt(webhookDeliveries.lockedUntil, now)),
-            webhookId ? eq(webhookDeliveries.webhookId, webhookId) : undefined,
-          ),
-        )
-        .limit(1000)
-        .all();
-      for (const row of rows) {
-        const due = row.nextAttemptAt && row.nextAttemptAt > now ? new Date(row.nextAttemptAt) : new Date();
-        queueAttempt(this.db, row.id, row.attempt, due);
-      }
-    })();
+  /** Deliveries that waited (a webhook paused, then active again) are due already: the pump is woken to take
+   * them now rather than at its next poll. */
+  requeueStranded(_webhookId?: string): void {
+    signalDeliveries();
   }
 
-  /** Makes attempt `attempt` of a delivery, unless it is finished, already made, or in another worker's hands. */
+  /** The claim of one delivery row: due, unfinished, not in another worker's hands; marks it as ours for the
+   * length of an attempt (lockedUntil). */
+  private readonly claimable = (now: string) =>
+    and(
+      inArray(webhookDeliveries.status, ['pending', 'retrying']),
+      or(isNull(webhookDeliveries.lockedUntil), lt(webhookDeliveries.lockedUntil, now)),
+    );
+
+  /** Claims up to `limit` due deliveries of active webhooks, oldest due first, in one IMMEDIATE transaction (so
+   * two workers never claim the same delivery); each comes with its webhook. */
+  claimDue(limit: number, now = new Date()): Array<{ hook: WebhookRow; delivery: DeliveryRow }> {
+    const at = now.toISOString();
+    const lease = new Date(now.getTime() + DELIVERY_TIMEOUT_MS + 60_000).toISOString();
+    return this.db.$client
+      .transaction(() => {
+        // The partial index webhook_deliveries_due_idx answers this in due order without a sort.
+        const due = this.db.$client
+          .prepare(
+            `SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+             WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at <= ? AND w.status = 'active'
+               AND (d.locked_until IS NULL OR d.locked_until < ?)
+             ORDER BY d.next_attempt_at LIMIT ?`,
+          )
+          .pluck()
+          .all(at, at, limit) as string[];
+        if (due.length === 0) return [];
+        const claimed = this.db
+          .update(webhookDeliveries)
+          .set({ lockedUntil: lease })
+          .where(and(inArray(webhookDeliveries.id, due), this.claimable(at)))
+          .returning()
+          .all();
+        const hooks = new Map(
+          this.db
+            .select()
+            .from(webhooks)
+            .where(inArray(webhooks.id, [...new Set(claimed.map((d) => d.webhookId))]))
+            .all()
+            .map((h) => [h.id, h]),
+        );
+        return claimed.flatMap((delivery) => {
+          const hook = hooks.get(delivery.webhookId);
+          return hook ? [{ hook, delivery }] : [];
+        });
+      })
+      .immediate();
+  }
+
+  /** When the next unfinished delivery falls due (null: none waits). */
+  nextDue(): string | null {
+    const row = this.db.$client
+      .prepare(`SELECT min(next_attempt_at) FROM webhook_deliveries WHERE status IN ('pending', 'retrying')`)
+      .pluck()
+      .get() as string | null;
+    return row ?? null;
+  }
+
+  /** Older rows queued before the pump had no next_attempt_at on pending deliveries: they are due now. */
+  backfillDue(): void {
+    this.db.$client
+      .prepare(`UPDATE webhook_deliveries SET next_attempt_at = created_at WHERE status IN ('pending', 'retrying') AND next_attempt_at IS NULL`)
+      .run();
+  }
+
+  /** One claimed attempt: sent, and its outcome written (the pump batches these writes). */
+  async attempt(hook: WebhookRow, delivery: DeliveryRow): Promise<PendingOutcome> {
+    return { hook, delivery, outcome: await this.send(hook, delivery), at: new Date() };
+  }
+
+  /** Makes attempt `attempt` of one delivery now, unless it is finished, already made, or in another worker's
+   * hands (the same claim as the pump's). */
   async deliverAttempt(deliveryId: string, attempt: number): Promise<void> {
     const hook = this.db
       .select()
@@ -183,25 +246,17 @@ export class WebhookDispatcher {
       .innerJoin(webhookDeliveries, eq(webhookDeliveries.webhookId, webhooks.id))
       .where(eq(webhookDeliveries.id, deliveryId))
       .get();
-    // Paused or failed: nothing is sent; the delivery waits and is queued again when the webhook is active.
+    // Paused or failed: nothing is sent; the delivery waits and is taken when the webhook is active again.
     if (!hook || hook.webhooks.status !== 'active') return;
     const now = Date.now();
     const claimed = this.db
       .update(webhookDeliveries)
       .set({ lockedUntil: new Date(now + DELIVERY_TIMEOUT_MS + 60_000).toISOString() })
-      .where(
-        and(
-          eq(webhookDeliveries.id, deliveryId),
-          eq(webhookDeliveries.attempt, attempt),
-          inArray(webhookDeliveries.status, ['pending', 'retrying']),
-          or(isNull(webhookDeliveries.lockedUntil), lt(webhookDeliveries.lockedUntil, new Date(now).toISOString())),
-        ),
-      )
+      .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.attempt, attempt), this.claimable(new Date(now).toISOString())))
       .returning()
       .get();
     if (!claimed) return;
-    const outcome = await this.send(hook.webhooks, claimed);
-    this.record(hook.webhooks, claimed, outcome);
+    this.recordAll([await this.attempt(hook.webhooks, claimed)]);
   }
 
   /** The secrets that sign a delivery now: the current one, and the previous one during a rotation's overlap. */
@@ -247,33 +302,39 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Writes an attempt's outcome; queues the next attempt, or fails the delivery and dead-letters its job. */
-  private record(hook: WebhookRow, delivery: DeliveryRow, outcome: AttemptOutcome): void {
-    const made = delivery.attempt + 1;
-    const now = new Date();
-    const policy = hook.retryPolicy ?? DEFAULT_RETRY_POLICY;
-    const retriesLeft = made <= policy.maxRetries;
-    const next = outcome.ok ? 'delivered' : outcome.retryable && retriesLeft ? 'retrying' : 'failed';
-    const nextAt = next === 'retrying' ? new Date(now.getTime() + retryDelayMs(policy, made) * this.timeScale) : null;
+  /** Writes the outcomes of attempts in one transaction: delivered, retrying (due after the policy's delay) or
+   * failed. A failed delivery stays as the dead letter: listed with status failed, retried by hand (02 §3). */
+  recordAll(outcomes: readonly PendingOutcome[]): void {
+    if (outcomes.length === 0) return;
     this.db.$client.transaction(() => {
-      this.db
-        .update(webhookDeliveries)
-        .set({
-          status: next,
-          attempt: made,
-          responseStatus: outcome.responseStatus,
-          responseBody: outcome.responseBody.slice(0, 1000),
-          nextAttemptAt: nextAt?.toISOString() ?? null,
-          lockedUntil: null,
-          ...(outcome.ok ? { deliveredAt: now.toISOString() } : {}),
-        })
-        .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.attempt, delivery.attempt)))
-        .run();
-      if (outcome.ok) this.db.update(webhooks).set({ lastDeliveryAt: now.toISOString() }).where(eq(webhooks.id, hook.id)).run();
-      if (nextAt) queueAttempt(this.db, delivery.id, made, nextAt);
-      if (next === 'failed') this.failWebhookIfDead(hook, now);
+      const delivered = new Map<string, string>();
+      for (const { hook, delivery, outcome, at } of outcomes) {
+        const made = delivery.attempt + 1;
+        const policy = hook.retryPolicy ?? DEFAULT_RETRY_POLICY;
+        const retriesLeft = made <= policy.maxRetries;
+        const next = outcome.ok ? 'delivered' : outcome.retryable && retriesLeft ? 'retrying' : 'failed';
+        const nextAt = next === 'retrying' ? new Date(at.getTime() + retryDelayMs(policy, made) * this.timeScale) : null;
+        this.db
+          .update(webhookDeliveries)
+          .set({
+            status: next,
+            attempt: made,
+            responseStatus: outcome.responseStatus,
+            responseBody: outcome.responseBody.slice(0, 1000),
+            nextAttemptAt: nextAt?.toISOString() ?? null,
+            lockedUntil: null,
+            ...(outcome.ok ? { deliveredAt: at.toISOString() } : {}),
+          })
+          .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.attempt, delivery.attempt)))
+          .run();
+        if (outcome.ok) delivered.set(hook.id, at.toISOString());
+        if (next === 'failed') {
+          this.onError(new Error(`webhook delivery ${delivery.id} failed after ${made} attempt(s): ${outcome.error}`));
+          this.failWebhookIfDead(hook, at);
+        }
+      }
+      for (const [id, at] of delivered) this.db.update(webhooks).set({ lastDeliveryAt: at }).where(eq(webhooks.id, id)).run();
     })();
-    if (next === 'failed') throw new DeadLetter(`delivery ${delivery.id} failed after ${made} attempt(s): ${outcome.error}`);
   }
 
   /** The system's rule for `failed` (docs/api-notes.md): every delivery that finished in the last 24 hours failed,
@@ -305,5 +366,104 @@ export class WebhookDispatcher {
     });
     // The organization's admins hear of it in-app (the notifications module subscribes to this event).
     publishEvent(this.db, WEBHOOK_FAILED_EVENT, { webhookId: hook.id, webhookName: hook.name, orgId: hook.orgId, failedDeliveries: stats.failed ?? 0 }, hook.orgId);
+  }
+}
+
+/**
+ * The delivery loop of one server process (02 §6, §8). The delivery rows are the durable queue: the pump claims
+ * due ones (a lease in lockedUntil, so a crash mid-attempt only delays it), keeps up to `concurrency` attempts in
+ * flight, and writes their outcomes in one transaction per batch rather than one per attempt. It wakes at once when
+ * this process creates a delivery, and otherwise when the next retry falls due or after `pollMs` (deliveries
+ * created by another process).
+ */
+export class DeliveryPump {
+  private inFlight = 0;
+  private stopped = true;
+  private timer: NodeJS.Timeout | undefined;
+  private filling = false;
+  private readonly done: PendingOutcome[] = [];
+  private flushTimer: NodeJS.Immediate | undefined;
+  private idle: Array<() => void> = [];
+
+  constructor(
+    private readonly dispatcher: WebhookDispatcher,
+    private readonly options: { pollMs: number; concurrency: number },
+  ) {}
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    pumps.add(this);
+    this.dispatcher.backfillDue();
+    this.wake();
+  }
+
+  /** Stops claiming; waits for the attempts in flight and writes their outcomes. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    pumps.delete(this);
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.inFlight > 0) await new Promise<void>((resolve) => this.idle.push(resolve));
+    this.flush();
+  }
+
+  wake(): void {
+    if (this.stopped || this.filling) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.fill(), 0);
+  }
+
+  private fill(): void {
+    this.timer = undefined;
+    if (this.stopped) return;
+    this.filling = true;
+    try {
+      const room = this.options.concurrency - this.inFlight;
+      const claimed = room > 0 ? this.dispatcher.claimDue(room) : [];
+      for (const { hook, delivery } of claimed) {
+        this.inFlight++;
+        void this.dispatcher
+          .attempt(hook, delivery)
+          .then((outcome) => this.finished(outcome))
+          .catch(() => this.finished(undefined));
+      }
+      if (claimed.length < room) this.sleepUntilDue();
+    } catch {
+      // The database was busy or closing: try again at the next poll.
+      this.sleepUntilDue();
+    } finally {
+      this.filling = false;
+    }
+  }
+
+  private sleepUntilDue(): void {
+    if (this.stopped) return;
+    const next = this.dispatcher.nextDue();
+    const wait = next === null ? this.options.pollMs : Math.max(0, Math.min(this.options.pollMs, Date.parse(next) - Date.now()));
+    if (this.timer) clearTimeout(this.timer);
+    // A due delivery that could not be claimed is locked by another worker or its webhook is paused: poll.
+    this.timer = setTimeout(() => this.fill(), wait === 0 ? Math.min(this.options.pollMs, 50) : wait);
+  }
+
+  private finished(outcome: PendingOutcome | undefined): void {
+    this.inFlight--;
+    if (outcome) this.done.push(outcome);
+    // Outcomes that finish together are written together.
+    this.flushTimer ??= setImmediate(() => this.flush());
+    if (this.inFlight === 0) this.idle.splice(0).forEach((resolve) => resolve());
+    this.wake();
+  }
+
+  private flush(): void {
+    if (this.flushTimer) clearImmediate(this.flushTimer);
+    this.flushTimer = undefined;
+    const batch = this.done.splice(0);
+    try {
+      this.dispatcher.recordAll(batch);
+    } catch (err) {
+      // Not written: the leases run out and the attempts are made again (at least once, 02 §6).
+      this.dispatcher.onError(err instanceof Error ? err : new Error(String(err)));
+    }
   }
 }

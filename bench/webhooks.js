@@ -1,0 +1,284 @@
+#!/usr/bin/env node
+// `npm run bench` (after bench/run.js): outgoing webhook deliveries at volume, from one run on this machine. A
+// benchmark, not a test: it prints what it measured and exits 0 whatever the figures are.
+//
+//   Setup: the built server (dist/) runs in this process (buildApp on a temp data dir, its job worker started), so
+//   that events enter exactly as the server's modules publish them: `publishEvent` into the outbox, inside a
+//   transaction, then relayed, fanned out to deliveries and sent by the delivery pump. The admin turns on MFA
+//   (otpauth) and creates, through the API (Fastify inject), one organization and WEBHOOKS (10) webhooks, each on
+//   its own loopback HTTPS receiver and subscribed to its own event type. The receivers run in a child process
+//   (the test certificate, trusted here through NODE_EXTRA_CA_CERTS; SVC_OUTBOUND_ALLOW=127.0.0.1/32), recompute
+//   every signature (HMAC-SHA256 over `<timestamp>.<body>`) and report each arrival's time.
+//   1. Throughput: BENCH_WEBHOOK_EVENTS (20,000) events, round-robin over the webhooks (one delivery each), all
+//      published at once (chunks of 500 per transaction). Sustained signed deliveries/s: the arrivals between the
+//      10th and the 90th percentile over their time span (and, reported, all of them from the first publish).
+//   2. Latency: BENCH_WEBHOOK_PACED (5,000) events at BENCH_WEBHOOK_RATE (500) per second, in 10 ms steps: from
+//      publishEvent to the receiver's arrival of the first attempt, p50 and p99.
+//   3. Backlog: the receivers hold every request (no answer), BENCH_WEBHOOK_PENDING (50,000) events are published;
+//      the server's RSS (this process's VmRSS) is sampled every 250 ms with the count of pending deliveries while
+//      they pile up and for BENCH_WEBHOOK_HOLD_SECONDS (8) after; then the receivers answer and the backlog drains.
+// Targets (issue 12): ≥ 2,000 signed deliveries/s sustained; p99 event → first attempt < 250 ms; RSS < 200 MB and
+// flat with 50,000 deliveries pending. Every phase is bounded by BENCH_WEBHOOK_MAX_SECONDS (120) and by its count.
+/* global process, console, setTimeout, setInterval, clearInterval, setImmediate, Buffer, URL */
+import { fork, spawnSync } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import fs from 'node:fs';
+import https from 'node:https';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, ROOT, printMachine, printTable, procStatus, round, tmp } from './common.js';
+
+const WEBHOOKS = Number(process.env.BENCH_WEBHOOK_COUNT ?? 10);
+const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 20_000);
+const PACED = Number(process.env.BENCH_WEBHOOK_PACED ?? 5_000);
+const RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? 500);
+const PENDING = Number(process.env.BENCH_WEBHOOK_PENDING ?? 50_000);
+const HOLD_SECONDS = Number(process.env.BENCH_WEBHOOK_HOLD_SECONDS ?? 8);
+const MAX_SECONDS = Number(process.env.BENCH_WEBHOOK_MAX_SECONDS ?? 120);
+const CERT = path.join(ROOT, 'test', 'fixtures', 'tls', 'receiver-cert.pem');
+const KEY = path.join(ROOT, 'test', 'fixtures', 'tls', 'receiver-key.pem');
+const TYPES = ['device.updated', 'device.online', 'device.offline', 'alert.triggered', 'alert.resolved', 'script.completed', 'script.failed', 'policy.violation', 'patch.installed', 'user.login'];
+const secretOf = (i) => `bench-webhook-secret-${i}`;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const dist = (file) => import(pathToFileURL(path.join(ROOT, 'dist', file)).href);
+
+// ---- the receivers (a child process) ----
+
+async function runReceivers(count) {
+  const key = fs.readFileSync(KEY);
+  const cert = fs.readFileSync(CERT);
+  let holding = false;
+  const held = [];
+  let batch = [];
+  const ports = [];
+  for (let i = 0; i < count; i++) {
+    const secret = secretOf(i);
+    const server = https.createServer({ key, cert, keepAliveTimeout: 30_000 }, (req, res) => {
+      const chunks = [];
+      req.on('data', (c) => chunks.push(c));
+      req.on('end', () => {
+        const arrived = Date.now();
+        const body = Buffer.concat(chunks).toString('utf8');
+        const ts = String(req.headers['x-svc-signature-timestamp'] ?? '');
+        const expected = `sha256=${createHmac('sha256', secret).update(`${ts}.${body}`).digest('hex')}`;
+        const valid = String(req.headers['x-svc-signature'] ?? '').split(',').includes(expected) ? 1 : 0;
+        let data = {};
+        try {
+          data = JSON.parse(body).data ?? {};
+        } catch {
+          // counted as unsigned/invalid below
+        }
+        batch.push([data.phase ?? '', data.seq ?? -1, data.sentAt ?? 0, arrived, valid]);
+        if (holding) held.push(res);
+        else res.end('ok');
+      });
+    });
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    ports.push(server.address().port);
+  }
+  setInterval(() => {
+    if (batch.length) process.send?.({ type: 'arrivals', rows: batch.splice(0) });
+  }, 50);
+  process.on('message', (msg) => {
+    if (msg.cmd === 'hold') holding = true;
+    if (msg.cmd === 'release') {
+      holding = false;
+      for (const res of held.splice(0)) res.end('ok');
+    }
+    if (msg.cmd === 'exit') process.exit(0);
+  });
+  process.send?.({ type: 'ready', ports });
+}
+
+// ---- the bench ----
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function main() {
+  printMachine('svc bench: webhooks');
+  const { loadConfig } = await dist('server/config.js');
+  const { buildApp } = await dist('server/app.js');
+  const { publishEvent } = await dist('server/jobs/queue.js');
+  const { Secret, TOTP } = await import('otpauth');
+
+  const dataDir = path.join(tmp, 'webhooks-data');
+  fs.mkdirSync(dataDir, { recursive: true });
+  const config = loadConfig({
+    SVC_DATA_DIR: dataDir,
+    SVC_ADMIN_EMAIL: ADMIN_EMAIL,
+    SVC_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    SVC_LOG_LEVEL: 'warn',
+    SVC_OUTBOUND_ALLOW: '127.0.0.1/32',
+  });
+  const built = await buildApp(config, { logger: false, announce: () => {} });
+  const { app, db, worker } = built;
+
+  const receivers = fork(new URL(import.meta.url).pathname, ['receivers', String(WEBHOOKS)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const arrivals = { throughput: [], paced: [], backlog: [] };
+  let invalid = 0;
+  const ready = new Promise((resolve) =>
+    receivers.on('message', (msg) => {
+      if (msg.type === 'ready') resolve(msg.ports);
+      if (msg.type === 'arrivals')
+        for (const row of msg.rows) {
+          if (!row[4]) invalid++;
+          arrivals[row[0]]?.push(row);
+        }
+    }),
+  );
+  const ports = await ready;
+
+  const call = async (method, url, { token, body } = {}) => {
+    const res = await app.inject({
+      method,
+      url: `/api/v1${url}`,
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+      ...(body ? { payload: body } : {}),
+    });
+    if (res.statusCode >= 300) throw new Error(`${method} ${url}: HTTP ${res.statusCode} ${res.body}`);
+    return JSON.parse(res.body);
+  };
+  const rows = [];
+  const raw = {};
+  try {
+    let token = (await call('POST', '/auth/login', { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } })).tokens.accessToken;
+    const setup = await call('POST', '/auth/mfa/setup', { token });
+    const code = new TOTP({ secret: Secret.fromBase32(setup.secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate();
+    token = (await call('POST', '/auth/mfa/enable', { token, body: { code } })).tokens.accessToken;
+    const partner = await call('POST', '/orgs/partners', { token, body: { name: 'Bench MSP', slug: 'bench-msp' } });
+    const org = await call('POST', '/orgs/organizations', { token, body: { name: 'Bench Org', slug: 'bench-org', partnerId: partner.id } });
+    for (let i = 0; i < WEBHOOKS; i++) {
+      await call('POST', '/webhooks', {
+        token,
+        body: { orgId: org.id, name: `bench-${i}`, url: `https://127.0.0.1:${ports[i]}/hook`, secret: secretOf(i), events: [TYPES[i % TYPES.length]] },
+      });
+    }
+    worker.start();
+
+    const publish = (phase, from, count) => {
+      db.$client.transaction(() => {
+        for (let seq = from; seq < from + count; seq++) {
+          publishEvent(db, TYPES[seq % WEBHOOKS % TYPES.length], { orgId: org.id, phase, seq, sentAt: Date.now() }, org.id);
+        }
+      })();
+    };
+    const waitFor = async (list, count, label) => {
+      const deadline = Date.now() + MAX_SECONDS * 1000;
+      while (list.length < count && Date.now() < deadline) await sleep(50);
+      if (list.length < count) raw[`${label}: stopped by the ${MAX_SECONDS} s limit`] = [`${list.length} of ${count} arrived`];
+    };
+    const rssMb = () => procStatus(process.pid)?.rss ?? NaN;
+
+    // 1. Throughput.
+    const started = Date.now();
+    for (let from = 0; from < EVENTS; from += 500) {
+      publish('throughput', from, Math.min(500, EVENTS - from));
+      await new Promise((r) => setImmediate(r));
+    }
+    const publishedMs = Date.now() - started;
+    await waitFor(arrivals.throughput, EVENTS, 'throughput');
+    const times = arrivals.throughput.map((r) => r[3]).sort((a, b) => a - b);
+    const lo = percentile(times, 10);
+    const hi = percentile(times, 90);
+    const sustained = ((0.8 * times.length) / Math.max(1, hi - lo)) * 1000;
+    const overall = (times.length / Math.max(1, (times.at(-1) ?? started) - started)) * 1000;
+    rows.push({ m: `signed deliveries/s sustained (${EVENTS} events, 10th-90th pct)`, v: `${Math.round(sustained)}/s`, ratio: null, target: '≥ 2,000/s', pass: sustained >= 2000 });
+    rows.push({ m: 'deliveries/s from first publish to last arrival', v: `${Math.round(overall)}/s`, ratio: null, target: '(reported)', pass: null });
+    raw['throughput: publish time of all events (ms)'] = [publishedMs];
+    raw['throughput: arrivals, invalid signatures so far'] = [times.length, invalid];
+
+    // 2. Latency at a steady rate.
+    const perStep = Math.max(1, Math.round(RATE / 100));
+    const pacedStart = Date.now();
+    for (let sent = 0, step = 0; sent < PACED && Date.now() - pacedStart < MAX_SECONDS * 1000; step++) {
+      const n = Math.min(perStep, PACED - sent);
+      publish('paced', sent, n);
+      sent += n;
+      const due = pacedStart + (step + 1) * 10;
+      await sleep(Math.max(0, due - Date.now()));
+    }
+    await waitFor(arrivals.paced, PACED, 'latency');
+    const latencies = arrivals.paced.map((r) => r[3] - r[2]).sort((a, b) => a - b);
+    const p50 = percentile(latencies, 50);
+    const p99 = percentile(latencies, 99);
+    rows.push({ m: `event → first attempt p50 (${RATE} events/s)`, v: p50, unit: 'ms', ratio: null, target: '', pass: null });
+    rows.push({ m: `event → first attempt p99 (${RATE} events/s)`, v: p99, unit: 'ms', ratio: null, target: '< 250 ms', pass: p99 < 250 });
+    raw['latency: max (ms), arrivals'] = [latencies.at(-1), latencies.length];
+
+    // 3. Backlog held by the receivers.
+    receivers.send({ cmd: 'hold' });
+    await sleep(200);
+    const pendingCount = db.$client.prepare("SELECT count(*) FROM webhook_deliveries WHERE status IN ('pending', 'retrying')").pluck();
+    const samples = [];
+    const sample = () => samples.push({ t: Date.now(), rss: rssMb(), pending: pendingCount.get() });
+    const sampler = setInterval(sample, 250);
+    sample();
+    const backlogStart = Date.now();
+    for (let from = 0; from < PENDING && Date.now() - backlogStart < MAX_SECONDS * 1000; from += 500) {
+      publish('backlog', from, Math.min(500, PENDING - from));
+      await new Promise((r) => setImmediate(r));
+    }
+    const fanoutDeadline = Date.now() + MAX_SECONDS * 1000;
+    while ((samples.at(-1)?.pending ?? 0) < PENDING * 0.99 && Date.now() < fanoutDeadline) await sleep(250);
+    const fullAt = Date.now();
+    await sleep(HOLD_SECONDS * 1000);
+    clearInterval(sampler);
+    sample();
+    const atFull = samples.filter((s) => s.t >= fullAt);
+    const peak = Math.max(...samples.map((s) => s.rss));
+    const first = atFull[0]?.rss ?? NaN;
+    const last = atFull.at(-1)?.rss ?? NaN;
+    rows.push({ m: `RSS with ${samples.at(-1)?.pending} deliveries pending (peak)`, v: peak, unit: 'MB', ratio: null, target: '< 200 MB', pass: peak < 200 });
+    rows.push({
+      m: `RSS over ${HOLD_SECONDS} s of full backlog (first → last)`,
+      v: `${round(first)} → ${round(last)} MB`,
+      ratio: null,
+      target: 'flat (±10%)',
+      pass: Math.abs(last - first) <= 0.1 * first,
+    });
+    const pick = (fraction) => samples.find((s) => s.pending >= PENDING * fraction);
+    raw['backlog: RSS MB at 0 / 25% / 50% / 100% pending'] = [samples[0]?.rss, pick(0.25)?.rss, pick(0.5)?.rss, pick(0.99)?.rss];
+    raw['backlog: seconds to fan out every event'] = [(fullAt - backlogStart) / 1000];
+    receivers.send({ cmd: 'release' });
+    const drainStart = Date.now();
+    const drainDeadline = drainStart + MAX_SECONDS * 1000;
+    while (pendingCount.get() > 0 && Date.now() < drainDeadline) await sleep(250);
+    const left = pendingCount.get();
+    raw['backlog: drain after release (s), left pending'] = [(Date.now() - drainStart) / 1000, left];
+    raw['invalid signatures (all phases)'] = [invalid];
+    const statuses = db.$client.prepare('SELECT status, count(*) AS n, max(response_body) AS why FROM webhook_deliveries GROUP BY status').all();
+    raw['deliveries by status (a reason when not delivered)'] = statuses.map((r) => `${r.status} ${r.n}${r.status === 'delivered' ? '' : ` (${String(r.why ?? '').slice(0, 120)})`}`);
+  } finally {
+    receivers.send({ cmd: 'exit' });
+    await worker.stop();
+    await app.close();
+  }
+  printTable(rows);
+  console.log('\nwebhooks raw:');
+  for (const [name, values] of Object.entries(raw)) console.log(`  ${name}: ${values.map((v) => (typeof v === 'number' ? round(v, 1) : v)).join(', ')}`);
+}
+
+if (process.argv[2] === 'receivers') {
+  runReceivers(Number(process.argv[3] ?? WEBHOOKS)).catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+} else if (process.env.NODE_EXTRA_CA_CERTS !== CERT) {
+  // The server trusts the receivers' test certificate the one way it allows: NODE_EXTRA_CA_CERTS, read at start.
+  const run = spawnSync(process.execPath, [new URL(import.meta.url).pathname, ...process.argv.slice(2)], {
+    stdio: 'inherit',
+    env: { ...process.env, NODE_EXTRA_CA_CERTS: CERT },
+  });
+  process.exit(run.status ?? 1);
+} else {
+  main().then(
+    () => process.exit(0),
+    (err) => {
+      console.error(`bench webhooks failed: ${err instanceof Error ? err.stack : String(err)}`);
+      process.exit(1);
+    },
+  );
+}
