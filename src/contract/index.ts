@@ -15,6 +15,9 @@ import { sso } from './sso.js';
 import { tenancy } from './tenancy.js';
 import { account, users } from './users.js';
 import { webhooks } from './webhooks.js';
+import { deviceCommands } from './device-commands.js';
+import { agentCommands } from './agent-commands.js';
+import { scripts } from './scripts.js';
 
 export * from './endpoint.js';
 export * from './common.js';
@@ -41,5 +44,8 @@ export const contract = {
   alertChannels,
   alertPolicies,
   sso,
+  deviceCommands,
+  agentCommands,
+  scripts,
 } as const;
 export type Contract = typeof contract;

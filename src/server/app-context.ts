@@ -37,6 +37,8 @@ import type { SsoProvidersService } from './modules/sso/service.js';
 import type { TenancyService } from './modules/tenancy/service.js';
 import type { UsersService } from './modules/users/service.js';
 import type { WebhooksService } from './modules/webhooks/service.js';
+import type { DeviceCommandsService } from './modules/device-commands/service.js';
+import type { ScriptsService } from './modules/scripts/service.js';
 import type { SecretBox } from './security/crypto.js';
 import type { ServerSecrets } from './security/server-secrets.js';
 import type { TokenSigner } from './security/tokens.js';
@@ -84,6 +86,10 @@ export interface Services {
   sso: SsoProvidersService;
   /** OpenID Connect sign-in and the ssoCode exchange (01 §5.9, §5.10). */
   ssoLogin: SsoLoginService;
+  /** Commands queued for devices' agents, fetched and answered by the agents (03 §4.7). */
+  deviceCommands: DeviceCommandsService;
+  /** Scripts, their runs on devices and the custom-field output marker (03 §4.6, §4.7). */
+  scripts: ScriptsService;
 }
 
 /** What a module's route registration receives. */

@@ -66,6 +66,10 @@ import { registerTenancyRoutes } from './modules/tenancy/routes.js';
 import { TenancyService } from './modules/tenancy/service.js';
 import { registerUserRoutes } from './modules/users/routes.js';
 import { UsersService } from './modules/users/service.js';
+import { registerDeviceCommandRoutes } from './modules/device-commands/routes.js';
+import { DeviceCommandsService } from './modules/device-commands/service.js';
+import { registerScriptRoutes } from './modules/scripts/routes.js';
+import { ScriptsService } from './modules/scripts/service.js';
 import { registerWebhookFailureNotices } from './modules/notifications/webhook-notices.js';
 import { registerWebPages } from './modules/web-pages/routes.js';
 import { WebhookDispatcher } from './modules/webhooks/delivery.js';
@@ -157,6 +161,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   const sso = new SsoProvidersService(db, box, roles, directory, { fetch: outbound.fetch, allowHttp: false }, ssoWarn);
   // 01 §5.12: enforceSSO refuses password sign-in to the organization's users.
   auth.passwordLoginCheck = (user) => sso.refusePasswordLogin(user);
+  const deviceCommands = new DeviceCommandsService(db, box, devices);
   const services: Services = {
     tenancy,
     sessions,
@@ -190,6 +195,8 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     alertCorrelations,
     sso,
     ssoLogin: new SsoLoginService(db, box, config, sso, auth, directory, ssoWarn),
+    deviceCommands,
+    scripts: new ScriptsService(db, devices, deviceCommands),
   };
 
   const resolvers: CredentialResolvers = {
@@ -244,6 +251,9 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   registerNotificationRoutes(moduleContext);
   registerSsoRoutes(moduleContext);
   registerWebPages(moduleContext);
+  registerDeviceCommandRoutes(moduleContext);
+  registerScriptRoutes(moduleContext);
+  services.scripts.ensureSystemLibrary();
   apiKeyAuth.start();
 
   const alertNotifier = new AlertNotifier(db, { tenancy, directory, inbox, channels: alertChannels, policies: escalationPolicies, deliveries: alertDeliveries, senders, publicUrl: config.publicUrl });

@@ -10,3 +10,5 @@ export * from './webhooks.js';
 export * from './alerts.js';
 export * from './notifications.js';
 export * from './sso.js';
+export * from './commands.js';
+export * from './scripts.js';
