@@ -17,7 +17,8 @@ export const DEVICE_COMMAND_TYPES = [
   'refresh_inventory',
 ] as const;
 export const DeviceCommandTypeSchema = z.enum([...DEVICE_COMMAND_TYPES, 'script']);
-export const DeviceCommandStatusSchema = z.enum(['pending', 'sent', 'completed', 'failed', 'cancelled', 'timeout']);
+export const DEVICE_COMMAND_STATUSES = ['pending', 'sent', 'completed', 'failed', 'cancelled', 'timeout'] as const;
+export const DeviceCommandStatusSchema = z.enum(DEVICE_COMMAND_STATUSES);
 
 export const DeviceCommandCreateSchema = z.strictObject({
   type: DeviceCommandTypeSchema.describe(`Command: ${DEVICE_COMMAND_TYPES.join(', ')}`),

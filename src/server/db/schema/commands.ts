@@ -1,11 +1,11 @@
-import { DeviceCommandStatusSchema, DeviceCommandTypeSchema } from '../../../contract/device-commands.js';
+import { DEVICE_COMMAND_STATUSES, DEVICE_COMMAND_TYPES } from '../../../contract/device-commands.js';
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { createdAt, id, json, updatedAt } from './columns.js';
 import { devices } from './devices.js';
 import { organizations } from './tenancy.js';
 
-const COMMAND_TYPES = DeviceCommandTypeSchema.options;
-const COMMAND_STATUSES = DeviceCommandStatusSchema.options;
+const COMMAND_TYPES = [...DEVICE_COMMAND_TYPES, 'script'] as const;
+const COMMAND_STATUSES = DEVICE_COMMAND_STATUSES;
 
 /**
  * Commands queued for a device's agent (03 §4.7 `POST /devices/:id/commands`, and script runs). The agent fetches
