@@ -30,6 +30,9 @@ import type { deviceGroups as DeviceGroupsContract } from '../contract/groups.js
 import type { tags as TagsContract } from '../contract/groups.js';
 import type { search as SearchContract } from '../contract/search.js';
 import type { integrations as IntegrationsContract } from '../contract/integrations.js';
+import type { deviceCommands as DeviceCommandsContract } from '../contract/device-commands.js';
+import type { agentCommands as AgentCommandsContract } from '../contract/agent-commands.js';
+import type { scripts as ScriptsContract } from '../contract/scripts.js';
 
 export const API_PREFIX = '/api/v1';
 export const API_KEY_WARNING = 'Store this API key securely. It will not be shown again.';
@@ -3684,6 +3687,352 @@ export const integrations: ClientGroup<typeof IntegrationsContract> = {
   },
 };
 
+export const deviceCommands: ClientGroup<typeof DeviceCommandsContract> = {
+  create: {
+    area: 'deviceCommands',
+    name: 'create',
+    method: 'POST',
+    fullPath: '/api/v1/devices/:id/commands',
+    idempotent: true,
+    body: [
+      {
+        field: 'type',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        options: [
+          'reboot',
+          'reboot_safe_mode',
+          'shutdown',
+          'update',
+          'collect_evidence',
+          'execute_containment',
+          'wake',
+          'refresh_inventory',
+          'script',
+        ],
+        description:
+          'Command: reboot, reboot_safe_mode, shutdown, update, collect_evidence, execute_containment, wake, refresh_inventory',
+      },
+      { field: 'payload', kind: 'object', nullable: false, description: 'Command-specific settings for the agent' },
+    ],
+  },
+  list: {
+    area: 'deviceCommands',
+    name: 'list',
+    method: 'GET',
+    fullPath: '/api/v1/devices/:id/commands',
+    query: [
+      { field: 'page', kind: 'integer', nullable: false },
+      { field: 'limit', kind: 'integer', nullable: false },
+      {
+        field: 'status',
+        kind: 'string',
+        nullable: false,
+        options: ['pending', 'sent', 'completed', 'failed', 'cancelled', 'timeout'],
+        description: 'Only commands in this state',
+      },
+    ],
+  },
+};
+
+export const agentCommands: ClientGroup<typeof AgentCommandsContract> = {
+  fetch: {
+    area: 'agentCommands',
+    name: 'fetch',
+    method: 'GET',
+    fullPath: '/api/v1/agents/:id/commands',
+    query: [
+      {
+        field: 'wait',
+        kind: 'integer',
+        nullable: false,
+        description: 'Seconds to wait for a command when none is pending (long poll), 0-30; default 0',
+      },
+      {
+        field: 'limit',
+        kind: 'integer',
+        nullable: false,
+        description: 'Most commands handed out at once, 1-50 (default 10)',
+      },
+    ],
+  },
+  result: {
+    area: 'agentCommands',
+    name: 'result',
+    method: 'POST',
+    fullPath: '/api/v1/agents/:id/commands/:commandId/result',
+    body: [
+      {
+        field: 'status',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        options: ['completed', 'failed'],
+        description: 'completed: the command ran (any exit code); failed: it could not run',
+      },
+      { field: 'exitCode', kind: 'integer', nullable: false, description: 'Exit code of a script or program' },
+      { field: 'stdout', kind: 'string', nullable: false, description: 'Standard output' },
+      { field: 'stderr', kind: 'string', nullable: false, description: 'Standard error' },
+      { field: 'error', kind: 'string', nullable: false, description: 'Why the command could not run' },
+    ],
+  },
+};
+
+export const scripts: ClientGroup<typeof ScriptsContract> = {
+  list: {
+    area: 'scripts',
+    name: 'list',
+    method: 'GET',
+    fullPath: '/api/v1/scripts',
+    query: [
+      { field: 'page', kind: 'integer', nullable: false },
+      { field: 'limit', kind: 'integer', nullable: false },
+      { field: 'orgId', kind: 'string', nullable: false, description: 'Only scripts of this organization' },
+      { field: 'category', kind: 'string', nullable: false, description: 'Only this category' },
+      {
+        field: 'osType',
+        kind: 'string',
+        nullable: false,
+        options: ['windows', 'macos', 'linux'],
+        description: 'Only scripts that run on this OS',
+      },
+      {
+        field: 'language',
+        kind: 'string',
+        nullable: false,
+        options: ['powershell', 'bash', 'python', 'cmd'],
+        description: 'Only this language',
+      },
+      {
+        field: 'search',
+        kind: 'string',
+        nullable: false,
+        description: 'Part of the name or description (case-insensitive)',
+      },
+      {
+        field: 'includeSystem',
+        kind: 'string',
+        nullable: false,
+        options: ['true', 'false'],
+        description: 'Include the system library (default false)',
+      },
+    ],
+  },
+  systemLibrary: { area: 'scripts', name: 'systemLibrary', method: 'GET', fullPath: '/api/v1/scripts/system-library' },
+  import: {
+    area: 'scripts',
+    name: 'import',
+    method: 'POST',
+    fullPath: '/api/v1/scripts/import/:id',
+    idempotent: true,
+    body: [
+      { field: 'orgId', kind: 'string', nullable: false, description: 'Organization to copy the system script into' },
+    ],
+  },
+  create: {
+    area: 'scripts',
+    name: 'create',
+    method: 'POST',
+    fullPath: '/api/v1/scripts',
+    idempotent: true,
+    body: [
+      {
+        field: 'orgId',
+        kind: 'string',
+        nullable: false,
+        description: 'Organization (required for partner callers of several and for system callers)',
+      },
+      { field: 'name', kind: 'string', nullable: false, required: true, description: 'Name, 1-255 characters' },
+      { field: 'description', kind: 'string', nullable: true, description: 'Description, at most 5000 characters' },
+      { field: 'category', kind: 'string', nullable: true, description: 'Category, at most 100 characters' },
+      {
+        field: 'osTypes',
+        kind: 'array',
+        nullable: false,
+        required: true,
+        description: 'Operating systems it runs on (windows, macos, linux), at least one',
+      },
+      {
+        field: 'language',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        options: ['powershell', 'bash', 'python', 'cmd'],
+        description: 'powershell, bash, python or cmd',
+      },
+      {
+        field: 'content',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        description: 'The script text; {{var.<name>}} is replaced by a parameter value',
+      },
+      { field: 'parameters', kind: 'array', nullable: false, description: 'Parameter definitions (JSON array)' },
+      {
+        field: 'timeoutSeconds',
+        kind: 'integer',
+        nullable: false,
+        description: 'Seconds a run may take, 1-3600 (default 300)',
+      },
+      {
+        field: 'runAs',
+        kind: 'string',
+        nullable: false,
+        options: ['system', 'user', 'elevated'],
+        description: 'system, user or elevated (default system)',
+      },
+      {
+        field: 'exitCodeSeverityMapping',
+        kind: 'object',
+        nullable: true,
+        description: 'Exit code → alert severity (JSON object)',
+      },
+    ],
+  },
+  get: { area: 'scripts', name: 'get', method: 'GET', fullPath: '/api/v1/scripts/:id' },
+  update: {
+    area: 'scripts',
+    name: 'update',
+    method: 'PUT',
+    fullPath: '/api/v1/scripts/:id',
+    body: [
+      { field: 'name', kind: 'string', nullable: false, description: 'Name, 1-255 characters' },
+      { field: 'description', kind: 'string', nullable: true, description: 'Description, at most 5000 characters' },
+      { field: 'category', kind: 'string', nullable: true, description: 'Category, at most 100 characters' },
+      {
+        field: 'osTypes',
+        kind: 'array',
+        nullable: false,
+        description: 'Operating systems it runs on (windows, macos, linux), at least one',
+      },
+      {
+        field: 'language',
+        kind: 'string',
+        nullable: false,
+        options: ['powershell', 'bash', 'python', 'cmd'],
+        description: 'powershell, bash, python or cmd',
+      },
+      {
+        field: 'content',
+        kind: 'string',
+        nullable: false,
+        description: 'The script text; {{var.<name>}} is replaced by a parameter value',
+      },
+      { field: 'parameters', kind: 'array', nullable: false, description: 'Parameter definitions (JSON array)' },
+      {
+        field: 'timeoutSeconds',
+        kind: 'integer',
+        nullable: false,
+        description: 'Seconds a run may take, 1-3600 (default 300)',
+      },
+      {
+        field: 'runAs',
+        kind: 'string',
+        nullable: false,
+        options: ['system', 'user', 'elevated'],
+        description: 'system, user or elevated (default system)',
+      },
+      {
+        field: 'exitCodeSeverityMapping',
+        kind: 'object',
+        nullable: true,
+        description: 'Exit code → alert severity (JSON object)',
+      },
+    ],
+  },
+  delete: { area: 'scripts', name: 'delete', method: 'DELETE', fullPath: '/api/v1/scripts/:id' },
+  execute: {
+    area: 'scripts',
+    name: 'execute',
+    method: 'POST',
+    fullPath: '/api/v1/scripts/:id/execute',
+    idempotent: true,
+    body: [
+      { field: 'deviceIds', kind: 'array', nullable: false, required: true, description: 'Devices to run on, 1-500' },
+      { field: 'parameters', kind: 'object', nullable: false, description: 'Parameter values by name (JSON object)' },
+      {
+        field: 'triggerType',
+        kind: 'string',
+        nullable: false,
+        options: ['manual', 'api', 'mobile', 'automation', 'scheduled'],
+        description: 'What started the run (default manual)',
+      },
+      {
+        field: 'runAs',
+        kind: 'string',
+        nullable: false,
+        options: ['system', 'user', 'elevated'],
+        description: "Override the script's runAs",
+      },
+    ],
+  },
+  executions: {
+    area: 'scripts',
+    name: 'executions',
+    method: 'GET',
+    fullPath: '/api/v1/scripts/:id/executions',
+    query: [
+      { field: 'page', kind: 'integer', nullable: false },
+      { field: 'limit', kind: 'integer', nullable: false },
+      {
+        field: 'status',
+        kind: 'string',
+        nullable: false,
+        options: ['pending', 'running', 'completed', 'failed', 'timeout', 'cancelled'],
+        description: 'Only runs in this state',
+      },
+      { field: 'deviceId', kind: 'string', nullable: false, description: 'Only runs on this device' },
+      { field: 'batchId', kind: 'string', nullable: false, description: 'Only runs of this batch' },
+    ],
+  },
+  execution: { area: 'scripts', name: 'execution', method: 'GET', fullPath: '/api/v1/scripts/executions/:id' },
+  cancel: { area: 'scripts', name: 'cancel', method: 'POST', fullPath: '/api/v1/scripts/executions/:id/cancel' },
+  listCustomFields: {
+    area: 'scripts',
+    name: 'listCustomFields',
+    method: 'GET',
+    fullPath: '/api/v1/custom-fields',
+    query: [{ field: 'orgId', kind: 'string', nullable: false, description: 'Only definitions of this organization' }],
+  },
+  createCustomField: {
+    area: 'scripts',
+    name: 'createCustomField',
+    method: 'POST',
+    fullPath: '/api/v1/custom-fields',
+    idempotent: true,
+    body: [
+      {
+        field: 'orgId',
+        kind: 'string',
+        nullable: false,
+        description: 'Organization (required for partner callers of several and for system callers)',
+      },
+      { field: 'key', kind: 'string', nullable: false, required: true, description: 'Key in the device customFields' },
+      { field: 'name', kind: 'string', nullable: false, required: true, description: 'Display name' },
+      {
+        field: 'type',
+        kind: 'string',
+        nullable: false,
+        options: ['text', 'number', 'boolean'],
+        description: 'text, number or boolean (default text)',
+      },
+      {
+        field: 'allowScriptWrite',
+        kind: 'boolean',
+        nullable: false,
+        description: 'Scripts may write it with the ::svc:custom-fields:: output marker',
+      },
+    ],
+  },
+  deleteCustomField: {
+    area: 'scripts',
+    name: 'deleteCustomField',
+    method: 'DELETE',
+    fullPath: '/api/v1/custom-fields/:id',
+  },
+};
+
 /** The contract areas themselves, loaded only where their schemas are needed (dry-run input, `validate: true`). */
 export const contractAreas: Readonly<Record<string, () => Promise<ContractGroup>>> = {
   health: () => import('../contract/health.js').then((m) => m.health),
@@ -3713,4 +4062,7 @@ export const contractAreas: Readonly<Record<string, () => Promise<ContractGroup>
   tags: () => import('../contract/groups.js').then((m) => m.tags),
   search: () => import('../contract/search.js').then((m) => m.search),
   integrations: () => import('../contract/integrations.js').then((m) => m.integrations),
+  deviceCommands: () => import('../contract/device-commands.js').then((m) => m.deviceCommands),
+  agentCommands: () => import('../contract/agent-commands.js').then((m) => m.agentCommands),
+  scripts: () => import('../contract/scripts.js').then((m) => m.scripts),
 };

@@ -20,6 +20,9 @@ import { filters } from './filters.js';
 import { deviceGroups, groups, tags } from './groups.js';
 import { search } from './search.js';
 import { integrations } from './integrations.js';
+import { deviceCommands } from './device-commands.js';
+import { agentCommands } from './agent-commands.js';
+import { scripts } from './scripts.js';
 
 export * from './endpoint.js';
 export * from './common.js';
@@ -53,5 +56,8 @@ export const contract = {
   tags,
   search,
   integrations,
+  deviceCommands,
+  agentCommands,
+  scripts,
 } as const;
 export type Contract = typeof contract;

@@ -42,6 +42,8 @@ import type { FiltersService } from './modules/filters/service.js';
 import type { GroupsService } from './modules/groups/service.js';
 import type { SearchService } from './modules/search/service.js';
 import type { IntegrationsService } from './modules/integrations/service.js';
+import type { DeviceCommandsService } from './modules/device-commands/service.js';
+import type { ScriptsService } from './modules/scripts/service.js';
 import type { SecretBox } from './security/crypto.js';
 import type { ServerSecrets } from './security/server-secrets.js';
 import type { TokenSigner } from './security/tokens.js';
@@ -99,6 +101,10 @@ export interface Services {
   search: SearchService;
   /** 02 §4.4 integrations: chat providers, monitoring, ticketing, legacy PSA settings. */
   integrations: IntegrationsService;
+  /** Commands queued for devices' agents, fetched and answered by the agents (03 §4.7). */
+  deviceCommands: DeviceCommandsService;
+  /** Scripts, their runs on devices and the custom-field output marker (03 §4.6, §4.7). */
+  scripts: ScriptsService;
 }
 
 /** What a module's route registration receives. */

@@ -66,6 +66,10 @@ import { registerTenancyRoutes } from './modules/tenancy/routes.js';
 import { TenancyService } from './modules/tenancy/service.js';
 import { registerUserRoutes } from './modules/users/routes.js';
 import { UsersService } from './modules/users/service.js';
+import { registerDeviceCommandRoutes } from './modules/device-commands/routes.js';
+import { DeviceCommandsService } from './modules/device-commands/service.js';
+import { registerScriptRoutes } from './modules/scripts/routes.js';
+import { ScriptsService } from './modules/scripts/service.js';
 import { registerWebhookFailureNotices } from './modules/notifications/webhook-notices.js';
 import { registerWebPages } from './modules/web-pages/routes.js';
 import { WebhookDispatcher } from './modules/webhooks/delivery.js';
@@ -177,6 +181,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   const groups = new GroupsService(db, tenancy, devices, filters);
   // Dynamic group membership follows device changes (a coalesced durable job per organization).
   devices.onDeviceChanged = (_deviceId, orgId) => groups.deviceChanged(orgId);
+  const deviceCommands = new DeviceCommandsService(db, box, devices);
   const services: Services = {
     tenancy,
     sessions,
@@ -215,6 +220,8 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     groups,
     search: new SearchService(db, tenancy, devices),
     integrations: new IntegrationsService(db, box, tenancy, outbound),
+    deviceCommands,
+    scripts: new ScriptsService(db, devices, deviceCommands),
   };
 
   const resolvers: CredentialResolvers = {
@@ -274,6 +281,16 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   registerFilterRoutes(moduleContext);
   registerGroupRoutes(moduleContext);
   registerSearchRoutes(moduleContext);
+  registerDeviceCommandRoutes(moduleContext);
+  registerScriptRoutes(moduleContext);
+  services.scripts.ensureSystemLibrary();
+  // 05 wire notes "4.5": scripts are a /search category (title the name, description the script's description).
+  services.search.register({
+    type: 'scripts',
+    permission: 'scripts:read',
+    search: (ctx, q, limit) =>
+      services.scripts.search(ctx, q, limit).map((s) => ({ id: s.id, type: 'scripts' as const, title: s.name, description: s.description ?? '' })),
+  });
   apiKeyAuth.start();
 
   const alertNotifier = new AlertNotifier(db, { tenancy, directory, inbox, channels: alertChannels, policies: escalationPolicies, deliveries: alertDeliveries, senders, publicUrl: config.publicUrl });

@@ -14,3 +14,5 @@ export * from './psa.js';
 export * from './filters.js';
 export * from './groups.js';
 export * from './integrations.js';
+export * from './commands.js';
+export * from './scripts.js';

@@ -160,7 +160,7 @@ export class AlertsService {
     let device = null;
     if (row.deviceId) {
       try {
-        const d = this.devices.get(SYSTEM, row.deviceId);
+        const d = this.devices.findVisible(SYSTEM, row.deviceId);
         device = { id: d.id, hostname: d.hostname, osType: d.osType, status: d.status };
       } catch (err) {
         if (!(err instanceof DomainError)) throw err;

@@ -281,6 +281,18 @@ export class DevicesService {
       .get();
   }
 
+  /** Merges values into a device's custom fields (scripts' output marker, 03 §4.6); run inside the caller's
+   * transaction. The caller decides which keys may be written. */
+  mergeCustomFields(deviceId: string, values: Record<string, unknown>): void {
+    const row = this.db.select({ customFields: devices.customFields }).from(devices).where(eq(devices.id, deviceId)).get();
+    if (!row) return;
+    this.db
+      .update(devices)
+      .set({ customFields: { ...row.customFields, ...values }, updatedAt: isoNow() })
+      .where(eq(devices.id, deviceId))
+      .run();
+  }
+
   /**
    * The caller of an agent route (01 §5.13): the bearer token must be a live device's. A decommissioned
    * device's token stops working at once. That the token is the agent's the path names is checked by the

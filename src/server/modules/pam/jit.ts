@@ -22,7 +22,7 @@ export class ElevationJitRequests {
   requestJit(ctx: RequestContext, body: z.infer<typeof TechJitRequestSchema>): ElevationView {
     const { caller } = ctx;
     if (!caller.userId) throw forbidden('A user session is required', 'SESSION_REQUIRED');
-    const device = this.devices.get(ctx, body.deviceId);
+    const device = this.devices.findVisible(ctx, body.deviceId);
     if (device.status === 'decommissioned') throw badRequest('Device is decommissioned', 'DEVICE_DECOMMISSIONED');
     const id = this.trail.write((recordedAt, append) => {
       const row = insertRequest(this.db, device, recordedAt, {

@@ -1,0 +1,210 @@
+import { and, asc, count, desc, eq, inArray, sql } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { AgentCommandQuerySchema, AgentCommandResultSchema } from '../../../contract/agent-commands.js';
+import type { DeviceCommandCreateSchema, DeviceCommandListQuerySchema } from '../../../contract/device-commands.js';
+import type { Db } from '../../db/connection.js';
+import { deviceCommands } from '../../db/schema/index.js';
+import type { RequestContext } from '../../context.js';
+import { badRequest, conflict, notFound } from '../../errors.js';
+import { paged, type Paged } from '../../lib/paging.js';
+import type { SecretBox } from '../../security/crypto.js';
+import { recordAudit } from '../audit/recorder.js';
+import type { DevicesService } from '../devices/service.js';
+
+export type CommandRow = typeof deviceCommands.$inferSelect;
+export type CommandType = CommandRow['type'];
+
+/** What another module (scripts) is told about the commands of a type it queued, inside the same transaction. */
+export interface CommandListener {
+  /** The agent fetched the command (it is `sent`). */
+  delivered?(command: CommandRow): void;
+  /** The agent reported a result; the row holds it, with every secret value already masked. */
+  finished?(command: CommandRow): void;
+}
+
+export interface QueueCommand {
+  orgId: string;
+  deviceId: string;
+  type: CommandType;
+  payload: Record<string, unknown>;
+  /** Environment variables delivered to the agent only (sealed at rest, masked in every result). */
+  secretEnv?: Record<string, string>;
+  createdBy: string | null;
+}
+
+/** What replaces a secret value found in a command's output. */
+export const REDACTED = '[REDACTED]';
+const TERMINAL: readonly CommandRow['status'][] = ['completed', 'failed', 'cancelled', 'timeout'];
+const POLL_MS = 250;
+
+const isoNow = () => new Date().toISOString();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Replaces every occurrence of each secret value (longest first, so a value containing another goes whole). */
+export function maskSecrets(text: string | undefined, secrets: readonly string[]): string | null {
+  if (text === undefined) return null;
+  let out = text;
+  for (const secret of [...secrets].filter((s) => s.length > 0).sort((a, b) => b.length - a.length)) out = out.split(secret).join(REDACTED);
+  return out;
+}
+
+/**
+ * Commands for a device's agent (03 §4.7, 05 wire notes 4.7): queued by users (`POST /devices/:id/commands`) or
+ * by modules (script runs), fetched by the agent with its token, their results reported back. Durable: a command
+ * waits in its table until the agent fetches it, however long the device is offline.
+ */
+export class DeviceCommandsService {
+  private readonly listeners = new Map<CommandType, CommandListener>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly box: SecretBox,
+    private readonly devices: DevicesService,
+  ) {}
+
+  /** Registers the module that owns commands of `type` (one per type). */
+  on(type: CommandType, listener: CommandListener): void {
+    this.listeners.set(type, listener);
+  }
+
+  create(ctx: RequestContext, deviceId: string, body: z.infer<typeof DeviceCommandCreateSchema>) {
+    if (body.type === 'script') throw badRequest('Script commands must be executed through the scripts endpoint', 'SCRIPT_COMMAND_NOT_ALLOWED');
+    return this.db.$client.transaction(() => {
+      const device = this.devices.findVisible(ctx, deviceId);
+      if (device.status === 'decommissioned') throw badRequest('Cannot send commands to a decommissioned device', 'DEVICE_DECOMMISSIONED');
+      const row = this.queue({ orgId: device.orgId, deviceId, type: body.type, payload: body.payload ?? {}, createdBy: ctx.caller.userId });
+      recordAudit(this.db, ctx, {
+        action: 'device.command',
+        resourceType: 'device',
+        resourceId: device.id,
+        resourceName: device.hostname,
+        orgId: device.orgId,
+        partnerId: device.partnerId,
+        details: { commandId: row.id, type: row.type },
+      });
+      return { id: row.id, deviceId: row.deviceId, type: row.type, status: row.status, createdAt: row.createdAt };
+    })();
+  }
+
+  /** Queues a command; run inside the caller's transaction. The device's state is the caller's to check. */
+  queue(input: QueueCommand): CommandRow {
+    const secretEnv = input.secretEnv && Object.keys(input.secretEnv).length > 0 ? this.box.seal(JSON.stringify(input.secretEnv)) : null;
+    return this.db
+      .insert(deviceCommands)
+      .values({ orgId: input.orgId, deviceId: input.deviceId, type: input.type, payload: input.payload, secretEnv, createdBy: input.createdBy })
+      .returning()
+      .get();
+  }
+
+  list(ctx: RequestContext, deviceId: string, query: z.infer<typeof DeviceCommandListQuerySchema>): Paged<ReturnType<typeof shown>> {
+    this.devices.findVisible(ctx, deviceId);
+    const where = and(eq(deviceCommands.deviceId, deviceId), query.status ? eq(deviceCommands.status, query.status) : undefined);
+    const rows = this.db
+      .select()
+      .from(deviceCommands)
+      .where(where)
+      .orderBy(desc(deviceCommands.createdAt), desc(deviceCommands.id))
+      .limit(query.limit)
+      .offset((query.page - 1) * query.limit)
+      .all();
+    const total = this.db.select({ n: count() }).from(deviceCommands).where(where).get()?.n ?? 0;
+    return paged(rows.map(shown), query, total);
+  }
+
+  /** The agent's fetch: its pending commands, oldest first, marked sent; waits up to `wait` seconds for one. */
+  async fetchForAgent(agentId: string, query: z.infer<typeof AgentCommandQuerySchema>) {
+    const device = this.devices.byAgentId(agentId);
+    if (!device || device.status === 'decommissioned') throw notFound('Agent not found');
+    const deadline = Date.now() + (query.wait ?? 0) * 1000;
+    for (;;) {
+      const handed = this.handOut(device.id, query.limit ?? 10);
+      if (handed.length > 0 || Date.now() + POLL_MS > deadline) return { commands: handed };
+      await sleep(POLL_MS);
+    }
+  }
+
+  private handOut(deviceId: string, limit: number) {
+    return this.db.$client.transaction(() => {
+      const pending = this.db
+        .select()
+        .from(deviceCommands)
+        .where(and(eq(deviceCommands.deviceId, deviceId), eq(deviceCommands.status, 'pending')))
+        .orderBy(asc(deviceCommands.createdAt), asc(deviceCommands.id))
+        .limit(limit)
+        .all();
+      if (pending.length === 0) return [];
+      const now = isoNow();
+      const sent = this.db
+        .update(deviceCommands)
+        .set({ status: 'sent', sentAt: now, updatedAt: now })
+        .where(inArray(deviceCommands.id, pending.map((c) => c.id)))
+        .returning()
+        .all();
+      const byId = new Map(sent.map((c) => [c.id, c]));
+      return pending.map((before) => {
+        const command = byId.get(before.id) ?? before;
+        this.listeners.get(command.type)?.delivered?.(command);
+        return { id: command.id, type: command.type, payload: command.payload, env: this.secretEnvOf(command), createdAt: command.createdAt };
+      });
+    })();
+  }
+
+  /** The agent's report. Secret values are masked out of the output before anything is stored. */
+  reportResult(agentId: string, commandId: string, body: z.infer<typeof AgentCommandResultSchema>): { success: true } {
+    const device = this.devices.byAgentId(agentId);
+    if (!device) throw notFound('Agent not found');
+    return this.db.$client.transaction(() => {
+      const command = this.db
+        .select()
+        .from(deviceCommands)
+        .where(and(eq(deviceCommands.id, commandId), eq(deviceCommands.deviceId, device.id)))
+        .get();
+      if (!command) throw notFound('Command not found');
+      if (TERMINAL.includes(command.status)) throw conflict(`Command is already ${command.status}`, 'COMMAND_FINISHED');
+      const secrets = Object.values(this.secretEnvOf(command));
+      const now = isoNow();
+      const done = this.db
+        .update(deviceCommands)
+        .set({
+          status: body.status,
+          exitCode: body.exitCode ?? null,
+          stdout: maskSecrets(body.stdout, secrets),
+          stderr: maskSecrets(body.stderr, secrets),
+          errorMessage: maskSecrets(body.error, secrets),
+          // The secret served its purpose: it is not kept past the command's end.
+          secretEnv: null,
+          sentAt: command.sentAt ?? now,
+          completedAt: now,
+          updatedAt: now,
+        })
+        .where(eq(deviceCommands.id, command.id))
+        .returning()
+        .get();
+      this.listeners.get(done.type)?.finished?.(done);
+      return { success: true as const };
+    })();
+  }
+
+  /** Ends a command that has not finished (cancel, timeout); run inside the caller's transaction. An agent's
+   * later report of it is refused (409). Returns whether it was still open. */
+  close(commandId: string, status: 'cancelled' | 'timeout'): boolean {
+    const now = isoNow();
+    const changed = this.db
+      .update(deviceCommands)
+      .set({ status, secretEnv: null, completedAt: now, updatedAt: now })
+      .where(and(eq(deviceCommands.id, commandId), sql`${deviceCommands.status} IN ('pending', 'sent')`))
+      .run().changes;
+    return changed > 0;
+  }
+
+  private secretEnvOf(command: CommandRow): Record<string, string> {
+    if (!command.secretEnv) return {};
+    return JSON.parse(this.box.open(command.secretEnv)) as Record<string, string>;
+  }
+}
+
+/** A command as users see it: no sealed secret, no output (script output is on the script execution). */
+function shown(row: CommandRow) {
+  const { secretEnv: _secret, stdout: _out, stderr: _err, ...rest } = row;
+  return rest;
+}
