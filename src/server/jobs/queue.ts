@@ -23,6 +23,17 @@ export function publishEvent(
   orgId: string | null = null,
 ): void {
   tx.insert(outboxEvents).values({ type, payload, orgId }).run();
+  wakeWorkers(tx);
+}
+
+/** The started workers of each database: new work wakes them instead of waiting for their next poll. */
+const wakers = new WeakMap<object, Set<() => void>>();
+
+/** Wakes the started workers of `db`. Called inside the caller's transaction: the wake-up runs on a later turn
+ * of the event loop, after the (synchronous) transaction committed or rolled back. */
+function wakeWorkers(db: Db): void {
+  const set = wakers.get(db.$client);
+  if (set) for (const wake of set) wake();
 }
 
 /** Adds a job inside the caller's transaction. Returns false when a job with the same unique key is
@@ -45,6 +56,7 @@ export function enqueueJob(
     })
     .onConflictDoNothing()
     .run();
+  if (result.changes > 0) wakeWorkers(tx);
   return result.changes > 0;
 }
 
@@ -104,6 +116,10 @@ export class JobWorker {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = true;
+  /** New work arrived while a tick ran: the next tick starts at once. */
+  private woken = false;
+  private busy = false;
+  private readonly wakeUp = () => this.wake();
 
   constructor(
     private readonly db: Db,
@@ -140,26 +156,54 @@ export class JobWorker {
     }
   }
 
+  /**
+   * Polls every `pollMs`, but without waiting when there is work: a tick that ran jobs is followed at once by
+   * the next (a job's follow-up work, such as the jobs of the events it published, starts without a poll's
+   * delay), and `enqueueJob` / `publishEvent` on this database wake an idle worker.
+   */
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
     this.schedulePeriodicJobs();
-    const loop = () => {
-      if (this.stopped) return;
-      this.running = this.tick()
-        .then(() => undefined)
-        .catch((err: unknown) => this.onError(err))
-        .finally(() => {
-          this.running = undefined;
-          if (!this.stopped) this.timer = setTimeout(loop, this.pollMs);
-        });
-    };
-    this.timer = setTimeout(loop, 0);
+    const set = wakers.get(this.db.$client) ?? new Set();
+    set.add(this.wakeUp);
+    wakers.set(this.db.$client, set);
+    this.timer = setTimeout(this.loop, 0);
+  }
+
+  private readonly loop = (): void => {
+    if (this.stopped) return;
+    this.timer = undefined;
+    this.woken = false;
+    // Busy before the tick starts: the tick's own enqueues (its synchronous part relays events) only mark it woken.
+    this.busy = true;
+    this.running = this.tick()
+      .catch((err: unknown) => {
+        this.onError(err);
+        return 0;
+      })
+      .then((ran) => {
+        this.busy = false;
+        this.running = undefined;
+        if (!this.stopped) this.timer = setTimeout(this.loop, ran > 0 || this.woken ? 0 : this.pollMs);
+      });
+  };
+
+  /** Runs the next tick as soon as possible (now when idle, right after the current one otherwise). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.busy) {
+      this.woken = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(this.loop, 0);
   }
 
   /** Stops polling and waits for the jobs in hand to finish. */
   async stop(): Promise<void> {
     this.stopped = true;
+    wakers.get(this.db.$client)?.delete(this.wakeUp);
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     await this.running;
