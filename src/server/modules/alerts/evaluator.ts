@@ -282,6 +282,27 @@ export class AlertEvaluator {
     return raised;
   }
 
+  /** A dry run (`POST /alerts/rules/:id/test`): whether the rule's condition holds on one device now, and why. */
+  check(conditions: Record<string, unknown>, deviceId: string, now: number): { result: boolean; reason: string } {
+    const parsed = EvaluableConditionSchema.safeParse(conditions);
+    if (!parsed.success) return { result: false, reason: 'Not an evaluable condition (metric, operator and threshold are needed)' };
+    const condition = parsed.data;
+    const window = windowFor(condition, now);
+    const [agg] = this.aggregate(condition.operator, typeof condition.threshold === 'number', condition.durationMinutes === 0).all({
+      metric: condition.metric,
+      serviceName: condition.serviceName ?? '',
+      deviceIds: JSON.stringify([deviceId]),
+      start: window.start,
+      end: window.end,
+      threshold: condition.threshold,
+    }) as AggRow[];
+    const what = describeCondition(condition);
+    if (!agg) return { result: false, reason: `${what}: no samples in the window` };
+    if (agg.failing > 0) return { result: false, reason: `${what}: ${agg.failing} of ${agg.samples} samples do not satisfy it` };
+    if (!conditionHeld(window, agg)) return { result: false, reason: `${what}: the samples do not cover the window yet` };
+    return { result: true, reason: `${what}: held (${agg.samples} samples)` };
+  }
+
   /** Every device of an organization, through the devices service (bounded: at most 10,000 pages of 100). */
   private devicesOf(orgId: string): ListedDevice[] {
     const out: ListedDevice[] = [];
