@@ -488,6 +488,7 @@ async function main() {
     load: loadBench,
     routes: scriptBench(ROUTES_SCRIPT),
     export: scriptBench(EXPORT_SCRIPT),
+    alerts: scriptBench(path.join(ROOT, 'bench', 'alerts.js')),
   };
   const selected = PARTS.filter((name) => name in parts);
   for (const [i, name] of selected.entries()) {
