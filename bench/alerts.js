@@ -11,7 +11,7 @@
 //                        (target ≥ 10,000)
 //   server RSS           VmRSS every 200 ms throughout: the peak                                   (target < 200 MB)
 // Everything is bounded in count and time; nothing leaves 127.0.0.1. A benchmark, not a test: exits 0.
-/* global process, console, setTimeout, setInterval, clearInterval */
+/* global process, console, setTimeout, setInterval, clearInterval, Buffer, URL */
 import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
