@@ -22,7 +22,7 @@
 // Export (bench/export.js, in a process of its own): 1,000,000 elevation audit events, then
 // `svc pam export --format csv --out FILE` against the local server: ≥ 100,000 rows/s end to end, and the CLI's and
 // the server's peak RSS within 15% between 100,000 and 1,000,000 rows (its environment is described there).
-// Environment: BENCH_PARTS (startup,load,routes,export), BENCH_LOAD_CONNECTIONS (50), BENCH_LOAD_AMOUNT (20000 requests per
+// Environment: BENCH_PARTS (startup,load,routes,export,filters,webhooks,alerts), BENCH_LOAD_CONNECTIONS (50), BENCH_LOAD_AMOUNT (20000 requests per
 // run), BENCH_LOAD_WARMUP (2000), BENCH_LOAD_ROUNDS (5), BENCH_LOAD_MAX_SECONDS (60 per run), BENCH_LOAD_LEVELS
 // (warn,info), BENCH_CPU_PROF_DIR (when set, the loaded servers write a V8 CPU profile there: node --cpu-prof).
 /* global process, console, setTimeout, setInterval, clearInterval, fetch */
@@ -51,8 +51,7 @@ import {
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const STARTS = Number(process.env.BENCH_STARTS ?? 5);
-const PARTS = (process.env.BENCH_PARTS ?? 'startup,load,routes,export').split(',').map((p) => p.trim());
-if (process.env.BENCH_PARTS === undefined) PARTS.push('webhooks'); // bench/webhooks.js: deliveries/s, latency, backlog RSS
+const PARTS = (process.env.BENCH_PARTS ?? 'startup,load,routes,export,filters,webhooks,alerts').split(',').map((p) => p.trim());
 const EXPORT_SCRIPT = path.join(ROOT, 'bench', 'export.js');
 const ROUTES_SCRIPT = path.join(ROOT, 'bench', 'routes.js');
 const LOAD_CONNECTIONS = Number(process.env.BENCH_LOAD_CONNECTIONS ?? 50);
@@ -491,6 +490,7 @@ async function main() {
     export: scriptBench(EXPORT_SCRIPT),
     filters: scriptBench(path.join(ROOT, 'bench', 'filters.js')),
     webhooks: scriptBench(path.join(ROOT, 'bench', 'webhooks.js')),
+    alerts: scriptBench(path.join(ROOT, 'bench', 'alerts.js')),
   };
   const selected = PARTS.filter((name) => name in parts);
   for (const [i, name] of selected.entries()) {

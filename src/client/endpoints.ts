@@ -19,6 +19,7 @@ import type { pam as PamContract } from '../contract/pam.js';
 import type { webhooks as WebhooksContract } from '../contract/webhooks.js';
 import type { alertTemplates as AlertTemplatesContract } from '../contract/alerts.js';
 import type { alerts as AlertsContract } from '../contract/alerts.js';
+import type { alertRulesLegacy as AlertRulesLegacyContract } from '../contract/alert-rules-legacy.js';
 import type { notifications as NotificationsContract } from '../contract/notifications.js';
 import type { alertChannels as AlertChannelsContract } from '../contract/alert-channels.js';
 import type { alertPolicies as AlertPoliciesContract } from '../contract/alert-channels.js';
@@ -2202,6 +2203,12 @@ export const alertTemplates: ClientGroup<typeof AlertTemplatesContract> = {
         description: "Cooldown after resolve, 0-10080 minutes (default: the template's)",
       },
       {
+        field: 'autoResolve',
+        kind: 'boolean',
+        nullable: false,
+        description: 'Resolve the alert when the condition no longer holds (default true)',
+      },
+      {
         field: 'notificationChannelIds',
         kind: 'array',
         nullable: true,
@@ -2250,6 +2257,12 @@ export const alertTemplates: ClientGroup<typeof AlertTemplatesContract> = {
         kind: 'integer',
         nullable: false,
         description: "Cooldown after resolve, 0-10080 minutes (default: the template's)",
+      },
+      {
+        field: 'autoResolve',
+        kind: 'boolean',
+        nullable: false,
+        description: 'Resolve the alert when the condition no longer holds (default true)',
       },
       {
         field: 'notificationChannelIds',
@@ -2441,6 +2454,151 @@ export const alerts: ClientGroup<typeof AlertsContract> = {
         description: 'When the samples were measured (default now)',
       },
       { field: 'samples', kind: 'array', nullable: false, required: true },
+    ],
+  },
+};
+
+export const alertRulesLegacy: ClientGroup<typeof AlertRulesLegacyContract> = {
+  list: {
+    area: 'alertRulesLegacy',
+    name: 'list',
+    method: 'GET',
+    fullPath: '/api/v1/alerts/rules',
+    query: [
+      { field: 'page', kind: 'integer', nullable: false },
+      { field: 'limit', kind: 'integer', nullable: false },
+      { field: 'orgId', kind: 'string', nullable: false, description: 'Only rules of this organization' },
+      { field: 'enabled', kind: 'string', nullable: false, options: ['true', 'false'], description: 'true or false' },
+      {
+        field: 'isActive',
+        kind: 'string',
+        nullable: false,
+        options: ['true', 'false'],
+        description: 'Same as enabled',
+      },
+    ],
+  },
+  get: { area: 'alertRulesLegacy', name: 'get', method: 'GET', fullPath: '/api/v1/alerts/rules/:id' },
+  create: {
+    area: 'alertRulesLegacy',
+    name: 'create',
+    method: 'POST',
+    fullPath: '/api/v1/alerts/rules',
+    idempotent: true,
+    body: [
+      {
+        field: 'templateId',
+        kind: 'string',
+        nullable: false,
+        description: 'A template; without one, a template is created from the rule',
+      },
+      {
+        field: 'name',
+        kind: 'string',
+        nullable: false,
+        description: 'Name, 1-200 characters (required without a template)',
+      },
+      { field: 'description', kind: 'string', nullable: true, description: 'Description' },
+      {
+        field: 'severity',
+        kind: 'string',
+        nullable: false,
+        options: ['critical', 'high', 'medium', 'low', 'info'],
+        description: 'Severity (required without a template)',
+      },
+      { field: 'targets', kind: 'object', nullable: false, description: 'Targets {type, ids} (JSON; default all)' },
+      {
+        field: 'conditions',
+        kind: 'object',
+        nullable: false,
+        description: 'Conditions (JSON object; required without a template)',
+      },
+      { field: 'notificationChannelIds', kind: 'array', nullable: false, description: 'Override channels' },
+      {
+        field: 'cooldownMinutes',
+        kind: 'integer',
+        nullable: false,
+        description: 'Cooldown after resolve, 1-1440 minutes',
+      },
+      {
+        field: 'autoResolve',
+        kind: 'boolean',
+        nullable: false,
+        description: 'Resolve when the condition no longer holds (default true)',
+      },
+      {
+        field: 'enabled',
+        kind: 'boolean',
+        nullable: false,
+        description: 'Whether the rule is evaluated (default true)',
+      },
+      { field: 'escalationPolicyId', kind: 'string', nullable: true, description: 'Escalation policy' },
+      { field: 'orgId', kind: 'string', nullable: false, description: 'Organization (partner and system callers)' },
+    ],
+  },
+  update: {
+    area: 'alertRulesLegacy',
+    name: 'update',
+    method: 'PUT',
+    fullPath: '/api/v1/alerts/rules/:id',
+    body: [
+      {
+        field: 'name',
+        kind: 'string',
+        nullable: false,
+        description: 'Name, 1-200 characters (required without a template)',
+      },
+      { field: 'description', kind: 'string', nullable: true, description: 'Description' },
+      {
+        field: 'severity',
+        kind: 'string',
+        nullable: false,
+        options: ['critical', 'high', 'medium', 'low', 'info'],
+        description: 'Severity (required without a template)',
+      },
+      { field: 'targets', kind: 'object', nullable: false, description: 'Targets {type, ids} (JSON; default all)' },
+      {
+        field: 'conditions',
+        kind: 'object',
+        nullable: false,
+        description: 'Conditions (JSON object; required without a template)',
+      },
+      { field: 'notificationChannelIds', kind: 'array', nullable: false, description: 'Override channels' },
+      {
+        field: 'cooldownMinutes',
+        kind: 'integer',
+        nullable: false,
+        description: 'Cooldown after resolve, 1-1440 minutes',
+      },
+      {
+        field: 'autoResolve',
+        kind: 'boolean',
+        nullable: false,
+        description: 'Resolve when the condition no longer holds (default true)',
+      },
+      {
+        field: 'enabled',
+        kind: 'boolean',
+        nullable: false,
+        description: 'Whether the rule is evaluated (default true)',
+      },
+      { field: 'escalationPolicyId', kind: 'string', nullable: true, description: 'Escalation policy' },
+    ],
+  },
+  delete: { area: 'alertRulesLegacy', name: 'delete', method: 'DELETE', fullPath: '/api/v1/alerts/rules/:id' },
+  test: {
+    area: 'alertRulesLegacy',
+    name: 'test',
+    method: 'POST',
+    fullPath: '/api/v1/alerts/rules/:id/test',
+    body: [
+      {
+        field: 'deviceId',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        description: 'The device to test the rule against',
+      },
     ],
   },
 };
@@ -4051,6 +4209,7 @@ export const contractAreas: Readonly<Record<string, () => Promise<ContractGroup>
   webhooks: () => import('../contract/webhooks.js').then((m) => m.webhooks),
   alertTemplates: () => import('../contract/alerts.js').then((m) => m.alertTemplates),
   alerts: () => import('../contract/alerts.js').then((m) => m.alerts),
+  alertRulesLegacy: () => import('../contract/alert-rules-legacy.js').then((m) => m.alertRulesLegacy),
   notifications: () => import('../contract/notifications.js').then((m) => m.notifications),
   alertChannels: () => import('../contract/alert-channels.js').then((m) => m.alertChannels),
   alertPolicies: () => import('../contract/alert-channels.js').then((m) => m.alertPolicies),

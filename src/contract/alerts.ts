@@ -131,6 +131,7 @@ export const AlertRuleSchema = z.object({
   targets: JsonObjectSchema,
   conditions: JsonObjectSchema,
   cooldownMinutes: z.number().int(),
+  autoResolve: z.boolean(),
   targetType: z.enum(['organization', 'site', 'device', 'tag']),
   targetId: z.string().nullable(),
   notificationChannelIds: z.array(UuidSchema).nullable(),
@@ -148,6 +149,7 @@ const RuleFields = {
   targets: AlertTargetsSchema.optional().describe("Targets (JSON object; default: the template's)"),
   conditions: AlertConditionsSchema.optional().describe("Conditions (JSON object; default: the template's)"),
   cooldownMinutes: Cooldown.optional().describe("Cooldown after resolve, 0-10080 minutes (default: the template's)"),
+  autoResolve: z.boolean().optional().describe('Resolve the alert when the condition no longer holds (default true)'),
   notificationChannelIds: z.array(UuidSchema).max(100).nullable().optional().describe('Override channels (default: every enabled channel)'),
   escalationPolicyId: UuidSchema.nullable().optional().describe('Escalation policy'),
 };
@@ -165,6 +167,7 @@ export const AlertRuleUpdateSchema = z.strictObject({
   targets: RuleFields.targets,
   conditions: RuleFields.conditions,
   cooldownMinutes: RuleFields.cooldownMinutes,
+  autoResolve: RuleFields.autoResolve,
   notificationChannelIds: RuleFields.notificationChannelIds,
   escalationPolicyId: RuleFields.escalationPolicyId,
 });

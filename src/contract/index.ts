@@ -1,6 +1,7 @@
 import { accessReviews } from './access-reviews.js';
 import { agents } from './agents.js';
 import { alertTemplates, alerts } from './alerts.js';
+import { alertRulesLegacy } from './alert-rules-legacy.js';
 import { alertChannels, alertPolicies } from './alert-channels.js';
 import { apiKeys } from './api-keys.js';
 import { audit } from './audit.js';
@@ -45,6 +46,7 @@ export const contract = {
   webhooks,
   alertTemplates,
   alerts,
+  alertRulesLegacy,
   notifications,
   alertChannels,
   alertPolicies,

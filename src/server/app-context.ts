@@ -1,3 +1,4 @@
+import type { LegacyAlertRules } from './modules/alerts/legacy-rules.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { EndpointDef } from '../contract/endpoint.js';
 import type { ServerConfig } from './config.js';
@@ -86,6 +87,7 @@ export interface Services {
   alerts: AlertsService;
   alertMetrics: MetricsIngest;
   alertEvaluator: AlertEvaluator;
+  alertRulesLegacy: LegacyAlertRules;
   alertCorrelations: CorrelationService;
   /** SSO providers and enforcement (01 §2.9, §4.7, §5.12). */
   sso: SsoProvidersService;

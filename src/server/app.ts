@@ -24,6 +24,7 @@ import { AlertsService } from './modules/alerts/alerts-service.js';
 import { ensureBuiltinAlertTemplates } from './modules/alerts/builtin-templates.js';
 import { CorrelationService } from './modules/alerts/correlation.js';
 import { AlertEvaluator } from './modules/alerts/evaluator.js';
+import { LegacyAlertRules } from './modules/alerts/legacy-rules.js';
 import { MetricsIngest } from './modules/alerts/metrics.js';
 import { registerAlertRoutes } from './modules/alerts/routes.js';
 import { AlertRulesService } from './modules/alerts/rules-service.js';
@@ -212,6 +213,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     alerts,
     alertMetrics: new MetricsIngest(db, devices),
     alertEvaluator: new AlertEvaluator(db, alertRules, alerts, devices, alertCorrelations),
+    alertRulesLegacy: new LegacyAlertRules(db, alertRules, new AlertEvaluator(db, alertRules, alerts, devices, alertCorrelations), devices, (id) => alertChannels.channelById(id)),
     alertCorrelations,
     sso,
     ssoLogin: new SsoLoginService(db, box, config, sso, auth, directory, ssoWarn),

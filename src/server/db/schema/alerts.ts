@@ -53,6 +53,8 @@ export const alertRules = sqliteTable(
     targets: json<Record<string, unknown>>().notNull(),
     conditions: json<Record<string, unknown>>().notNull(),
     cooldownMinutes: integer().notNull(),
+    /** The evaluator resolves the rule's alerts when their condition no longer holds (api-notes "Auto-resolve"). */
+    autoResolve: integer({ mode: 'boolean' }).notNull().default(true),
     /** Override channels (ids of `notify`'s channels); null = every enabled channel of the organization. */
     notificationChannelIds: json<string[]>(),
     /** `notify`'s escalation policy (no foreign key: that table is not ours). */

@@ -188,8 +188,7 @@ export class AlertsService {
   resolve(ctx: RequestContext, id: string, note: string | undefined) {
     return this.transition(ctx, id, (row, now) => {
       if (row.status === 'resolved') throw badRequest('Alert is already resolved', 'ALERT_ALREADY_RESOLVED');
-      const minutes = this.cooldownMinutes(row);
-      const cooldownUntil = new Date(Date.parse(now) + minutes * 60_000).toISOString();
+      const cooldownUntil = this.cooldownEnd(row, now);
       return { event: 'alert.resolved', set: { status: 'resolved', resolvedAt: now, resolvedBy: ctx.caller.userId, resolutionNote: note ?? null, cooldownUntil, suppressedUntil: null } };
     });
   }
@@ -224,11 +223,12 @@ export class AlertsService {
     return { updated, skipped, failed };
   }
 
-  private cooldownMinutes(row: AlertRow): number {
+  /** When the cooldown of an alert resolved at `resolvedAt` ends. */
+  private cooldownEnd(row: AlertRow, resolvedAt: string): string {
     const rule = row.ruleId ? this.rules.ruleById(row.ruleId) : undefined;
-    if (rule) return rule.cooldownMinutes;
-    const template = row.templateId ? this.rules.templateById(row.templateId) : undefined;
-    return template?.defaultCooldownMinutes ?? DEFAULT_COOLDOWN_MINUTES;
+    const template = !rule && row.templateId ? this.rules.templateById(row.templateId) : undefined;
+    const minutes = rule?.cooldownMinutes ?? template?.defaultCooldownMinutes ?? DEFAULT_COOLDOWN_MINUTES;
+    return new Date(Date.parse(resolvedAt) + minutes * 60_000).toISOString();
   }
 
   private transition(
@@ -280,14 +280,37 @@ export class AlertsService {
     return row;
   }
 
-  /** (rule, device) pairs that may not fire now: an open alert, or a cooldown running at `at`. */
-  blockedDevices(ruleId: string, at: string): Set<string> {
+  /** A rule's devices at `at`: `blocked` may not fire (an open alert, or a cooldown running), `open` are the alerts
+   * auto-resolve may close (active or acknowledged; a suppressed alert was silenced by a person and stays). */
+  ruleState(ruleId: string, at: string): { blocked: Set<string>; open: Map<string, AlertRow> } {
     const rows = this.db
-      .select({ deviceId: alerts.deviceId })
+      .select()
       .from(alerts)
       .where(and(eq(alerts.ruleId, ruleId), sql`(${alerts.status} IN ('active', 'acknowledged', 'suppressed') OR ${alerts.cooldownUntil} > ${at})`))
       .all();
-    return new Set(rows.map((r) => r.deviceId).filter((d): d is string => d !== null));
+    const blocked = new Set<string>();
+    const open = new Map<string, AlertRow>();
+    for (const row of rows) {
+      if (row.deviceId === null) continue;
+      blocked.add(row.deviceId);
+      if (row.status === 'active' || row.status === 'acknowledged') open.set(row.deviceId, row);
+    }
+    return { blocked, open };
+  }
+
+  /** Auto-resolve (api-notes): the evaluator found the condition no longer holds. Like a person's resolve (the
+   * cooldown starts, `alert.resolved` cancels the escalations) but by nobody; a no-op when the alert changed
+   * state meanwhile. Call inside the evaluator's transaction. */
+  autoResolve(row: AlertRow, note: string): AlertRow | undefined {
+    const now = new Date().toISOString();
+    const updated = this.db
+      .update(alerts)
+      .set({ status: 'resolved', resolvedAt: now, resolvedBy: null, resolutionNote: note, cooldownUntil: this.cooldownEnd(row, now), suppressedUntil: null, updatedAt: now })
+      .where(and(eq(alerts.id, row.id), inArray(alerts.status, ['active', 'acknowledged'])))
+      .returning()
+      .get();
+    if (updated) this.publish('alert.resolved', updated, null);
+    return updated;
   }
 
   /** Suppressions whose time has passed: the alert is active again (api-notes). */

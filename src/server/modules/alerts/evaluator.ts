@@ -49,9 +49,20 @@ export function conditionHeld(window: { start: number; end: number }, agg: Windo
   return agg.firstAt <= window.start + SAMPLE_GRACE_MS && agg.lastAt >= window.end - SAMPLE_GRACE_MS;
 }
 
-/** The window a condition is evaluated over at `end`: its duration, at least one grace period. */
+/** The window a condition is evaluated over at `end`: its duration, at least one grace period. A condition
+ * without a duration is decided by the newest sample of that grace period alone (the evaluator's query). */
 export function windowFor(condition: EvaluableCondition, end: number): { start: number; end: number } {
   return { start: end - Math.max(condition.durationMinutes * 60_000, SAMPLE_GRACE_MS), end };
+}
+
+/**
+ * Auto-resolve (pure): the condition no longer holds when the opposite held over the same window — there are
+ * samples, none satisfies the condition, and they cover it. Missing data never resolves, as it never fires.
+ * (The evaluator also requires the window to start after the alert was raised.)
+ */
+export function conditionCleared(window: { start: number; end: number }, agg: WindowAggregate | undefined): boolean {
+  if (!agg || agg.samples === 0 || agg.failing < agg.samples) return false;
+  return agg.firstAt <= window.start + SAMPLE_GRACE_MS && agg.lastAt >= window.end - SAMPLE_GRACE_MS;
 }
 
 /** Which devices of the rule's organization its targets select (02 §2.1 Targets; tags: any matches). */
@@ -94,6 +105,16 @@ interface AggRow {
 
 const SYSTEM = systemContext();
 const WATERMARK_KEY = 'rules';
+/** The event-driven path's watermark: the id of the newest sample it has evaluated. */
+const SAMPLES_KEY = 'samples';
+/** The job metrics ingest enqueues (one pending at a time: ingest coalesces into it). */
+export const EVALUATE_RECENT_JOB = 'alerts.evaluate-recent';
+
+/** Which devices (of which organizations) an evaluation covers; undefined = all. */
+interface Only {
+  orgIds: Set<string>;
+  deviceIds: Set<string>;
+}
 
 /**
  * The periodic evaluation (brief step 4): at each instant (a multiple of 30 s, evaluated once — the watermark in
@@ -105,6 +126,9 @@ export class AlertEvaluator {
   private readonly statements = new Map<string, Statement>();
   private readonly prune: Statement<[number]>;
 
+  private readonly newSamples: Statement<[number], { deviceId: string; orgId: string; lastId: number }>;
+  private readonly topSample: Statement<[], { id: number | null }>;
+
   constructor(
     private readonly db: Db,
     private readonly rules: AlertRulesService,
@@ -113,20 +137,27 @@ export class AlertEvaluator {
     private readonly correlation: CorrelationService,
   ) {
     this.prune = db.$client.prepare('DELETE FROM alert_metric_samples WHERE id IN (SELECT id FROM alert_metric_samples WHERE at < ? LIMIT 20000)');
+    this.newSamples = db.$client.prepare('SELECT device_id AS deviceId, org_id AS orgId, MAX(id) AS lastId FROM alert_metric_samples WHERE id > ? GROUP BY device_id');
+    this.topSample = db.$client.prepare('SELECT MAX(id) AS id FROM alert_metric_samples');
   }
 
-  private aggregate(operator: ConditionOperator, numeric: boolean): Statement {
-    const key = `${operator}:${numeric}`;
+  /** Per device, the samples of the window; with `newestOnly` (conditions without a duration), only the newest. */
+  private aggregate(operator: ConditionOperator, numeric: boolean, newestOnly: boolean): Statement {
+    const key = `${operator}:${numeric}:${newestOnly}`;
     let statement = this.statements.get(key);
     if (!statement) {
+      const window = `SELECT * FROM alert_metric_samples
+          WHERE metric = @metric AND service_name = @serviceName
+            AND device_id IN (SELECT value FROM json_each(@deviceIds))
+            AND at >= @start AND at <= @end`;
+      const source = newestOnly
+        ? `(SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY device_id ORDER BY at DESC, id DESC) AS rn FROM (${window})) WHERE rn = 1)`
+        : `(${window})`;
       statement = this.db.$client.prepare(
         `SELECT device_id AS deviceId, COUNT(*) AS samples, SUM(CASE WHEN ${failingSql(operator, numeric)} THEN 1 ELSE 0 END) AS failing,
                 MIN(at) AS firstAt, MAX(at) AS lastAt, MIN(value) AS minValue, MAX(value) AS maxValue, AVG(value) AS avgValue,
                 MAX(text_value) AS lastText
-           FROM alert_metric_samples
-          WHERE metric = @metric AND service_name = @serviceName
-            AND device_id IN (SELECT value FROM json_each(@deviceIds))
-            AND at >= @start AND at <= @end
+           FROM ${source}
           GROUP BY device_id`,
       );
       this.statements.set(key, statement);
@@ -135,8 +166,39 @@ export class AlertEvaluator {
   }
 
   /** The last instant evaluated, if any. */
-  watermark(): number | undefined {
-    return this.db.select().from(alertEvaluatorState).where(eq(alertEvaluatorState.key, WATERMARK_KEY)).get()?.evaluatedThrough;
+  watermark(key = WATERMARK_KEY): number | undefined {
+    return this.db.select().from(alertEvaluatorState).where(eq(alertEvaluatorState.key, key)).get()?.evaluatedThrough;
+  }
+
+  private setWatermark(key: string, value: number): void {
+    this.db
+      .insert(alertEvaluatorState)
+      .values({ key, evaluatedThrough: value })
+      .onConflictDoUpdate({ target: alertEvaluatorState.key, set: { evaluatedThrough: value } })
+      .run();
+  }
+
+  /**
+   * The event-driven evaluation (what metrics ingest wakes): the devices that reported samples since the last
+   * run are evaluated at `now`, the window ending now. The newest sample id seen is stored in the transaction
+   * that creates the alerts, so each batch of samples is evaluated by this path once, whatever restarts.
+   */
+  runRecent(now: Date): AlertRow[] {
+    const raised = this.db.$client
+      .transaction(() => {
+        let from = this.watermark(SAMPLES_KEY) ?? 0;
+        // Sample ids are reused only when every sample was pruned: start over then.
+        if ((this.topSample.get()?.id ?? 0) < from) from = 0;
+        const fresh = this.newSamples.all(from);
+        if (fresh.length === 0) return [];
+        const only: Only = { orgIds: new Set(fresh.map((r) => r.orgId)), deviceIds: new Set(fresh.map((r) => r.deviceId)) };
+        const out = this.evaluateAt(now.getTime(), only);
+        this.setWatermark(SAMPLES_KEY, Math.max(...fresh.map((r) => r.lastId)));
+        return out;
+      })
+      .immediate();
+    if (raised.length > 0) this.correlation.linkNew(raised);
+    return raised;
   }
 
   /** One run: ends expired suppressions, prunes old samples, evaluates the newest instant not yet evaluated.
@@ -150,11 +212,7 @@ export class AlertEvaluator {
         const done = this.watermark();
         if (done !== undefined && done >= end) return [];
         const out = this.evaluateAt(end);
-        this.db
-          .insert(alertEvaluatorState)
-          .values({ key: WATERMARK_KEY, evaluatedThrough: end })
-          .onConflictDoUpdate({ target: alertEvaluatorState.key, set: { evaluatedThrough: end } })
-          .run();
+        this.setWatermark(WATERMARK_KEY, end);
         return out;
       })
       .immediate();
@@ -162,31 +220,42 @@ export class AlertEvaluator {
     return raised;
   }
 
-  /** Every enabled rule at one instant (inside the caller's transaction). */
-  private evaluateAt(end: number): AlertRow[] {
+  /** Every enabled rule at one instant (inside the caller's transaction), on every device or those of `only`:
+   * raises the alerts whose condition held over the window, resolves those whose condition no longer does. */
+  private evaluateAt(end: number, only?: Only): AlertRow[] {
     const devicesByOrg = new Map<string, ListedDevice[]>();
     const raised: AlertRow[] = [];
     const at = new Date(end).toISOString();
     for (const rule of this.rules.enabledRules()) {
+      if (only && !only.orgIds.has(rule.orgId)) continue;
       const parsed = EvaluableConditionSchema.safeParse(rule.conditions);
       if (!parsed.success) continue;
       const condition = parsed.data;
       let orgDevices = devicesByOrg.get(rule.orgId);
       if (!orgDevices) devicesByOrg.set(rule.orgId, (orgDevices = this.devicesOf(rule.orgId)));
-      const blocked = this.alerts.blockedDevices(rule.id, at);
-      const candidates = orgDevices.filter((d) => EVALUATED_STATUSES.has(d.status) && !blocked.has(d.id) && targeted(rule.targets, d));
-      if (candidates.length === 0) continue;
+      const { blocked, open } = this.alerts.ruleState(rule.id, at);
+      const inScope = orgDevices.filter((d) => EVALUATED_STATUSES.has(d.status) && (!only || only.deviceIds.has(d.id)) && targeted(rule.targets, d));
+      const candidates = inScope.filter((d) => !blocked.has(d.id));
+      const clearing = rule.autoResolve ? inScope.filter((d) => open.has(d.id)) : [];
+      if (candidates.length === 0 && clearing.length === 0) continue;
       const window = windowFor(condition, end);
       const numeric = typeof condition.threshold === 'number';
-      const rows = this.aggregate(condition.operator, numeric).all({
+      const rows = this.aggregate(condition.operator, numeric, condition.durationMinutes === 0).all({
         metric: condition.metric,
         serviceName: condition.serviceName ?? '',
-        deviceIds: JSON.stringify(candidates.map((d) => d.id)),
+        deviceIds: JSON.stringify([...candidates, ...clearing].map((d) => d.id)),
         start: window.start,
         end: window.end,
         threshold: condition.threshold,
       }) as AggRow[];
       const byDevice = new Map(rows.map((r) => [r.deviceId, r]));
+      for (const device of clearing) {
+        const alert = open.get(device.id);
+        // Only a window wholly after the alert was raised: the samples before the crossing say nothing about it.
+        if (alert && window.start >= Date.parse(alert.triggeredAt) && conditionCleared(window, byDevice.get(device.id))) {
+          this.alerts.autoResolve(alert, `Auto-resolved: ${describeCondition(condition)} no longer holds on ${device.hostname}.`);
+        }
+      }
       for (const device of candidates) {
         const agg = byDevice.get(device.id);
         if (!agg || !conditionHeld(window, agg)) continue;
@@ -211,6 +280,27 @@ export class AlertEvaluator {
       }
     }
     return raised;
+  }
+
+  /** A dry run (`POST /alerts/rules/:id/test`): whether the rule's condition holds on one device now, and why. */
+  check(conditions: Record<string, unknown>, deviceId: string, now: number): { result: boolean; reason: string } {
+    const parsed = EvaluableConditionSchema.safeParse(conditions);
+    if (!parsed.success) return { result: false, reason: 'Not an evaluable condition (metric, operator and threshold are needed)' };
+    const condition = parsed.data;
+    const window = windowFor(condition, now);
+    const [agg] = this.aggregate(condition.operator, typeof condition.threshold === 'number', condition.durationMinutes === 0).all({
+      metric: condition.metric,
+      serviceName: condition.serviceName ?? '',
+      deviceIds: JSON.stringify([deviceId]),
+      start: window.start,
+      end: window.end,
+      threshold: condition.threshold,
+    }) as AggRow[];
+    const what = describeCondition(condition);
+    if (!agg) return { result: false, reason: `${what}: no samples in the window` };
+    if (agg.failing > 0) return { result: false, reason: `${what}: ${agg.failing} of ${agg.samples} samples do not satisfy it` };
+    if (!conditionHeld(window, agg)) return { result: false, reason: `${what}: the samples do not cover the window yet` };
+    return { result: true, reason: `${what}: held (${agg.samples} samples)` };
   }
 
   /** Every device of an organization, through the devices service (bounded: at most 10,000 pages of 100). */

@@ -5,7 +5,8 @@ import type { Db } from '../../db/connection.js';
 import type { RequestContext } from '../../context.js';
 import { badRequest, notFound } from '../../errors.js';
 import type { DevicesService } from '../devices/service.js';
-import { RETENTION_MS } from './evaluator.js';
+import { enqueueJob } from '../../jobs/queue.js';
+import { EVALUATE_RECENT_JOB, RETENTION_MS } from './evaluator.js';
 
 /** A sample may be stamped at most this far in the future (clock skew). */
 const MAX_FUTURE_MS = 5 * 60_000;
@@ -37,6 +38,8 @@ export class MetricsIngest {
     });
     this.db.$client.transaction(() => {
       for (const row of rows) this.insert.run(...row);
+      // The samples and the job that evaluates them commit together; a job still waiting takes these samples too.
+      enqueueJob(this.db, EVALUATE_RECENT_JOB, {}, { uniqueKey: EVALUATE_RECENT_JOB, maxAttempts: 3 });
     })();
     return { accepted: rows.length };
   }

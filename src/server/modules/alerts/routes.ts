@@ -1,5 +1,6 @@
 import { contract } from '../../../contract/index.js';
 import type { ModuleContext } from '../../app-context.js';
+import { EVALUATE_RECENT_JOB } from './evaluator.js';
 
 /** How often the evaluator runs (a durable periodic job); each run evaluates the newest unevaluated instant. */
 export const EVALUATE_EVERY_MS = 30_000;
@@ -35,7 +36,21 @@ export function registerAlertRoutes({ route, services, worker }: ModuleContext):
   route(a.bulk, ({ ctx, body }) => alerts.bulk(ctx, body));
   route(a.reportMetrics, ({ ctx, params, body }) => metrics.report(ctx, params.id, body));
 
+  const l = contract.alertRulesLegacy;
+  const legacy = services.alertRulesLegacy;
+  route(l.list, ({ ctx, query }) => legacy.list(ctx, query));
+  route(l.get, ({ ctx, params }) => legacy.get(ctx, params.id));
+  route(l.create, ({ ctx, body }) => legacy.create(ctx, body));
+  route(l.update, ({ ctx, params, body }) => legacy.update(ctx, params.id, body));
+  route(l.delete, ({ ctx, params }) => legacy.delete(ctx, params.id));
+  route(l.test, ({ ctx, params, body }) => legacy.test(ctx, params.id, body.deviceId));
+
+  // The sweep: every 30 s instant (duration windows, late samples, rules changed since the samples came).
   worker.every('alerts.evaluate', EVALUATE_EVERY_MS, () => {
     evaluator.run(new Date());
+  });
+  // The event-driven path: metrics ingest enqueues this job (coalesced: one pending at a time) with its samples.
+  worker.handle(EVALUATE_RECENT_JOB, () => {
+    evaluator.runRecent(new Date());
   });
 }

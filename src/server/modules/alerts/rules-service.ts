@@ -214,6 +214,7 @@ export class AlertRulesService {
           targets,
           conditions: body.conditions ?? template.conditions,
           cooldownMinutes: body.cooldownMinutes ?? template.defaultCooldownMinutes,
+          autoResolve: body.autoResolve ?? true,
           notificationChannelIds: body.notificationChannelIds ?? null,
           escalationPolicyId: body.escalationPolicyId ?? null,
           createdBy: ctx.caller.userId,

@@ -1,0 +1,1 @@
+ALTER TABLE `alert_rules` ADD `auto_resolve` integer DEFAULT true NOT NULL;
