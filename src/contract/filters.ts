@@ -84,7 +84,8 @@ export const filters = {
     query: z.object({ orgId: UuidSchema.optional().describe('Only devices of this organization') }),
     body: z.strictObject({
       conditions: FilterConditionsSchema,
-      limit: PreviewLimit.optional().describe('Devices shown, 1-100 (default 10)'),
+      // A JSON body carries a number: no coercion here (the query form below coerces its text).
+      limit: z.number().int().min(1).max(100).optional().describe('Devices shown, 1-100 (default 10)'),
       idsOnly: z.boolean().optional().describe('Answer every matching device id instead of the first devices'),
     }),
     responses: { 200: FilterPreviewSchema },

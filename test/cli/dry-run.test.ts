@@ -13,8 +13,8 @@ const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'oclif.manifest.json
   commands: Record<string, { flags: Record<string, unknown> }>;
 };
 const OWN_DRY_RUN = new Set(['api', 'profiles:remove']);
-/** Commands that send a POST that changes nothing on the server: sign-in, sign-out, a rule preview. */
-const POST_WITHOUT_CHANGE = new Set(['login', 'logout', 'pam:rules:preview']);
+/** Commands that send a POST that changes nothing on the server: sign-in, sign-out, previews. */
+const POST_WITHOUT_CHANGE = new Set(['login', 'logout', 'pam:rules:preview', 'filters:preview', 'groups:preview']);
 
 const methods = new Map<string, string>();
 for (const [area, group] of Object.entries(endpoints))
@@ -23,7 +23,9 @@ for (const [area, group] of Object.entries(endpoints))
       if (typeof def === 'object' && def !== null && 'method' in def) methods.set(`${area}.${name}`, String(def.method));
 
 function endpointMethods(id: string): string[] {
-  const source = fs.readFileSync(path.join(ROOT, 'src', 'commands', `${id.split(':').join('/')}.ts`), 'utf8');
+  const base = path.join(ROOT, 'src', 'commands', ...id.split(':'));
+  // A topic that is also a command (svc search) lives in its folder's index.ts.
+  const source = fs.readFileSync(fs.existsSync(`${base}.ts`) ? `${base}.ts` : path.join(base, 'index.ts'), 'utf8');
   // Text in strings (help, examples such as `--action auth.login`) names no call.
   const code = source.replace(/'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*"|`(?:\\.|[^`\\])*`/g, "''");
   return [...code.matchAll(/\b([a-zA-Z]+\.[a-zA-Z]+)\b/g)].flatMap((m) => methods.get(m[1] ?? '') ?? []);

@@ -10,7 +10,8 @@ export default class IntegrationsChatTest extends ApiCommand<typeof Integrations
   static override flags = { ...orgFlag, ...mutationFlags };
 
   async run() {
-    const provider = this.args.provider as 'slack' | 'teams' | 'discord';
-    return this.call(integrations[provider], { query: orgQuery(this.flags), body: { test: true } });
+    // Named one by one so the endpoint each provider posts to is plain to read (and to the --dry-run check).
+    const endpoint = { slack: integrations.slack, teams: integrations.teams, discord: integrations.discord }[this.args.provider as 'slack' | 'teams' | 'discord'];
+    return this.call(endpoint, { query: orgQuery(this.flags), body: { test: true } });
   }
 }

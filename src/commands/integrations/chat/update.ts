@@ -23,17 +23,18 @@ export default class IntegrationsChatUpdate extends ApiCommand<typeof Integratio
   };
 
   async run() {
-    const provider = this.args.provider as 'slack' | 'teams' | 'discord';
+    // Named one by one so the endpoint each provider posts to is plain to read (and to the --dry-run check).
+    const endpoint = { slack: integrations.slack, teams: integrations.teams, discord: integrations.discord }[this.args.provider as 'slack' | 'teams' | 'discord'];
     const flags = this.flags as Record<string, unknown>;
     // The stored settings (URL masked) when no new URL is given: the server keeps the URL a masked value names.
     let webhookUrl = await secretField(flags, 'webhook-url');
     if (webhookUrl === undefined && flags['from-file'] === undefined && !this.flags['dry-run']) {
       const current = await this.call(integrations.communication, { query: orgQuery(this.flags) }).catch(() => undefined);
-      const stored = current?.data[provider]?.webhookUrl;
+      const stored = current?.data[this.args.provider as 'slack' | 'teams' | 'discord']?.webhookUrl;
       if (typeof stored === 'string') webhookUrl = stored;
     }
     const notifyOn = this.flags['notify-on']?.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
     const body = { ...(await this.bodyFrom(NO_FIELDS)), ...given({ webhookUrl, channel: this.flags.channel, username: this.flags.username, notifyOn, test: this.flags.test || undefined }) };
-    return this.call(integrations[provider], { query: orgQuery(this.flags), body });
+    return this.call(endpoint, { query: orgQuery(this.flags), body });
   }
 }
