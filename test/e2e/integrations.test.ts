@@ -1,29 +1,22 @@
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminToken, type CliUser, E2E_TIMEOUT_MS, type E2eServer, startServer } from '../helpers/cli.js';
-import { createTenant, invitePerson, turnOnMfa } from '../helpers/fixtures.js';
+import { type CliUser, E2E_TIMEOUT_MS } from '../helpers/cli.js';
+import { outboundTenant } from '../helpers/fixtures.js';
 import { startReceiver, type Receiver } from '../helpers/https-receiver.js';
 
-const CA = fileURLToPath(new URL('../fixtures/tls/receiver-cert.pem', import.meta.url));
 const HOOK_PATH = '/services/T0/B0/e2e-hook-secret';
 
 describe('e2e: svc integrations (02 §4.4; CLI.md "Secrets")', { timeout: E2E_TIMEOUT_MS }, () => {
-  let server: E2eServer;
+  const tenant = outboundTenant('integ');
   let receiver: Receiver;
   let admin: CliUser;
   let orgId: string;
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    server = await startServer({ SVC_OUTBOUND_ALLOW: '127.0.0.1/32', SVC_JOB_POLL_MS: '50', NODE_EXTRA_CA_CERTS: CA });
-    const token = (await turnOnMfa(server.url, await adminToken(server.url))).token;
-    const tenant = await createTenant(server.url, token, 'integ');
+    admin = tenant.admin;
     orgId = tenant.orgId;
-    admin = (await invitePerson(server.url, token, tenant.partnerId)).cli;
-  }, 120_000);
+  });
   afterAll(async () => {
-    admin?.cleanup();
-    await server?.stop();
     await receiver?.close();
   });
 

@@ -1,33 +1,24 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminToken, type CliUser, E2E_TIMEOUT_MS, type E2eServer, startServer } from '../helpers/cli.js';
-import { createTenant, invitePerson, turnOnMfa } from '../helpers/fixtures.js';
+import { type CliUser, E2E_TIMEOUT_MS } from '../helpers/cli.js';
+import { outboundTenant } from '../helpers/fixtures.js';
 import { startReceiver, type Receiver } from '../helpers/https-receiver.js';
 
 const SECRET = 'e2e-webhook-secret';
-const CA = fileURLToPath(new URL('../fixtures/tls/receiver-cert.pem', import.meta.url));
 
 describe('e2e: svc webhooks (02 §4.3, §5; CLI.md "Secrets")', { timeout: E2E_TIMEOUT_MS }, () => {
-  let server: E2eServer;
+  const tenant = outboundTenant('hooks');
   let receiver: Receiver;
   let admin: CliUser;
   let orgId: string;
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    // The server trusts the receiver's test certificate the one way it allows: NODE_EXTRA_CA_CERTS.
-    server = await startServer({ SVC_OUTBOUND_ALLOW: '127.0.0.1/32', SVC_JOB_POLL_MS: '50', NODE_EXTRA_CA_CERTS: CA });
-    const token = (await turnOnMfa(server.url, await adminToken(server.url))).token;
-    const tenant = await createTenant(server.url, token, 'hooks');
+    admin = tenant.admin;
     orgId = tenant.orgId;
-    admin = (await invitePerson(server.url, token, tenant.partnerId)).cli;
-    // A first start for these settings builds its own template data dir: slow on a loaded machine.
-  }, 120_000);
+  });
   afterAll(async () => {
-    admin?.cleanup();
-    await server?.stop();
     await receiver?.close();
   });
 

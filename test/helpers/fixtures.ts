@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
 import { adminToken, cliUser, type CliUser, E2E_TIMEOUT_MS, type E2eServer, http, startServer } from './cli.js';
 import { totp } from './totp.js';
@@ -144,6 +145,40 @@ export function sharedServer(env: Record<string, string> = {}) {
     track<T extends CliUser>(user: T): T {
       made.push(user);
       return user;
+    },
+  };
+}
+
+/** The loopback receivers' test certificate: a server trusts it the one way it allows, NODE_EXTRA_CA_CERTS. */
+export const RECEIVER_CA = fileURLToPath(new URL('../fixtures/tls/receiver-cert.pem', import.meta.url));
+
+/**
+ * An e2e file's server allowed to reach loopback HTTPS receivers (`SVC_OUTBOUND_ALLOW`, the receivers' CA, a fast
+ * job poll), with a tenant of its own and its partner administrator as a CLI user with MFA.
+ */
+export function outboundTenant(prefix: string) {
+  let server: E2eServer | undefined;
+  let admin: CliUser | undefined;
+  let orgId = '';
+  beforeAll(async () => {
+    server = await startServer({ SVC_OUTBOUND_ALLOW: '127.0.0.1/32', SVC_JOB_POLL_MS: '50', NODE_EXTRA_CA_CERTS: RECEIVER_CA });
+    const token = (await turnOnMfa(server.url, await adminToken(server.url))).token;
+    const tenant = await createTenant(server.url, token, prefix);
+    orgId = tenant.orgId;
+    admin = (await invitePerson(server.url, token, tenant.partnerId)).cli;
+    // A first start for these settings builds its own template data dir: slow on a loaded machine.
+  }, 120_000);
+  afterAll(async () => {
+    admin?.cleanup();
+    await server?.stop();
+  });
+  return {
+    get admin(): CliUser {
+      if (!admin) throw new Error('the tenant is not set up yet (use it inside a test)');
+      return admin;
+    },
+    get orgId(): string {
+      return orgId;
     },
   };
 }
