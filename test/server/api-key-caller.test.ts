@@ -1,17 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { systemContext } from '../../src/server/context.js';
 import { createTestApp, type TestApp } from '../helpers/server.js';
 
 /** modules/api-keys/authenticator.ts: a key whose row reads the same after a write keeps its caller object. */
-describe('API key callers across writes', () => {
-  let t: TestApp | undefined;
-  afterEach(async () => {
-    await t?.close();
-    t = undefined;
-  });
-
-  it('01§5.2 the caller of an unchanged key survives unrelated writes; a change to the key gives a new one', async () => {
-    t = await createTestApp();
+it('01§5.2 the caller of an unchanged key survives unrelated writes; a change to the key gives a new one', async () => {
+  const t: TestApp = await createTestApp();
+  try {
     const { tenancy, apiKeys, apiKeyAuth } = t.services;
     const ctx = systemContext();
     const partner = tenancy.createPartner(ctx, { name: 'P', slug: 'p-caller' });
@@ -28,5 +22,7 @@ describe('API key callers across writes', () => {
     const after = apiKeyAuth.authenticate(key.key).caller;
     expect(after).not.toBe(first);
     expect(after?.partnerStatus).toBe('deleted');
-  });
+  } finally {
+    await t.close();
+  }
 });
