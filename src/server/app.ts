@@ -6,6 +6,7 @@ import { contract } from '../contract/index.js';
 import type { ModuleContext, Services } from './app-context.js';
 import type { ServerConfig } from './config.js';
 import { applyMigrations, openDatabase, type Db } from './db/connection.js';
+import { startWalCheckpoints } from './db/checkpoint.js';
 import { Mailer } from './delivery/mailer.js';
 import { OutboundClient } from './delivery/outbound.js';
 import { SmsSender } from './delivery/sms.js';
@@ -294,6 +295,8 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
       services.scripts.search(ctx, q, limit).map((s) => ({ id: s.id, type: 'scripts' as const, title: s.name, description: s.description ?? '' })),
   });
   apiKeyAuth.start();
+  // WAL checkpoints on a timer between requests, not inside a request's commit (db/checkpoint.ts).
+  const walCheckpoints = startWalCheckpoints(db.$client, { onError: (err) => app.log.warn({ err }, 'WAL checkpoint failed') });
 
   const alertNotifier = new AlertNotifier(db, { tenancy, directory, inbox, channels: alertChannels, policies: escalationPolicies, deliveries: alertDeliveries, senders, publicUrl: config.publicUrl });
   alertNotifier.register(worker);
@@ -310,6 +313,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     await worker.stop();
     mailer.close();
     outbound.close();
+    walCheckpoints.stop();
     if (!options.db) db.$client.close();
   });
   return { app, db, services, worker };

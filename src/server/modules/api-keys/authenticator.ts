@@ -39,6 +39,14 @@ function orgContext(row: KeyAuthRow): { partnerId: string | null; partnerStatus:
   return { partnerId: row.partnerId, partnerStatus: row.orgDeletedAt || row.partnerDeletedAt ? 'deleted' : row.partnerStatus };
 }
 
+/** How many keys the authenticator keeps by hash. */
+const KEPT_KEYS = 1024;
+
+/** Whether two reads of a key found the same values: its caller is a function of the row alone. */
+function sameRow(a: KeyAuthRow, b: KeyAuthRow): boolean {
+  return (Object.keys(a) as (keyof KeyAuthRow)[]).every((k) => a[k] === b[k]);
+}
+
 /** A key found by its hash, and the caller it acts as. */
 interface KnownKey {
   row: KeyAuthRow;
@@ -83,6 +91,9 @@ export class ApiKeyAuthenticator {
    * the database is unchanged (lib/read-cache.ts): a revocation, rotation, expiry, scope or rate-limit change,
    * or a change to the organization or partner, is a write, which empties it. */
   private readonly keysByHash;
+  /** The last key read for each hash, so that a key whose row reads the same after a write elsewhere keeps its
+   * caller object (no new caller, and the kept-answer cache's text of it is reused). At most KEPT_KEYS. */
+  private readonly lastRead = new Map<string, KnownKey>();
   private readonly markExpired;
   private timer: NodeJS.Timeout | undefined;
 
@@ -103,7 +114,7 @@ export class ApiKeyAuthenticator {
          LEFT JOIN partners p ON p.id = o.partner_id
         WHERE k.key_hash = ?`,
     );
-    this.keysByHash = new ReadCache<KnownKey>(db.$client, 1024);
+    this.keysByHash = new ReadCache<KnownKey>(db.$client, KEPT_KEYS);
     this.markExpired = db.$client.prepare<[string, string]>(
       "UPDATE api_keys SET status = 'expired', updated_at = ? WHERE id = ? AND status = 'active'",
     );
@@ -168,6 +179,15 @@ export class ApiKeyAuthenticator {
    * (unknown hashes are not kept: guessing cannot fill the cache). */
   private readKey(hash: string): KnownKey | undefined {
     const row = this.byHash.get(hash);
-    return row && this.keysByHash.store(hash, { row, caller: keyCaller(row) });
+    if (!row) return undefined;
+    const previous = this.lastRead.get(hash);
+    let known = previous;
+    if (previous === undefined || !sameRow(previous.row, row)) {
+      known = { row, caller: keyCaller(row) };
+      this.lastRead.delete(hash);
+      if (this.lastRead.size >= KEPT_KEYS) this.lastRead.delete(this.lastRead.keys().next().value as string);
+      this.lastRead.set(hash, known);
+    }
+    return this.keysByHash.store(hash, known as KnownKey);
   }
 }

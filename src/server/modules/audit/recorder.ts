@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
-import { and, desc, eq, getTableColumns, sql, type Placeholder } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
+import { insertRow, preparedQueries } from '../../db/prepared.js';
 import { auditLogs } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { sha256Hex } from '../../security/crypto.js';
@@ -52,31 +53,16 @@ function ipOrNull(ip: string | null): string | null {
   return ip !== null && ip.length <= 45 && isIP(ip) !== 0 ? ip : null;
 }
 
-/** What every audited write runs, prepared once per database: the last entry of a chain, and the insert of a
- * whole row (every column a placeholder of its own name, so the row object is the statement's values). */
-const auditQueries = new WeakMap<Db, ReturnType<typeof prepareAuditQueries>>();
-
-function prepareAuditQueries(db: Db) {
-  const everyColumn = Object.fromEntries(
-    Object.keys(getTableColumns(auditLogs)).map((name) => [name, sql.placeholder(name)]),
-  ) as unknown as Record<keyof AuditRow, Placeholder>;
-  return {
-    chainHead: db
-      .select({ seq: auditLogs.seq, checksum: auditLogs.checksum })
-      .from(auditLogs)
-      .where(eq(auditLogs.chain, sql.placeholder('chain')))
-      .orderBy(desc(auditLogs.seq))
-      .limit(1)
-      .prepare(),
-    insert: db.insert(auditLogs).values(everyColumn).prepare(),
-  };
-}
-
-function auditQueriesOf(db: Db): ReturnType<typeof prepareAuditQueries> {
-  let queries = auditQueries.get(db);
-  if (queries === undefined) auditQueries.set(db, (queries = prepareAuditQueries(db)));
-  return queries;
-}
+/** The last entry of a chain, which every audited write reads: prepared once per database (db/prepared.ts). */
+const chainHeadOf = preparedQueries((db) =>
+  db
+    .select({ seq: auditLogs.seq, checksum: auditLogs.checksum })
+    .from(auditLogs)
+    .where(eq(auditLogs.chain, sql.placeholder('chain')))
+    .orderBy(desc(auditLogs.seq))
+    .limit(1)
+    .prepare(),
+);
 
 /**
  * Appends an audit entry (03 §2.6) inside the caller's transaction. Each entry's checksum covers its fields
@@ -87,8 +73,7 @@ export function recordAudit(tx: Db, ctx: RequestContext, entry: AuditEntry): Aud
   const partnerId = entry.partnerId !== undefined ? entry.partnerId : caller.partnerId;
   const orgId = entry.orgId ?? null;
   const chain = chainOf(orgId, partnerId);
-  const queries = auditQueriesOf(tx);
-  const last = queries.chainHead.get({ chain });
+  const last = chainHeadOf(tx).get({ chain });
 
   const rawActorId = caller.apiKeyId ?? caller.agentId ?? caller.userId;
   const actorType = caller.apiKeyId ? 'api_key' : caller.agentId ? 'agent' : caller.userId ? 'user' : 'system';
@@ -129,7 +114,7 @@ export function recordAudit(tx: Db, ctx: RequestContext, entry: AuditEntry): Aud
     prevChecksum: last?.checksum ?? GENESIS,
   };
   const full: AuditRow = { ...row, checksum: checksumOf(row) };
-  queries.insert.run(full);
+  insertRow(tx, auditLogs, full);
   return full;
 }
 

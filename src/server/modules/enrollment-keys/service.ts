@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { and, desc, eq, gt, inArray, lte, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type {
   EnrollmentKeyCreateSchema,
@@ -7,6 +7,7 @@ import type {
   EnrollmentKeyRotateSchema,
 } from '../../../contract/enrollment-keys.js';
 import type { Db } from '../../db/connection.js';
+import { insertRow, preparedQueries, updateRow } from '../../db/prepared.js';
 import { enrollmentKeys } from '../../db/schema/index.js';
 import { systemContext, type RequestContext } from '../../context.js';
 import { DomainError, fieldError, notFound, siteAccessDenied, unauthorized } from '../../errors.js';
@@ -21,6 +22,24 @@ export type EnrollmentKeyWithSecret = EnrollmentKeyRow & { key: string };
 
 /** Why an enrollment key was refused (04 wire notes: the `reason` of the 401). */
 export type EnrollmentRefusal = 'enrollment_key_not_found' | 'enrollment_key_expired' | 'enrollment_key_exhausted';
+
+/** The key lookups of enrollment and of every read of one key, and the taking of one use: prepared once per
+ * database (db/prepared.ts). The conditional UPDATE re-checks expiry and maxUsage. */
+const keyQueries = preparedQueries((db) => ({
+  byHash: db.select().from(enrollmentKeys).where(eq(enrollmentKeys.keyHash, sql.placeholder('keyHash'))).prepare(),
+  byId: db.select().from(enrollmentKeys).where(eq(enrollmentKeys.id, sql.placeholder('id'))).prepare(),
+  takeUse: db
+    .update(enrollmentKeys)
+    .set({ usageCount: sql`${enrollmentKeys.usageCount} + 1` })
+    .where(
+      and(
+        eq(enrollmentKeys.id, sql.placeholder('id')),
+        gt(enrollmentKeys.expiresAt, sql.placeholder('now')),
+        or(isNull(enrollmentKeys.maxUsage), lt(enrollmentKeys.usageCount, enrollmentKeys.maxUsage)),
+      ),
+    )
+    .prepare(),
+}));
 
 const REFUSALS: Record<EnrollmentRefusal, string> = {
   enrollment_key_not_found: 'Enrollment key not recognized',
@@ -123,11 +142,15 @@ export class EnrollmentKeysService {
         if (!canAccessSite(caller, siteId)) throw siteAccessDenied();
       }
       const raw = newRawKey();
-      const row = this.db
-        .insert(enrollmentKeys)
-        .values({ orgId: org.id, siteId, name: body.name, keyHash: this.hash(raw), maxUsage: body.maxUsage ?? 1, expiresAt, createdBy: caller.userId })
-        .returning()
-        .get();
+      const row = insertRow(this.db, enrollmentKeys, {
+        orgId: org.id,
+        siteId,
+        name: body.name,
+        keyHash: this.hash(raw),
+        maxUsage: body.maxUsage ?? 1,
+        expiresAt,
+        createdBy: caller.userId,
+      });
       recordAudit(this.db, ctx, {
         action: 'enrollment_key.create',
         resourceType: 'enrollment_key',
@@ -158,12 +181,14 @@ export class EnrollmentKeysService {
       const expiresAt = this.expiryOf(body, () => current.expiresAt);
       const maxUsage = body.maxUsage !== undefined ? body.maxUsage : current.maxUsage;
       const raw = newRawKey();
-      const updated = this.db
-        .update(enrollmentKeys)
-        .set({ keyHash: this.hash(raw), usageCount: 0, maxUsage, expiresAt, updatedAt: isoNow() })
-        .where(eq(enrollmentKeys.id, id))
-        .returning()
-        .get();
+      const updated = updateRow(this.db, enrollmentKeys, id, {
+        keyHash: this.hash(raw),
+        usageCount: 0,
+        maxUsage,
+        expiresAt,
+        updatedAt: isoNow(),
+      });
+      if (!updated) throw notFound('Enrollment key not found');
       recordAudit(this.db, ctx, {
         action: 'enrollment_key.rotate',
         resourceType: 'enrollment_key',
@@ -200,7 +225,7 @@ export class EnrollmentKeysService {
    * never exceed maxUsage. Throws the 401 of 04 wire notes with its `reason`.
    */
   claim(raw: string): EnrollmentKeyRow {
-    const row = this.db.select().from(enrollmentKeys).where(eq(enrollmentKeys.keyHash, this.hash(raw))).get();
+    const row = keyQueries(this.db).byHash.get({ keyHash: this.hash(raw) });
     if (!row) throw enrollmentRefused('enrollment_key_not_found');
     try {
       requireOrg(this.db, SYSTEM, row.orgId);
@@ -216,14 +241,9 @@ export class EnrollmentKeysService {
     };
     const early = refusal(row);
     if (early) throw enrollmentRefused(early);
-    const taken = this.db.$client
-      .prepare(
-        `UPDATE enrollment_keys SET usage_count = usage_count + 1
-          WHERE id = ? AND expires_at > ? AND (max_usage IS NULL OR usage_count < max_usage)`,
-      )
-      .run(row.id, now);
+    const taken = keyQueries(this.db).takeUse.run({ id: row.id, now });
     if (taken.changes !== 1) {
-      const again = this.db.select().from(enrollmentKeys).where(eq(enrollmentKeys.id, row.id)).get();
+      const again = keyQueries(this.db).byId.get({ id: row.id });
       throw enrollmentRefused(again ? (refusal(again) ?? 'enrollment_key_exhausted') : 'enrollment_key_not_found');
     }
     return { ...row, usageCount: row.usageCount + 1 };
@@ -232,7 +252,7 @@ export class EnrollmentKeysService {
   /** A key the caller may see: absent, out of reach, or (for site-restricted users) not pinned to one of
    * their sites all answer 404. */
   private findVisible(ctx: RequestContext, id: string): EnrollmentKeyRow {
-    const row = this.db.select().from(enrollmentKeys).where(eq(enrollmentKeys.id, id)).get();
+    const row = keyQueries(this.db).byId.get({ id });
     if (!row) throw notFound('Enrollment key not found');
     try {
       requireOrg(this.db, ctx.caller, row.orgId);

@@ -1,14 +1,14 @@
 import { eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
+import { preparedQueries } from '../../db/prepared.js';
 import { organizationUsers, organizations, partnerUsers, partners, roles, users } from '../../db/schema/index.js';
 import type { Caller } from '../../context.js';
 
 /** How many roles an inheritance chain may hold (the role and its ancestors); longer chains are refused. */
 export const MAX_INHERITANCE_DEPTH = 16;
 
-/** The queries of every session request, prepared once per database: drizzle builds and SQLite compiles an
- * unprepared query on each call, which costs more than running it. */
-function prepareCallerQueries(db: Db) {
+/** The queries of every session request, prepared once per database (db/prepared.ts). */
+const queriesOf = preparedQueries((db) => {
   const byUser = eq(users.id, sql.placeholder('userId'));
   return {
     user: db.select().from(users).where(byUser).prepare(),
@@ -38,18 +38,7 @@ function prepareCallerQueries(db: Db) {
          FROM role_permissions p JOIN chain c ON p.role_id = c.id`,
     ),
   };
-}
-
-const prepared = new WeakMap<Db, ReturnType<typeof prepareCallerQueries>>();
-
-function queriesOf(db: Db): ReturnType<typeof prepareCallerQueries> {
-  let queries = prepared.get(db);
-  if (!queries) {
-    queries = prepareCallerQueries(db);
-    prepared.set(db, queries);
-  }
-  return queries;
-}
+});
 
 /** A role's permissions with those it inherits through its parents (01 §2.8), as `resource:action`. */
 export function effectivePermissions(db: Db, roleId: string): string[] {

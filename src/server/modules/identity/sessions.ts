@@ -1,5 +1,6 @@
 import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
+import { preparedQueries } from '../../db/prepared.js';
 import { refreshTokens, sessions } from '../../db/schema/index.js';
 import { unauthorized } from '../../errors.js';
 import { randomToken, sha256Hex } from '../../security/crypto.js';
@@ -20,12 +21,9 @@ export interface AccessSession {
   until: number;
 }
 
-/** The session lookup of every session-authenticated request, prepared once per database (drizzle builds and
- * SQLite compiles an unprepared query on each call). */
-const liveSessionQueries = new WeakMap<Db, ReturnType<typeof prepareLiveSession>>();
-
-function prepareLiveSession(db: Db) {
-  return db
+/** The session lookup of every session-authenticated request, prepared once per database (db/prepared.ts). */
+const liveSessionQuery = preparedQueries((db) =>
+  db
     .select({ id: sessions.id, expiresAt: sessions.expiresAt })
     .from(sessions)
     .where(
@@ -36,14 +34,8 @@ function prepareLiveSession(db: Db) {
         gt(sessions.expiresAt, sql.placeholder('now')),
       ),
     )
-    .prepare();
-}
-
-function liveSessionQuery(db: Db): ReturnType<typeof prepareLiveSession> {
-  let query = liveSessionQueries.get(db);
-  if (query === undefined) liveSessionQueries.set(db, (query = prepareLiveSession(db)));
-  return query;
-}
+    .prepare(),
+);
 
 export interface SessionSettings {
   accessTtlSeconds: number;

@@ -1,5 +1,6 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
+import { preparedQueries } from '../../db/prepared.js';
 import { organizations, sites } from '../../db/schema/index.js';
 import type { Caller } from '../../context.js';
 import { notFound, orgAccessDenied, siteAccessDenied } from '../../errors.js';
@@ -8,9 +9,9 @@ import { namesById } from '../../lib/names.js';
 export type Organization = typeof organizations.$inferSelect;
 export type Site = typeof sites.$inferSelect;
 
-/** The scoping queries of every request, prepared once per database: drizzle builds and SQLite compiles an
- * unprepared query on each call, which costs more than running it. Lists of ids travel as one JSON array. */
-function prepareAccessQueries(db: Db) {
+/** The scoping queries of every request, prepared once per database (db/prepared.ts). Lists of ids travel as
+ * one JSON array. */
+const queriesOf = preparedQueries((db) => {
   const live = isNull(organizations.deletedAt);
   const byPartner = eq(organizations.partnerId, sql.placeholder('partnerId'));
   return {
@@ -35,18 +36,7 @@ function prepareAccessQueries(db: Db) {
       .where(eq(sites.id, sql.placeholder('id')))
       .prepare(),
   };
-}
-
-const prepared = new WeakMap<Db, ReturnType<typeof prepareAccessQueries>>();
-
-function queriesOf(db: Db): ReturnType<typeof prepareAccessQueries> {
-  let queries = prepared.get(db);
-  if (!queries) {
-    queries = prepareAccessQueries(db);
-    prepared.set(db, queries);
-  }
-  return queries;
-}
+});
 
 /**
  * The organizations a caller reaches (01 §1): null for system callers (no filter); partner callers by their

@@ -13,6 +13,7 @@ import type {
 } from '../../../contract/tenancy.js';
 import type { PageQuerySchema } from '../../../contract/common.js';
 import type { Db } from '../../db/connection.js';
+import { insertRow, updateRow } from '../../db/prepared.js';
 import { organizations, partnerUsers, partners, sites } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { badRequest, conflict, fieldError, forbidden, notFound, siteAccessDenied } from '../../errors.js';
@@ -135,17 +136,13 @@ export class TenancyService {
   createPartner(ctx: RequestContext, body: z.infer<typeof PartnerCreateSchema>): Partner {
     return this.db.$client.transaction(() => {
       this.assertSlugFree(body.slug);
-      const partner = this.db
-        .insert(partners)
-        .values({
-          ...definedOnly(body),
-          name: body.name,
-          slug: body.slug,
-          settings: body.settings ?? {},
-          status: body.status ?? 'active',
-        })
-        .returning()
-        .get();
+      const partner = insertRow(this.db, partners, {
+        ...definedOnly(body),
+        name: body.name,
+        slug: body.slug,
+        settings: body.settings ?? {},
+        status: body.status ?? 'active',
+      });
       recordAudit(this.db, ctx, {
         action: 'partner.create',
         resourceType: 'partner',
@@ -169,12 +166,8 @@ export class TenancyService {
       const changes = definedOnly(body);
       if ('slug' in changes && changes.slug) this.assertSlugFree(changes.slug, id);
       const settings = changes.settings ? deepMerge(current.settings, changes.settings) : current.settings;
-      const updated = this.db
-        .update(partners)
-        .set({ ...changes, settings, updatedAt: new Date().toISOString() })
-        .where(eq(partners.id, id))
-        .returning()
-        .get();
+      const updated = updateRow(this.db, partners, id, { ...changes, settings, updatedAt: new Date().toISOString() });
+      if (!updated) throw notFound('Partner not found');
       recordAudit(this.db, ctx, {
         action: 'partner.update',
         resourceType: 'partner',
@@ -286,18 +279,14 @@ export class TenancyService {
       ) {
         throw conflict('An organization with this slug already exists for the partner', 'SLUG_TAKEN');
       }
-      const org = this.db
-        .insert(organizations)
-        .values({
-          ...definedOnly(body),
-          ...contractDates(body),
-          partnerId,
-          name: body.name,
-          slug: body.slug,
-          settings: body.settings ?? {},
-        })
-        .returning()
-        .get();
+      const org = insertRow(this.db, organizations, {
+        ...definedOnly(body),
+        ...contractDates(body),
+        partnerId,
+        name: body.name,
+        slug: body.slug,
+        settings: body.settings ?? {},
+      });
       // A partner user limited to selected organizations keeps reach over the ones they create.
       if (caller.scope === 'partner' && caller.orgAccess === 'selected' && caller.userId) {
         this.db
@@ -342,12 +331,8 @@ export class TenancyService {
           .get();
         if (clash) throw conflict('An organization with this slug already exists for the partner', 'SLUG_TAKEN');
       }
-      const updated = this.db
-        .update(organizations)
-        .set({ ...changes, updatedAt: new Date().toISOString() })
-        .where(eq(organizations.id, id))
-        .returning()
-        .get();
+      const updated = updateRow(this.db, organizations, id, { ...changes, updatedAt: new Date().toISOString() });
+      if (!updated) throw notFound('Organization not found');
       recordAudit(this.db, ctx, {
         action: 'organization.update',
         resourceType: 'organization',
@@ -412,11 +397,12 @@ export class TenancyService {
       const org = requireOrg(this.db, ctx.caller, body.orgId);
       // A user restricted to some sites cannot widen their own reach by creating one.
       if (ctx.caller.siteIds !== null) throw siteAccessDenied();
-      const site = this.db
-        .insert(sites)
-        .values({ ...definedOnly(body), orgId: org.id, name: body.name, settings: body.settings ?? {} })
-        .returning()
-        .get();
+      const site = insertRow(this.db, sites, {
+        ...definedOnly(body),
+        orgId: org.id,
+        name: body.name,
+        settings: body.settings ?? {},
+      });
       recordAudit(this.db, ctx, {
         action: 'site.create',
         resourceType: 'site',
@@ -436,12 +422,8 @@ export class TenancyService {
       const { orgId, ...changes } = definedOnly(body);
       if (orgId !== undefined && orgId !== current.orgId)
         throw badRequest('orgId cannot be changed', 'IMMUTABLE_FIELD');
-      const updated = this.db
-        .update(sites)
-        .set({ ...changes, updatedAt: new Date().toISOString() })
-        .where(eq(sites.id, id))
-        .returning()
-        .get();
+      const updated = updateRow(this.db, sites, id, { ...changes, updatedAt: new Date().toISOString() });
+      if (!updated) throw notFound('Site not found');
       recordAudit(this.db, ctx, {
         action: 'site.update',
         resourceType: 'site',

@@ -1,0 +1,125 @@
+import { eq, getTableColumns, getTableName, is, SQL, sql, type InferInsertModel, type InferSelectModel } from 'drizzle-orm';
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
+import type { Db } from './connection.js';
+
+/**
+ * Prepared statements, once per database (README, Architecture: "Queries are declared once").
+ *
+ * drizzle builds the SQL text of a query each time one is run unless it was made with `.prepare()`, and the
+ * building (walking the query's tree, naming columns, mapping values) costs more than SQLite running a simple
+ * statement. So a module declares the queries of its hot paths once, with `sql.placeholder(name)` for what
+ * varies, and this keeps what `.prepare()` gave per database (a WeakMap by `Db`: tests and tools open several in
+ * one process; a closed database's statements go with it):
+ *
+ *   const queries = preparedQueries((db) => ({
+ *     byId: db.select().from(sites).where(eq(sites.id, sql.placeholder('id'))).prepare(),
+ *   }));
+ *   queries(this.db).byId.get({ id });
+ *
+ * Writes whose columns vary with the request (a PATCH sets only what it names, an insert leaves defaults out)
+ * go through `insertRow` and `updateRow`, which keep one statement per table and set of columns and fill the
+ * per-row defaults (`$defaultFn`: ids, timestamps) on each call, where a prepared drizzle insert would have
+ * fixed them once.
+ */
+export function preparedQueries<Q>(build: (db: Db) => Q): (db: Db) => Q {
+  const byDb = new WeakMap<Db, Q>();
+  return (db) => {
+    let queries = byDb.get(db);
+    if (queries === undefined) byDb.set(db, (queries = build(db)));
+    return queries;
+  };
+}
+
+/** What insertRow and updateRow keep per statement: run with the values of its placeholders, one row back. */
+interface RowStatement {
+  get(values: Record<string, unknown>): unknown;
+}
+
+/** How many write statements are kept per database (by table and set of columns); the oldest goes first. */
+export const WRITE_STATEMENTS_KEPT = 256;
+
+const writeStatements = new WeakMap<Db, Map<string, RowStatement>>();
+
+function keptStatement(db: Db, key: string, build: () => RowStatement): RowStatement {
+  let kept = writeStatements.get(db);
+  if (kept === undefined) writeStatements.set(db, (kept = new Map<string, RowStatement>()));
+  let stmt = kept.get(key);
+  if (stmt === undefined) {
+    if (kept.size >= WRITE_STATEMENTS_KEPT) kept.delete(kept.keys().next().value as string);
+    kept.set(key, (stmt = build()));
+  }
+  return stmt;
+}
+
+/** A column's value as the driver takes it. Placeholders are bare (`sql\`${placeholder}\``), not drizzle's
+ * column-bound parameters, because those encode a null too (a JSON column would store the text `null`). */
+function driverValue(column: SQLiteColumn, value: unknown): unknown {
+  return value === null ? null : column.mapToDriverValue(value);
+}
+
+type Columns = Record<string, SQLiteColumn>;
+
+function placeholders(names: readonly string[]): Record<string, SQL> {
+  return Object.fromEntries(names.map((name) => [name, sql`${sql.placeholder(name)}`]));
+}
+
+/**
+ * Inserts one row and returns it as stored, through one prepared statement per table that names every column.
+ * A column the row leaves out takes its `$defaultFn` (run now), else its constant default, else null: what
+ * drizzle's own insert does. A table with an SQL expression as a default cannot be written this way (throws).
+ */
+export function insertRow<T extends SQLiteTable>(db: Db, table: T, row: InferInsertModel<T>): InferSelectModel<T> {
+  const columns: Columns = getTableColumns(table);
+  const stmt = keptStatement(db, `insert\0${getTableName(table)}`, () => {
+    for (const [name, column] of Object.entries(columns)) {
+      if (is(column.default, SQL)) throw new Error(`insertRow: ${getTableName(table)}.${name} has an SQL default`);
+    }
+    return db
+      .insert(table)
+      .values(placeholders(Object.keys(columns)) as never)
+      .returning()
+      .prepare();
+  });
+  const given = row as Record<string, unknown>;
+  const values: Record<string, unknown> = {};
+  for (const [name, column] of Object.entries(columns)) {
+    let value = given[name];
+    if (value === undefined) value = column.defaultFn ? column.defaultFn() : (column.default ?? null);
+    values[name] = driverValue(column, value);
+  }
+  return stmt.get(values) as InferSelectModel<T>;
+}
+
+/**
+ * Sets the given columns of the row with this id and returns the row as stored (undefined when there is none);
+ * keys whose value is undefined are left alone, as in drizzle's `.set()`. One prepared statement per table and
+ * set of columns (a PATCH names few); a column with `$onUpdateFn` that the changes leave out takes it, run now.
+ */
+export function updateRow<T extends SQLiteTable & { id: SQLiteColumn }>(
+  db: Db,
+  table: T,
+  id: string,
+  changes: Partial<InferInsertModel<T>>,
+): InferSelectModel<T> | undefined {
+  const columns: Columns = getTableColumns(table);
+  const values: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(changes as Record<string, unknown>)) {
+    const column = columns[name];
+    if (value !== undefined && column) values[name] = driverValue(column, value);
+  }
+  for (const [name, column] of Object.entries(columns)) {
+    if (column.onUpdateFn && !(name in values)) values[name] = driverValue(column, column.onUpdateFn());
+  }
+  const names = Object.keys(values).sort();
+  if (names.length === 0) throw new Error(`updateRow: nothing to set on ${getTableName(table)}`);
+  const stmt = keptStatement(db, `update\0${getTableName(table)}\0${names.join(',')}`, () => {
+    return db
+      .update(table)
+      .set(placeholders(names) as never)
+      .where(eq(table.id, sql.placeholder('\0id')))
+      .returning()
+      .prepare();
+  });
+  values['\0id'] = id;
+  return stmt.get(values) as InferSelectModel<T> | undefined;
+}

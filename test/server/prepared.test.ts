@@ -1,0 +1,150 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { eq, sql } from 'drizzle-orm';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { applyMigrations, openDatabase, type Db } from '../../src/server/db/connection.js';
+import { WRITE_STATEMENTS_KEPT, insertRow, preparedQueries, updateRow } from '../../src/server/db/prepared.js';
+import { organizations, partners, sites } from '../../src/server/db/schema/index.js';
+
+/** Counts what the connection is handed to prepare: drizzle hands it the SQL of every query it builds. */
+function countBuilds(db: Db): { readonly n: number } {
+  const sqlite = db.$client;
+  const prepare = sqlite.prepare.bind(sqlite);
+  const counter = { n: 0 };
+  sqlite.prepare = (source: string) => {
+    counter.n++;
+    return prepare(source);
+  };
+  return counter;
+}
+
+const siteById = preparedQueries((db) => ({
+  byId: db.select().from(sites).where(eq(sites.id, sql.placeholder('id'))).prepare(),
+}));
+
+/** db/prepared.ts: statements declared once per database, and row writes through kept statements. */
+describe('prepared statements per database (db/prepared.ts)', () => {
+  let dir: string;
+  const open: Db[] = [];
+  const fresh = (name: string): Db => {
+    const db = openDatabase(path.join(dir, `${name}.db`));
+    applyMigrations(db);
+    open.push(db);
+    return db;
+  };
+  const orgIn = (db: Db): string => {
+    const partner = insertRow(db, partners, { name: 'P', slug: `p-${Math.random()}` });
+    return insertRow(db, organizations, { partnerId: partner.id, name: 'O', slug: 'o' }).id;
+  };
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-prepared-'));
+  });
+  afterEach(() => {
+    for (const db of open.splice(0)) db.$client.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a declared query is built once per database and reused by every later call', () => {
+    const db = fresh('a');
+    const builds = countBuilds(db);
+    expect(siteById(db).byId.get({ id: 'missing' })).toBeUndefined();
+    const first = builds.n;
+    expect(first).toBe(1);
+    const orgId = orgIn(db);
+    const builtByInserts = builds.n;
+    const site = insertRow(db, sites, { orgId, name: 'S1' });
+    expect(builds.n).toBe(builtByInserts + 1);
+    for (let i = 0; i < 5; i++) expect(siteById(db).byId.get({ id: site.id })?.name).toBe('S1');
+    expect(siteById(db)).toBe(siteById(db));
+    expect(builds.n).toBe(builtByInserts + 1);
+  });
+
+  it('two databases in one process each get their own statements and see only their own rows', () => {
+    const a = fresh('a');
+    const b = fresh('b');
+    const inA = insertRow(a, sites, { orgId: orgIn(a), name: 'only in a' });
+    const inB = insertRow(b, sites, { orgId: orgIn(b), name: 'only in b' });
+    expect(siteById(a)).not.toBe(siteById(b));
+    expect(siteById(a).byId.get({ id: inA.id })?.name).toBe('only in a');
+    expect(siteById(a).byId.get({ id: inB.id })).toBeUndefined();
+    expect(siteById(b).byId.get({ id: inB.id })?.name).toBe('only in b');
+    expect(updateRow(a, sites, inB.id, { name: 'x' })).toBeUndefined();
+    expect(updateRow(b, sites, inB.id, { name: 'renamed in b' })?.name).toBe('renamed in b');
+    a.$client.close();
+    // The other database's statements still run after one is closed.
+    expect(siteById(b).byId.get({ id: inB.id })?.name).toBe('renamed in b');
+    expect(insertRow(b, sites, { orgId: inB.orgId, name: 'after a closed' }).orgId).toBe(inB.orgId);
+  });
+
+  it('insertRow runs $defaultFn per row, applies constant defaults, keeps a null JSON column NULL', () => {
+    const db = fresh('a');
+    const orgId = orgIn(db);
+    const builds = countBuilds(db);
+    const rows = [0, 1, 2].map((i) => insertRow(db, sites, { orgId, name: `S${i}` }));
+    expect(builds.n).toBe(1);
+    expect(new Set(rows.map((r) => r.id)).size).toBe(3);
+    for (const row of rows) {
+      expect(row.timezone).toBe('UTC');
+      expect(row.settings).toEqual({});
+      expect(row.address).toBeNull();
+      expect(Date.parse(row.createdAt)).not.toBeNaN();
+      expect(db.select().from(sites).where(eq(sites.id, row.id)).get()).toEqual(row);
+    }
+    const raw = db.$client.prepare('SELECT address, typeof(address) AS t, settings FROM sites WHERE id = ?').get(rows[0]?.id);
+    expect(raw).toEqual({ address: null, t: 'null', settings: '{}' });
+    const withJson = insertRow(db, sites, { orgId, name: 'J', address: { city: 'Berlin' }, timezone: 'Europe/Berlin' });
+    expect(withJson.address).toEqual({ city: 'Berlin' });
+    expect(withJson.timezone).toBe('Europe/Berlin');
+  });
+
+  it('updateRow sets only the named columns, null as NULL, and reuses one statement per set of columns', () => {
+    const db = fresh('a');
+    const orgId = orgIn(db);
+    const site = insertRow(db, sites, { orgId, name: 'S', address: { city: 'Paris' } });
+    const builds = countBuilds(db);
+    const renamed = updateRow(db, sites, site.id, { name: 'S2', timezone: undefined });
+    expect(renamed).toEqual({ ...site, name: 'S2' });
+    updateRow(db, sites, site.id, { name: 'S3' });
+    expect(builds.n).toBe(1);
+    const cleared = updateRow(db, sites, site.id, { address: null, updatedAt: '2030-01-01T00:00:00.000Z' });
+    expect(builds.n).toBe(2);
+    expect(cleared).toMatchObject({ name: 'S3', address: null, updatedAt: '2030-01-01T00:00:00.000Z' });
+    expect(db.$client.prepare('SELECT typeof(address) AS t FROM sites WHERE id = ?').get(site.id)).toEqual({ t: 'null' });
+    expect(updateRow(db, sites, 'missing', { name: 'x' })).toBeUndefined();
+    expect(() => updateRow(db, sites, site.id, {})).toThrow(/nothing to set/);
+  });
+
+  it(`at most ${WRITE_STATEMENTS_KEPT} write statements are kept per database (the oldest is built again)`, () => {
+    const db = fresh('a');
+    const site = insertRow(db, sites, { orgId: orgIn(db), name: 'S' });
+    // Every non-empty set of 8 columns of sites: 255 statements of their own.
+    const names = ['name', 'timezone', 'address', 'contact', 'settings', 'updatedAt', 'createdAt', 'orgId'] as const;
+    const value: Record<(typeof names)[number], unknown> = {
+      name: 'n',
+      timezone: 'UTC',
+      address: null,
+      contact: null,
+      settings: {},
+      updatedAt: '2030-01-01T00:00:00.000Z',
+      createdAt: '2030-01-01T00:00:00.000Z',
+      orgId: site.orgId,
+    };
+    const builds = countBuilds(db);
+    const sets: Record<string, unknown>[] = [];
+    for (let mask = 1; mask < 2 ** names.length; mask++) {
+      sets.push(Object.fromEntries(names.filter((_, i) => mask & (1 << i)).map((n) => [n, value[n]])));
+    }
+    // Kept before: the inserts of partners, organizations and sites (3); with 255 sets, 258 asked for.
+    expect(sets.length + 3).toBeGreaterThan(WRITE_STATEMENTS_KEPT);
+    for (const set of sets) updateRow(db, sites, site.id, set);
+    expect(builds.n).toBe(sets.length);
+    // The newest are kept: running the last set and a site insert again builds nothing.
+    updateRow(db, sites, site.id, sets.at(-1) ?? {});
+    insertRow(db, sites, { orgId: site.orgId, name: 'again' });
+    expect(builds.n).toBe(sets.length);
+    // The oldest (the partners insert) was dropped and is built again.
+    insertRow(db, partners, { name: 'P2', slug: 'p2' });
+    expect(builds.n).toBe(sets.length + 1);
+  });
+});
