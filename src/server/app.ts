@@ -295,7 +295,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   });
   apiKeyAuth.start();
 
-  const alertNotifier = new AlertNotifier(db, { tenancy, directory, inbox, channels: alertChannels, policies: escalationPolicies, deliveries: alertDeliveries, senders, publicUrl: config.publicUrl });
+  const alertNotifier = new AlertNotifier(db, { tenancy, directory, inbox, channels: alertChannels, policies: escalationPolicies, deliveries: alertDeliveries, senders, publicUrl: config.publicUrl, timeScale: config.alerts.timeScale });
   alertNotifier.register(worker);
   registerWebhookFailureNotices(worker, db, { inbox, recipientsOf: (orgId, permission) => alertNotifier.recipientsOf(orgId, permission), publicUrl: config.publicUrl });
   services.integrations.register(worker);
