@@ -11,10 +11,11 @@ const MAXMEM = 128 * N * R * 2;
 /**
  * How many hashes run at once. Each takes 128·N·r bytes (32 MiB at N=2^15, r=8) outside the JS heap while it runs,
  * and libuv runs up to four at a time: four sign-ins or invitation acceptances at once added ~130 MB to the
- * server's RSS (the alert benchmark's 257 MB peak came from its set-up accepting invitations four at a time).
- * Two at a time keep that at ~64 MB and still use both cores of the target machine; the rest wait their turn.
+ * server's RSS (the alert benchmark's 257 MB peak came from its set-up accepting invitations four at a time; two
+ * at a time still peaked at 196.5 MB). One at a time keeps it at 32 MiB; the others wait their turn (a hash takes
+ * ~50 ms on the target machine), which tells an attacker nothing about the account.
  */
-export const MAX_CONCURRENT_HASHES = 2;
+export const MAX_CONCURRENT_HASHES = 1;
 let running = 0;
 const waiting: (() => void)[] = [];
 
