@@ -34,13 +34,10 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
 }
 
 describe('e2e: the alert pipeline through the CLI, with a server restart (issue 11, 02 §3, §6)', { timeout: E2E_TIMEOUT_MS * 4 }, () => {
-  let server: E2eServer;
-  let receiver: Receiver;
-  let smtp: Inbox;
-  let systemToken: string;
   const made: CliUser[] = [];
   /** When each request reached the receiver. */
   const arrivedAt = new Map<ReceivedRequest, number>();
+  let server: E2eServer, receiver: Receiver, smtp: Inbox, systemToken: string;
 
   beforeAll(async () => {
     receiver = await startReceiver((req, res) => {
