@@ -298,7 +298,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   // WAL checkpoints on a timer between requests, not inside a request's commit (db/checkpoint.ts).
   const walCheckpoints = startWalCheckpoints(db.$client, { onError: (err) => app.log.warn({ err }, 'WAL checkpoint failed') });
 
-  const alertNotifier = new AlertNotifier(db, { tenancy, directory, inbox, channels: alertChannels, policies: escalationPolicies, deliveries: alertDeliveries, senders, publicUrl: config.publicUrl });
+  const alertNotifier = new AlertNotifier(db, { tenancy, directory, inbox, channels: alertChannels, policies: escalationPolicies, deliveries: alertDeliveries, senders, publicUrl: config.publicUrl, timeScale: config.alerts.timeScale });
   alertNotifier.register(worker);
   registerWebhookFailureNotices(worker, db, { inbox, recipientsOf: (orgId, permission) => alertNotifier.recipientsOf(orgId, permission), publicUrl: config.publicUrl });
   services.integrations.register(worker);

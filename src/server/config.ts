@@ -126,6 +126,7 @@ const EnvSchema = z.object({
     if (bad.length) ctx.addIssue({ code: 'custom', message: `expected comma-separated CIDRs such as 127.0.0.1/32,::1/128 (not CIDRs: ${bad.join(', ')})` });
   }),
   SVC_WEBHOOK_TIME_SCALE: optionalString.refine((v) => v === undefined || (Number(v) > 0 && Number(v) <= 1), 'must be a number above 0 and at most 1'),
+  SVC_ALERT_TIME_SCALE: optionalString.refine((v) => v === undefined || (Number(v) > 0 && Number(v) <= 1), 'must be a number above 0 and at most 1'),
   SVC_PAGERDUTY_EVENTS_URL: z.url().optional().default('https://events.pagerduty.com/v2/enqueue'),
   SVC_TWILIO_API_URL: z.url().optional().default('https://api.twilio.com'),
   SVC_TWILIO_ACCOUNT_SID: optionalString,
@@ -182,6 +183,8 @@ export interface ServerConfig {
   outbound: { allow: string[] };
   /** Outgoing webhooks: retry delays are multiplied by timeScale (1 in production; tests shrink the schedule). */
   webhooks: { timeScale: number };
+  /** Alert escalation: step delays (delayMinutes) are multiplied by timeScale (1 in production; tests shrink them). */
+  alerts: { timeScale: number };
   /** Alert channel providers (02 §2.4): the incident events API and the Twilio Programmable Messaging API. The
    * base URLs are settings so tests (and proxies) can point them elsewhere. */
   alerting: {
@@ -281,6 +284,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     },
     outbound: { allow: splitList(e.SVC_OUTBOUND_ALLOW) },
     webhooks: { timeScale: e.SVC_WEBHOOK_TIME_SCALE === undefined ? 1 : Number(e.SVC_WEBHOOK_TIME_SCALE) },
+    alerts: { timeScale: e.SVC_ALERT_TIME_SCALE === undefined ? 1 : Number(e.SVC_ALERT_TIME_SCALE) },
     alerting: {
       pagerdutyEventsUrl: e.SVC_PAGERDUTY_EVENTS_URL,
       twilio: {

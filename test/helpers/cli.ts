@@ -37,6 +37,9 @@ export interface E2eServer {
   url: string;
   dataDir: string;
   stop(): Promise<void>;
+  /** Stops the server process (SIGTERM, as an operator would) and, once `whileDown` has run, starts a new one on
+   * the same data dir, environment and port (so `url` stays valid). */
+  restart(whileDown?: () => Promise<void>): Promise<void>;
 }
 
 /** A template data dir made by the built CLI's own `svc server init` (test/helpers/template.ts). */
@@ -70,23 +73,27 @@ export async function startServer(env: Record<string, string> = {}): Promise<E2e
   };
   const template = settings.SVC_DATA_DIR === dataDir ? await templateFor(settings, `cli ${ROOT}`, initTemplate) : undefined;
   if (template) copyTemplate(template, dataDir);
-  const child: ResultPromise = execa('node', [BIN, 'server', 'start', '--port', '0', '--host', '127.0.0.1'], {
-    env: {
-      ...baseEnv(),
-      HOME: home,
-      XDG_CONFIG_HOME: path.join(home, '.config'),
-      XDG_DATA_HOME: path.join(home, '.local', 'share'),
-      ...settings,
-    },
-    extendEnv: false,
-    stdin: 'ignore',
-    reject: false,
-    buffer: false,
-  });
+  const childEnv = {
+    ...baseEnv(),
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, '.config'),
+    XDG_DATA_HOME: path.join(home, '.local', 'share'),
+    ...settings,
+  };
+  const spawn = (port: string): ResultPromise =>
+    execa('node', [BIN, 'server', 'start', '--port', port, '--host', '127.0.0.1'], { env: childEnv, extendEnv: false, stdin: 'ignore', reject: false, buffer: false });
+  let child = spawn('0');
   const url = await listeningUrl(child);
   return {
     url,
     dataDir,
+    async restart(whileDown) {
+      child.kill('SIGTERM');
+      await child;
+      await whileDown?.();
+      child = spawn(new URL(url).port);
+      await listeningUrl(child);
+    },
     async stop() {
       child.kill('SIGTERM');
       await child;

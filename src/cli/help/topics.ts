@@ -96,4 +96,5 @@ export const ENVIRONMENT: readonly EnvVar[] = [
   { name: 'SVC_PASSWORD_RESET_WINDOW_SECONDS', usedBy: 'server', default: '3600', meaning: 'Window of the password-reset limit' },
   { name: 'SVC_OUTBOUND_ALLOW', usedBy: 'server', default: '(none)', meaning: 'CIDRs that outgoing requests (webhooks, SSO, alert channels) may reach despite the private-address guard, comma-separated' },
   { name: 'SVC_WEBHOOK_TIME_SCALE', usedBy: 'server', default: '1', meaning: 'Factor (0-1) applied to webhook retry delays, for tests' },
+  { name: 'SVC_ALERT_TIME_SCALE', usedBy: 'server', default: '1', meaning: 'Factor (0-1) applied to alert escalation step delays, for tests' },
 ];

@@ -1,4 +1,4 @@
-import { count, type SQL } from 'drizzle-orm';
+import { count, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/connection.js';
 
@@ -25,4 +25,19 @@ export function paged<T>(data: T[], p: PageQuery, total: number): Paged<T> {
 /** COUNT(*) of a table under a condition, synchronously (drizzle's $count is a promise-like builder). */
 export function countRows(db: Db, table: SQLiteTable, where?: SQL): number {
   return db.select({ n: count() }).from(table).where(where).get()?.n ?? 0;
+}
+
+/** One page of a table's rows matching `where` in `order` (e.g. newest first, id as the tie-break), and how many
+ * rows match in all: the two queries of every list route. */
+export function pageOfRows<T extends SQLiteTable>(db: Db, table: T, where: SQL | undefined, order: (SQL | SQLWrapper)[], p: PageQuery): { rows: T['$inferSelect'][]; total: number } {
+  const rows = page(
+    db
+      .select()
+      .from(table as SQLiteTable)
+      .where(where)
+      .orderBy(...(order as SQL[]))
+      .$dynamic(),
+    p,
+  ).all() as T['$inferSelect'][];
+  return { rows, total: countRows(db, table, where) };
 }

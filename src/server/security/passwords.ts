@@ -8,10 +8,35 @@ const P = 1;
 const KEYLEN = 64;
 const MAXMEM = 128 * N * R * 2;
 
-function scrypt(password: string, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    scryptCb(password.normalize('NFKC'), salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key)));
-  });
+/**
+ * How many hashes run at once. Each takes 128·N·r bytes (32 MiB at N=2^15, r=8) outside the JS heap while it runs,
+ * and libuv runs up to four at a time: four sign-ins or invitation acceptances at once added ~130 MB to the
+ * server's RSS (the alert benchmark's 257 MB peak came from its set-up accepting invitations four at a time; two
+ * at a time still peaked at 196.5 MB). One at a time keeps it at 32 MiB; the others wait their turn (a hash takes
+ * ~50 ms on the target machine), which tells an attacker nothing about the account.
+ */
+export const MAX_CONCURRENT_HASHES = 1;
+let running = 0;
+const waiting: (() => void)[] = [];
+
+/** Hashes running and waiting now (for tests and diagnostics). */
+export function hashLoad(): { running: number; waiting: number } {
+  return { running, waiting: waiting.length };
+}
+
+async function scrypt(password: string, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> {
+  if (running >= MAX_CONCURRENT_HASHES) await new Promise<void>((resolve) => waiting.push(resolve));
+  else running += 1;
+  try {
+    return await new Promise<Buffer>((resolve, reject) => {
+      scryptCb(password.normalize('NFKC'), salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key)));
+    });
+  } finally {
+    // Hand the slot straight to the next waiter (running stays the same), or free it.
+    const next = waiting.shift();
+    if (next) next();
+    else running -= 1;
+  }
 }
 
 export async function hashPassword(password: string): Promise<string> {

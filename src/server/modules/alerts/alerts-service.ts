@@ -7,7 +7,7 @@ import type { AlertSeverity, AlertStatus } from '../../db/schema/alerts.js';
 import { systemContext, type Caller, type RequestContext } from '../../context.js';
 import { DomainError, badRequest, notFound } from '../../errors.js';
 import { publishEvent } from '../../jobs/queue.js';
-import { paged, type Paged } from '../../lib/paging.js';
+import { paged, pageOfRows, type Paged } from '../../lib/paging.js';
 import type { DevicesService } from '../devices/service.js';
 import { ruleOut, type AlertRulesService, type RuleRow } from './rules-service.js';
 import { orgById, readOrgIds } from './scope.js';
@@ -114,15 +114,7 @@ export class AlertsService {
       query.endDate ? sql`${alerts.triggeredAt} <= ${new Date(query.endDate).toISOString()}` : undefined,
       query.updatedSince ? sql`${alerts.updatedAt} >= ${new Date(query.updatedSince).toISOString()}` : undefined,
     );
-    const rows = this.db
-      .select()
-      .from(alerts)
-      .where(where)
-      .orderBy(desc(alerts.triggeredAt), desc(alerts.id))
-      .limit(query.limit)
-      .offset((query.page - 1) * query.limit)
-      .all();
-    const total = this.db.select({ n: count() }).from(alerts).where(where).get()?.n ?? 0;
+    const { rows, total } = pageOfRows(this.db, alerts, where, [desc(alerts.triggeredAt), desc(alerts.id)], query);
     return paged(this.withOrgNames(rows), query, total);
   }
 

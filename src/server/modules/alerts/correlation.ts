@@ -1,10 +1,11 @@
-import { and, count, desc, eq, gte, inArray, or, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, or, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { z } from 'zod';
 import type { CorrelationAnalyzeSchema, CorrelationListQuerySchema } from '../../../contract/alerts.js';
 import type { Db } from '../../db/connection.js';
 import { alertCorrelations, alerts } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
+import { pageOfRows } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
 import { alertOut, type AlertOut, type AlertRow, type AlertsService } from './alerts-service.js';
 import type { FlatPage } from './rules-service.js';
@@ -204,15 +205,7 @@ export class CorrelationService {
       query.minConfidence !== undefined ? gte(alertCorrelations.confidence, query.minConfidence) : undefined,
       ctx.caller.siteIds === null ? undefined : this.bothVisibleToSites(ctx.caller.siteIds),
     );
-    const rows = this.db
-      .select()
-      .from(alertCorrelations)
-      .where(where)
-      .orderBy(desc(alertCorrelations.createdAt), desc(alertCorrelations.id))
-      .limit(query.limit)
-      .offset((query.page - 1) * query.limit)
-      .all();
-    const total = this.db.select({ n: count() }).from(alertCorrelations).where(where).get()?.n ?? 0;
+    const { rows, total } = pageOfRows(this.db, alertCorrelations, where, [desc(alertCorrelations.createdAt), desc(alertCorrelations.id)], query);
     return { data: rows.map(linkOut), page: query.page, limit: query.limit, total };
   }
 

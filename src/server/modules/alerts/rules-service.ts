@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, isNull, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { z } from 'zod';
 import type {
@@ -13,7 +13,7 @@ import type { Db } from '../../db/connection.js';
 import { alertRules, alertTemplates } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { badRequest, conflict, forbidden, notFound } from '../../errors.js';
-import type { PageQuery } from '../../lib/paging.js';
+import { countRows, pageOfRows, type PageQuery } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
 import { isSiteOfOrg, type Organization } from '../tenancy/access.js';
 import { messageTemplateFor, titleTemplateFor } from './builtin-templates.js';
@@ -71,15 +71,7 @@ export class AlertRulesService {
       query.severity ? eq(alertTemplates.severity, query.severity) : undefined,
       query.search ? or(lowerLike(alertTemplates.name, query.search), lowerLike(sql`${alertTemplates.description}`, query.search)) : undefined,
     );
-    const rows = this.db
-      .select()
-      .from(alertTemplates)
-      .where(where)
-      .orderBy(desc(alertTemplates.builtIn), asc(alertTemplates.name), asc(alertTemplates.id))
-      .limit(query.limit)
-      .offset((query.page - 1) * query.limit)
-      .all();
-    const total = this.db.select({ n: count() }).from(alertTemplates).where(where).get()?.n ?? 0;
+    const { rows, total } = pageOfRows(this.db, alertTemplates, where, [desc(alertTemplates.builtIn), asc(alertTemplates.name), asc(alertTemplates.id)], query);
     return flat(rows.map(templateOut), query, total);
   }
 
@@ -141,7 +133,7 @@ export class AlertRulesService {
     return this.db.$client.transaction(() => {
       const current = this.template(ctx, id);
       if (current.builtIn) throw forbidden('Built-in templates cannot be deleted', 'BUILT_IN_TEMPLATE');
-      const used = this.db.select({ n: count() }).from(alertRules).where(eq(alertRules.templateId, id)).get()?.n ?? 0;
+      const used = countRows(this.db, alertRules, eq(alertRules.templateId, id));
       if (used > 0) throw conflict(`Template is used by ${used} alert rule(s)`, 'TEMPLATE_IN_USE');
       this.db.delete(alertTemplates).where(eq(alertTemplates.id, id)).run();
       this.audit(ctx, 'alert_template.delete', current, this.orgOf(current.orgId), {});
@@ -170,15 +162,7 @@ export class AlertRulesService {
         : undefined,
       query.search ? or(lowerLike(alertRules.name, query.search), lowerLike(sql`${alertRules.description}`, query.search)) : undefined,
     );
-    const rows = this.db
-      .select()
-      .from(alertRules)
-      .where(where)
-      .orderBy(desc(alertRules.createdAt), desc(alertRules.id))
-      .limit(query.limit)
-      .offset((query.page - 1) * query.limit)
-      .all();
-    const total = this.db.select({ n: count() }).from(alertRules).where(where).get()?.n ?? 0;
+    const { rows, total } = pageOfRows(this.db, alertRules, where, [desc(alertRules.createdAt), desc(alertRules.id)], query);
     return flat(rows.map(ruleOut), query, total);
   }
 

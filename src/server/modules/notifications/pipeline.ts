@@ -57,6 +57,8 @@ export class AlertNotifier {
       deliveries: DeliveryRecords;
       senders: Senders;
       publicUrl: string | undefined;
+      /** Escalation step delays are multiplied by this (SVC_ALERT_TIME_SCALE: 1 in production, tests shrink it). */
+      timeScale?: number;
     },
   ) {}
 
@@ -134,7 +136,7 @@ export class AlertNotifier {
     const triggered = Date.parse(alert.triggeredAt);
     const base = Number.isFinite(triggered) ? triggered : Date.now();
     stepsOf(policy).forEach((step, i) => {
-      const dueAt = new Date(base + step.delayMinutes * 60_000);
+      const dueAt = new Date(base + step.delayMinutes * 60_000 * (this.deps.timeScale ?? 1));
       const row = this.db
         .insert(alertEscalations)
         .values({
