@@ -511,7 +511,6 @@ export class DeliveryPump {
     // Outcomes that finish together are written together.
     this.flushTimer ??= setImmediate(() => this.flush());
     if (this.inFlight === 0) this.idle.splice(0).forEach((resolve) => resolve());
-    this.wake();
   }
 
   private flush(): void {
@@ -524,7 +523,9 @@ export class DeliveryPump {
       // Not written: the leases run out and the attempts are made again (at least once, 02 §6).
       this.dispatcher.onError(err instanceof Error ? err : new Error(String(err)));
     }
-    // The written outcomes changed what is due next (a retry's time, a lease released): look again.
-    if (batch.length > 0) this.wake();
+    // The written outcomes changed what is due next (a retry's time, a lease released): look again, once at most half
+    // the attempts are in flight, so a claim takes a batch (at least half the concurrency) rather than one
+    // transaction per finished attempt.
+    if (batch.length > 0 && this.inFlight <= this.options.concurrency / 2) this.wake();
   }
 }
