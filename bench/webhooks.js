@@ -208,6 +208,12 @@ async function main() {
     rows.push({ m: 'server CPU per delivery (phase 1, publishing excluded)', v: round(serverCpuUs / Math.max(1, deliveredCount), 1), unit: 'µs', ratio: null, target: '(reported)', pass: null });
     rows.push({ m: 'SQLite transactions per event (phase 1)', v: round((transactions - transactionsStart) / EVENTS, 3), unit: '', ratio: null, target: '(reported)', pass: null });
     raw['throughput: server CPU ms, publishing CPU ms, transactions, delivered'] = [serverCpuUs / 1000, publishCpuUs / 1000, transactions - transactionsStart, deliveredCount];
+    // What else the events cost: the jobs of the other subscribers (alerts, notifications, PSA), each a claim, a run
+    // and a finish of its own.
+    raw['throughput: jobs by type after phase 1'] = db.$client
+      .prepare('SELECT type, count(*) AS n FROM jobs GROUP BY type ORDER BY n DESC')
+      .all()
+      .map((r) => `${r.type} ${r.n}`);
     const times = arrivals.throughput.map((r) => r[3]).sort((a, b) => a - b);
     const lo = percentile(times, 10);
     const hi = percentile(times, 90);
