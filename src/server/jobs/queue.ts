@@ -1,10 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, isNull, lt, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '../db/connection.js';
 import { jobs, outboxEvents } from '../db/schema/index.js';
 
 export type Job = typeof jobs.$inferSelect;
 export type JobHandler = (payload: Record<string, unknown>, job: Job) => Promise<void> | void;
+export type RelayedEvent = typeof outboxEvents.$inferSelect;
+/** Takes a relayed batch's events of its types (in outbox order) inside the relaying transaction: what it writes
+ * commits with the events' relay mark, or neither does. It must be synchronous and idempotent (an event relayed
+ * again after a crash comes to it again). */
+export type BatchSubscriber = (tx: Db, events: readonly RelayedEvent[], now: Date) => void;
 
 export interface EnqueueOptions {
   runAt?: Date;
@@ -84,7 +89,7 @@ export function enqueueJob(
  * crash (or a worker that stopped without finishing) and is claimed again. */
 export const LEASE_MS = 5 * 60_000;
 const BATCH = 20;
-const RELAY_BATCH = 100;
+const RELAY_BATCH = 500;
 
 /** Retry delay after `attempts` failures: exponential from 1 s, capped at one hour, with jitter. */
 export function backoffMs(attempts: number): number {
@@ -132,6 +137,7 @@ const later = (now: Date, ms: number) => new Date(Math.max(now.getTime(), Date.n
 export class JobWorker {
   private readonly handlers = new Map<string, JobHandler>();
   private readonly subscribers = new Map<string, string[]>();
+  private readonly batchSubscribers: Array<{ types: ReadonlySet<string>; handler: BatchSubscriber }> = [];
   private readonly periodic = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
@@ -161,6 +167,12 @@ export class JobWorker {
    * eventType). */
   subscribe(eventType: string, jobType: string): void {
     this.subscribers.set(eventType, [...(this.subscribers.get(eventType) ?? []), jobType]);
+  }
+
+  /** Each relayed batch's events of `eventTypes` go to `handler` in the relaying transaction (no job per event):
+   * for fan-outs that turn many events into rows at once (webhook deliveries). */
+  subscribeBatch(eventTypes: readonly string[], handler: BatchSubscriber): void {
+    this.batchSubscribers.push({ types: new Set(eventTypes), handler });
   }
 
   /** A job that runs every `everyMs` for as long as a server runs, surviving restarts: one row per type
@@ -248,7 +260,6 @@ export class JobWorker {
       .limit(1)
       .get();
     if (!waiting) return;
-    this.busy = true;
     // IMMEDIATE: take the write lock before reading, so two workers never relay the same event.
     this.db.$client
       .transaction(() => {
@@ -259,7 +270,6 @@ export class JobWorker {
           .orderBy(outboxEvents.createdAt, sql`rowid`)
           .limit(RELAY_BATCH)
           .all();
-        const at = now.toISOString();
         for (const event of pending) {
           for (const jobType of this.subscribers.get(event.type) ?? []) {
             enqueueJob(
@@ -269,10 +279,20 @@ export class JobWorker {
               { runAt: now },
             );
           }
-          this.db.update(outboxEvents).set({ dispatchedAt: at }).where(eq(outboxEvents.id, event.id)).run();
         }
+        for (const { types, handler } of this.batchSubscribers) {
+          const mine = pending.filter((event) => types.has(event.type));
+          if (mine.length > 0) handler(this.db, mine, now);
+        }
+        this.db
+          .update(outboxEvents)
+          .set({ dispatchedAt: now.toISOString() })
+          .where(inArray(outboxEvents.id, pending.map((event) => event.id)))
+          .run();
       })
       .immediate();
+    // Only once the batch committed: a relay that throws waits for the poll interval instead of spinning.
+    this.busy = true;
   }
 
   private claim(now: Date): Job[] {

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { createdAt, id, json, updatedAt } from './columns.js';
 import { users } from './identity.js';
 import { organizations } from './tenancy.js';
@@ -71,6 +71,10 @@ export const webhookDeliveries = sqliteTable(
   },
   (t) => [
     index('webhook_deliveries_webhook_idx').on(t.webhookId, t.createdAt),
+    /** One delivery per (webhook, event): the fan-out inserts with ON CONFLICT DO NOTHING, so an event relayed twice
+     * (a crash between the fan-out and the relay's mark) creates no second delivery. Manual retries and tests carry
+     * a new event id (05-wire-notes). */
+    uniqueIndex('webhook_deliveries_event_uq').on(t.webhookId, t.eventId),
     index('webhook_deliveries_status_idx').on(t.status, t.nextAttemptAt),
     /** The delivery pump's queue: unfinished deliveries by when their next attempt is due. */
     index('webhook_deliveries_due_idx')

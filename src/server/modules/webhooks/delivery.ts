@@ -1,10 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { and, eq, gte, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import { signatureHeader } from '../../../lib/webhook-signature.js';
 import { systemContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
 import { DEFAULT_RETRY_POLICY, webhookDeliveries, webhooks, type RetryPolicy } from '../../db/schema/index.js';
 import { OutboundBlockedError, type OutboundClient } from '../../delivery/outbound.js';
-import { publishEvent, WakeSignal, type Job, type JobWorker } from '../../jobs/queue.js';
+import { publishEvent, WakeSignal, type Job, type JobWorker, type RelayedEvent } from '../../jobs/queue.js';
 import type { SecretBox } from '../../security/crypto.js';
 import { recordAudit } from '../audit/recorder.js';
 
@@ -54,6 +55,8 @@ export const WEBHOOK_EVENT_TYPES = [
 ];
 
 export const TEST_EVENT = 'webhook.test';
+/** The job of the fan-out before it took relayed batches: jobs of this type left queued by an older server are
+ * still fanned out. */
 const FANOUT_JOB = 'webhooks.fanout';
 /** 02 §8: the delivery timeout. */
 export const DELIVERY_TIMEOUT_MS = 30_000;
@@ -93,9 +96,20 @@ export function createDelivery(tx: Db, hook: WebhookRow, event: { id: string; ty
 /** Attempts in flight at once per server process. */
 export const DEFAULT_CONCURRENCY = 64;
 
+/** A claimed delivery: what an attempt needs, with the body as stored (sent byte for byte: no parse and
+ * re-serialisation per attempt). */
+export interface ClaimedDelivery {
+  id: string;
+  webhookId: string;
+  event: string;
+  eventId: string;
+  attempt: number;
+  body: string;
+}
+
 export interface PendingOutcome {
   hook: WebhookRow;
-  delivery: DeliveryRow;
+  delivery: ClaimedDelivery;
   outcome: AttemptOutcome;
   at: Date;
 }
@@ -132,34 +146,47 @@ export class WebhookDispatcher {
   /** Told of every delivery that failed for good and of outcomes that could not be written (the server logs them). */
   onError: (err: Error) => void = () => {};
 
-  /** Fan-out runs as a job per event; attempts are made by the pump, which starts and stops with the worker. */
+  /** Fan-out takes each relayed batch of events in the relaying transaction; attempts are made by the pump, which
+   * starts and stops with the worker. */
   register(worker: JobWorker): void {
-    for (const type of WEBHOOK_EVENT_TYPES) worker.subscribe(type, FANOUT_JOB);
-    worker.handle(FANOUT_JOB, (payload, job) => this.fanOut(payload, job));
+    worker.subscribeBatch(WEBHOOK_EVENT_TYPES, (tx, events) => this.fanOutBatch(tx, events));
+    worker.handle(FANOUT_JOB, (payload, job) => {
+      const { eventId, eventType, ...data } = payload;
+      if (typeof eventId !== 'string' || typeof eventType !== 'string') return;
+      const orgId = typeof payload.orgId === 'string' ? payload.orgId : null;
+      const event = { id: eventId, type: eventType, orgId, payload: data, createdAt: job.createdAt, dispatchedAt: null };
+      this.db.$client.transaction(() => this.fanOutBatch(this.db, [event]))();
+    });
     worker.attach(this.pump);
   }
 
-  /** One event to deliveries (idempotent: a re-run creates no second delivery of the same event and webhook). */
-  fanOut(payload: Record<string, unknown>, job: Job): void {
-    const { eventId, eventType, ...data } = payload;
-    const orgId = typeof payload.orgId === 'string' ? payload.orgId : null;
-    if (typeof eventId !== 'string' || typeof eventType !== 'string' || orgId === null) return;
-    this.db.$client.transaction(() => {
-      const hooks = this.db
-        .select()
-        .from(webhooks)
-        .where(and(eq(webhooks.orgId, orgId), eq(webhooks.status, 'active')))
-        .all()
-        .filter((h) => h.events.includes(eventType) || h.events.includes('*'));
-      for (const hook of hooks) {
-        const existing = this.db
-          .select({ id: webhookDeliveries.id })
-          .from(webhookDeliveries)
-          .where(and(eq(webhookDeliveries.webhookId, hook.id), eq(webhookDeliveries.eventId, eventId)))
-          .get();
-        if (!existing) createDelivery(this.db, hook, { id: eventId, type: eventType, timestamp: job.createdAt, data });
+  /**
+   * Events to deliveries (02 §6), inside the caller's transaction: one pending delivery per active webhook of the
+   * event's organization subscribed to its type, in event order. One lookup of the webhooks per organization per
+   * batch and one prepared INSERT per delivery; the unique (webhook, event) key makes it idempotent, so an event
+   * relayed again after a crash creates no second delivery. Returns the number of deliveries created.
+   */
+  fanOutBatch(tx: Db, events: readonly RelayedEvent[]): number {
+    const statements = fanOutStatements(tx);
+    const hooksByOrg = new Map<string, Array<{ id: string; events: string[] }>>();
+    const dueAt = new Date().toISOString();
+    let created = 0;
+    for (const event of events) {
+      if (event.orgId === null) continue;
+      let hooks = hooksByOrg.get(event.orgId);
+      if (!hooks) {
+        hooks = (statements.activeHooks.all(event.orgId) as Array<{ id: string; events: string }>).map((h) => ({ id: h.id, events: JSON.parse(h.events) as string[] }));
+        hooksByOrg.set(event.orgId, hooks);
       }
-    })();
+      let body: string | undefined;
+      for (const hook of hooks) {
+        if (!hook.events.includes(event.type) && !hook.events.includes('*')) continue;
+        body ??= JSON.stringify({ id: event.id, type: event.type, timestamp: event.createdAt, orgId: event.orgId, data: event.payload });
+        created += statements.insert.run(randomUUID(), hook.id, event.orgId, event.type, event.id, body, dueAt, dueAt).changes;
+      }
+    }
+    if (created > 0) signalDeliveries();
+    return created;
   }
 
   /** Deliveries that waited (a webhook paused, then active again) are due already: the pump is woken to take
@@ -176,30 +203,18 @@ export class WebhookDispatcher {
       or(isNull(webhookDeliveries.lockedUntil), lt(webhookDeliveries.lockedUntil, now)),
     );
 
-  /** Claims up to `limit` due deliveries of active webhooks, oldest due first, in one IMMEDIATE transaction (so
-   * two workers never claim the same delivery); each comes with its webhook. */
-  claimDue(limit: number, now = new Date()): Array<{ hook: WebhookRow; delivery: DeliveryRow }> {
+  /** Claims up to `limit` due deliveries of active webhooks, oldest due first (event order within a fan-out), in one
+   * IMMEDIATE transaction (so two workers never claim the same delivery); each comes with its webhook. */
+  claimDue(limit: number, now = new Date()): Array<{ hook: WebhookRow; delivery: ClaimedDelivery }> {
     const at = now.toISOString();
     const lease = new Date(now.getTime() + DELIVERY_TIMEOUT_MS + 60_000).toISOString();
+    const statements = pumpStatements(this.db);
     return this.db.$client
       .transaction(() => {
-        // The partial index webhook_deliveries_due_idx answers this in due order without a sort.
-        const due = this.db.$client
-          .prepare(
-            `SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-             WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at <= ? AND w.status = 'active'
-               AND (d.locked_until IS NULL OR d.locked_until < ?)
-             ORDER BY d.next_attempt_at LIMIT ?`,
-          )
-          .pluck()
-          .all(at, at, limit) as string[];
-        if (due.length === 0) return [];
-        const claimed = this.db
-          .update(webhookDeliveries)
-          .set({ lockedUntil: lease })
-          .where(and(inArray(webhookDeliveries.id, due), this.claimable(at)))
-          .returning()
-          .all();
+        const claimed = statements.claim.all(lease, at, at, limit) as Array<ClaimedDelivery & { seq: number; due: string }>;
+        if (claimed.length === 0) return [];
+        // RETURNING comes in no promised order: back to due order, then insertion order.
+        claimed.sort((a, b) => (a.due < b.due ? -1 : a.due > b.due ? 1 : a.seq - b.seq));
         const hooks = new Map(
           this.db
             .select()
@@ -208,7 +223,7 @@ export class WebhookDispatcher {
             .all()
             .map((h) => [h.id, h]),
         );
-        return claimed.flatMap((delivery) => {
+        return claimed.flatMap(({ seq: _seq, due: _due, ...delivery }) => {
           const hook = hooks.get(delivery.webhookId);
           return hook ? [{ hook, delivery }] : [];
         });
@@ -233,7 +248,7 @@ export class WebhookDispatcher {
   }
 
   /** One claimed attempt: sent, and its outcome written (the pump batches these writes). */
-  async attempt(hook: WebhookRow, delivery: DeliveryRow): Promise<PendingOutcome> {
+  async attempt(hook: WebhookRow, delivery: ClaimedDelivery): Promise<PendingOutcome> {
     return { hook, delivery, outcome: await this.send(hook, delivery), at: new Date() };
   }
 
@@ -256,20 +271,34 @@ export class WebhookDispatcher {
       .returning()
       .get();
     if (!claimed) return;
-    this.recordAll([await this.attempt(hook.webhooks, claimed)]);
+    const { id, webhookId, event, eventId } = claimed;
+    this.recordAll([await this.attempt(hook.webhooks, { id, webhookId, event, eventId, attempt: claimed.attempt, body: JSON.stringify(claimed.payload) })]);
   }
 
   /** The secrets that sign a delivery now: the current one, and the previous one during a rotation's overlap. */
   private secretsOf(hook: WebhookRow): string[] {
-    const secrets = hook.secretEnc ? [this.box.open(hook.secretEnc)] : [];
+    const secrets = hook.secretEnc ? [this.open(hook.secretEnc)] : [];
     if (hook.previousSecretEnc && hook.previousSecretExpiresAt && hook.previousSecretExpiresAt > new Date().toISOString()) {
-      secrets.push(this.box.open(hook.previousSecretEnc));
+      secrets.push(this.open(hook.previousSecretEnc));
     }
     return secrets;
   }
 
-  private async send(hook: WebhookRow, delivery: DeliveryRow): Promise<AttemptOutcome> {
-    const body = JSON.stringify(delivery.payload);
+  /** Opened secrets by ciphertext (a rotation writes a new ciphertext, so a stale entry is never used), so an attempt
+   * does not pay an AES-GCM open; bounded, oldest out. */
+  private readonly opened = new Map<string, string>();
+  private open(sealed: string): string {
+    let secret = this.opened.get(sealed);
+    if (secret === undefined) {
+      secret = this.box.open(sealed);
+      this.opened.set(sealed, secret);
+      if (this.opened.size > OPENED_SECRETS_MAX) this.opened.delete(this.opened.keys().next().value as string);
+    }
+    return secret;
+  }
+
+  private async send(hook: WebhookRow, delivery: ClaimedDelivery): Promise<AttemptOutcome> {
+    const body = delivery.body;
     const timestamp = String(Date.now());
     const secrets = this.secretsOf(hook);
     // 05-wire-notes: custom headers first, then the standard ones, so the standard ones win.
@@ -306,6 +335,7 @@ export class WebhookDispatcher {
    * failed. A failed delivery stays as the dead letter: listed with status failed, retried by hand (02 §3). */
   recordAll(outcomes: readonly PendingOutcome[]): void {
     if (outcomes.length === 0) return;
+    const statements = pumpStatements(this.db);
     this.db.$client.transaction(() => {
       const delivered = new Map<string, string>();
       for (const { hook, delivery, outcome, at } of outcomes) {
@@ -314,19 +344,16 @@ export class WebhookDispatcher {
         const retriesLeft = made <= policy.maxRetries;
         const next = outcome.ok ? 'delivered' : outcome.retryable && retriesLeft ? 'retrying' : 'failed';
         const nextAt = next === 'retrying' ? new Date(at.getTime() + retryDelayMs(policy, made) * this.timeScale) : null;
-        this.db
-          .update(webhookDeliveries)
-          .set({
-            status: next,
-            attempt: made,
-            responseStatus: outcome.responseStatus,
-            responseBody: outcome.responseBody.slice(0, 1000),
-            nextAttemptAt: nextAt?.toISOString() ?? null,
-            lockedUntil: null,
-            ...(outcome.ok ? { deliveredAt: at.toISOString() } : {}),
-          })
-          .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.attempt, delivery.attempt)))
-          .run();
+        statements.record.run(
+          next,
+          made,
+          outcome.responseStatus,
+          outcome.responseBody.slice(0, 1000),
+          nextAt?.toISOString() ?? null,
+          outcome.ok ? at.toISOString() : null,
+          delivery.id,
+          delivery.attempt,
+        );
         if (outcome.ok) delivered.set(hook.id, at.toISOString());
         if (next === 'failed') {
           this.onError(new Error(`webhook delivery ${delivery.id} failed after ${made} attempt(s): ${outcome.error}`));
@@ -368,6 +395,36 @@ export class WebhookDispatcher {
     publishEvent(this.db, WEBHOOK_FAILED_EVENT, { webhookId: hook.id, webhookName: hook.name, orgId: hook.orgId, failedDeliveries: stats.failed ?? 0 }, hook.orgId);
   }
 }
+
+const OPENED_SECRETS_MAX = 1024;
+
+/** The statements of the fan-out and the pump, prepared by their text (the connection keeps compiled statements by
+ * text: db/connection.ts keepStatements). */
+const fanOutStatements = (db: Db) => ({
+  activeHooks: db.$client.prepare<unknown[]>(`SELECT id, events FROM webhooks WHERE org_id = ? AND status = 'active' ORDER BY created_at, id`),
+  insert: db.$client.prepare<unknown[]>(
+    `INSERT INTO webhook_deliveries (id, webhook_id, org_id, status, event, event_id, payload, attempt, next_attempt_at, created_at)
+     VALUES (?, ?, ?, 'pending', ?, ?, ?, 0, ?, ?) ON CONFLICT (webhook_id, event_id) DO NOTHING`,
+  ),
+});
+
+const pumpStatements = (db: Db) => ({
+  // The partial index webhook_deliveries_due_idx answers the inner SELECT in due order without a sort.
+  claim: db.$client.prepare<unknown[]>(
+    `UPDATE webhook_deliveries SET locked_until = ?
+     WHERE id IN (
+       SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+       WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at <= ? AND w.status = 'active'
+         AND (d.locked_until IS NULL OR d.locked_until < ?)
+       ORDER BY d.next_attempt_at LIMIT ?)
+     RETURNING id, webhook_id AS webhookId, event, event_id AS eventId, attempt, payload AS body, next_attempt_at AS due, rowid AS seq`,
+  ),
+  record: db.$client.prepare<unknown[]>(
+    `UPDATE webhook_deliveries SET status = ?, attempt = ?, response_status = ?, response_body = ?, next_attempt_at = ?,
+       locked_until = NULL, delivered_at = coalesce(?, delivered_at)
+     WHERE id = ? AND attempt = ?`,
+  ),
+});
 
 /**
  * The delivery loop of one server process (02 §6, §8). The delivery rows are the durable queue: the pump claims
@@ -442,8 +499,10 @@ export class DeliveryPump {
     const next = this.dispatcher.nextDue();
     const wait = next === null ? this.options.pollMs : Math.max(0, Math.min(this.options.pollMs, Date.parse(next) - Date.now()));
     if (this.timer) clearTimeout(this.timer);
-    // A due delivery that could not be claimed is locked by another worker or its webhook is paused: poll.
-    this.timer = setTimeout(() => this.fill(), wait === 0 ? Math.min(this.options.pollMs, 50) : wait);
+    // A due delivery that could not be claimed is in flight (here or in another worker) or its webhook is paused:
+    // poll at the interval, not in a tight loop over a paused backlog. What this process creates or finishes wakes
+    // the pump at once.
+    this.timer = setTimeout(() => this.fill(), wait === 0 ? this.options.pollMs : wait);
   }
 
   private finished(outcome: PendingOutcome | undefined): void {
@@ -452,7 +511,6 @@ export class DeliveryPump {
     // Outcomes that finish together are written together.
     this.flushTimer ??= setImmediate(() => this.flush());
     if (this.inFlight === 0) this.idle.splice(0).forEach((resolve) => resolve());
-    this.wake();
   }
 
   private flush(): void {
@@ -465,5 +523,9 @@ export class DeliveryPump {
       // Not written: the leases run out and the attempts are made again (at least once, 02 §6).
       this.dispatcher.onError(err instanceof Error ? err : new Error(String(err)));
     }
+    // The written outcomes changed what is due next (a retry's time, a lease released): look again, once at most half
+    // the attempts are in flight, so a claim takes a batch (at least half the concurrency) rather than one
+    // transaction per finished attempt.
+    if (batch.length > 0 && this.inFlight <= this.options.concurrency / 2) this.wake();
   }
 }
