@@ -48,6 +48,8 @@ export class FcmProvider implements PushProvider {
   private readonly account: z.infer<typeof ServiceAccountSchema>;
   private readonly tokenUrl: string;
   private cached: { token: string; until: number } | undefined;
+  /** The exchange under way: concurrent sends share it rather than each exchanging a token. */
+  private exchanging: Promise<string> | undefined;
 
   constructor(
     private readonly config: NonNullable<MobilePushConfig['fcm']>,
@@ -67,6 +69,13 @@ export class FcmProvider implements PushProvider {
 
   private async accessToken(): Promise<string> {
     if (this.cached && this.cached.until > Date.now()) return this.cached.token;
+    this.exchanging ??= this.exchange().finally(() => {
+      this.exchanging = undefined;
+    });
+    return this.exchanging;
+  }
+
+  private async exchange(): Promise<string> {
     const key = await importPKCS8(this.account.private_key, 'RS256');
     const now = Math.floor(Date.now() / 1000);
     const assertion = await new SignJWT({ scope: 'https://www.googleapis.com/auth/firebase.messaging' })
