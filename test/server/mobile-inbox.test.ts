@@ -116,7 +116,7 @@ describe('mobile alert inbox (02 §4.6, 05 wire notes 4.6)', () => {
 
   it('02§4.6 devices: decommissioned excluded by default, hostname search, lastSeenAt newest first, cursor paging', async () => {
     const names = ['db-01', 'web-01', 'web-02', 'web-03'];
-    const agents = [];
+    const agents: Agent[] = [];
     for (const name of names) agents.push(await enrollAgent(t, w.tokens.system, w.orgA1.id, name));
     names.forEach((_, i) => t.db.update(devices).set({ status: 'online', lastSeenAt: minutesAgo(i) }).where(eq(devices.id, agents[i]?.deviceId ?? '')).run());
     t.db.update(devices).set({ status: 'decommissioned' }).where(eq(devices.id, agents[3]?.deviceId ?? '')).run();
