@@ -1,25 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminToken, type CliUser, E2E_TIMEOUT_MS, type E2eServer, http, startServer } from '../helpers/cli.js';
-import { createTenant, enroll, invitePerson, ok, turnOnMfa } from '../helpers/fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { E2E_TIMEOUT_MS, http } from '../helpers/cli.js';
+import { createTenant, enroll, invitePerson, ok, sharedServer } from '../helpers/fixtures.js';
 
 describe('e2e: the mobile interface through the CLI (02 §4.6)', { timeout: E2E_TIMEOUT_MS * 2 }, () => {
-  let server: E2eServer;
-  let token: string;
-  const made: CliUser[] = [];
-  beforeAll(async () => {
-    server = await startServer();
-    token = (await turnOnMfa(server.url, await adminToken(server.url))).token;
-  });
-  afterAll(async () => {
-    for (const user of made) user.cleanup();
-    await server?.stop();
-  });
+  const server = sharedServer();
 
   it('02§4.6 register a phone, read the summary and devices, reboot an online device, remove the phone', async () => {
-    const tenant = await createTenant(server.url, token, 'mobile');
-    const person = await invitePerson(server.url, token, tenant.partnerId);
-    made.push(person.cli);
-    const cli = person.cli;
+    const tenant = await createTenant(server.url, server.token, 'mobile');
+    const person = await invitePerson(server.url, server.token, tenant.partnerId);
+    const cli = server.track(person.cli);
 
     const phone = await cli.json(['mobile', 'devices', 'register', '--device-id', 'e2e-phone', '--platform', 'android', '--fcm-token', 'fcm-e2e']);
     expect(phone).toMatchObject({ deviceId: 'e2e-phone', platform: 'android', notificationsEnabled: true });
