@@ -34,6 +34,7 @@ import type { integrations as IntegrationsContract } from '../contract/integrati
 import type { deviceCommands as DeviceCommandsContract } from '../contract/device-commands.js';
 import type { agentCommands as AgentCommandsContract } from '../contract/agent-commands.js';
 import type { scripts as ScriptsContract } from '../contract/scripts.js';
+import type { mobile as MobileContract } from '../contract/mobile.js';
 
 export const API_PREFIX = '/api/v1';
 export const API_KEY_WARNING = 'Store this API key securely. It will not be shown again.';
@@ -4191,6 +4192,240 @@ export const scripts: ClientGroup<typeof ScriptsContract> = {
   },
 };
 
+export const mobile: ClientGroup<typeof MobileContract> = {
+  registerToken: {
+    area: 'mobile',
+    name: 'registerToken',
+    method: 'POST',
+    fullPath: '/api/v1/mobile/notifications/register',
+    body: [
+      { field: 'token', kind: 'string', nullable: false, required: true, description: 'The FCM or APNs push token' },
+      {
+        field: 'platform',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        options: ['ios', 'android'],
+        description: 'ios or android',
+      },
+    ],
+  },
+  unregisterToken: {
+    area: 'mobile',
+    name: 'unregisterToken',
+    method: 'POST',
+    fullPath: '/api/v1/mobile/notifications/unregister',
+    body: [{ field: 'token', kind: 'string', nullable: false, required: true }],
+  },
+  registerDevice: {
+    area: 'mobile',
+    name: 'registerDevice',
+    method: 'POST',
+    fullPath: '/api/v1/mobile/devices',
+    body: [
+      {
+        field: 'deviceId',
+        kind: 'string',
+        nullable: false,
+        required: true,
+        description: "The app install's own id; registering it again updates the row",
+      },
+      { field: 'platform', kind: 'string', nullable: false, required: true, options: ['ios', 'android'] },
+      { field: 'fcmToken', kind: 'string', nullable: false, description: 'FCM token (required on android)' },
+      { field: 'apnsToken', kind: 'string', nullable: false, description: 'APNs device token (required on ios)' },
+      { field: 'model', kind: 'string', nullable: false },
+      { field: 'osVersion', kind: 'string', nullable: false },
+      { field: 'appVersion', kind: 'string', nullable: false },
+    ],
+  },
+  settings: {
+    area: 'mobile',
+    name: 'settings',
+    method: 'PATCH',
+    fullPath: '/api/v1/mobile/devices/:id/settings',
+    body: [
+      { field: 'enabled', kind: 'boolean', nullable: false, description: 'Push notifications on or off' },
+      {
+        field: 'severities',
+        kind: 'array',
+        nullable: false,
+        description: 'Severities pushed (critical, high, medium, low, info)',
+      },
+      {
+        field: 'quietHours',
+        kind: 'object',
+        nullable: true,
+        description: 'No pushes from start to end (local time), or null',
+      },
+    ],
+  },
+  removeDevice: { area: 'mobile', name: 'removeDevice', method: 'DELETE', fullPath: '/api/v1/mobile/devices/:id' },
+  inbox: {
+    area: 'mobile',
+    name: 'inbox',
+    method: 'GET',
+    fullPath: '/api/v1/mobile/alerts/inbox',
+    query: [
+      { field: 'page', kind: 'integer', nullable: false },
+      { field: 'limit', kind: 'integer', nullable: false },
+      {
+        field: 'cursor',
+        kind: 'string',
+        nullable: false,
+        description: 'Keyset cursor from pagination.nextCursor (base64url JSON {ts,id})',
+      },
+      {
+        field: 'status',
+        kind: 'object',
+        nullable: false,
+        description: 'Only alerts in these states (repeat or one value)',
+      },
+      {
+        field: 'severity',
+        kind: 'string',
+        nullable: false,
+        options: ['critical', 'high', 'medium', 'low'],
+        description: 'Only alerts of this severity',
+      },
+      { field: 'orgId', kind: 'string', nullable: false },
+    ],
+  },
+  acknowledge: {
+    area: 'mobile',
+    name: 'acknowledge',
+    method: 'POST',
+    fullPath: '/api/v1/mobile/alerts/:id/acknowledge',
+  },
+  resolve: {
+    area: 'mobile',
+    name: 'resolve',
+    method: 'POST',
+    fullPath: '/api/v1/mobile/alerts/:id/resolve',
+    body: [{ field: 'note', kind: 'string', nullable: false, description: 'Resolution note' }],
+  },
+  devices: {
+    area: 'mobile',
+    name: 'devices',
+    method: 'GET',
+    fullPath: '/api/v1/mobile/devices',
+    query: [
+      { field: 'page', kind: 'integer', nullable: false },
+      { field: 'limit', kind: 'integer', nullable: false },
+      {
+        field: 'cursor',
+        kind: 'string',
+        nullable: false,
+        description: 'Keyset cursor from pagination.nextCursor (base64url JSON {ts,id})',
+      },
+      { field: 'search', kind: 'string', nullable: false, description: 'Hostname contains this' },
+      {
+        field: 'status',
+        kind: 'string',
+        nullable: false,
+        options: ['online', 'offline', 'maintenance', 'decommissioned', 'quarantined', 'updating', 'pending'],
+      },
+      { field: 'orgId', kind: 'string', nullable: false },
+    ],
+  },
+  metrics: { area: 'mobile', name: 'metrics', method: 'GET', fullPath: '/api/v1/mobile/devices/:id/metrics' },
+  action: {
+    area: 'mobile',
+    name: 'action',
+    method: 'POST',
+    fullPath: '/api/v1/mobile/devices/:id/actions',
+    body: [
+      { field: 'action', kind: 'string', nullable: false, required: true, options: ['reboot', 'wake', 'run_script'] },
+      { field: 'scriptId', kind: 'string', nullable: false, description: 'run_script: the script to run' },
+      { field: 'parameters', kind: 'object', nullable: false, description: 'run_script: parameter values' },
+    ],
+  },
+  summary: {
+    area: 'mobile',
+    name: 'summary',
+    method: 'GET',
+    fullPath: '/api/v1/mobile/summary',
+    query: [{ field: 'orgId', kind: 'string', nullable: false }],
+  },
+  pendingApprovals: {
+    area: 'mobile',
+    name: 'pendingApprovals',
+    method: 'GET',
+    fullPath: '/api/v1/mobile/approvals/pending',
+    query: [
+      { field: 'limit', kind: 'integer', nullable: false },
+      {
+        field: 'cursor',
+        kind: 'string',
+        nullable: false,
+        description: 'Keyset cursor from pagination.nextCursor (base64url JSON {ts,id})',
+      },
+    ],
+  },
+  pendingApprovalCount: {
+    area: 'mobile',
+    name: 'pendingApprovalCount',
+    method: 'GET',
+    fullPath: '/api/v1/mobile/approvals/pending/count',
+  },
+  approval: { area: 'mobile', name: 'approval', method: 'GET', fullPath: '/api/v1/mobile/approvals/:id' },
+  approve: {
+    area: 'mobile',
+    name: 'approve',
+    method: 'POST',
+    fullPath: '/api/v1/mobile/approvals/:id/approve',
+    body: [
+      { field: 'reason', kind: 'string', nullable: false },
+      {
+        field: 'durationMinutes',
+        kind: 'integer',
+        nullable: false,
+        description: 'approve: minutes the elevation lasts',
+      },
+      {
+        field: 'reauthPassword',
+        kind: 'string',
+        nullable: false,
+        description: 'Current password (critical-tier approvals)',
+      },
+      { field: 'reauthMfaCode', kind: 'string', nullable: false },
+      {
+        field: 'proof',
+        kind: 'object',
+        nullable: false,
+        description: 'WebAuthn assertion of a registered approver device',
+      },
+    ],
+  },
+  deny: {
+    area: 'mobile',
+    name: 'deny',
+    method: 'POST',
+    fullPath: '/api/v1/mobile/approvals/:id/deny',
+    body: [
+      { field: 'reason', kind: 'string', nullable: false },
+      {
+        field: 'durationMinutes',
+        kind: 'integer',
+        nullable: false,
+        description: 'approve: minutes the elevation lasts',
+      },
+      {
+        field: 'reauthPassword',
+        kind: 'string',
+        nullable: false,
+        description: 'Current password (critical-tier approvals)',
+      },
+      { field: 'reauthMfaCode', kind: 'string', nullable: false },
+      {
+        field: 'proof',
+        kind: 'object',
+        nullable: false,
+        description: 'WebAuthn assertion of a registered approver device',
+      },
+    ],
+  },
+};
+
 /** The contract areas themselves, loaded only where their schemas are needed (dry-run input, `validate: true`). */
 export const contractAreas: Readonly<Record<string, () => Promise<ContractGroup>>> = {
   health: () => import('../contract/health.js').then((m) => m.health),
@@ -4224,4 +4459,5 @@ export const contractAreas: Readonly<Record<string, () => Promise<ContractGroup>
   deviceCommands: () => import('../contract/device-commands.js').then((m) => m.deviceCommands),
   agentCommands: () => import('../contract/agent-commands.js').then((m) => m.agentCommands),
   scripts: () => import('../contract/scripts.js').then((m) => m.scripts),
+  mobile: () => import('../contract/mobile.js').then((m) => m.mobile),
 };

@@ -24,6 +24,7 @@ import { integrations } from './integrations.js';
 import { deviceCommands } from './device-commands.js';
 import { agentCommands } from './agent-commands.js';
 import { scripts } from './scripts.js';
+import { mobile } from './mobile.js';
 
 export * from './endpoint.js';
 export * from './common.js';
@@ -61,5 +62,6 @@ export const contract = {
   deviceCommands,
   agentCommands,
   scripts,
+  mobile,
 } as const;
 export type Contract = typeof contract;

@@ -45,6 +45,7 @@ import type { SearchService } from './modules/search/service.js';
 import type { IntegrationsService } from './modules/integrations/service.js';
 import type { DeviceCommandsService } from './modules/device-commands/service.js';
 import type { ScriptsService } from './modules/scripts/service.js';
+import type { MobileService } from './modules/mobile/service.js';
 import type { SecretBox } from './security/crypto.js';
 import type { ServerSecrets } from './security/server-secrets.js';
 import type { TokenSigner } from './security/tokens.js';
@@ -107,6 +108,8 @@ export interface Services {
   deviceCommands: DeviceCommandsService;
   /** Scripts, their runs on devices and the custom-field output marker (03 §4.6, §4.7). */
   scripts: ScriptsService;
+  /** The mobile interface: phones, push, inbox, actions, approvals (02 §2.10, §4.6). */
+  mobile: MobileService;
 }
 
 /** What a module's route registration receives. */

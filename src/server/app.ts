@@ -72,6 +72,8 @@ import { registerDeviceCommandRoutes } from './modules/device-commands/routes.js
 import { DeviceCommandsService } from './modules/device-commands/service.js';
 import { registerScriptRoutes } from './modules/scripts/routes.js';
 import { ScriptsService } from './modules/scripts/service.js';
+import { MobileService } from './modules/mobile/service.js';
+import { registerMobileRoutes } from './modules/mobile/routes.js';
 import { registerWebhookFailureNotices } from './modules/notifications/webhook-notices.js';
 import { registerWebPages } from './modules/web-pages/routes.js';
 import { WebhookDispatcher } from './modules/webhooks/delivery.js';
@@ -225,6 +227,16 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     integrations: new IntegrationsService(db, box, tenancy, outbound),
     deviceCommands,
     scripts: new ScriptsService(db, devices, deviceCommands),
+    // 02 §2.10, §4.6; pushes reach the users the alert pipeline notifies who may read alerts.
+    mobile: new MobileService(db, config.mobilePush, {
+      alerts,
+      devices,
+      deviceCommands,
+      outbound,
+      scripts: () => services.scripts,
+      pam: () => services.pam,
+      recipientsOf: (orgId) => alertNotifier.recipientsOf(orgId, 'alerts:read'),
+    }),
   };
 
   const resolvers: CredentialResolvers = {
@@ -286,6 +298,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   registerSearchRoutes(moduleContext);
   registerDeviceCommandRoutes(moduleContext);
   registerScriptRoutes(moduleContext);
+  registerMobileRoutes(moduleContext);
   services.scripts.ensureSystemLibrary();
   // 05 wire notes "4.5": scripts are a /search category (title the name, description the script's description).
   services.search.register({
@@ -300,6 +313,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
 
   const alertNotifier = new AlertNotifier(db, { tenancy, directory, inbox, channels: alertChannels, policies: escalationPolicies, deliveries: alertDeliveries, senders, publicUrl: config.publicUrl, timeScale: config.alerts.timeScale });
   alertNotifier.register(worker);
+  services.mobile.push.register(worker);
   registerWebhookFailureNotices(worker, db, { inbox, recipientsOf: (orgId, permission) => alertNotifier.recipientsOf(orgId, permission), publicUrl: config.publicUrl });
   services.integrations.register(worker);
 

@@ -132,6 +132,16 @@ const EnvSchema = z.object({
   SVC_TWILIO_ACCOUNT_SID: optionalString,
   SVC_TWILIO_AUTH_TOKEN: optionalString,
   SVC_TWILIO_FROM: optionalString.refine((v) => v === undefined || /^\+[1-9]\d{1,14}$/.test(v), 'must be an E.164 number such as +15551234567'),
+  // Mobile push (02 §2.10): without these, pushes are recorded as `stubbed` (air-gapped default).
+  SVC_FCM_PROJECT_ID: optionalString,
+  SVC_FCM_SERVICE_ACCOUNT_FILE: optionalString,
+  SVC_FCM_API_URL: z.url().optional().default('https://fcm.googleapis.com'),
+  SVC_FCM_TOKEN_URL: z.url().optional(),
+  SVC_APNS_KEY_FILE: optionalString,
+  SVC_APNS_KEY_ID: optionalString,
+  SVC_APNS_TEAM_ID: optionalString,
+  SVC_APNS_TOPIC: optionalString,
+  SVC_APNS_URL: z.url().optional().default('https://api.push.apple.com'),
   SVC_WEBAUTHN_RP_ID: optionalString,
   SVC_WEBAUTHN_ORIGIN: optionalString.refine((v) => v === undefined || v.split(',').every((o) => /^https?:\/\/[^/\s]+$/.test(o.trim())), 'must be comma-separated origins such as https://admin.example.com'),
 });
@@ -191,6 +201,13 @@ export interface ServerConfig {
     pagerdutyEventsUrl: string;
     twilio: { apiUrl: string; accountSid: string | undefined; authToken: string | undefined; from: string | undefined };
   };
+  mobilePush: MobilePushConfig;
+}
+
+/** Mobile push providers (02 §2.10); a provider is configured only when all its settings are given. */
+export interface MobilePushConfig {
+  fcm: { projectId: string; serviceAccountFile: string; apiUrl: string; tokenUrl: string | undefined } | undefined;
+  apns: { keyFile: string; keyId: string; teamId: string; topic: string; url: string } | undefined;
 }
 
 export class ConfigError extends Error {
@@ -293,6 +310,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
         authToken: e.SVC_TWILIO_AUTH_TOKEN,
         from: e.SVC_TWILIO_FROM,
       },
+    },
+    mobilePush: {
+      fcm:
+        e.SVC_FCM_PROJECT_ID && e.SVC_FCM_SERVICE_ACCOUNT_FILE
+          ? { projectId: e.SVC_FCM_PROJECT_ID, serviceAccountFile: e.SVC_FCM_SERVICE_ACCOUNT_FILE, apiUrl: e.SVC_FCM_API_URL.replace(/\/+$/, ''), tokenUrl: e.SVC_FCM_TOKEN_URL }
+          : undefined,
+      apns:
+        e.SVC_APNS_KEY_FILE && e.SVC_APNS_KEY_ID && e.SVC_APNS_TEAM_ID && e.SVC_APNS_TOPIC
+          ? { keyFile: e.SVC_APNS_KEY_FILE, keyId: e.SVC_APNS_KEY_ID, teamId: e.SVC_APNS_TEAM_ID, topic: e.SVC_APNS_TOPIC, url: e.SVC_APNS_URL.replace(/\/+$/, '') }
+          : undefined,
     },
   };
 }

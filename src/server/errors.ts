@@ -11,6 +11,8 @@ export type ErrorKind =
   | 'not_found'
   | 'conflict'
   | 'unprocessable'
+  | 'gone'
+  | 'precondition_failed'
   | 'rate_limited'
   | 'upstream_failed'
   | 'unavailable';

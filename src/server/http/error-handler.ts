@@ -20,6 +20,8 @@ const STATUS_BY_KIND: Record<ErrorKind, number> = {
   not_found: 404,
   conflict: 409,
   unprocessable: 422,
+  gone: 410,
+  precondition_failed: 412,
   rate_limited: 429,
   upstream_failed: 502,
   unavailable: 503,

@@ -16,3 +16,4 @@ export * from './groups.js';
 export * from './integrations.js';
 export * from './commands.js';
 export * from './scripts.js';
+export * from './mobile.js';

@@ -1,0 +1,3 @@
+import { decisionCommand } from '../../../cli/mobile-approvals.js';
+
+export default decisionCommand('deny', 'Deny a pending elevation request');
