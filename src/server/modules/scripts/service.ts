@@ -396,6 +396,7 @@ export class ScriptsService {
       query.status ? eq(scriptExecutions.status, query.status) : undefined,
       query.deviceId ? eq(scriptExecutions.deviceId, query.deviceId) : undefined,
       query.batchId ? eq(scriptExecutions.batchId, query.batchId) : undefined,
+      this.devices.restrictedDeviceWhere(ctx, scriptExecutions.deviceId),
     ) as SQL;
     const rows = this.db
       .select()
@@ -409,7 +410,7 @@ export class ScriptsService {
   }
 
   execution(ctx: RequestContext, id: string): ExecutionRow {
-    const row = this.db.select().from(scriptExecutions).where(eq(scriptExecutions.id, id)).get();
+    const row = this.db.select().from(scriptExecutions).where(and(eq(scriptExecutions.id, id), this.devices.restrictedDeviceWhere(ctx, scriptExecutions.deviceId))).get();
     if (!row || !reaches(this.db, ctx.caller, row.orgId)) throw notFound('Script execution not found');
     return row;
   }
