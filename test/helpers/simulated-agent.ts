@@ -25,13 +25,14 @@ export interface AgentResult {
  */
 export class SimulatedAgent {
   constructor(
-    private readonly t: TestApp,
+    /** The in-process app, or anything with its `call` (the e2e tests' HTTP caller for a real server process). */
+    private readonly t: Pick<TestApp, 'call'>,
     readonly agentId: string,
     readonly deviceId: string,
     readonly token: string,
   ) {}
 
-  static async enroll(t: TestApp, adminToken: string, orgId: string, device: { hostname?: string; osType?: 'windows' | 'macos' | 'linux'; siteId?: string } = {}): Promise<SimulatedAgent> {
+  static async enroll(t: Pick<TestApp, 'call'>, adminToken: string, orgId: string, device: { hostname?: string; osType?: 'windows' | 'macos' | 'linux'; siteId?: string } = {}): Promise<SimulatedAgent> {
     const key = await t.call('POST', `${API}/enrollment-keys`, { token: adminToken, body: { orgId, name: 'sim', ...(device.siteId ? { siteId: device.siteId } : {}) } });
     expect(key.status, key.text).toBe(201);
     const res = await t.call('POST', `${API}/agents/enroll`, {

@@ -79,5 +79,8 @@ export const devices = sqliteTable(
     index('devices_org_status_idx').on(t.orgId, t.status),
     index('devices_org_last_seen_idx').on(t.orgId, t.lastSeenAt),
     index('devices_org_os_idx').on(t.orgId, t.osType),
+    /** GET /search (02 §4.5): the substring match reads this narrow index in hostname order and stops at the
+     * category cap, instead of reading every wide device row and sorting (bench/filters.js). */
+    index('devices_search_idx').on(t.hostname, t.displayName, t.lastUser, t.status, t.orgId, t.siteId),
   ],
 );

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { AgentCommandQuerySchema, AgentCommandResultSchema } from '../../../contract/agent-commands.js';
 import type { DeviceCommandCreateSchema, DeviceCommandListQuerySchema } from '../../../contract/device-commands.js';
@@ -6,7 +6,7 @@ import type { Db } from '../../db/connection.js';
 import { deviceCommands } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { badRequest, conflict, notFound } from '../../errors.js';
-import { paged, type Paged } from '../../lib/paging.js';
+import { countRows, page, paged, type Paged } from '../../lib/paging.js';
 import type { SecretBox } from '../../security/crypto.js';
 import { recordAudit } from '../audit/recorder.js';
 import type { DevicesService } from '../devices/service.js';
@@ -99,16 +99,8 @@ export class DeviceCommandsService {
   list(ctx: RequestContext, deviceId: string, query: z.infer<typeof DeviceCommandListQuerySchema>): Paged<ReturnType<typeof shown>> {
     this.devices.findVisible(ctx, deviceId);
     const where = and(eq(deviceCommands.deviceId, deviceId), query.status ? eq(deviceCommands.status, query.status) : undefined);
-    const rows = this.db
-      .select()
-      .from(deviceCommands)
-      .where(where)
-      .orderBy(desc(deviceCommands.createdAt), desc(deviceCommands.id))
-      .limit(query.limit)
-      .offset((query.page - 1) * query.limit)
-      .all();
-    const total = this.db.select({ n: count() }).from(deviceCommands).where(where).get()?.n ?? 0;
-    return paged(rows.map(shown), query, total);
+    const rows = page(this.db.select().from(deviceCommands).where(where).orderBy(desc(deviceCommands.createdAt), desc(deviceCommands.id)).$dynamic(), query).all();
+    return paged(rows.map(shown), query, countRows(this.db, deviceCommands, where));
   }
 
   /** The agent's fetch: its pending commands, oldest first, marked sent; waits up to `wait` seconds for one. */

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { and, asc, desc, eq, ne, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, ne, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { z } from 'zod';
 import { AGENT_HEALTH, AGENT_TOKEN_PATTERN, type AgentEnrollSchema, type AgentHeartbeatSchema } from '../../../contract/agents.js';
 import type { DeviceListQuerySchema, DeviceUpdateSchema } from '../../../contract/devices.js';
@@ -14,7 +14,7 @@ import { sha256Hex } from '../../security/crypto.js';
 import { recentMetricSamples } from '../alerts/queries.js';
 import { recordAudit } from '../audit/recorder.js';
 import type { EnrollmentKeysService } from '../enrollment-keys/service.js';
-import { compileFilter, likeEscape, type FilterCondition } from '../filters/compile.js';
+import { compileFilter, inDeviceGroups, likeEscape, type FilterCondition } from '../filters/compile.js';
 import { accessibleOrgIds, requireOrg, requireSite } from '../tenancy/access.js';
 import type { TenancyService } from '../tenancy/service.js';
 import { inventoryColumns } from './inventory.js';
@@ -362,9 +362,12 @@ export class DevicesService {
     const reach = orgIds ?? accessibleOrgIds(this.db, caller);
     if (reach !== null && reach.length === 0) return null;
     if (caller.siteIds !== null && caller.siteIds.length === 0) return null;
+    if (caller.deviceGroupIds !== null && caller.deviceGroupIds.length === 0) return null;
     const parts: SQL[] = [];
     if (reach !== null) parts.push(sql`${devices.orgId} IN (SELECT value FROM json_each(${JSON.stringify(reach)}))`);
     if (caller.siteIds !== null) parts.push(sql`${devices.siteId} IN (SELECT value FROM json_each(${JSON.stringify(caller.siteIds)}))`);
+    // 01 §2.6: an organization user restricted to device groups sees only their members, wherever devices are read.
+    if (caller.deviceGroupIds !== null) parts.push(inDeviceGroups(caller.deviceGroupIds));
     return and(...parts) ?? sql`1 = 1`;
   }
 
@@ -560,7 +563,19 @@ export class DevicesService {
     })();
   }
 
-  /** A device the caller may see: absent, out of reach or outside a site restriction all answer 404. */
+  /**
+   * For other modules' rows keyed by device (script executions): the condition that their device is one the caller
+   * may see, or undefined when the caller has no site or device-group restriction (01 §2.6) beyond the
+   * organizations the module checks itself.
+   */
+  restrictedDeviceWhere(ctx: RequestContext, deviceIdColumn: SQLWrapper): SQL | undefined {
+    const { siteIds, deviceGroupIds } = ctx.caller;
+    if (siteIds === null && deviceGroupIds === null) return undefined;
+    const scope = this.visibleWhere(ctx);
+    return scope ? sql`${deviceIdColumn} IN (SELECT ${devices.id} FROM ${devices} WHERE ${scope})` : sql`0 = 1`;
+  }
+
+  /** A device the caller may see: absent, out of reach or outside a site or device-group restriction all answer 404. */
   findVisible(ctx: RequestContext, id: string): DeviceRow {
     const row = this.db.select().from(devices).where(eq(devices.id, id)).get();
     if (!row) throw notFound('Device not found');
@@ -570,8 +585,11 @@ export class DevicesService {
       if (err instanceof DomainError) throw notFound('Device not found');
       throw err;
     }
-    const { siteIds } = ctx.caller;
+    const { siteIds, deviceGroupIds } = ctx.caller;
     if (siteIds !== null && (row.siteId === null || !siteIds.includes(row.siteId))) throw notFound('Device not found');
+    if (deviceGroupIds !== null && !this.db.select({ id: devices.id }).from(devices).where(and(eq(devices.id, row.id), inDeviceGroups(deviceGroupIds))).get()) {
+      throw notFound('Device not found');
+    }
     return row;
   }
 }

@@ -415,10 +415,14 @@ function compileHierarchy(field: string, e: SQLWrapper, op: string, value: unkno
   })();
   if (!list) return undefined;
   const ids = JSON.stringify(list);
-  if (field === 'groupId') {
-    return sql`(${devices.id} IN (SELECT ${deviceGroupMembers.deviceId} FROM ${deviceGroupMembers} WHERE ${deviceGroupMembers.groupId} IN (SELECT value FROM json_each(${ids}))))`;
-  }
+  if (field === 'groupId') return inDeviceGroups(list);
   return sql`(${e} IN (SELECT value FROM json_each(${ids})))`;
+}
+
+/** Devices that are members of any of these groups: the `groupId` field and the caller's deviceGroupIds
+ * restriction (01 §2.6) are the same condition. */
+export function inDeviceGroups(groupIds: readonly string[]): SQL {
+  return sql`(${devices.id} IN (SELECT ${deviceGroupMembers.deviceId} FROM ${deviceGroupMembers} WHERE ${deviceGroupMembers.groupId} IN (SELECT value FROM json_each(${JSON.stringify(groupIds)}))))`;
 }
 
 // ---- the tree ----

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { groups as groupsContract } from '../../../contract/groups.js';
@@ -22,6 +23,10 @@ export const REEVALUATE_JOB = 'groups.reevaluate-org';
 export const PERIODIC_MS = 5 * 60_000;
 
 const MATCHED = 'Matched filter conditions';
+/** The per-connection temp table of one re-evaluation's difference (device, added|removed). */
+const DELTA = 'svc_group_delta';
+/** A SQL function answering a random UUID, for the membership-log ids written set-based. */
+const UUID_FUNCTION = 'svc_uuid';
 const UNMATCHED = 'No longer matches filter conditions';
 
 function isoNow(): string {
@@ -39,7 +44,10 @@ export class GroupsService {
     private readonly tenancy: TenancyService,
     private readonly devices: DevicesService,
     private readonly filters: FiltersService,
-  ) {}
+  ) {
+    db.$client.function(UUID_FUNCTION, { deterministic: false }, () => randomUUID());
+    db.$client.exec(`CREATE TEMP TABLE IF NOT EXISTS ${DELTA} (device_id TEXT NOT NULL, action TEXT NOT NULL)`);
+  }
 
   // ---- reads ----
 
@@ -77,7 +85,7 @@ export class GroupsService {
       })
       .from(deviceGroupMembers)
       .innerJoin(devices, eq(devices.id, deviceGroupMembers.deviceId))
-      .where(eq(deviceGroupMembers.groupId, group.id))
+      .where(and(eq(deviceGroupMembers.groupId, group.id), this.devices.visibleWhere(ctx) ?? sql`0 = 1`))
       .orderBy(asc(devices.hostname), asc(devices.id))
       .all();
     return { data, total: data.length };
@@ -281,26 +289,34 @@ export class GroupsService {
 
   /**
    * Brings the stored membership of a dynamic group in line with its conditions, in SQL (no device is evaluated
-   * in JavaScript): matching devices not yet members are added, unpinned members that no longer match removed.
+   * in JavaScript) and in one pass: the conditions are evaluated once (a materialized CTE), the difference with
+   * the stored membership goes into a per-connection temp table, and the members to add, the unpinned members
+   * that no longer match and their membership-log rows are written from it, set-based.
    */
   reevaluate(group: GroupRow, why: string, now = new Date()): { added: number; removed: number } {
     if (group.type !== 'dynamic' || !group.filterConditions) return { added: 0, removed: 0 };
     const at = now.toISOString();
     const match = this.matchOf(group, now);
     const m = deviceGroupMembers;
-    const added = this.db.all<{ deviceId: string }>(sql`
-      INSERT INTO ${m} (group_id, device_id, is_pinned, added_at, added_by)
-      SELECT ${group.id}, ${devices.id}, 0, ${at}, NULL FROM ${devices}
-      WHERE ${match} AND ${devices.id} NOT IN (SELECT device_id FROM ${m} WHERE group_id = ${group.id})
-      RETURNING device_id AS deviceId`);
-    const removed = this.db.all<{ deviceId: string }>(sql`
-      DELETE FROM ${m} WHERE group_id = ${group.id} AND is_pinned = 0
-        AND device_id NOT IN (SELECT ${devices.id} FROM ${devices} WHERE ${match})
-      RETURNING device_id AS deviceId`);
-    this.log(group.id, added.map((r) => r.deviceId), 'added', `${MATCHED} (${why})`, at);
-    this.log(group.id, removed.map((r) => r.deviceId), 'removed', `${UNMATCHED} (${why})`, at);
+    const l = deviceGroupMembershipLog;
+    this.db.run(sql`DELETE FROM temp.${sql.identifier(DELTA)}`);
+    this.db.run(sql`INSERT INTO temp.${sql.identifier(DELTA)} (device_id, action)
+      WITH hit(id) AS MATERIALIZED (SELECT ${devices.id} FROM ${devices} WHERE ${match})
+      SELECT id, 'added' FROM hit WHERE NOT EXISTS (SELECT 1 FROM ${m} WHERE ${m.groupId} = ${group.id} AND ${m.deviceId} = hit.id)
+      UNION ALL
+      SELECT ${m.deviceId}, 'removed' FROM ${m} WHERE ${m.groupId} = ${group.id} AND ${m.isPinned} = 0 AND ${m.deviceId} NOT IN hit`);
+    const added = this.db.run(sql`INSERT INTO ${m} (group_id, device_id, is_pinned, added_at, added_by)
+      SELECT ${group.id}, device_id, 0, ${at}, NULL FROM temp.${sql.identifier(DELTA)} WHERE action = 'added'`).changes;
+    const removed = this.db.run(sql`DELETE FROM ${m} WHERE ${m.groupId} = ${group.id}
+      AND ${m.deviceId} IN (SELECT device_id FROM temp.${sql.identifier(DELTA)} WHERE action = 'removed')`).changes;
+    if (added + removed > 0) {
+      this.db.run(sql`INSERT INTO ${l} (id, group_id, device_id, action, reason, created_at)
+        SELECT ${sql.raw(UUID_FUNCTION)}(), ${group.id}, device_id, action,
+          CASE action WHEN 'added' THEN ${`${MATCHED} (${why})`} ELSE ${`${UNMATCHED} (${why})`} END, ${at}
+        FROM temp.${sql.identifier(DELTA)}`);
+    }
     this.db.update(deviceGroups).set({ evaluatedAt: at }).where(eq(deviceGroups.id, group.id)).run();
-    return { added: added.length, removed: removed.length };
+    return { added, removed };
   }
 
   /** The devices a dynamic group's conditions select: its organization (and site), live devices unless the

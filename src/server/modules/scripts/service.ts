@@ -15,7 +15,7 @@ import { customFieldDefinitions, scriptExecutions, scripts, type ScriptParameter
 import type { RequestContext } from '../../context.js';
 import { DomainError, badRequest, conflict, forbidden, notFound } from '../../errors.js';
 import { enqueueJob, publishEvent, type JobWorker } from '../../jobs/queue.js';
-import { paged, type Paged } from '../../lib/paging.js';
+import { countRows, page, paged, type Paged } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
 import { readOrgIds, reaches, resolveWriteOrg } from '../alerts/scope.js';
 import type { CommandRow, DeviceCommandsService } from '../device-commands/service.js';
@@ -128,15 +128,8 @@ export class ScriptsService {
       query.osType !== undefined ? sql`EXISTS (SELECT 1 FROM json_each(${scripts.osTypes}) WHERE value = ${query.osType})` : undefined,
       search ? sql`(instr(lower(${scripts.name}), ${search}) > 0 OR instr(lower(coalesce(${scripts.description}, '')), ${search}) > 0)` : undefined,
     );
-    const rows = this.db
-      .select()
-      .from(scripts)
-      .where(where)
-      .orderBy(desc(scripts.updatedAt), desc(scripts.id))
-      .limit(query.limit)
-      .offset((query.page - 1) * query.limit)
-      .all();
-    return paged(rows, query, this.db.select({ n: count() }).from(scripts).where(where).get()?.n ?? 0);
+    const rows = page(this.db.select().from(scripts).where(where).orderBy(desc(scripts.updatedAt), desc(scripts.id)).$dynamic(), query).all();
+    return paged(rows, query, countRows(this.db, scripts, where));
   }
 
   systemLibrary(): { data: ScriptRow[] } {
@@ -396,20 +389,14 @@ export class ScriptsService {
       query.status ? eq(scriptExecutions.status, query.status) : undefined,
       query.deviceId ? eq(scriptExecutions.deviceId, query.deviceId) : undefined,
       query.batchId ? eq(scriptExecutions.batchId, query.batchId) : undefined,
+      this.devices.restrictedDeviceWhere(ctx, scriptExecutions.deviceId),
     ) as SQL;
-    const rows = this.db
-      .select()
-      .from(scriptExecutions)
-      .where(where)
-      .orderBy(desc(scriptExecutions.createdAt), desc(scriptExecutions.id))
-      .limit(query.limit)
-      .offset((query.page - 1) * query.limit)
-      .all();
-    return paged(rows, query, this.db.select({ n: count() }).from(scriptExecutions).where(where).get()?.n ?? 0);
+    const rows = page(this.db.select().from(scriptExecutions).where(where).orderBy(desc(scriptExecutions.createdAt), desc(scriptExecutions.id)).$dynamic(), query).all();
+    return paged(rows, query, countRows(this.db, scriptExecutions, where));
   }
 
   execution(ctx: RequestContext, id: string): ExecutionRow {
-    const row = this.db.select().from(scriptExecutions).where(eq(scriptExecutions.id, id)).get();
+    const row = this.db.select().from(scriptExecutions).where(and(eq(scriptExecutions.id, id), this.devices.restrictedDeviceWhere(ctx, scriptExecutions.deviceId))).get();
     if (!row || !reaches(this.db, ctx.caller, row.orgId)) throw notFound('Script execution not found');
     return row;
   }

@@ -1,0 +1,1 @@
+CREATE INDEX `devices_search_idx` ON `devices` (`hostname`,`display_name`,`last_user`,`status`,`org_id`,`site_id`);
