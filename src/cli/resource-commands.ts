@@ -44,8 +44,8 @@ function requestOf<E extends EndpointDef>(request: { params?: { id: string }; bo
   return request as RequestOf<E>;
 }
 
-/** The statics every shape sets from its texts. */
-function withText<
+/** The statics every shape sets from its texts (also for the shapes of one family, such as pam-command's). */
+export function withText<
   C extends { summary?: string; description?: string; examples?: string[]; columns?: string[]; quietField?: string },
 >(command: C, text: CommandText): C {
   return Object.assign(command, {
