@@ -1,4 +1,11 @@
+import type { EndpointDef } from '../contract/endpoint.js';
+import type { ClientEndpoint } from '../contract/projection.js';
+import type { CallResult } from '../client/contract-client.js';
 import { ApiError, unknownRoutePath } from '../client/errors.js';
+import { paginatePages, type Page } from '../client/paginate.js';
+import { ApiCommand } from './api-command.js';
+import { idArg } from './args.js';
+import { withText, type CommandText } from './resource-commands.js';
 import { CommandError } from './base-command.js';
 import { ExitCode } from './exit-codes.js';
 
@@ -80,4 +87,35 @@ export async function getOrFindInList<I extends { id: string }>(options: {
 /** One answer as a single page, for lists the API does not page. */
 export async function* onePage<I>(items: () => Promise<I[]>): AsyncGenerator<I[], void, undefined> {
   yield await items();
+}
+
+/** `pam … get <id>`: the get route, or on a deployment without it the item looked up in the list
+ * (`getOrFindInList`); `list` reads the list, one page per call (`paged`: 100 items a page, by page number). */
+export function findableGetCommand<G extends EndpointDef, L extends EndpointDef, I extends { id: string }>(
+  what: string,
+  get: { def: ClientEndpoint<G>; pick: (answer: CallResult<G>) => I },
+  list: { def: ClientEndpoint<L>; paged?: boolean; items: (answer: CallResult<L>) => I[] | Page<I> },
+  text: CommandText,
+) {
+  class FindableGetCommand extends ApiCommand<{ args: ReturnType<typeof idArg> }> {
+    static override args = idArg(what);
+
+    async run() {
+      const id = this.args.id;
+      // A get endpoint takes `{params: {id}}` and a list endpoint `{query: {page, limit}}` or nothing: their
+      // requests by construction, which the generic types cannot show.
+      const page = async (n: number): Promise<Page<I>> => {
+        const items = list.items(await this.call(list.def, ...([list.paged ? { query: { page: n, limit: 100 } } : {}] as never)));
+        return Array.isArray(items) ? { data: items, pagination: { page: 1, limit: items.length, total: items.length } } : items;
+      };
+      return getOrFindInList({
+        get: async () => get.pick(await this.call(get.def, ...([{ params: { id } }] as never))),
+        pages: () => (list.paged ? paginatePages(page) : onePage(async () => (await page(1)).data)),
+        what,
+        id,
+        info: (line) => this.info(line),
+      });
+    }
+  }
+  return withText(FindableGetCommand, text);
 }

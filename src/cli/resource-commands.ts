@@ -4,7 +4,18 @@ import type { CallResult } from '../client/contract-client.js';
 import { ApiCommand, createFlags, listFlags, mutationFlags, updateFlags, type ListRequest } from './api-command.js';
 import { idArg } from './args.js';
 import type { Page } from '../client/paginate.js';
-import { bodyFlags, listFilterFlags, type BodyInput, type FieldOptions } from './schema-flags.js';
+import { UsageError } from './prompts.js';
+import {
+  bodyFlags,
+  listFilterFlags,
+  queryFlags,
+  type BodyInput,
+  type FieldOptions,
+  type KeysOf,
+} from './schema-flags.js';
+
+/** Why an update with no field to change is refused before anything is sent. */
+export const NOTHING_TO_CHANGE = 'Nothing to change: give the fields to change as flags or with --from-file';
 
 /**
  * The one place each repeated command shape is written: `get <id>`, `delete <id>` with confirmation and a paged
@@ -33,8 +44,8 @@ function requestOf<E extends EndpointDef>(request: { params?: { id: string }; bo
   return request as RequestOf<E>;
 }
 
-/** The statics every shape sets from its texts. */
-function withText<
+/** The statics every shape sets from its texts (also for the shapes of one family, such as pam-command's). */
+export function withText<
   C extends { summary?: string; description?: string; examples?: string[]; columns?: string[]; quietField?: string },
 >(command: C, text: CommandText): C {
   return Object.assign(command, {
@@ -64,12 +75,12 @@ export function getCommand<E extends ByIdEndpoint>(
   return withText(GetCommand, text);
 }
 
-/** A change to one resource by id (delete, revoke, complete): confirmation (or --yes), --dry-run, one call;
- * `pick` shapes the answer. */
+/** A change to one resource by id (delete, revoke, complete, test, sync): confirmation (or --yes) where a
+ * `confirm` text is given, --dry-run, one call; `pick` shapes the answer. */
 export function confirmCommand<E extends ByIdEndpoint>(
   def: ClientEndpoint<E>,
   what: string,
-  text: CommandText & { confirm: (id: string) => string; pick?: (answer: CallResult<E>, id: string) => unknown },
+  text: CommandText & { confirm?: (id: string) => string; pick?: (answer: CallResult<E>, id: string) => unknown },
 ) {
   const pick = text.pick ?? ((answer) => answer);
   class ConfirmCommand extends ApiCommand<{ args: IdArgs; flags: typeof mutationFlags }> {
@@ -78,7 +89,7 @@ export function confirmCommand<E extends ByIdEndpoint>(
 
     async run() {
       const { id } = this.args;
-      await this.confirm(text.confirm(id));
+      if (text.confirm) await this.confirm(text.confirm(id));
       return pick(await this.call(def, requestOf<E>({ params: { id } })), id);
     }
   }
@@ -111,6 +122,25 @@ export function listCommand<E extends ByIdEndpoint & { params?: undefined }, I>(
   return withText(ListCommand, text);
 }
 
+/** `<topic> list` of an endpoint that answers in one piece (no paging flags): the query's fields as flags, one
+ * call; `pick` takes the items out of their envelope. */
+export function queryCommand<E extends ByIdEndpoint & { params?: undefined }>(
+  def: ClientEndpoint<E> & { readonly query: readonly FieldDescriptor[] },
+  text: CommandText & { pick: (answer: CallResult<E>) => unknown },
+) {
+  const filters = queryFlags(def);
+  const flags = { ...filters.flags };
+  class QueryCommand extends ApiCommand<{ flags: typeof flags }> {
+    static override flags = flags;
+
+    async run() {
+      // The endpoint has no params or body (the constraint of E): its query is the whole request.
+      return text.pick(await this.call(def, requestOf<E>({ query: this.queryFrom(filters) } as never)));
+    }
+  }
+  return withText(QueryCommand, text);
+}
+
 /** An endpoint whose body the command builds from flags (and --from-file). */
 type BodyClientEndpoint<E extends EndpointDef> = ClientEndpoint<E> & { readonly body: readonly FieldDescriptor[] };
 /** Help of body fields, where the contract's description is not what a CLI user needs. */
@@ -134,23 +164,25 @@ export function createCommand<E extends EndpointDef & { params?: undefined }>(
   return withText(CreateCommand, text);
 }
 
-/** `<topic> update <id>`: the body's fields as flags (each optional), with --from-file and --dry-run. */
-export function updateCommand<E extends EndpointDef>(
+/** `<topic> update <id>`: the body's fields as flags (each optional), with --from-file and --dry-run;
+ * `requireChange` refuses an empty change before anything is sent, `omit` leaves body fields out of the flags. */
+export function updateCommand<E extends EndpointDef, const O extends KeysOf<BodyInput<E>> = never>(
   def: BodyClientEndpoint<E>,
   what: string,
-  text: CommandText & BodyText<E> & { pick?: (answer: CallResult<E>) => unknown },
+  text: CommandText &
+    BodyText<E> & { omit?: readonly O[]; requireChange?: boolean; pick?: (answer: CallResult<E>) => unknown },
 ) {
   const pick = text.pick ?? ((answer) => answer);
-  const body = bodyFlags(def, { descriptions: text.descriptions });
+  const body = bodyFlags(def, { omit: text.omit, descriptions: text.descriptions });
   const flags = { ...body.flags, ...updateFlags };
   class UpdateCommand extends ApiCommand<{ args: IdArgs; flags: typeof flags }> {
     static override args = idArg(what);
     static override flags = flags;
 
     async run() {
-      return pick(
-        await this.call(def, requestOf<E>({ params: { id: this.args.id }, body: await this.bodyFrom(body) })),
-      );
+      const patch = await this.bodyFrom(body);
+      if (text.requireChange && Object.keys(patch).length === 0) throw new UsageError(NOTHING_TO_CHANGE);
+      return pick(await this.call(def, requestOf<E>({ params: { id: this.args.id }, body: patch })));
     }
   }
   return withText(UpdateCommand, text);

@@ -28,3 +28,9 @@ export async function serverConfig(flags: {
     throw err;
   }
 }
+
+/** `--yes` of a server command that never asks: accepted so that scripts can pass it to every mutating command.
+ * `note` ends the help line ("init does not ask."). */
+export function acceptedYesFlag(note: string) {
+  return { yes: Flags.boolean({ char: 'y', summary: `Accepted for uniformity with other mutating commands; ${note}` }) };
+}

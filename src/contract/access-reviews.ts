@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TimestampSchema, UuidSchema } from './common.js';
+import { TimestampSchema, UuidSchema, timestampFields } from './common.js';
 import { endpoint } from './endpoint.js';
 
 const IdParams = z.object({ id: UuidSchema.describe('Access review id') });
@@ -23,8 +23,7 @@ export const AccessReviewSchema = z.object({
   /** The review covers this partner's user links, or this organization's. */
   partnerId: UuidSchema.nullable(),
   orgId: UuidSchema.nullable(),
-  createdAt: TimestampSchema,
-  updatedAt: TimestampSchema,
+  ...timestampFields,
   completedAt: TimestampSchema.nullable(),
 });
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  IdParamsSchema as IdParams,
   JsonObjectSchema,
   PageQuerySchema,
   QueryBooleanSchema,
@@ -7,10 +8,10 @@ import {
   TimestampSchema,
   UuidSchema,
   pagedSchema,
+  timestampFields,
 } from './common.js';
 import { endpoint } from './endpoint.js';
 
-const IdParams = z.object({ id: UuidSchema });
 
 /** 05-wire-notes 2.4: the wire values of the six channel types of 02 §2.4 (chat_a slack, chat_b teams,
  * incident pagerduty). */
@@ -31,8 +32,7 @@ export const ChannelSchema = z.object({
   lastTestStatus: z.enum(['success', 'failed']).nullable(),
   throttleMaxPerWindow: z.number().int().nullable(),
   throttleWindowSeconds: z.number().int(),
-  createdAt: TimestampSchema,
-  updatedAt: TimestampSchema,
+  ...timestampFields,
 });
 export type Channel = z.infer<typeof ChannelSchema>;
 
@@ -90,8 +90,7 @@ export const EscalationPolicySchema = z.object({
   orgId: UuidSchema,
   name: z.string(),
   steps: z.array(JsonObjectSchema),
-  createdAt: TimestampSchema,
-  updatedAt: TimestampSchema,
+  ...timestampFields,
 });
 
 export const EscalationPolicyCreateSchema = z.strictObject({

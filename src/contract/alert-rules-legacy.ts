@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import { AlertConditionsSchema, AlertSeveritySchema } from './alerts.js';
-import { JsonObjectSchema, PageQuerySchema, QueryBooleanSchema, TimestampSchema, UuidSchema, pagedSchema } from './common.js';
+import { IdParamsSchema as IdParams, JsonObjectSchema, PageQuerySchema, QueryBooleanSchema, TimestampSchema, UuidSchema, pagedSchema, timestampFields } from './common.js';
 import { endpoint } from './endpoint.js';
 
 /** The legacy `/alerts/rules` routes of 05-wire-notes "4.1 Core alerts": the same rules as `/alert-templates/rules`,
  * in the deployed service's older shape (targets `{type, ids}`, PUT, `{success:true}`). */
 const R = '/alerts/rules';
-const IdParams = z.object({ id: UuidSchema });
 const READ = { permission: 'alerts:read' } as const;
 const WRITE = { permission: 'alerts:write', mfa: true } as const;
 
@@ -35,8 +34,7 @@ export const LegacyRuleSchema = z.object({
   notificationChannels: z.array(z.object({ id: UuidSchema, name: z.string(), type: z.string() })),
   templateId: UuidSchema,
   templateName: z.string(),
-  createdAt: TimestampSchema,
-  updatedAt: TimestampSchema,
+  ...timestampFields,
 });
 export type LegacyRule = z.infer<typeof LegacyRuleSchema>;
 

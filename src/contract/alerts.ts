@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import {
   DateTimeSchema,
+  IdParamsSchema as IdParams,
   JsonObjectSchema,
   PageQuerySchema,
   QueryBooleanSchema,
   TimestampSchema,
   UuidSchema,
   pagedSchema,
+  timestampFields,
 } from './common.js';
 import { endpoint } from './endpoint.js';
 
@@ -15,7 +17,6 @@ export type AlertSeverity = z.infer<typeof AlertSeveritySchema>;
 export const AlertStatusSchema = z.enum(['active', 'acknowledged', 'resolved', 'suppressed']);
 export type AlertStatus = z.infer<typeof AlertStatusSchema>;
 
-const IdParams = z.object({ id: UuidSchema });
 const Name = z.string().trim().min(1).max(255);
 /** 02 §8: 0-10080 minutes (7 days). */
 const Cooldown = z.number().int().min(0).max(10_080);
@@ -75,8 +76,7 @@ export const AlertTemplateSchema = z.object({
   titleTemplate: z.string(),
   messageTemplate: z.string(),
   builtIn: z.boolean(),
-  createdAt: TimestampSchema,
-  updatedAt: TimestampSchema,
+  ...timestampFields,
 });
 export type AlertTemplate = z.infer<typeof AlertTemplateSchema>;
 
@@ -136,8 +136,7 @@ export const AlertRuleSchema = z.object({
   targetId: z.string().nullable(),
   notificationChannelIds: z.array(UuidSchema).nullable(),
   escalationPolicyId: UuidSchema.nullable(),
-  createdAt: TimestampSchema,
-  updatedAt: TimestampSchema,
+  ...timestampFields,
 });
 export type AlertRule = z.infer<typeof AlertRuleSchema>;
 
@@ -202,8 +201,7 @@ export const AlertSchema = z.object({
   resolvedBy: UuidSchema.nullable(),
   resolutionNote: z.string().nullable(),
   suppressedUntil: TimestampSchema.nullable(),
-  createdAt: TimestampSchema,
-  updatedAt: TimestampSchema,
+  ...timestampFields,
   deviceHostname: z.string().nullable(),
   ruleName: z.string().nullable(),
   orgName: z.string().nullable(),

@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { DateTimeSchema, PageQuerySchema, TimestampSchema, UuidSchema, pagedSchema } from './common.js';
+import { DateTimeSchema, IdParamsSchema as IdParams, PageQuerySchema, TimestampSchema, UuidSchema, pagedSchema, timestampFields } from './common.js';
 import { endpoint } from './endpoint.js';
 
-const IdParams = z.object({ id: UuidSchema });
 
 /** 01 §2.1: `svc_` followed by 32 base64url characters. */
 export const API_KEY_PATTERN = /^svc_[A-Za-z0-9_-]{32}$/;
@@ -34,8 +33,7 @@ export const ApiKeySchema = z.object({
   rateLimit: z.number().int(),
   status: ApiKeyStatusSchema,
   createdBy: UuidSchema.nullable(),
-  createdAt: TimestampSchema,
-  updatedAt: TimestampSchema,
+  ...timestampFields,
   lastUsedAt: TimestampSchema.nullable(),
   usageCount: z.number().int(),
 });

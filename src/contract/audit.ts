@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DateTimeSchema, PageQuerySchema, TimestampSchema, UuidSchema, pagedSchema } from './common.js';
+import { DateTimeSchema, IdParamsSchema as IdParams, PageQuerySchema, TimestampSchema, UuidSchema, pagedSchema } from './common.js';
 import { endpoint } from './endpoint.js';
 
 /** 03 §2.6 audit log entry. */
@@ -69,7 +69,7 @@ export const audit = {
   get: endpoint({
     method: 'GET',
     path: '/audit-logs/logs/:id',
-    params: z.object({ id: UuidSchema }),
+    params: IdParams,
     responses: { 200: AuditLogSchema },
     auth: { permission: 'audit:read' },
     summary: 'Get one audit log entry',

@@ -8,6 +8,12 @@ export const DateTimeSchema = z.iso.datetime({ offset: true });
 /** Timestamps in responses: the server always writes ISO strings. */
 export const TimestampSchema = z.string();
 
+/** The `:id` path parameter of an endpoint that addresses one resource. */
+export const IdParamsSchema = z.object({ id: UuidSchema });
+
+/** When a resource was made and last changed, as every mutable resource reports it: spread into its object. */
+export const timestampFields = { createdAt: TimestampSchema, updatedAt: TimestampSchema };
+
 function integerOr(fallback: number, min: number, max: number) {
   return z.preprocess((value) => {
     const parsed = typeof value === 'string' || typeof value === 'number' ? Number.parseInt(String(value), 10) : NaN;

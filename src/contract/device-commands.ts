@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { JsonObjectSchema, PageQuerySchema, TimestampSchema, UuidSchema, pagedSchema } from './common.js';
+import { IdParamsSchema as IdParams, JsonObjectSchema, PageQuerySchema, TimestampSchema, UuidSchema, pagedSchema } from './common.js';
 import { endpoint } from './endpoint.js';
 
-const IdParams = z.object({ id: UuidSchema });
 
 /** What `POST /devices/:id/commands` accepts (05 wire notes 4.7); `script` is named only to be refused with the
  * wire message: script runs go through `POST /scripts/:id/execute`. */

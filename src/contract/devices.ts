@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { JsonObjectSchema, PaginationSchema, QueryBooleanSchema, TimestampSchema, UuidSchema } from './common.js';
+import { IdParamsSchema as IdParams, JsonObjectSchema, PaginationSchema, QueryBooleanSchema, TimestampSchema, UuidSchema, timestampFields } from './common.js';
 import { endpoint } from './endpoint.js';
 
-const IdParams = z.object({ id: UuidSchema });
 
 export const DEVICE_ROLES = ['workstation', 'server', 'printer', 'router', 'switch', 'firewall', 'access_point', 'phone', 'iot', 'camera', 'nas', 'unknown'] as const;
 
@@ -32,8 +31,7 @@ export const DeviceSchema = z.object({
   uptimeSeconds: z.number().nullable(),
   isHeadless: z.boolean().nullable(),
   deviceRole: z.string(),
-  createdAt: TimestampSchema,
-  updatedAt: TimestampSchema,
+  ...timestampFields,
   cpuPercent: z.number().nullable(),
   ramPercent: z.number().nullable(),
   hardware: z.object({

@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { DateTimeSchema, PageQuerySchema, QueryBooleanSchema, SuccessSchema, TimestampSchema, UuidSchema, pagedSchema } from './common.js';
+import { DateTimeSchema, IdParamsSchema as IdParams, PageQuerySchema, QueryBooleanSchema, SuccessSchema, TimestampSchema, UuidSchema, pagedSchema, timestampFields } from './common.js';
 import { endpoint } from './endpoint.js';
 
-const IdParams = z.object({ id: UuidSchema });
 
 const MaxUsage = z.number().int().min(1).max(100_000);
 const TtlMinutes = z.number().int().min(1).max(525_600);
@@ -17,8 +16,7 @@ export const EnrollmentKeySchema = z.object({
   maxUsage: z.number().int().nullable(),
   expiresAt: TimestampSchema,
   createdBy: UuidSchema.nullable(),
-  createdAt: TimestampSchema,
-  updatedAt: TimestampSchema,
+  ...timestampFields,
 });
 export type EnrollmentKey = z.infer<typeof EnrollmentKeySchema>;
 

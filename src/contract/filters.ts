@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { QueryBooleanSchema, TimestampSchema, UuidSchema } from './common.js';
+import { IdParamsSchema as IdParams, QueryBooleanSchema, TimestampSchema, UuidSchema, timestampFields } from './common.js';
 import { endpoint } from './endpoint.js';
 
-const IdParams = z.object({ id: UuidSchema });
 
 /**
  * A condition tree (02 §4.5): a group `{operator: AND|OR, conditions}` whose conditions are conditions
@@ -23,8 +22,7 @@ export const SavedFilterSchema = z.object({
   description: z.string().nullable(),
   conditions: z.record(z.string(), z.unknown()),
   createdBy: UuidSchema.nullable(),
-  createdAt: TimestampSchema,
-  updatedAt: TimestampSchema,
+  ...timestampFields,
 });
 export type SavedFilter = z.infer<typeof SavedFilterSchema>;
 

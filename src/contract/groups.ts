@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { TimestampSchema, UuidSchema } from './common.js';
+import { IdParamsSchema as IdParams, TimestampSchema, UuidSchema, timestampFields } from './common.js';
 import { endpoint, type EndpointDef } from './endpoint.js';
 import { FilterConditionsSchema, FilterPreviewDeviceSchema } from './filters.js';
 
-const IdParams = z.object({ id: UuidSchema });
 const MemberParams = z.object({ id: UuidSchema, deviceId: UuidSchema });
 
 export const DeviceGroupSchema = z.object({
@@ -17,8 +16,7 @@ export const DeviceGroupSchema = z.object({
   filterFieldsUsed: z.array(z.string()),
   parentId: UuidSchema.nullable(),
   deviceCount: z.number().int(),
-  createdAt: TimestampSchema,
-  updatedAt: TimestampSchema,
+  ...timestampFields,
 });
 export type DeviceGroup = z.infer<typeof DeviceGroupSchema>;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JsonObjectSchema, QueryBooleanSchema, SuccessSchema, TimestampSchema, UuidSchema } from './common.js';
+import { IdParamsSchema as IdParams, JsonObjectSchema, QueryBooleanSchema, SuccessSchema, TimestampSchema, UuidSchema } from './common.js';
 import { endpoint } from './endpoint.js';
 
 export const NotificationTypeSchema = z.enum(['alert', 'device', 'script', 'automation', 'system', 'user', 'security']);
@@ -87,7 +87,7 @@ export const notifications = {
   delete: endpoint({
     method: 'DELETE',
     path: '/notifications/:id',
-    params: z.object({ id: UuidSchema }),
+    params: IdParams,
     responses: { 200: SuccessSchema },
     auth: OWNER,
     summary: 'Delete one of your notifications',

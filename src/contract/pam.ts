@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { DateTimeSchema, PageQuerySchema, PaginationSchema, TimestampSchema, UuidSchema } from './common.js';
+import { DateTimeSchema, IdParamsSchema as IdParams, PageQuerySchema, PaginationSchema, TimestampSchema, UuidSchema, timestampFields } from './common.js';
 import { endpoint } from './endpoint.js';
 
 /** Privileged elevation (01 §2.11, §2.12, §3, §4.9; 04 wire notes "PAM", "Audit export"). */
 
-const IdParams = z.object({ id: UuidSchema });
 
 const Text = (max: number) => z.string().trim().min(1).max(max);
 const Sha256Hex = z
@@ -217,8 +216,7 @@ export const PamRuleSchema = z.object({
   reapprovedAt: TimestampSchema.nullable(),
   reapprovedByUserId: UuidSchema.nullable(),
   createdBy: z.string().nullable(),
-  createdAt: TimestampSchema,
-  updatedAt: TimestampSchema,
+  ...timestampFields,
 });
 export type PamRule = z.infer<typeof PamRuleSchema>;
 
@@ -238,8 +236,7 @@ export const PamSignerGroupSchema = z.object({
   signers: z.array(z.string()),
   thumbprints: z.array(z.string()),
   createdBy: z.string().nullable(),
-  createdAt: TimestampSchema,
-  updatedAt: TimestampSchema,
+  ...timestampFields,
 });
 export const PamSignerGroupCreateSchema = z.strictObject({
   orgId: UuidSchema.optional().describe('Required for partner and system callers'),

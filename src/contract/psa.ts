@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JsonObjectSchema, PageQuerySchema, SuccessSchema, TimestampSchema, UuidSchema, dataSchema, pagedSchema } from './common.js';
+import { IdParamsSchema as IdParams, JsonObjectSchema, PageQuerySchema, SuccessSchema, TimestampSchema, UuidSchema, dataSchema, pagedSchema, timestampFields } from './common.js';
 import { endpoint } from './endpoint.js';
 
 /** 02 §2.8 providers by wire value (05-wire-notes "2.8/4.4 PSA": psa_1 servicenow … psa_6 zendesk). */
@@ -55,8 +55,7 @@ export const PsaConnectionSchema = z.object({
   lastSyncStatus: PsaSyncStatusSchema.nullable(),
   lastSyncError: z.string().nullable(),
   createdBy: UuidSchema.nullable(),
-  createdAt: TimestampSchema,
-  updatedAt: TimestampSchema,
+  ...timestampFields,
 });
 export type PsaConnection = z.infer<typeof PsaConnectionSchema>;
 
@@ -108,7 +107,6 @@ export const PsaTicketListQuerySchema = PageQuerySchema.extend({
 
 export const PsaStatusBodySchema = z.strictObject({ status: PsaConnectionStatusSchema.describe('active, paused or error') });
 
-const IdParams = z.object({ id: UuidSchema });
 
 const READ = { permission: 'organizations:read' } as const;
 const WRITE = { permission: 'organizations:write', mfa: true } as const;

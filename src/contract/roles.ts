@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SuccessSchema, TimestampSchema, UuidSchema } from './common.js';
+import { SuccessSchema, TimestampSchema, UuidSchema, timestampFields } from './common.js';
 import { endpoint } from './endpoint.js';
 
 const IdParams = z.object({ id: UuidSchema.describe('Role id') });
@@ -97,8 +97,7 @@ export const RoleSchema = RoleSummarySchema.extend({
   orgId: UuidSchema.nullable(),
   /** The role's own grants (inherited ones: GET /roles/:id/effective-permissions). */
   permissions: z.array(PermissionSchema),
-  createdAt: TimestampSchema,
-  updatedAt: TimestampSchema,
+  ...timestampFields,
 });
 export type Role = z.infer<typeof RoleSchema>;
 

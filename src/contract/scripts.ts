@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { JsonObjectSchema, PageQuerySchema, QueryBooleanSchema, SuccessSchema, TimestampSchema, UuidSchema, pagedSchema } from './common.js';
+import { IdParamsSchema as IdParams, JsonObjectSchema, PageQuerySchema, QueryBooleanSchema, SuccessSchema, TimestampSchema, UuidSchema, pagedSchema, timestampFields } from './common.js';
 import { OsTypeSchema } from './devices.js';
 import { endpoint } from './endpoint.js';
 
-const IdParams = z.object({ id: UuidSchema });
 
 export const ScriptLanguageSchema = z.enum(['powershell', 'bash', 'python', 'cmd']);
 export const ScriptRunAsSchema = z.enum(['system', 'user', 'elevated']);
@@ -52,8 +51,7 @@ export const ScriptSchema = z.object({
   version: z.number().int(),
   exitCodeSeverityMapping: z.record(z.string(), z.string()).nullable(),
   createdBy: z.string().nullable(),
-  createdAt: TimestampSchema,
-  updatedAt: TimestampSchema,
+  ...timestampFields,
 });
 export type Script = z.infer<typeof ScriptSchema>;
 
@@ -153,8 +151,7 @@ export const ScriptExecutionSchema = z.object({
   createdBy: z.string().nullable(),
   startedAt: TimestampSchema.nullable(),
   completedAt: TimestampSchema.nullable(),
-  createdAt: TimestampSchema,
-  updatedAt: TimestampSchema,
+  ...timestampFields,
 });
 export type ScriptExecution = z.infer<typeof ScriptExecutionSchema>;
 
@@ -177,8 +174,7 @@ export const CustomFieldSchema = z.object({
   name: z.string(),
   type: CustomFieldTypeSchema,
   allowScriptWrite: z.boolean(),
-  createdAt: TimestampSchema,
-  updatedAt: TimestampSchema,
+  ...timestampFields,
 });
 export const CustomFieldCreateSchema = z.strictObject({
   orgId: UuidSchema.optional().describe('Organization (required for partner callers of several and for system callers)'),

@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { SuccessSchema, TimestampSchema, UuidSchema, dataSchema } from './common.js';
+import { IdParamsSchema as IdParams, SuccessSchema, TimestampSchema, UuidSchema, dataSchema } from './common.js';
 import { endpoint } from './endpoint.js';
 
-const IdParams = z.object({ id: UuidSchema });
 const OrgParams = z.object({ orgId: UuidSchema });
 
 export const SsoProviderTypeSchema = z.enum(['oidc', 'saml']);

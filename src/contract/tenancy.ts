@@ -1,16 +1,17 @@
 import { z } from 'zod';
 import {
   DateTimeSchema,
+  IdParamsSchema as IdParams,
   JsonObjectSchema,
   PageQuerySchema,
   SuccessSchema,
   TimestampSchema,
   UuidSchema,
   pagedSchema,
+  timestampFields,
 } from './common.js';
 import { endpoint } from './endpoint.js';
 
-const IdParams = z.object({ id: UuidSchema });
 
 // ---- Partners (01 §2.3) ----
 
@@ -85,8 +86,7 @@ export const PartnerSchema = z.object({
   settings: JsonObjectSchema,
   ssoConfig: JsonObjectSchema.nullable(),
   billingEmail: z.string().nullable(),
-  createdAt: TimestampSchema,
-  updatedAt: TimestampSchema,
+  ...timestampFields,
   deletedAt: TimestampSchema.nullable(),
 });
 export type Partner = z.infer<typeof PartnerSchema>;
@@ -133,8 +133,7 @@ export const OrganizationSchema = z.object({
   billingContact: JsonObjectSchema.nullable(),
   contractStart: TimestampSchema.nullable(),
   contractEnd: TimestampSchema.nullable(),
-  createdAt: TimestampSchema,
-  updatedAt: TimestampSchema,
+  ...timestampFields,
   deletedAt: TimestampSchema.nullable(),
 });
 export type Organization = z.infer<typeof OrganizationSchema>;
@@ -173,8 +172,7 @@ export const SiteSchema = z.object({
   timezone: z.string(),
   contact: JsonObjectSchema.nullable(),
   settings: JsonObjectSchema,
-  createdAt: TimestampSchema,
-  updatedAt: TimestampSchema,
+  ...timestampFields,
 });
 export type Site = z.infer<typeof SiteSchema>;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JsonObjectSchema, PageQuerySchema, SuccessSchema, TimestampSchema, UuidSchema, pagedSchema } from './common.js';
+import { IdParamsSchema as IdParams, JsonObjectSchema, PageQuerySchema, SuccessSchema, TimestampSchema, UuidSchema, pagedSchema, timestampFields } from './common.js';
 import { endpoint } from './endpoint.js';
 
 /** 02 §2.7 statuses: paused sends nothing; failed is set by PATCH or by the system (docs/api-notes.md). */
@@ -61,8 +61,7 @@ export const WebhookSchema = z.object({
   /** Until when deliveries also carry a signature with the previous secret (after rotate-secret); null: none. */
   previousSecretExpiresAt: TimestampSchema.nullable(),
   createdBy: UuidSchema.nullable(),
-  createdAt: TimestampSchema,
-  updatedAt: TimestampSchema,
+  ...timestampFields,
   lastDeliveryAt: TimestampSchema.nullable(),
 });
 export type Webhook = z.infer<typeof WebhookSchema>;
@@ -141,7 +140,6 @@ export const WebhookRotateSecretSchema = z.strictObject({
     .describe('How long deliveries also carry a signature with the old secret (0-604800 s, default 86400)'),
 });
 
-const IdParams = z.object({ id: UuidSchema });
 const DeliveryParams = z.object({ id: UuidSchema, deliveryId: UuidSchema });
 
 const READ = {} as const;

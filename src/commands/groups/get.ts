@@ -1,13 +1,8 @@
-import { ApiCommand } from '../../cli/api-command.js';
-import { idArg } from '../../cli/args.js';
+import { getCommand } from '../../cli/resource-commands.js';
 import { groups } from '../../client/endpoints.js';
 
-export default class GroupsGet extends ApiCommand<typeof GroupsGet> {
-  static override summary = 'Show a device group';
-  static override examples = ['<%= config.bin %> groups get 7d41… --output json'];
-  static override args = idArg('Group');
-
-  async run() {
-    return (await this.call(groups.get, { params: { id: this.args.id } })).data;
-  }
-}
+export default getCommand(groups.get, 'Group', {
+  summary: 'Show a device group',
+  examples: ['<%= config.bin %> groups get 7d41… --output json'],
+  pick: (answer) => answer.data,
+});

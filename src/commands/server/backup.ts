@@ -1,6 +1,7 @@
 import { Args, Flags } from '../../cli/flags.js';
 import { withProgress } from '../../cli/progress.js';
 import { ServerCommand } from '../../cli/server-command.js';
+import { acceptedYesFlag } from '../../cli/server-flags.js';
 
 export default class ServerBackup extends ServerCommand<typeof ServerBackup> {
   static override summary = 'Take an online, consistent copy of the bundled server database';
@@ -14,10 +15,7 @@ export default class ServerBackup extends ServerCommand<typeof ServerBackup> {
   static override flags = {
     force: Flags.boolean({ summary: 'Replace FILE (and FILE.secrets.json) if it exists.' }),
     'with-secrets': Flags.boolean({ summary: 'Also write the server keys beside the backup, as FILE.secrets.json (0600).' }),
-    yes: Flags.boolean({
-      char: 'y',
-      summary: 'Accepted for uniformity with other mutating commands; backup does not ask (see --force).',
-    }),
+    ...acceptedYesFlag('backup does not ask (see --force).'),
   };
   static override columns = ['file', 'secretsFile', 'sizeBytes', 'schemaVersion', 'createdAt'];
   static override quietField = 'file';

@@ -1,5 +1,5 @@
-import { Flags } from '../../cli/flags.js';
 import { ServerCommand } from '../../cli/server-command.js';
+import { acceptedYesFlag } from '../../cli/server-flags.js';
 
 export default class ServerInit extends ServerCommand<typeof ServerInit> {
   static override summary = 'Prepare the bundled server data dir without serving';
@@ -9,10 +9,7 @@ export default class ServerInit extends ServerCommand<typeof ServerInit> {
     'SVC_ADMIN_EMAIL=admin@example.com SVC_ADMIN_PASSWORD=… <%= config.bin %> server init --data-dir /var/lib/svc',
   ];
   static override flags = {
-    yes: Flags.boolean({
-      char: 'y',
-      summary: 'Accepted for uniformity with other mutating commands; init does not ask.',
-    }),
+    ...acceptedYesFlag('init does not ask.'),
   };
   static override columns = ['dataDir', 'databaseFile', 'secretsFile', 'created', 'applied', 'schemaVersion'];
   static override quietField = 'dataDir';

@@ -1,5 +1,5 @@
-import { Flags } from '../../cli/flags.js';
 import { ServerCommand } from '../../cli/server-command.js';
+import { acceptedYesFlag } from '../../cli/server-flags.js';
 
 export default class ServerMigrate extends ServerCommand<typeof ServerMigrate> {
   static override summary = 'Apply pending schema migrations to the bundled server database';
@@ -9,10 +9,7 @@ export default class ServerMigrate extends ServerCommand<typeof ServerMigrate> {
     '<%= config.bin %> server migrate --data-dir /var/lib/svc -o json',
   ];
   static override flags = {
-    yes: Flags.boolean({
-      char: 'y',
-      summary: 'Accepted for uniformity with other mutating commands; migrate does not ask.',
-    }),
+    ...acceptedYesFlag('migrate does not ask.'),
   };
   static override columns = ['applied', 'schemaVersion', 'migrations', 'databaseFile'];
 

@@ -1,5 +1,6 @@
 import { Flags } from '../../cli/flags.js';
 import { ServerCommand } from '../../cli/server-command.js';
+import { acceptedYesFlag } from '../../cli/server-flags.js';
 
 export default class ServerStop extends ServerCommand<typeof ServerStop> {
   static override summary = 'Stop the bundled server running against the data dir, gracefully';
@@ -12,10 +13,7 @@ Exit codes: 0 stopped; 5 no server is running against the data dir (a stale pid 
   ];
   static override flags = {
     wait: Flags.integer({ summary: 'Seconds to wait for the server to exit (default 30).', min: 1, max: 3600 }),
-    yes: Flags.boolean({
-      char: 'y',
-      summary: 'Accepted for uniformity with other mutating commands; stop does not ask.',
-    }),
+    ...acceptedYesFlag('stop does not ask.'),
   };
   static override columns = ['pid', 'url', 'dataDir', 'waitedMs'];
   static override quietField = 'pid';

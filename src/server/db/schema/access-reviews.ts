@@ -1,5 +1,5 @@
 import { index, sqliteTable, text } from 'drizzle-orm/sqlite-core';
-import { createdAt, id, ref, updatedAt } from './columns.js';
+import { createdAt, id, ref, timestamps } from './columns.js';
 import { users } from './identity.js';
 import { organizations, partners } from './tenancy.js';
 
@@ -16,8 +16,7 @@ export const accessReviews = sqliteTable(
     reviewerId: text().references(() => users.id),
     dueDate: text(),
     createdBy: text(),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
     completedAt: text(),
   },
   (t) => [index('access_reviews_partner_idx').on(t.partnerId, t.createdAt), index('access_reviews_org_idx').on(t.orgId, t.createdAt)],

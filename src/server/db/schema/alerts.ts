@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { createdAt, id, json, updatedAt } from './columns.js';
+import { createdAt, id, json, ref, timestamps } from './columns.js';
 import { organizations } from './tenancy.js';
 
 /** Alerting (02 §2.1-2.3, §3): templates, rules, alerts, the metric samples rules read, correlation links. */
@@ -27,8 +27,7 @@ export const alertTemplates = sqliteTable(
     messageTemplate: text().notNull(),
     builtIn: integer({ mode: 'boolean' }).notNull().default(false),
     createdBy: text(),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [index('alert_templates_org_idx').on(t.orgId, t.name)],
 );
@@ -38,13 +37,9 @@ export const alertRules = sqliteTable(
   'alert_rules',
   {
     id: id(),
-    orgId: text()
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    orgId: ref(() => organizations.id, { onDelete: 'cascade' }),
     /** A template in use cannot be deleted (409). */
-    templateId: text()
-      .notNull()
-      .references(() => alertTemplates.id),
+    templateId: ref(() => alertTemplates.id),
     templateName: text().notNull(),
     name: text().notNull(),
     description: text(),
@@ -60,8 +55,7 @@ export const alertRules = sqliteTable(
     /** `notify`'s escalation policy (no foreign key: that table is not ours). */
     escalationPolicyId: text(),
     createdBy: text(),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [index('alert_rules_org_idx').on(t.orgId, t.createdAt), index('alert_rules_template_idx').on(t.templateId)],
 );
@@ -71,9 +65,7 @@ export const alerts = sqliteTable(
   'alerts',
   {
     id: id(),
-    orgId: text()
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    orgId: ref(() => organizations.id, { onDelete: 'cascade' }),
     /** The device's site when the alert fired (site-restricted users see only their sites' alerts). */
     siteId: text(),
     /** Plain ids: a deleted rule or device leaves its alerts as history. */
@@ -96,8 +88,7 @@ export const alerts = sqliteTable(
     suppressedUntil: text(),
     /** No new alert for the same rule and device before this (set on resolve). */
     cooldownUntil: text(),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [
     index('alerts_org_triggered_idx').on(t.orgId, t.triggeredAt),
@@ -132,12 +123,8 @@ export const alertCorrelations = sqliteTable(
   {
     id: id(),
     orgId: text().notNull(),
-    alertId: text()
-      .notNull()
-      .references(() => alerts.id, { onDelete: 'cascade' }),
-    relatedAlertId: text()
-      .notNull()
-      .references(() => alerts.id, { onDelete: 'cascade' }),
+    alertId: ref(() => alerts.id, { onDelete: 'cascade' }),
+    relatedAlertId: ref(() => alerts.id, { onDelete: 'cascade' }),
     reason: text().notNull(),
     confidence: real().notNull(),
     createdAt: createdAt(),

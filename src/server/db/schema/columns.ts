@@ -16,3 +16,6 @@ export const json = <T>() => text({ mode: 'json' }).$type<T>();
 /** A required reference to another table's row: `ref(() => users.id, { onDelete: 'cascade' })`. */
 export const ref = (column: ReferenceConfig['ref'], actions?: ReferenceConfig['actions']) =>
   text().notNull().references(column, actions);
+
+/** When a row was made and last changed: the pair every mutable table carries. */
+export const timestamps = () => ({ createdAt: createdAt(), updatedAt: updatedAt() });

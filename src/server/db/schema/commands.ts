@@ -1,6 +1,6 @@
 import { DEVICE_COMMAND_STATUSES, DEVICE_COMMAND_TYPES } from '../../../contract/device-commands.js';
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
-import { createdAt, id, json, updatedAt } from './columns.js';
+import { id, json, ref, timestamps } from './columns.js';
 import { devices } from './devices.js';
 import { organizations } from './tenancy.js';
 
@@ -16,12 +16,8 @@ export const deviceCommands = sqliteTable(
   'device_commands',
   {
     id: id(),
-    orgId: text()
-      .notNull()
-      .references(() => organizations.id),
-    deviceId: text()
-      .notNull()
-      .references(() => devices.id),
+    orgId: ref(() => organizations.id),
+    deviceId: ref(() => devices.id),
     type: text({ enum: COMMAND_TYPES }).notNull(),
     payload: json<Record<string, unknown>>().notNull().default({}),
     /** SecretBox-sealed JSON object of environment variables (SVC_VAR_<NAME>); never returned to users. */
@@ -34,8 +30,7 @@ export const deviceCommands = sqliteTable(
     createdBy: text(),
     sentAt: text(),
     completedAt: text(),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [index('device_commands_device_status_idx').on(t.deviceId, t.status, t.createdAt)],
 );

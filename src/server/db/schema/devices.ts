@@ -1,5 +1,5 @@
 import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { createdAt, id, json, updatedAt } from './columns.js';
+import { id, json, ref, timestamps } from './columns.js';
 import { organizations, sites } from './tenancy.js';
 
 /** Devices enrolled by their agents (04 wire notes "Enrollment keys and agents"). */
@@ -7,9 +7,7 @@ export const devices = sqliteTable(
   'devices',
   {
     id: id(),
-    orgId: text()
-      .notNull()
-      .references(() => organizations.id),
+    orgId: ref(() => organizations.id),
     /** The organization's partner (immutable), kept so partner-wide device caps count without a join. */
     partnerId: text().notNull(),
     /** A deleted site leaves its devices in the organization without a site. */
@@ -67,8 +65,7 @@ export const devices = sqliteTable(
     /** The enrollment key used (kept as a plain id: enrollment keys are hard-deleted). */
     enrollmentKeyId: text(),
     decommissionedAt: text(),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [
     uniqueIndex('devices_agent_id_unique').on(t.agentId),

@@ -1,5 +1,5 @@
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
-import { createdAt, id, json, updatedAt } from './columns.js';
+import { createdAt, id, json, ref, timestamps } from './columns.js';
 import { devices } from './devices.js';
 import { organizations, sites } from './tenancy.js';
 
@@ -8,9 +8,7 @@ export const deviceGroups = sqliteTable(
   'device_groups',
   {
     id: id(),
-    orgId: text()
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    orgId: ref(() => organizations.id, { onDelete: 'cascade' }),
     siteId: text().references(() => sites.id, { onDelete: 'set null' }),
     name: text().notNull(),
     type: text({ enum: ['static', 'dynamic'] }).notNull(),
@@ -20,8 +18,7 @@ export const deviceGroups = sqliteTable(
     parentId: text(),
     /** When the dynamic membership was last computed. */
     evaluatedAt: text(),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [index('device_groups_org_idx').on(t.orgId, t.name), index('device_groups_parent_idx').on(t.parentId)],
 );
@@ -30,12 +27,8 @@ export const deviceGroups = sqliteTable(
 export const deviceGroupMembers = sqliteTable(
   'device_group_members',
   {
-    groupId: text()
-      .notNull()
-      .references(() => deviceGroups.id, { onDelete: 'cascade' }),
-    deviceId: text()
-      .notNull()
-      .references(() => devices.id, { onDelete: 'cascade' }),
+    groupId: ref(() => deviceGroups.id, { onDelete: 'cascade' }),
+    deviceId: ref(() => devices.id, { onDelete: 'cascade' }),
     /** A pinned device stays in a dynamic group whatever its conditions say. */
     isPinned: integer({ mode: 'boolean' }).notNull().default(false),
     pinnedAt: text(),
@@ -50,9 +43,7 @@ export const deviceGroupMembershipLog = sqliteTable(
   'device_group_membership_log',
   {
     id: id(),
-    groupId: text()
-      .notNull()
-      .references(() => deviceGroups.id, { onDelete: 'cascade' }),
+    groupId: ref(() => deviceGroups.id, { onDelete: 'cascade' }),
     deviceId: text().notNull(),
     action: text({ enum: ['added', 'removed'] }).notNull(),
     reason: text().notNull(),

@@ -1,5 +1,5 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { createdAt, id, json, ref, updatedAt } from './columns.js';
+import { createdAt, id, json, ref, timestamps } from './columns.js';
 import { organizations, partners } from './tenancy.js';
 
 export const users = sqliteTable(
@@ -29,8 +29,7 @@ export const users = sqliteTable(
     lockedUntil: text(),
     lastLoginAt: text(),
     passwordChangedAt: text(),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [uniqueIndex('users_email_unique').on(t.email)],
 );
@@ -47,8 +46,7 @@ export const roles = sqliteTable(
     scope: text({ enum: ['partner', 'organization'] }).notNull(),
     isSystem: integer({ mode: 'boolean' }).notNull().default(false),
     parentRoleId: text(),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [index('roles_partner_idx').on(t.partnerId), index('roles_org_idx').on(t.orgId)],
 );

@@ -1,5 +1,5 @@
 import { sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { createdAt, id, json, updatedAt } from './columns.js';
+import { id, json, ref, timestamps } from './columns.js';
 import { users } from './identity.js';
 import { organizations } from './tenancy.js';
 
@@ -18,9 +18,7 @@ export const integrationSettings = sqliteTable(
   'integration_settings',
   {
     id: id(),
-    orgId: text()
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    orgId: ref(() => organizations.id, { onDelete: 'cascade' }),
     kind: text({ enum: INTEGRATION_KINDS }).notNull(),
     config: json<Record<string, unknown>>().notNull(),
     configEnc: text().notNull(),
@@ -29,8 +27,7 @@ export const integrationSettings = sqliteTable(
     lastTestStatus: text({ enum: ['queued', 'succeeded', 'failed'] }),
     lastTestError: text(),
     updatedBy: text().references(() => users.id, { onDelete: 'set null' }),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [uniqueIndex('integration_settings_org_kind_idx').on(t.orgId, t.kind)],
 );

@@ -1,5 +1,5 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { createdAt, id, json, ref, updatedAt } from './columns.js';
+import { id, json, ref, timestamps } from './columns.js';
 import { users } from './identity.js';
 import { organizations, sites } from './tenancy.js';
 
@@ -18,8 +18,7 @@ export const apiKeys = sqliteTable(
     rateLimit: integer().notNull().default(1000),
     status: text({ enum: ['active', 'expired', 'revoked'] }).notNull().default('active'),
     createdBy: text().references(() => users.id, { onDelete: 'set null' }),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
     /** Written asynchronously in batches (modules/api-keys/usage.ts); reset on rotation. */
     lastUsedAt: text(),
     usageCount: integer().notNull().default(0),
@@ -54,8 +53,7 @@ export const enrollmentKeys = sqliteTable(
     maxUsage: integer(),
     expiresAt: text().notNull(),
     createdBy: text().references(() => users.id, { onDelete: 'set null' }),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [uniqueIndex('enrollment_keys_hash_unique').on(t.keyHash), index('enrollment_keys_org_idx').on(t.orgId, t.createdAt)],
 );

@@ -1,5 +1,5 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { createdAt, id, json, updatedAt } from './columns.js';
+import { createdAt, id, json, ref, timestamps } from './columns.js';
 import { users } from './identity.js';
 import { organizations } from './tenancy.js';
 
@@ -8,9 +8,7 @@ export const notifications = sqliteTable(
   'notifications',
   {
     id: id(),
-    userId: text()
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    userId: ref(() => users.id, { onDelete: 'cascade' }),
     orgId: text().references(() => organizations.id, { onDelete: 'cascade' }),
     type: text({ enum: ['alert', 'device', 'script', 'automation', 'system', 'user', 'security'] }).notNull(),
     priority: text({ enum: ['low', 'normal', 'high', 'urgent'] }).notNull().default('normal'),
@@ -36,9 +34,7 @@ export const notificationChannels = sqliteTable(
   'notification_channels',
   {
     id: id(),
-    orgId: text()
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    orgId: ref(() => organizations.id, { onDelete: 'cascade' }),
     name: text().notNull(),
     type: text({ enum: ['email', 'slack', 'teams', 'webhook', 'pagerduty', 'sms'] }).notNull(),
     configSealed: text().notNull(),
@@ -48,8 +44,7 @@ export const notificationChannels = sqliteTable(
     /** null: unlimited. */
     throttleMaxPerWindow: integer(),
     throttleWindowSeconds: integer().notNull().default(3600),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [index('notification_channels_org_idx').on(t.orgId, t.updatedAt)],
 );
@@ -64,13 +59,10 @@ export const escalationPolicies = sqliteTable(
   'escalation_policies',
   {
     id: id(),
-    orgId: text()
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    orgId: ref(() => organizations.id, { onDelete: 'cascade' }),
     name: text().notNull(),
     steps: json<Record<string, unknown>[]>().notNull().default([]),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [index('escalation_policies_org_idx').on(t.orgId, t.updatedAt)],
 );

@@ -9,7 +9,7 @@ import type {
   PamVerdict,
   TimeWindow,
 } from '../../../contract/pam.js';
-import { createdAt, id, json, ref, updatedAt } from './columns.js';
+import { createdAt, id, json, ref, timestamps, updatedAt } from './columns.js';
 import { devices } from './devices.js';
 import { users } from './identity.js';
 import { organizations, sites } from './tenancy.js';
@@ -28,8 +28,7 @@ export const pamSignerGroups = sqliteTable(
     /** SHA-256 hex, lower case. */
     thumbprints: json<string[]>().notNull().default([]),
     createdBy: text(),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [uniqueIndex('pam_signer_groups_org_name_unique').on(t.orgId, t.name)],
 );
@@ -68,8 +67,7 @@ export const pamRules = sqliteTable(
     reapprovedAt: text(),
     reapprovedByUserId: text(),
     createdBy: text(),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [
     index('pam_rules_org_order_idx').on(t.orgId, t.priority, t.createdAt, t.id),
@@ -147,8 +145,7 @@ export const elevationRequests = sqliteTable(
     expiredAt: text(),
     /** +1 on every change of state. */
     revision: integer().notNull().default(1),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [
     index('elevation_requests_org_requested_idx').on(t.orgId, t.requestedAt, t.id),

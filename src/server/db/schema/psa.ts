@@ -1,5 +1,5 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { createdAt, id, json, updatedAt } from './columns.js';
+import { id, json, ref, timestamps } from './columns.js';
 import { users } from './identity.js';
 import { organizations } from './tenancy.js';
 
@@ -19,9 +19,7 @@ export const psaConnections = sqliteTable(
   'psa_connections',
   {
     id: id(),
-    orgId: text()
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    orgId: ref(() => organizations.id, { onDelete: 'cascade' }),
     provider: text({ enum: PSA_PROVIDERS }).notNull(),
     name: text().notNull(),
     /** SecretBox ciphertext of the credentials object; null: none stored. */
@@ -35,8 +33,7 @@ export const psaConnections = sqliteTable(
     lastSyncStatus: text({ enum: ['queued', 'running', 'completed', 'failed'] }),
     lastSyncError: text(),
     createdBy: text().references(() => users.id, { onDelete: 'set null' }),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [index('psa_connections_org_idx').on(t.orgId, t.updatedAt)],
 );
@@ -46,9 +43,7 @@ export const psaTicketMappings = sqliteTable(
   'psa_ticket_mappings',
   {
     id: id(),
-    connectionId: text()
-      .notNull()
-      .references(() => psaConnections.id, { onDelete: 'cascade' }),
+    connectionId: ref(() => psaConnections.id, { onDelete: 'cascade' }),
     orgId: text().notNull(),
     /** No foreign keys: alerts and devices belong to other modules, and a ticket outlives what opened it. */
     alertId: text(),
@@ -63,8 +58,7 @@ export const psaTicketMappings = sqliteTable(
     /** Whether the provider's status counts as open (docs/api-notes.md "PSA"). */
     open: integer({ mode: 'boolean' }).notNull().default(true),
     lastSyncAt: text(),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [
     uniqueIndex('psa_ticket_mappings_external_idx').on(t.connectionId, t.externalTicketId),

@@ -1,5 +1,5 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { createdAt, id, json, updatedAt } from './columns.js';
+import { id, json, ref, timestamps } from './columns.js';
 import { deviceCommands } from './commands.js';
 import { devices } from './devices.js';
 import { organizations } from './tenancy.js';
@@ -40,8 +40,7 @@ export const scripts = sqliteTable(
     version: integer().notNull().default(1),
     exitCodeSeverityMapping: json<Record<string, string>>(),
     createdBy: text(),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [index('scripts_org_idx').on(t.orgId, t.updatedAt)],
 );
@@ -55,12 +54,8 @@ export const scriptExecutions = sqliteTable(
     /** Null once the script is deleted: the run's history stays, under its name. */
     scriptId: text().references(() => scripts.id, { onDelete: 'set null' }),
     scriptName: text().notNull(),
-    orgId: text()
-      .notNull()
-      .references(() => organizations.id),
-    deviceId: text()
-      .notNull()
-      .references(() => devices.id),
+    orgId: ref(() => organizations.id),
+    deviceId: ref(() => devices.id),
     commandId: text().references(() => deviceCommands.id),
     status: text({ enum: SCRIPT_EXECUTION_STATUSES }).notNull().default('pending'),
     triggerType: text().notNull().default('manual'),
@@ -78,8 +73,7 @@ export const scriptExecutions = sqliteTable(
     createdBy: text(),
     startedAt: text(),
     completedAt: text(),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [
     index('script_executions_script_idx').on(t.scriptId, t.createdAt),
@@ -93,15 +87,12 @@ export const customFieldDefinitions = sqliteTable(
   'custom_field_definitions',
   {
     id: id(),
-    orgId: text()
-      .notNull()
-      .references(() => organizations.id),
+    orgId: ref(() => organizations.id),
     key: text().notNull(),
     name: text().notNull(),
     type: text({ enum: CUSTOM_FIELD_TYPES }).notNull().default('text'),
     allowScriptWrite: integer({ mode: 'boolean' }).notNull().default(false),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [uniqueIndex('custom_field_definitions_org_key_unique').on(t.orgId, t.key)],
 );

@@ -1,5 +1,5 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { createdAt, id, json, updatedAt } from './columns.js';
+import { createdAt, id, json, ref, timestamps } from './columns.js';
 import { roles, users } from './identity.js';
 import { organizations } from './tenancy.js';
 
@@ -17,9 +17,7 @@ export const ssoProviders = sqliteTable(
   'sso_providers',
   {
     id: id(),
-    orgId: text()
-      .notNull()
-      .references(() => organizations.id),
+    orgId: ref(() => organizations.id),
     name: text().notNull(),
     type: text({ enum: ['oidc', 'saml'] }).notNull(),
     preset: text(),
@@ -44,8 +42,7 @@ export const ssoProviders = sqliteTable(
     idpEntityId: text(),
     idpCertificate: text(),
     createdBy: text(),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [index('sso_providers_org_idx').on(t.orgId)],
 );
@@ -56,9 +53,7 @@ export const ssoLoginStates = sqliteTable(
   'sso_login_states',
   {
     id: id(),
-    providerId: text()
-      .notNull()
-      .references(() => ssoProviders.id, { onDelete: 'cascade' }),
+    providerId: ref(() => ssoProviders.id, { onDelete: 'cascade' }),
     /** SHA-256 of the state sent to the provider. */
     stateHash: text().notNull(),
     /** OIDC: the ID token's nonce. SAML: the ID of the AuthnRequest, which the response's InResponseTo must
@@ -83,9 +78,7 @@ export const ssoExchangeCodes = sqliteTable(
   {
     id: id(),
     codeHash: text().notNull(),
-    userId: text()
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    userId: ref(() => users.id, { onDelete: 'cascade' }),
     /** The issued token pair, sealed, handed out once. */
     tokensEnc: text().notNull(),
     clientChallenge: text(),
@@ -101,12 +94,8 @@ export const ssoIdentities = sqliteTable(
   'sso_identities',
   {
     id: id(),
-    userId: text()
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
-    providerId: text()
-      .notNull()
-      .references(() => ssoProviders.id, { onDelete: 'cascade' }),
+    userId: ref(() => users.id, { onDelete: 'cascade' }),
+    providerId: ref(() => ssoProviders.id, { onDelete: 'cascade' }),
     externalId: text().notNull(),
     email: text().notNull(),
     profile: json<Record<string, unknown>>().notNull(),
@@ -114,8 +103,7 @@ export const ssoIdentities = sqliteTable(
     tokensEnc: text(),
     tokenExpiresAt: text(),
     lastLoginAt: text(),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [
     uniqueIndex('sso_identities_provider_subject_unique').on(t.providerId, t.externalId),
@@ -129,9 +117,7 @@ export const ssoSamlReplays = sqliteTable(
   'sso_saml_replays',
   {
     id: id(),
-    providerId: text()
-      .notNull()
-      .references(() => ssoProviders.id, { onDelete: 'cascade' }),
+    providerId: ref(() => ssoProviders.id, { onDelete: 'cascade' }),
     /** `assertion:<ID>` or `response:<ID>`. */
     messageId: text().notNull(),
     createdAt: createdAt(),

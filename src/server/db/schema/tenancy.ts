@@ -1,5 +1,5 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { createdAt, id, json, ref, updatedAt } from './columns.js';
+import { id, json, ref, timestamps } from './columns.js';
 
 export const partners = sqliteTable(
   'partners',
@@ -17,8 +17,7 @@ export const partners = sqliteTable(
     settings: json<Record<string, unknown>>().notNull().default({}),
     ssoConfig: json<Record<string, unknown>>(),
     billingEmail: text(),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
     deletedAt: text(),
   },
   (t) => [uniqueIndex('partners_slug_unique').on(t.slug)],
@@ -39,8 +38,7 @@ export const organizations = sqliteTable(
     billingContact: json<Record<string, unknown>>(),
     contractStart: text(),
     contractEnd: text(),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
     deletedAt: text(),
   },
   (t) => [index('organizations_partner_idx').on(t.partnerId, t.name)],
@@ -56,8 +54,7 @@ export const sites = sqliteTable(
     timezone: text().notNull().default('UTC'),
     contact: json<Record<string, unknown>>(),
     settings: json<Record<string, unknown>>().notNull().default({}),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [index('sites_org_idx').on(t.orgId, t.name)],
 );

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { createdAt, id, json, updatedAt } from './columns.js';
+import { createdAt, id, json, ref, timestamps } from './columns.js';
 import { users } from './identity.js';
 import { organizations } from './tenancy.js';
 
@@ -20,9 +20,7 @@ export const webhooks = sqliteTable(
   'webhooks',
   {
     id: id(),
-    orgId: text()
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    orgId: ref(() => organizations.id, { onDelete: 'cascade' }),
     name: text().notNull(),
     url: text().notNull(),
     /** SecretBox ciphertext of the signing secret; null: deliveries are unsigned. */
@@ -35,8 +33,7 @@ export const webhooks = sqliteTable(
     status: text({ enum: ['active', 'paused', 'failed'] }).notNull().default('active'),
     retryPolicy: json<RetryPolicy>().notNull().default(DEFAULT_RETRY_POLICY),
     createdBy: text().references(() => users.id, { onDelete: 'set null' }),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
     lastDeliveryAt: text(),
   },
   (t) => [index('webhooks_org_idx').on(t.orgId, t.createdAt)],
@@ -47,9 +44,7 @@ export const webhookDeliveries = sqliteTable(
   'webhook_deliveries',
   {
     id: id(),
-    webhookId: text()
-      .notNull()
-      .references(() => webhooks.id, { onDelete: 'cascade' }),
+    webhookId: ref(() => webhooks.id, { onDelete: 'cascade' }),
     orgId: text().notNull(),
     status: text({ enum: ['pending', 'delivered', 'failed', 'retrying'] })
       .notNull()
