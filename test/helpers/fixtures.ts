@@ -182,3 +182,30 @@ export function outboundTenant(prefix: string) {
     },
   };
 }
+
+/**
+ * outboundTenant with a loopback peer of the file's own (an HTTPS receiver, a PSA stand-in): `start` runs before
+ * the first test, the peer is closed after the last.
+ */
+export function outboundTenantWith<P extends { close(): Promise<void> }>(prefix: string, start: () => Promise<P>) {
+  const tenant = outboundTenant(prefix);
+  let peer: P | undefined;
+  beforeAll(async () => {
+    peer = await start();
+  });
+  afterAll(async () => {
+    await peer?.close();
+  });
+  return {
+    get admin(): CliUser {
+      return tenant.admin;
+    },
+    get orgId(): string {
+      return tenant.orgId;
+    },
+    get peer(): P {
+      if (!peer) throw new Error('the peer is not started yet (use it inside a test)');
+      return peer;
+    },
+  };
+}
