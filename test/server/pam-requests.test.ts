@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   auditLogs,
   devices,
@@ -22,12 +22,12 @@ import {
   createRule,
   ingest,
   pendingRequest,
-  seedPamWorld,
+  usePamWorld,
   sha,
   type PamWorld,
 } from '../helpers/pam.js';
 import { ROLES, SEED_PASSWORD, seedUser } from '../helpers/seed.js';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, createTestApp, totpFor, type TestApp } from '../helpers/server.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, totpFor, type TestApp } from '../helpers/server.js';
 
 const NO_HASH = Object.fromEntries(Object.entries(UAC).filter(([k]) => k !== 'target_executable_hash'));
 const CRITICAL = { ...AI, tool_name: 'custom_admin_tool', risk_tier: 4, action_digest: sha('critical') };
@@ -38,6 +38,7 @@ describe('PAM elevation requests (01 §2.11, §3, §4.9; 04 wire notes "PAM")', 
   let sys: string;
   const respond = (id: string, body: Record<string, unknown>, token = w.tokens.orgUser) =>
     t.call('POST', `${API}/pam/elevation-requests/${id}/respond`, { token, body });
+  const jit = (token: string, body: Record<string, unknown>) => t.call('POST', `${API}/pam/elevation-requests`, { token, body });
   const revoke = (id: string, body: Record<string, unknown>, token = w.tokens.orgUser) =>
     t.call('POST', `${API}/pam/elevation-requests/${id}/revoke`, { token, body });
   const getRequest = async (id: string, token = sys) =>
@@ -63,12 +64,7 @@ describe('PAM elevation requests (01 §2.11, §3, §4.9; 04 wire notes "PAM")', 
       { logger: false, announce: () => undefined },
     );
 
-  beforeEach(async () => {
-    t = await createTestApp();
-    w = await seedPamWorld(t);
-    sys = w.tokens.system;
-  });
-  afterEach(async () => t.close());
+  usePamWorld((app, world) => ([t, w, sys] = [app, world, world.tokens.system]));
 
   // ---- agent ingest ----
 
@@ -344,14 +340,7 @@ describe('PAM elevation requests (01 §2.11, §3, §4.9; 04 wire notes "PAM")', 
       org: { orgId: w.orgA1.id, roleId: ROLES.orgViewer },
       login: 'mint',
     });
-    expect(
-      (
-        await t.call('POST', `${API}/pam/elevation-requests`, {
-          token: viewer.token,
-          body: { deviceId: w.devA1a.deviceId, reason: 'x' },
-        })
-      ).status,
-    ).toBe(403);
+    expect((await jit(viewer.token, { deviceId: w.devA1a.deviceId, reason: 'x' })).status).toBe(403);
     for (const body of [
       { deviceId: w.devA1a.deviceId },
       { deviceId: w.devA1a.deviceId, reason: '' },
@@ -359,24 +348,10 @@ describe('PAM elevation requests (01 §2.11, §3, §4.9; 04 wire notes "PAM")', 
       { deviceId: w.devA1a.deviceId, reason: 'x', durationMinutes: 0 },
       { deviceId: w.devA1a.deviceId, reason: 'x', durationMinutes: 1441 },
     ]) {
-      expect((await t.call('POST', `${API}/pam/elevation-requests`, { token: tech.token, body })).status).toBe(400);
+      expect((await jit(tech.token, body)).status).toBe(400);
     }
-    expect(
-      (
-        await t.call('POST', `${API}/pam/elevation-requests`, {
-          token: tech.token,
-          body: { deviceId: w.devA2.deviceId, reason: 'x' },
-        })
-      ).status,
-    ).toBe(404);
-    expect(
-      (
-        await t.call('POST', `${API}/pam/elevation-requests`, {
-          token: w.tokens.siteUser,
-          body: { deviceId: w.devA1b.deviceId, reason: 'x' },
-        })
-      ).status,
-    ).toBe(404);
+    expect((await jit(tech.token, { deviceId: w.devA2.deviceId, reason: 'x' })).status).toBe(404);
+    expect((await jit(w.tokens.siteUser, { deviceId: w.devA1b.deviceId, reason: 'x' })).status).toBe(404);
   });
 
   // ---- reads ----

@@ -59,12 +59,8 @@ function ids(rows: { id: string }[]): string[] {
 }
 
 describe('tenancy scope matrix (01 §1, §2.6, §4.3)', () => {
-  let t: TestApp;
-  let w: World;
-  const as = useWorld({}, (app, world) => {
-    t = app;
-    w = world;
-  });
+  let t: TestApp, w: World;
+  const as = useWorld({}, (app, world) => ([t, w] = [app, world]));
 
   /** GET `${base}/:id` of every item as every caller of `reach`: 200 with the item where it is reachable, else
    * `denied` (the item's name says which one failed). */
