@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
-import { adminToken, cliUser, type CliUser, E2E_TIMEOUT_MS, type E2eServer, http, startServer } from './cli.js';
+import { adminToken, cliUser, type CliUser, E2E_TIMEOUT_MS, type E2eServer, http, login, startServer } from './cli.js';
 import { totp } from './totp.js';
 
 /**
@@ -206,6 +206,40 @@ export function outboundTenantWith<P extends { close(): Promise<void> }>(prefix:
     get peer(): P {
       if (!peer) throw new Error('the peer is not started yet (use it inside a test)');
       return peer;
+    },
+  };
+}
+
+/**
+ * An e2e file's server with one CLI user signed in with the system administrator's password (profile "default"),
+ * started before the first test and removed after the last; `token` is a system administrator's session over HTTP.
+ */
+export function signedInServer() {
+  let server: E2eServer | undefined;
+  let user: CliUser | undefined;
+  let token = '';
+  beforeAll(async () => {
+    server = await startServer();
+    user = cliUser();
+    const result = await login(user, server.url);
+    if (result.exitCode !== 0) throw new Error(result.stderr);
+    token = await adminToken(server.url);
+  }, E2E_TIMEOUT_MS);
+  afterAll(async () => {
+    user?.cleanup();
+    await server?.stop();
+  });
+  return {
+    get url(): string {
+      if (!server) throw new Error('the server is not started yet (use it inside a test)');
+      return server.url;
+    },
+    get user(): CliUser {
+      if (!user) throw new Error('the user is not signed in yet (use it inside a test)');
+      return user;
+    },
+    get token(): string {
+      return token;
     },
   };
 }
