@@ -215,31 +215,32 @@ export function outboundTenantWith<P extends { close(): Promise<void> }>(prefix:
  * started before the first test and removed after the last; `token` is a system administrator's session over HTTP.
  */
 export function signedInServer() {
-  let server: E2eServer | undefined;
-  let user: CliUser | undefined;
-  let token = '';
+  let started: { server: E2eServer; user: CliUser; token: string } | undefined;
   beforeAll(async () => {
-    server = await startServer();
-    user = cliUser();
+    const server = await startServer();
+    const user = cliUser();
+    started = { server, user, token: '' };
     const result = await login(user, server.url);
     if (result.exitCode !== 0) throw new Error(result.stderr);
-    token = await adminToken(server.url);
+    started.token = await adminToken(server.url);
   }, E2E_TIMEOUT_MS);
   afterAll(async () => {
-    user?.cleanup();
-    await server?.stop();
+    started?.user.cleanup();
+    await started?.server.stop();
   });
+  const current = () => {
+    if (!started) throw new Error('the server is not started yet (use it inside a test)');
+    return started;
+  };
   return {
     get url(): string {
-      if (!server) throw new Error('the server is not started yet (use it inside a test)');
-      return server.url;
+      return current().server.url;
     },
     get user(): CliUser {
-      if (!user) throw new Error('the user is not signed in yet (use it inside a test)');
-      return user;
+      return current().user;
     },
     get token(): string {
-      return token;
+      return current().token;
     },
   };
 }
