@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, InjectOptions } from 'fastify';
-import { afterEach, expect } from 'vitest';
+import { afterEach, beforeEach, expect } from 'vitest';
 import { buildApp, type BuiltApp } from '../../src/server/app.js';
 import { loadConfig } from '../../src/server/config.js';
 import { initDataDir } from '../../src/server/ops/init.js';
@@ -146,4 +146,14 @@ export async function sendWithCookies(
   });
   const cookies = new Map(res.cookies.map((c) => [c.name, c.value]));
   return { status: res.statusCode, headers: res.headers, body: res.body ? JSON.parse(res.body) : undefined, cookies };
+}
+
+/** Before each test a fresh app and the first-start administrator's token (a password sign-in), handed to `ready`;
+ * after it, the app is closed. */
+export function useAdminApp(ready: (t: TestApp, token: string) => void): void {
+  const start = useTestApp();
+  beforeEach(async () => {
+    const app = await start();
+    ready(app, await loginAs(app));
+  });
 }
