@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { E2E_TIMEOUT_MS, http } from '../helpers/cli.js';
+import { cliUser, E2E_TIMEOUT_MS, http } from '../helpers/cli.js';
 import { signedInServer } from '../helpers/fixtures.js';
 
 // The tests are independent and run concurrently (this machine runs one test file at a time).
