@@ -1,47 +1,38 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminToken, cliUser, type CliUser, E2E_TIMEOUT_MS, type E2eServer, http, login, startServer } from '../helpers/cli.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cliUser, E2E_TIMEOUT_MS, http } from '../helpers/cli.js';
+import { signedInServer } from '../helpers/fixtures.js';
 
 // The tests are independent and run concurrently (this machine runs one test file at a time).
 describe('e2e: svc api, the raw escape hatch (CLI.md "Scripting conveniences")', { timeout: E2E_TIMEOUT_MS }, () => {
-  let server: E2eServer;
-  let user: CliUser;
-
+  const shared = signedInServer();
   beforeAll(async () => {
-    server = await startServer();
-    user = cliUser();
-    const result = await login(user, server.url);
-    if (result.exitCode !== 0) throw new Error(result.stderr);
-    const token = await adminToken(server.url);
-    await Promise.all(Array.from({ length: 12 }, (_, i) => http(server.url, 'POST', '/orgs/partners', { token, body: { name: `Seed ${i}`, slug: `seed-${i}` } })));
-  });
-  afterAll(async () => {
-    user?.cleanup();
-    await server?.stop();
+    const { token } = shared;
+    await Promise.all(Array.from({ length: 12 }, (_, i) => http(shared.url, 'POST', '/orgs/partners', { token, body: { name: `Seed ${i}`, slug: `seed-${i}` } })));
   });
 
   it.concurrent('-X POST with -f string fields creates, with the session of the profile', async () => {
-    const result = await user.run(['api', '-X', 'POST', '/orgs/partners', '-f', 'name=X', '-f', 'slug=x']);
+    const result = await shared.user.run(['api', '-X', 'POST', '/orgs/partners', '-f', 'name=X', '-f', 'slug=x']);
     expect(result.exitCode).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ name: 'X', slug: 'x', status: 'active' });
   });
 
   it.concurrent('-F sends typed values and nested keys; METHOD may be the first argument; the /api/v1 prefix is optional', async () => {
-    const result = await user.run(['api', 'POST', '/api/v1/orgs/partners', '-f', 'name=Typed', '-f', 'slug=typed', '-F', 'maxDevices=250', '-F', 'billingEmail=null', '-f', 'settings[timezone]=Europe/Berlin']);
+    const result = await shared.user.run(['api', 'POST', '/api/v1/orgs/partners', '-f', 'name=Typed', '-f', 'slug=typed', '-F', 'maxDevices=250', '-F', 'billingEmail=null', '-f', 'settings[timezone]=Europe/Berlin']);
     expect(result.exitCode).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ slug: 'typed', maxDevices: 250, billingEmail: null, settings: { timezone: 'Europe/Berlin' } });
   });
 
   it.concurrent('--input - sends a JSON body from stdin', async () => {
-    const result = await user.run(['api', 'POST', 'orgs/partners', '--input', '-'], { input: JSON.stringify({ name: 'Piped', slug: 'piped' }) });
+    const result = await shared.user.run(['api', 'POST', 'orgs/partners', '--input', '-'], { input: JSON.stringify({ name: 'Piped', slug: 'piped' }) });
     expect(result.exitCode).toBe(0);
     expect(JSON.parse(result.stdout).slug).toBe('piped');
   });
 
   // Not concurrent: partners created by other tests while paging would shift offset pages.
   it('--paginate follows the {data, pagination} envelope into one JSON array', async () => {
-    const result = await user.run(['api', 'GET', '/orgs/partners', '--paginate', '-f', 'limit=5']);
+    const result = await shared.user.run(['api', 'GET', '/orgs/partners', '--paginate', '-f', 'limit=5']);
     expect(result.exitCode).toBe(0);
     const all = JSON.parse(result.stdout);
     expect(Array.isArray(all)).toBe(true);
@@ -50,7 +41,7 @@ describe('e2e: svc api, the raw escape hatch (CLI.md "Scripting conveniences")',
   });
 
   it.concurrent('--paginate with -o jsonl streams one object per line (and implies GET, fields or not)', async () => {
-    const result = await user.run(['api', '/orgs/partners', '-f', 'limit=4', '--paginate', '--output', 'jsonl']);
+    const result = await shared.user.run(['api', '/orgs/partners', '-f', 'limit=4', '--paginate', '--output', 'jsonl']);
     expect(result.exitCode).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines.length).toBeGreaterThanOrEqual(12);
@@ -58,43 +49,43 @@ describe('e2e: svc api, the raw escape hatch (CLI.md "Scripting conveniences")',
   });
 
   it.concurrent('without --paginate the body prints as it is', async () => {
-    const page = JSON.parse((await user.run(['api', 'GET', '/orgs/partners', '-f', 'limit=2'])).stdout);
+    const page = JSON.parse((await shared.user.run(['api', 'GET', '/orgs/partners', '-f', 'limit=2'])).stdout);
     expect(page.data).toHaveLength(2);
     expect(page.pagination).toMatchObject({ page: 1, limit: 2 });
   });
 
   it.concurrent('non-2xx answers take the same error path and exit codes (404 → 5, 409 → 6, 401 → 3)', async () => {
-    const missing = await user.run(['api', '/orgs/partners/00000000-0000-4000-8000-000000000000']);
+    const missing = await shared.user.run(['api', '/orgs/partners/00000000-0000-4000-8000-000000000000']);
     expect(missing.exitCode).toBe(5);
     expect(missing.stdout).toBe('');
-    expect((await user.run(['api', '-X', 'POST', '/orgs/partners', '-f', 'name=Dup', '-f', 'slug=dup'])).exitCode).toBe(0);
-    const taken = await user.run(['api', '-X', 'POST', '/orgs/partners', '-f', 'name=Dup', '-f', 'slug=dup']);
+    expect((await shared.user.run(['api', '-X', 'POST', '/orgs/partners', '-f', 'name=Dup', '-f', 'slug=dup'])).exitCode).toBe(0);
+    const taken = await shared.user.run(['api', '-X', 'POST', '/orgs/partners', '-f', 'name=Dup', '-f', 'slug=dup']);
     expect(taken.exitCode).toBe(6);
     expect(taken.stderr).toContain('HTTP 409');
     const stranger = cliUser();
-    const anonymous = await stranger.run(['api', '/orgs/partners', '--base-url', server.url]);
+    const anonymous = await stranger.run(['api', '/orgs/partners', '--base-url', shared.url]);
     stranger.cleanup();
     expect(anonymous.exitCode).toBe(3);
   });
 
   it.concurrent('usage errors are exit 2 before any request', async () => {
-    expect((await user.run(['api', 'FETCH', '/orgs/partners'])).exitCode).toBe(2);
-    expect((await user.run(['api', '/orgs/partners', '-f', 'novalue'])).exitCode).toBe(2);
-    expect((await user.run(['api', 'POST', '/orgs/partners', '--paginate'])).exitCode).toBe(2);
+    expect((await shared.user.run(['api', 'FETCH', '/orgs/partners'])).exitCode).toBe(2);
+    expect((await shared.user.run(['api', '/orgs/partners', '-f', 'novalue'])).exitCode).toBe(2);
+    expect((await shared.user.run(['api', 'POST', '/orgs/partners', '--paginate'])).exitCode).toBe(2);
   });
 
   it.concurrent('--dry-run prints the request and sends nothing', async () => {
-    const file = path.join(user.home, 'body.json');
+    const file = path.join(shared.user.home, 'body.json');
     fs.writeFileSync(file, JSON.stringify({ name: 'Never', slug: 'never' }));
-    const dry = await user.run(['api', 'POST', '/orgs/partners', '--input', file, '--dry-run']);
+    const dry = await shared.user.run(['api', 'POST', '/orgs/partners', '--input', file, '--dry-run']);
     expect(dry.exitCode).toBe(0);
-    expect(JSON.parse(dry.stdout)).toMatchObject({ dryRun: true, method: 'POST', url: `${server.url}/api/v1/orgs/partners`, body: { slug: 'never' } });
-    const all = JSON.parse((await user.run(['api', '/orgs/partners', '--paginate'])).stdout);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ dryRun: true, method: 'POST', url: `${shared.url}/api/v1/orgs/partners`, body: { slug: 'never' } });
+    const all = JSON.parse((await shared.user.run(['api', '/orgs/partners', '--paginate'])).stdout);
     expect(all.some((p: { slug: string }) => p.slug === 'never')).toBe(false);
   });
 
   it.concurrent('/health stays at the root', async () => {
-    const health = await user.run(['api', '/health']);
+    const health = await shared.user.run(['api', '/health']);
     expect(JSON.parse(health.stdout)).toMatchObject({ status: 'ok' });
   });
 });

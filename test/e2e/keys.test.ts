@@ -1,10 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { cliUser, type CliUser, E2E_TIMEOUT_MS, filesUnder, http } from '../helpers/cli.js';
+import { cliUser, type CliUser, E2E_TIMEOUT_MS, filesUnder, http, type RunResult } from '../helpers/cli.js';
 import { createTenant, enroll, invitePerson, ok, type Person, sharedServer, type Tenant } from '../helpers/fixtures.js';
 import { totp } from '../helpers/totp.js';
 
 const API_KEY = /^svc_[A-Za-z0-9_-]{32}$/;
 const ENROLLMENT_KEY = /^[0-9a-f]{64}$/;
+
+/** A `create -q` answer: exit 0, only the new key on stdout (returned), the shown-once warning on stderr. */
+function shownOnce(created: RunResult, key: RegExp): string {
+  expect(created.exitCode).toBe(0);
+  expect(created.stdout).toMatch(key);
+  expect(created.stderr).toContain('will not be shown again');
+  return created.stdout.trim();
+}
 
 describe(
   'e2e: API keys, enrollment keys and devices (01 §4.1, §4.2; CLI.md "Output", "Safety")',
@@ -32,21 +40,9 @@ describe(
 
     it('01§4.1 api-keys create -q prints only the key; the shown-once warning goes to stderr', async () => {
       const { admin, orgId } = await world();
-      const created = await admin.run([
-        'api-keys',
-        'create',
-        '--org-id',
-        orgId,
-        '--name',
-        'CI pipeline',
-        '--scopes',
-        'sites:read',
-        '--quiet',
-      ]);
-      expect(created.exitCode).toBe(0);
-      expect(created.stdout).toMatch(API_KEY);
+      const created = await admin.run(['api-keys', 'create', '--org-id', orgId, '--name', 'CI pipeline', '--scopes', 'sites:read', '--quiet']);
       expect(created.stderr).toContain('It will not be shown again');
-      const key = created.stdout.trim();
+      const key = shownOnce(created, API_KEY);
       const listed = await admin.json(['api-keys', 'list', '--org-id', orgId]);
       expect(listed).toHaveLength(1);
       expect(listed[0]).toMatchObject({
@@ -203,25 +199,8 @@ describe(
 
     it('01§4.2 enrollment key → an agent enrolls over HTTP → devices list shows it → decommission --yes', async () => {
       const { admin, orgId, siteId } = await world();
-      const created = await admin.run([
-        'enrollment-keys',
-        'create',
-        '--org-id',
-        orgId,
-        '--site-id',
-        siteId,
-        '--name',
-        'rollout',
-        '--max-usage',
-        '5',
-        '--ttl-minutes',
-        '30',
-        '-q',
-      ]);
-      expect(created.exitCode).toBe(0);
-      expect(created.stdout).toMatch(ENROLLMENT_KEY);
-      expect(created.stderr).toContain('will not be shown again');
-      const enrollmentKey = created.stdout.trim();
+      const rollout = ['--org-id', orgId, '--site-id', siteId, '--name', 'rollout', '--max-usage', '5', '--ttl-minutes', '30'];
+      const enrollmentKey = shownOnce(await admin.run(['enrollment-keys', 'create', ...rollout, '-q']), ENROLLMENT_KEY);
 
       const enrolled = await enroll(shared.url, enrollmentKey, 'web-01');
       expect(enrolled.status).toBe(201);

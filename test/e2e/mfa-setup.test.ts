@@ -1,24 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliUser, type CliUser, E2E_TIMEOUT_MS, type E2eServer, login, startServer } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { E2E_TIMEOUT_MS } from '../helpers/cli.js';
+import { signedInServer } from '../helpers/fixtures.js';
 import { totp } from '../helpers/mfa.js';
 
 describe('e2e: svc mfa setup --quiet says one true thing about the recovery codes (01 §4.5)', { timeout: E2E_TIMEOUT_MS }, () => {
-  let server: E2eServer;
-  let user: CliUser;
-
-  beforeAll(async () => {
-    server = await startServer();
-    user = cliUser();
-    const signedIn = await login(user, server.url);
-    if (signedIn.exitCode !== 0) throw new Error(signedIn.stderr);
-  });
-  afterAll(async () => {
-    user?.cleanup();
-    await server?.stop();
-  });
+  const shared = signedInServer();
 
   it('01§4.5 -q prints only the secret; stderr says the codes were not shown and how to replace them, and that advice works', async () => {
-    const setup = await user.run(['mfa', 'setup', '-q']);
+    const setup = await shared.user.run(['mfa', 'setup', '-q']);
     expect(setup.exitCode, setup.stderr).toBe(0);
     expect(setup.stdout).toMatch(/^[A-Z2-7]+$/);
     expect(setup.stderr).toContain("this setup's recovery codes were not shown and cannot be retrieved");
@@ -28,9 +17,9 @@ describe('e2e: svc mfa setup --quiet says one true thing about the recovery code
     expect(setup.stderr.match(/recovery codes/g)).toHaveLength(1);
 
     const secret = setup.stdout.trim();
-    expect((await user.run(['mfa', 'enable', '--code', totp(secret)])).exitCode).toBe(0);
+    expect((await shared.user.run(['mfa', 'enable', '--code', totp(secret)])).exitCode).toBe(0);
     // No code: the profile's session from `mfa enable` has MFA, which is what the route needs (01 §4.5).
-    const codes = await user.run(['mfa', 'recovery-codes', '--yes', '-q']);
+    const codes = await shared.user.run(['mfa', 'recovery-codes', '--yes', '-q']);
     expect(codes.exitCode, codes.stderr).toBe(0);
     expect(codes.stdout.trim().split('\n')).toHaveLength(10);
     expect(codes.stderr).toContain('The recovery codes are shown once and cannot be retrieved again');

@@ -4,7 +4,8 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminToken, BIN, cliUser, type CliUser, E2E_TIMEOUT_MS, type E2eServer, http as request, login, ROOT, startServer } from '../helpers/cli.js';
+import { BIN, cliUser, type CliUser, E2E_TIMEOUT_MS, http as request, login, ROOT } from '../helpers/cli.js';
+import { signedInServer } from '../helpers/fixtures.js';
 
 /** A loopback server that answers every request with `respond` (a web server at a wrong URL, a limit, a hang). */
 async function fakeServer(respond: (req: http.IncomingMessage, res: http.ServerResponse) => void) {
@@ -75,8 +76,7 @@ function onTerminal(user: CliUser, args: readonly string[], on: Parameters<typeo
 }
 
 describe('e2e: the CLI in pipes and scripts (issue 9, CLI.md "Errors and exit codes", "Retries", "Output")', { timeout: E2E_TIMEOUT_MS }, () => {
-  let server: E2eServer;
-  let user: CliUser;
+  const shared = signedInServer();
   let tokenEnv: Record<string, string>;
   const others: CliUser[] = [];
   const fresh = () => {
@@ -86,20 +86,14 @@ describe('e2e: the CLI in pipes and scripts (issue 9, CLI.md "Errors and exit co
   };
 
   beforeAll(async () => {
-    server = await startServer();
-    user = cliUser();
-    const result = await login(user, server.url);
-    if (result.exitCode !== 0) throw new Error(result.stderr);
-    const token = await adminToken(server.url);
-    tokenEnv = { SVC_TOKEN: token, SVC_BASE_URL: server.url, HOME: user.home, CI: '1' };
+    const { token } = shared;
+    tokenEnv = { SVC_TOKEN: token, SVC_BASE_URL: shared.url, HOME: shared.user.home, CI: '1' };
     // More partners than one page holds, and one whose name a spreadsheet would run.
-    await Promise.all(Array.from({ length: 12 }, (_, i) => request(server.url, 'POST', '/orgs/partners', { token, body: { name: `Pipe ${i}`, slug: `pipe-${i}` } })));
-    await request(server.url, 'POST', '/orgs/partners', { token, body: { name: '=HYPERLINK("http://evil.example","x")', slug: 'formula' } });
+    await Promise.all(Array.from({ length: 12 }, (_, i) => request(shared.url, 'POST', '/orgs/partners', { token, body: { name: `Pipe ${i}`, slug: `pipe-${i}` } })));
+    await request(shared.url, 'POST', '/orgs/partners', { token, body: { name: '=HYPERLINK("http://evil.example","x")', slug: 'formula' } });
   });
-  afterAll(async () => {
-    user?.cleanup();
+  afterAll(() => {
     for (const one of others) one.cleanup();
-    await server?.stop();
   });
 
   const closeAfterFirstLine = (text: string, child: ReturnType<typeof spawn>) => {
@@ -132,7 +126,7 @@ describe('e2e: the CLI in pipes and scripts (issue 9, CLI.md "Errors and exit co
 
   it.concurrent('issue 9 item 6: Ctrl-C at a prompt is exit 130 without "User force closed the prompt"', async () => {
     let pressed = false;
-    const result = await onTerminal(fresh(), ['login', '--base-url', server.url], {
+    const result = await onTerminal(fresh(), ['login', '--base-url', shared.url], {
       stdout: (text, child) => {
         if (pressed || !text.includes('Email')) return;
         pressed = true;
@@ -158,39 +152,39 @@ describe('e2e: the CLI in pipes and scripts (issue 9, CLI.md "Errors and exit co
   });
 
   it.concurrent('issue 9 item 7: --base-url …/api/v1 is understood as the deployment', async () => {
-    const result = await user.run(['partners', 'list', '--base-url', `${server.url}/api/v1`, '-o', 'json']);
+    const result = await shared.user.run(['partners', 'list', '--base-url', `${shared.url}/api/v1`, '-o', 'json']);
     expect(result.exitCode).toBe(0);
     expect(JSON.parse(result.stdout).length).toBeGreaterThan(0);
   });
 
   it.concurrent('issue 9 item 8: integer fields take decimal digits only; an empty value is an error naming the flag', async () => {
     for (const value of ['', '0x10', '1e3', ' 7']) {
-      const result = await user.run(['partners', 'create', '--name', 'Int', '--slug', 'int-x', '--max-devices', value, '--dry-run']);
+      const result = await shared.user.run(['partners', 'create', '--name', 'Int', '--slug', 'int-x', '--max-devices', value, '--dry-run']);
       expect(result.exitCode).toBe(2);
       expect(result.stderr).toContain('--max-devices');
     }
-    const ok = await user.run(['partners', 'create', '--name', 'Int', '--slug', 'int-x', '--max-devices', '7', '--dry-run', '-o', 'json']);
+    const ok = await shared.user.run(['partners', 'create', '--name', 'Int', '--slug', 'int-x', '--max-devices', '7', '--dry-run', '-o', 'json']);
     expect(JSON.parse(ok.stdout).body.maxDevices).toBe(7);
   });
 
   it.concurrent('issue 9 item 9: a field the contract requires is checked before sending and named as its flag', async () => {
-    const missing = await user.run(['partners', 'create', '--name', 'No slug']);
+    const missing = await shared.user.run(['partners', 'create', '--name', 'No slug']);
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toContain('Missing required flag --slug');
     expect(missing.stderr).not.toContain('slug: Invalid input');
-    const file = path.join(user.home, 'partner.yaml');
+    const file = path.join(shared.user.home, 'partner.yaml');
     fs.writeFileSync(file, 'slug: from-file\n');
-    const merged = await user.run(['partners', 'create', '--name', 'From file', '--from-file', file, '-o', 'json']);
+    const merged = await shared.user.run(['partners', 'create', '--name', 'From file', '--from-file', file, '-o', 'json']);
     expect(merged.exitCode).toBe(0);
     expect(JSON.parse(merged.stdout).slug).toBe('from-file');
-    const help = await user.run(['partners', 'create', '--help']);
+    const help = await shared.user.run(['partners', 'create', '--help']);
     expect(help.stdout).toMatch(/--slug=<value>\s+.*Required unless given by\s+--from-file/s);
   });
 
   it.concurrent('issue 9 item 10: malformed --from-file, --base-url not-a-url and ftp:// are usage errors (exit 2) naming the file or flag', async () => {
-    const file = path.join(user.home, 'broken.json');
+    const file = path.join(shared.user.home, 'broken.json');
     fs.writeFileSync(file, '{"name": "x",');
-    const broken = await user.run(['partners', 'create', '--from-file', file]);
+    const broken = await shared.user.run(['partners', 'create', '--from-file', file]);
     expect(broken.exitCode).toBe(2);
     expect(broken.stderr).toContain(file);
     for (const url of ['not-a-url', 'ftp://files.example.com']) {
@@ -201,7 +195,7 @@ describe('e2e: the CLI in pipes and scripts (issue 9, CLI.md "Errors and exit co
   });
 
   it.concurrent('issue 9 item 11 (03§4.4): -o csv neutralises a formula cell as the server\'s export does', async () => {
-    const result = await user.run(['partners', 'list', '--all', '-o', 'csv', '--columns', 'slug,name']);
+    const result = await shared.user.run(['partners', 'list', '--all', '-o', 'csv', '--columns', 'slug,name']);
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain(`formula,"'=HYPERLINK(""http://evil.example"",""x"")"`);
   });
@@ -260,34 +254,34 @@ describe('e2e: the CLI in pipes and scripts (issue 9, CLI.md "Errors and exit co
   });
 
   it.concurrent('issue 9 item 13: on a terminal a list cut at the page size says so on stderr', async () => {
-    const result = await onTerminal(user, ['partners', 'list', '--limit', '5']);
+    const result = await onTerminal(shared.user, ['partners', 'list', '--limit', '5']);
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toMatch(/showing 5 of \d+; --all for every page/);
-    const offTerminal = await user.run(['partners', 'list', '--limit', '5']);
+    const offTerminal = await shared.user.run(['partners', 'list', '--limit', '5']);
     expect(offTerminal.stderr).toBe('');
   });
 
   it.concurrent('issue 9 item 13: --columns with a field no row has is exit 2 naming the valid columns', async () => {
-    const result = await user.run(['partners', 'list', '--columns', 'id,nosuch']);
+    const result = await shared.user.run(['partners', 'list', '--columns', 'id,nosuch']);
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('Unknown column "nosuch"');
     expect(result.stderr).toMatch(/valid columns: id, name, slug/);
   });
 
   it.concurrent('issue 9 item 14: hints follow where the credentials come from', async () => {
-    const badToken = await fresh().run(['partners', 'list', '--base-url', server.url], { env: { SVC_TOKEN: 'not-a-token' } });
+    const badToken = await fresh().run(['partners', 'list', '--base-url', shared.url], { env: { SVC_TOKEN: 'not-a-token' } });
     expect(badToken.exitCode).toBe(3);
     expect(badToken.stderr).toContain('SVC_TOKEN');
     expect(badToken.stderr).not.toContain('svc login');
-    const badKey = await fresh().run(['partners', 'list', '--base-url', server.url], { env: { SVC_API_KEY: 'svc_nope' } });
+    const badKey = await fresh().run(['partners', 'list', '--base-url', shared.url], { env: { SVC_API_KEY: 'svc_nope' } });
     expect(badKey.stderr).toContain('SVC_API_KEY');
     expect(badKey.stderr).not.toContain('svc login');
-    const wrongPassword = await login(fresh(), server.url, { email: 'admin@e2e.test', password: 'wrong-password' });
+    const wrongPassword = await login(fresh(), shared.url, { email: 'admin@e2e.test', password: 'wrong-password' });
     expect(wrongPassword.exitCode).toBe(3);
     expect(wrongPassword.stderr).not.toContain('svc login');
 
     const staging = fresh();
-    expect((await login(staging, server.url, undefined, ['--profile', 'staging'])).exitCode).toBe(0);
+    expect((await login(staging, shared.url, undefined, ['--profile', 'staging'])).exitCode).toBe(0);
     expect((await staging.run(['logout', '-p', 'staging'])).exitCode).toBe(0);
     const after = await staging.run(['partners', 'list', '-p', 'staging']);
     expect(after.exitCode).toBe(3);
@@ -332,16 +326,16 @@ describe('e2e: the CLI in pipes and scripts (issue 9, CLI.md "Errors and exit co
       ['logout', '--no-headers'],
       ['pam', 'export', '--from', '2026-01-01T00:00:00Z', '--to', '2026-01-02T00:00:00Z', '--columns', 'x'],
     ]) {
-      const result = await user.run(args);
+      const result = await shared.user.run(args);
       expect(result.exitCode).toBe(2);
       expect(result.stderr).toContain('Nonexistent flag');
     }
-    const help = await user.run(['server', 'start', '--help']);
+    const help = await shared.user.run(['server', 'start', '--help']);
     expect(help.stdout).not.toContain('--columns');
     expect(help.stdout).not.toContain('--output');
-    const short = await user.run(['orgs', 'list', '-h']);
+    const short = await shared.user.run(['orgs', 'list', '-h']);
     expect(short.exitCode).toBe(0);
-    expect(short.stdout).toBe((await user.run(['orgs', 'list', '--help'])).stdout);
-    expect((await user.run(['orgs', '-h'])).stdout).toBe((await user.run(['orgs', '--help'])).stdout);
+    expect(short.stdout).toBe((await shared.user.run(['orgs', 'list', '--help'])).stdout);
+    expect((await shared.user.run(['orgs', '-h'])).stdout).toBe((await shared.user.run(['orgs', '--help'])).stdout);
   });
 });

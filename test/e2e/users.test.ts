@@ -70,20 +70,9 @@ describe('e2e: users and roles (01 §4.4; CLI.md "Grammar", "Safety")', { timeou
 
   it('01§4.4 invite without a mail service: the output carries inviteUrl; accepting it makes the user active in users list', async () => {
     const { partnerId, at } = await people();
-    const invited = await admin.run([
-      'users',
-      'invite',
-      '--partner-id',
-      partnerId,
-      '--email',
-      at('ada'),
-      '--name',
-      'Ada',
-      '--role-id',
-      roles['Partner Viewer'] ?? '',
-      '--output',
-      'json',
-    ]);
+    const inviteViewer = (email: string, name: string, output: string) =>
+      admin.run(['users', 'invite', '--partner-id', partnerId, '--email', at(email), '--name', name, '--role-id', roles['Partner Viewer'] ?? '', '--output', output]);
+    const invited = await inviteViewer('ada', 'Ada', 'json');
     expect(invited.exitCode).toBe(0);
     const body = JSON.parse(invited.stdout);
     expect(body).toMatchObject({
@@ -94,20 +83,7 @@ describe('e2e: users and roles (01 §4.4; CLI.md "Grammar", "Safety")', { timeou
     });
     expect(invited.stderr).toContain(`pass the inviteUrl on to ${at('ada')}`);
 
-    const table = await admin.run([
-      'users',
-      'invite',
-      '--partner-id',
-      partnerId,
-      '--email',
-      at('bob'),
-      '--name',
-      'Bob',
-      '--role-id',
-      roles['Partner Viewer'] ?? '',
-      '--output',
-      'table',
-    ]);
+    const table = await inviteViewer('bob', 'Bob', 'table');
     expect(table.exitCode).toBe(0);
     expect(table.stdout).toMatch(/^inviteUrl\s+http\S+accept-invite\?token=/m);
 

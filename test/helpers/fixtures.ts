@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
-import { adminToken, cliUser, type CliUser, E2E_TIMEOUT_MS, type E2eServer, http, startServer } from './cli.js';
+import { adminToken, cliUser, type CliUser, E2E_TIMEOUT_MS, type E2eServer, http, login, startServer } from './cli.js';
 import { totp } from './totp.js';
 
 /**
@@ -179,6 +179,68 @@ export function outboundTenant(prefix: string) {
     },
     get orgId(): string {
       return orgId;
+    },
+  };
+}
+
+/**
+ * outboundTenant with a loopback peer of the file's own (an HTTPS receiver, a PSA stand-in): `start` runs before
+ * the first test, the peer is closed after the last.
+ */
+export function outboundTenantWith<P extends { close(): Promise<void> }>(prefix: string, start: () => Promise<P>) {
+  const tenant = outboundTenant(prefix);
+  let peer: P | undefined;
+  beforeAll(async () => {
+    peer = await start();
+  });
+  afterAll(async () => {
+    await peer?.close();
+  });
+  return {
+    get admin(): CliUser {
+      return tenant.admin;
+    },
+    get orgId(): string {
+      return tenant.orgId;
+    },
+    get peer(): P {
+      if (!peer) throw new Error('the peer is not started yet (use it inside a test)');
+      return peer;
+    },
+  };
+}
+
+/**
+ * An e2e file's server with one CLI user signed in with the system administrator's password (profile "default"),
+ * started before the first test and removed after the last; `token` is a system administrator's session over HTTP.
+ */
+export function signedInServer() {
+  let started: { server: E2eServer; user: CliUser; token: string } | undefined;
+  beforeAll(async () => {
+    const server = await startServer();
+    const user = cliUser();
+    started = { server, user, token: '' };
+    const result = await login(user, server.url);
+    if (result.exitCode !== 0) throw new Error(result.stderr);
+    started.token = await adminToken(server.url);
+  }, E2E_TIMEOUT_MS);
+  afterAll(async () => {
+    started?.user.cleanup();
+    await started?.server.stop();
+  });
+  const current = () => {
+    if (!started) throw new Error('the server is not started yet (use it inside a test)');
+    return started;
+  };
+  return {
+    get url(): string {
+      return current().server.url;
+    },
+    get user(): CliUser {
+      return current().user;
+    },
+    get token(): string {
+      return current().token;
     },
   };
 }

@@ -1,7 +1,7 @@
 import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { isoCBOR } from '@simplewebauthn/server/helpers';
-import { expect } from 'vitest';
-import type { TestApp } from './server.js';
+import { afterEach, beforeEach, expect } from 'vitest';
+import { createTestApp, type TestApp } from './server.js';
 import { seedWorld, type World } from './seed.js';
 
 /** Fixtures of the PAM tests: the seed world (MFA tokens) plus enrolled devices, through the real endpoints. */
@@ -211,4 +211,18 @@ export class SoftAuthenticator {
       authenticatorAttachment: 'platform',
     };
   }
+}
+
+/** The set-up of the PAM server tests: before each test a fresh app (createTestApp with `env`) with the PAM world,
+ * handed to `ready`; after it, the app is closed. */
+export function usePamWorld(ready: (t: TestApp, w: PamWorld) => void, env: Record<string, string> = {}): void {
+  let app: TestApp | undefined;
+  beforeEach(async () => {
+    app = await createTestApp(env);
+    ready(app, await seedPamWorld(app));
+  });
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+  });
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import {
   organizationUsers,
@@ -260,12 +261,26 @@ export async function seedWorld(t: TestApp, options: { mfa?: boolean } = {}): Pr
   return { partnerA, partnerB, orgA1, orgA2, orgB1, siteA1a, siteA1b, siteA2a, siteB1a, users, tokens };
 }
 
-/** A custom organization role with exactly these permissions (the built-in Org Admin cannot write keys). */
-export function seedOrgRole(t: TestApp, orgId: string, permissions: string[], name = `custom-${permissions.join('+')}`): string {
-  const role = t.db.insert(roles).values({ name, scope: 'organization', orgId }).returning().get();
-  for (const p of permissions) {
+/** A custom role owned by a partner or an organization with exactly these permissions (`resource:action`),
+ * written straight into the database; a fresh name unless one is given. */
+export function seedRole(
+  t: TestApp,
+  options: { scope: 'partner' | 'organization'; partnerId?: string | null; orgId?: string | null; permissions: readonly string[]; name?: string },
+): string {
+  const { scope, permissions } = options;
+  const role = t.db
+    .insert(roles)
+    .values({ name: options.name ?? `custom-${randomUUID().slice(0, 8)}`, scope, partnerId: options.partnerId ?? null, orgId: options.orgId ?? null })
+    .returning()
+    .get();
+  for (const p of new Set(permissions)) {
     const [resource = '*', action = '*'] = p.split(':');
     t.db.insert(rolePermissions).values({ roleId: role.id, resource, action }).run();
   }
   return role.id;
+}
+
+/** A custom organization role with exactly these permissions (the built-in Org Admin cannot write keys). */
+export function seedOrgRole(t: TestApp, orgId: string, permissions: string[], name = `custom-${permissions.join('+')}`): string {
+  return seedRole(t, { scope: 'organization', orgId, permissions, name });
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, InjectOptions } from 'fastify';
-import { expect } from 'vitest';
+import { afterEach, beforeEach, expect } from 'vitest';
 import { buildApp, type BuiltApp } from '../../src/server/app.js';
 import { loadConfig } from '../../src/server/config.js';
 import { initDataDir } from '../../src/server/ops/init.js';
@@ -101,3 +101,59 @@ export function recordedCalls(app: () => TestApp) {
 
 /** Kept here too for the tests that import it from this file. */
 export { totp, totpFor } from './totp.js';
+
+/**
+ * For tests that each start their own app (with their own settings): the function returned is createTestApp, and
+ * every app it made is closed after the test.
+ */
+export function useTestApp(): (env?: Record<string, string>) => Promise<TestApp> {
+  const apps: TestApp[] = [];
+  afterEach(async () => {
+    await Promise.all(apps.splice(0).map((app) => app.close()));
+  });
+  return async (env) => {
+    const app = await createTestApp(env);
+    apps.push(app);
+    return app;
+  };
+}
+
+/** An answer with its JSON body and the cookies it set. */
+export interface CookieReply {
+  status: number;
+  headers: Record<string, unknown>;
+  body: any;
+  cookies: Map<string, string>;
+}
+
+/** inject from a client address (127.0.0.1 unless `ip`) with cookies, a bearer token and a JSON body (an object,
+ * or text sent as it is); answers the parsed JSON body and the cookies set. */
+export async function sendWithCookies(
+  t: TestApp,
+  method: 'GET' | 'POST',
+  url: string,
+  options: { ip?: string; body?: object | string; token?: string; cookies?: Record<string, string>; headers?: Record<string, string> } = {},
+): Promise<CookieReply> {
+  const headers: Record<string, string> = { ...(options.headers ?? {}) };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  const res = await t.app.inject({
+    method,
+    url,
+    headers,
+    remoteAddress: options.ip ?? '127.0.0.1',
+    ...(options.cookies ? { cookies: options.cookies } : {}),
+    ...(options.body !== undefined ? { payload: options.body } : {}),
+  });
+  const cookies = new Map(res.cookies.map((c) => [c.name, c.value]));
+  return { status: res.statusCode, headers: res.headers, body: res.body ? JSON.parse(res.body) : undefined, cookies };
+}
+
+/** Before each test a fresh app and the first-start administrator's token (a password sign-in), handed to `ready`;
+ * after it, the app is closed. */
+export function useAdminApp(ready: (t: TestApp, token: string) => void): void {
+  const start = useTestApp();
+  beforeEach(async () => {
+    const app = await start();
+    ready(app, await loginAs(app));
+  });
+}

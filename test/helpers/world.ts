@@ -1,4 +1,5 @@
 import { afterEach, beforeEach } from 'vitest';
+import { startReceiver, type Receiver, type Responder } from './https-receiver.js';
 import { createTestApp, type Answer, type TestApp } from './server.js';
 import { seedWorld, type World, type WorldCaller } from './seed.js';
 
@@ -30,5 +31,34 @@ export function useWorld(
   return (who, method, url, body) => {
     if (!app || !world) throw new Error('useWorld: call `as` inside a test');
     return app.call(method, `/api/v1${url}`, { token: world.tokens[who], ...(body !== undefined ? { body } : {}) });
+  };
+}
+
+/**
+ * For server tests whose app reaches loopback HTTPS receivers: `setup` creates the app (createTestApp with `env`),
+ * seeds the world (mfa claim true unless `mfa: false`) and starts a receiver answering with `respond`. After each
+ * test everything is closed: apps handed to `alsoClose` (a second app on the same data dir), the app, the receivers.
+ */
+export function useReceiverWorld(env: Record<string, string>) {
+  let app: TestApp | undefined;
+  const receivers: Receiver[] = [];
+  const extraApps: { close(): Promise<void> }[] = [];
+  afterEach(async () => {
+    await Promise.all(extraApps.splice(0).map((a) => a.close()));
+    await app?.close();
+    app = undefined;
+    await Promise.all(receivers.splice(0).map((r) => r.close()));
+  });
+  return {
+    async setup(respond?: Responder, options: { mfa?: boolean } = {}): Promise<{ t: TestApp; w: World; receiver: Receiver }> {
+      app = await createTestApp(env);
+      const w = await seedWorld(app, { mfa: options.mfa ?? true });
+      const receiver = await startReceiver(respond);
+      receivers.push(receiver);
+      return { t: app, w, receiver };
+    },
+    alsoClose(other: { close(): Promise<void> }): void {
+      extraApps.push(other);
+    },
   };
 }

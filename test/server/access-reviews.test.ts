@@ -16,12 +16,8 @@ interface Item {
 }
 
 describe('access reviews (01 §2.10, §3, §4.8)', () => {
-  let t: TestApp;
-  let w: World;
-  const as = useWorld({ mfa: true }, (app, world) => {
-    t = app;
-    w = world;
-  });
+  let t: TestApp, w: World;
+  const as = useWorld({ mfa: true }, (app, world) => ([t, w] = [app, world]));
 
   async function create(who: WorldCaller, name = 'Q1 review', extra: Record<string, unknown> = {}): Promise<string> {
     const res = await as(who, 'POST', '/access-reviews', { name, ...extra });

@@ -1,8 +1,9 @@
 import { eq } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useWorld } from '../helpers/world.js';
 import { auditLogs, devices, enrollmentKeys } from '../../src/server/db/schema/index.js';
-import { createTestApp, type TestApp } from '../helpers/server.js';
-import { seedWorld, type World } from '../helpers/seed.js';
+import { type TestApp } from '../helpers/server.js';
+import { type World } from '../helpers/seed.js';
 
 const API = '/api/v1';
 const ENROLL = { hostname: 'ws-01', osType: 'windows', osVersion: '11 23H2', architecture: 'x86_64', agentVersion: '2.4.1' };
@@ -10,15 +11,8 @@ const REENROLL = 'x-agent-reenrollment-token';
 
 /** Issue 15 item 10 (the spec is silent on both): the deployed service's own agent against the bundled server. */
 describe("the deployed service's agent: health words and re-enrolment in place (issue 15 item 10)", () => {
-  let t: TestApp;
-  let w: World;
-  beforeEach(async () => {
-    t = await createTestApp();
-    w = await seedWorld(t, { mfa: true });
-  });
-  afterEach(async () => {
-    await t.close();
-  });
+  let t: TestApp, w: World;
+  useWorld({ mfa: true }, (app, world) => ([t, w] = [app, world]));
 
   const newKey = async (orgId: string, body: Record<string, unknown> = {}) => {
     const res = await t.call('POST', `${API}/enrollment-keys`, { token: w.tokens.system, body: { orgId, name: 'fleet', maxUsage: 10, ...body } });

@@ -1,9 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { useWorld } from '../helpers/world.js';
 import { auditLogs, devices, enrollmentKeys, organizations, outboxEvents, partners } from '../../src/server/db/schema/index.js';
-import { createTestApp, recordedCalls, type TestApp } from '../helpers/server.js';
-import { seedWorld, type World } from '../helpers/seed.js';
+import { recordedCalls, type TestApp } from '../helpers/server.js';
+import { type World } from '../helpers/seed.js';
 
 const API = '/api/v1';
 const ENROLL = { hostname: 'ws-01', osType: 'windows', osVersion: '11 23H2', architecture: 'x86_64', agentVersion: '2.4.1' };
@@ -24,14 +25,10 @@ describe('agent enrollment and agent authentication (04 notes "Enrollment keys a
   const usage = (id: string) => t.db.select().from(enrollmentKeys).where(eq(enrollmentKeys.id, id)).get()?.usageCount;
   const heartbeat = (agentId: string, token: string | undefined, body: unknown = {}) => call('POST', `${API}/agents/${agentId}/heartbeat`, { ...(token ? { token } : {}), body });
 
-  beforeEach(async () => {
-    t = await createTestApp();
-    w = await seedWorld(t, { mfa: true });
-  });
+  useWorld({ mfa: true }, (app, world) => ([t, w] = [app, world]));
   afterEach(async () => {
     const hashes = t.db.select({ h: devices.agentTokenHash }).from(devices).all().map((r) => r.h);
     expectNoLeak('agentTokenHash', hashes);
-    await t.close();
   });
 
   it("01§4.2 enrolls without user auth: the device is created in the key's organization and site, the key's use counted", async () => {

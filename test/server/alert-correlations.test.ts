@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useWorld } from '../helpers/world.js';
 import { alertCorrelations, alerts, auditLogs } from '../../src/server/db/schema/index.js';
 import { correlate } from '../../src/server/modules/alerts/correlation.js';
 import { enrollAgent, instantOf, reportSeries } from '../helpers/alerts.js';
-import { seedWorld, type World } from '../helpers/seed.js';
-import { createTestApp, type TestApp } from '../helpers/server.js';
+import { type World } from '../helpers/seed.js';
+import { type TestApp } from '../helpers/server.js';
 
 const API = '/api/v1/alert-templates/correlations';
 const MIN = 60_000;
@@ -30,15 +31,8 @@ describe('alert correlation (02 §2.3, §4.1)', () => {
   });
 
   describe('through the API', () => {
-    let t: TestApp;
-    let w: World;
-    beforeEach(async () => {
-      t = await createTestApp();
-      w = await seedWorld(t, { mfa: true });
-    });
-    afterEach(async () => {
-      await t.close();
-    });
+    let t: TestApp, w: World;
+    useWorld({ mfa: true }, (app, world) => ([t, w] = [app, world]));
 
     const alert = (values: Partial<typeof alerts.$inferInsert> & { triggeredAt: string }) =>
       t.db

@@ -1,7 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useWorld } from '../helpers/world.js';
 import { enrollAgent, reportSeries, type Agent } from '../helpers/alerts.js';
-import { seedWorld, type World } from '../helpers/seed.js';
-import { createTestApp, type TestApp } from '../helpers/server.js';
+import { type World } from '../helpers/seed.js';
+import { type TestApp } from '../helpers/server.js';
 
 // 05-wire-notes "4.1 Core alerts": the legacy `/alerts/rules` routes over the same rules as /alert-templates/rules.
 const API = '/api/v1';
@@ -9,16 +10,11 @@ const CPU_HIGH = '00000000-0000-4000-a000-000000000001';
 const CONDITIONS = { metric: 'cpu.usage', operator: '>', threshold: 80, durationMinutes: 0 };
 
 describe('legacy /alerts/rules (05 4.1)', () => {
-  let t: TestApp;
-  let w: World;
+  let t: TestApp, w: World;
   let agent: Agent;
+  useWorld({ mfa: true }, (app, world) => ([t, w] = [app, world]));
   beforeEach(async () => {
-    t = await createTestApp();
-    w = await seedWorld(t, { mfa: true });
     agent = await enrollAgent(t, w.tokens.system, w.orgA1.id, 'app-1');
-  });
-  afterEach(async () => {
-    await t.close();
   });
 
   const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown) =>

@@ -1,22 +1,16 @@
 import { eq } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useWorld } from '../helpers/world.js';
 import { auditLogs } from '../../src/server/db/schema/index.js';
-import { ROLES, seedUser, seedWorld, type World } from '../helpers/seed.js';
-import { createTestApp, type TestApp } from '../helpers/server.js';
+import { ROLES, seedUser, type World } from '../helpers/seed.js';
+import { type TestApp } from '../helpers/server.js';
 
 const API = '/api/v1/alert-templates';
 const CPU_HIGH = '00000000-0000-4000-a000-000000000001';
 
 describe('alert templates and rules (02 §2.1, §2.2, §4.1, §7)', () => {
-  let t: TestApp;
-  let w: World;
-  beforeEach(async () => {
-    t = await createTestApp();
-    w = await seedWorld(t, { mfa: true });
-  });
-  afterEach(async () => {
-    await t.close();
-  });
+  let t: TestApp, w: World;
+  useWorld({ mfa: true }, (app, world) => ([t, w] = [app, world]));
 
   const newTemplate = async (body: Record<string, unknown> = {}, token = w.tokens.orgUser) => {
     const res = await t.call('POST', `${API}/templates`, { token, body: { name: 'Custom CPU', severity: 'low', ...body } });

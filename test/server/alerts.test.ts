@@ -1,10 +1,11 @@
 import { eq } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useWorld } from '../helpers/world.js';
 import { alertEvaluatorState, alertMetricSamples, alerts, devices, outboxEvents } from '../../src/server/db/schema/index.js';
 import { conditionHeld, RETENTION_MS, SAMPLE_GRACE_MS } from '../../src/server/modules/alerts/evaluator.js';
 import { enrollAgent, instantOf, reportSeries, type Agent } from '../helpers/alerts.js';
-import { ROLES, seedUser, seedWorld, type World } from '../helpers/seed.js';
-import { createTestApp, type TestApp } from '../helpers/server.js';
+import { ROLES, seedUser, type World } from '../helpers/seed.js';
+import { type TestApp } from '../helpers/server.js';
 
 const API = '/api/v1';
 const CPU_HIGH = '00000000-0000-4000-a000-000000000001';
@@ -12,16 +13,11 @@ const SERVICE_STOPPED = '00000000-0000-4000-a000-000000000003';
 const MIN = 60_000;
 
 describe('alerts: metrics, evaluation and the alert state machine (02 §3, 05 "4.1 Core alerts")', () => {
-  let t: TestApp;
-  let w: World;
+  let t: TestApp, w: World;
   let clock: number;
+  useWorld({ mfa: true }, (app, world) => ([t, w] = [app, world]));
   beforeEach(async () => {
-    t = await createTestApp();
-    w = await seedWorld(t, { mfa: true });
     clock = Date.now();
-  });
-  afterEach(async () => {
-    await t.close();
   });
 
   /** The next evaluation: 30 s after the previous one (never twice the same instant). */

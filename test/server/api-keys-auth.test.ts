@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useWorld } from '../helpers/world.js';
 import { openDatabase } from '../../src/server/db/connection.js';
 import { apiKeys, auditLogs, organizations, partners } from '../../src/server/db/schema/index.js';
 import { systemContext } from '../../src/server/context.js';
@@ -24,11 +25,7 @@ describe('authentication by API key (01 §5.2-5.4)', () => {
   const withKey = (key: string, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, extra: { token?: string; body?: unknown } = {}) =>
     t.call(method, `${API}${url}`, { apiKey: key, ...extra });
 
-  beforeEach(async () => {
-    t = await createTestApp();
-    w = await seedWorld(t, { mfa: true });
-  });
-  afterEach(async () => t.close());
+  useWorld({ mfa: true }, (app, world) => ([t, w] = [app, world]));
 
   it('01§5.2 §5.14 (04 notes) answers in order: empty header, wrong prefix or shape, unknown hash', async () => {
     const { key } = await newKey({ scopes: ['*'] });

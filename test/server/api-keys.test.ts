@@ -1,9 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { useWorld } from '../helpers/world.js';
 import { apiKeys, auditLogs, enrollmentKeys } from '../../src/server/db/schema/index.js';
-import { createTestApp, recordedCalls, type TestApp } from '../helpers/server.js';
-import { seedOrgRole, seedUser, seedWorld, type World } from '../helpers/seed.js';
+import { recordedCalls, type TestApp } from '../helpers/server.js';
+import { seedOrgRole, seedUser, type World } from '../helpers/seed.js';
 
 const API = '/api/v1';
 const WARNING = 'Store this API key securely. It will not be shown again.';
@@ -17,10 +18,7 @@ describe('API keys (01 §2.1, §3, §4.1)', () => {
   const { call, as, expectNoLeak } = recordedCalls(() => t);
   const create = (body: Record<string, unknown>, token = w.tokens.system) => as(token, 'POST', '/api-keys', body);
 
-  beforeEach(async () => {
-    t = await createTestApp();
-    w = await seedWorld(t, { mfa: true });
-  });
+  useWorld({ mfa: true }, (app, world) => ([t, w] = [app, world]));
   afterEach(async () => {
     // 01 §2.1: keyHash is stored, never returned; no stored hash ever appears in a response.
     const hashes = [
@@ -28,7 +26,6 @@ describe('API keys (01 §2.1, §3, §4.1)', () => {
       ...t.db.select({ h: enrollmentKeys.keyHash }).from(enrollmentKeys).all(),
     ].map((r) => r.h);
     expectNoLeak('keyHash', hashes);
-    await t.close();
   });
 
   it('01§2.1 create returns svc_ + 32 base64url characters once, with its prefix, defaults and the warning', async () => {

@@ -1,6 +1,7 @@
 import { desc, eq } from 'drizzle-orm';
 import type { InjectOptions } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parse } from 'csv-parse/sync';
 import { auditLogs, partners } from '../../src/server/db/schema/index.js';
 import { systemContext } from '../../src/server/context.js';
 import { recordAudit } from '../../src/server/modules/audit/recorder.js';
@@ -39,36 +40,7 @@ function latest(t: TestApp): AuditRow | undefined {
 }
 
 /** RFC 4180: quoted fields, doubled quotes, line breaks inside quotes. */
-function parseCsv(text: string): string[][] {
-  const out: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      row.push(field);
-      field = '';
-    } else if (c === '\n') {
-      row.push(field);
-      out.push(row);
-      row = [];
-      field = '';
-    } else field += c;
-  }
-  if (field !== '' || row.length > 0) {
-    row.push(field);
-    out.push(row);
-  }
-  return out;
-}
+const parseCsv = (text: string): string[][] => parse(text, { relax_column_count: true });
 
 describe('platform audit log (03 §2.6, §4.4; 01 §6)', () => {
   let t: TestApp;

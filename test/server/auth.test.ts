@@ -1,56 +1,29 @@
 import { eq } from 'drizzle-orm';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/server/config.js';
 import { auditLogs, users } from '../../src/server/db/schema/index.js';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, createTestApp, type TestApp } from '../helpers/server.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, type CookieReply, sendWithCookies, type TestApp, useTestApp } from '../helpers/server.js';
 
 const LOGIN = '/api/v1/auth/login';
 const REFRESH = '/api/v1/auth/refresh';
 const ME = '/api/v1/users/me';
 
-interface Reply {
-  status: number;
-  headers: Record<string, unknown>;
-  body: any;
-  cookies: Map<string, string>;
-}
-
-/** inject with a client address and cookies; answers the JSON body and the cookies set. */
-async function send(
-  t: TestApp,
-  method: 'GET' | 'POST',
-  url: string,
-  options: {
-    ip?: string;
-    body?: object;
-    token?: string;
-    cookies?: Record<string, string>;
-    headers?: Record<string, string>;
-  } = {},
-): Promise<Reply> {
-  const headers: Record<string, string> = { ...(options.headers ?? {}) };
-  if (options.token) headers.authorization = `Bearer ${options.token}`;
-  const res = await t.app.inject({
-    method,
-    url,
-    headers,
-    remoteAddress: options.ip ?? '127.0.0.1',
-    ...(options.cookies ? { cookies: options.cookies } : {}),
-    ...(options.body ? { payload: options.body } : {}),
-  });
-  const cookies = new Map(res.cookies.map((c) => [c.name, c.value]));
-  return { status: res.statusCode, headers: res.headers, body: res.body ? JSON.parse(res.body) : undefined, cookies };
-}
+const send = sendWithCookies;
 
 const login = (t: TestApp, email: string, password: string, ip = '127.0.0.1') =>
   send(t, 'POST', LOGIN, { ip, body: { email, password } });
 
+/** Neither the access token nor the refresh token of each signed-in answer works any more (401). */
+async function expectSessionsEnded(t: TestApp, sessions: CookieReply[]): Promise<void> {
+  for (const session of sessions) {
+    expect((await send(t, 'GET', ME, { token: session.body.tokens.accessToken })).status).toBe(401);
+    expect((await send(t, 'POST', REFRESH, { body: { refreshToken: session.body.tokens.refreshToken } })).status).toBe(401);
+  }
+}
+
 describe('sign-in (01 §4.5, §8; 04 "Sign-in")', () => {
   let t: TestApp | undefined;
-  afterEach(async () => {
-    await t?.close();
-    t = undefined;
-  });
+  const startApp = useTestApp();
 
   it('04 Sign-in: default limits are 10/5 min per IP, 5/5 min per IP+e-mail, lockout 5 in 15 min, MFA 5/5 min; 01§8 registration 5 and 3 per IP per hour', () => {
     const { throttle } = loadConfig({ SVC_DATA_DIR: '/tmp/svc-config-test' });
@@ -69,7 +42,7 @@ describe('sign-in (01 §4.5, §8; 04 "Sign-in")', () => {
   });
 
   it('04 Sign-in: login is throttled per IP (SVC_LOGIN_IP_LIMIT) with 429 and Retry-After; other IPs are unaffected', async () => {
-    t = await createTestApp({
+    t = await startApp({
       SVC_LOGIN_IP_LIMIT: '3',
       SVC_LOGIN_EMAIL_LIMIT: '100',
       SVC_LOGIN_LOCKOUT_FAILURES: '100',
@@ -87,7 +60,7 @@ describe('sign-in (01 §4.5, §8; 04 "Sign-in")', () => {
   });
 
   it('04 Sign-in: login is throttled per IP and e-mail (SVC_LOGIN_EMAIL_LIMIT); another e-mail from the same IP still gets through', async () => {
-    t = await createTestApp({ SVC_LOGIN_EMAIL_LIMIT: '2', SVC_LOGIN_LOCKOUT_FAILURES: '100' });
+    t = await startApp({ SVC_LOGIN_EMAIL_LIMIT: '2', SVC_LOGIN_LOCKOUT_FAILURES: '100' });
     expect((await login(t, ADMIN_EMAIL, 'Wrong-Passw0rd')).status).toBe(401);
     expect((await login(t, ADMIN_EMAIL, 'Wrong-Passw0rd')).status).toBe(401);
     const blocked = await login(t, ADMIN_EMAIL, ADMIN_PASSWORD);
@@ -98,7 +71,7 @@ describe('sign-in (01 §4.5, §8; 04 "Sign-in")', () => {
   });
 
   it('04 Sign-in: with the default limits the 11th attempt from one IP and the 6th for one e-mail are refused', async () => {
-    t = await createTestApp();
+    t = await startApp();
     for (let i = 0; i < 5; i++)
       expect((await login(t, 'nobody@x.test', 'Wrong-Passw0rd', '10.1.1.1')).status).toBe(401);
     expect((await login(t, 'nobody@x.test', 'Wrong-Passw0rd', '10.1.1.1')).status).toBe(429);
@@ -114,7 +87,7 @@ describe('sign-in (01 §4.5, §8; 04 "Sign-in")', () => {
       [{}, 5],
       [{ SVC_LOGIN_LOCKOUT_FAILURES: '2' }, 2],
     ] as const) {
-      const app = await createTestApp({ SVC_LOGIN_EMAIL_LIMIT: '100', SVC_LOGIN_IP_LIMIT: '100', ...env });
+      const app = await startApp({ SVC_LOGIN_EMAIL_LIMIT: '100', SVC_LOGIN_IP_LIMIT: '100', ...env });
       t = app;
       for (let i = 0; i < failures - 1; i++) expect((await login(app, ADMIN_EMAIL, 'Wrong-Passw0rd')).status).toBe(401);
       expect(app.db.select().from(users).where(eq(users.email, ADMIN_EMAIL)).get()?.lockedUntil).toBeNull();
@@ -132,7 +105,7 @@ describe('sign-in (01 §4.5, §8; 04 "Sign-in")', () => {
   });
 
   it('01§4.5 refresh rotates the pair: the old refresh token is refused, and presenting it again ends the session', async () => {
-    t = await createTestApp();
+    t = await startApp();
     const first = await login(t, ADMIN_EMAIL, ADMIN_PASSWORD);
     const r1 = first.body.tokens.refreshToken as string;
     const rotated = await send(t, 'POST', REFRESH, { body: { refreshToken: r1 } });
@@ -151,7 +124,7 @@ describe('sign-in (01 §4.5, §8; 04 "Sign-in")', () => {
   });
 
   it('01§4.5 refresh from the svc_refresh_token cookie requires the x-svc-csrf header', async () => {
-    t = await createTestApp();
+    t = await startApp();
     const first = await login(t, ADMIN_EMAIL, ADMIN_PASSWORD);
     const refreshCookie = first.cookies.get('svc_refresh_token') ?? '';
     expect(refreshCookie).toBe(first.body.tokens.refreshToken);
@@ -171,7 +144,7 @@ describe('sign-in (01 §4.5, §8; 04 "Sign-in")', () => {
   });
 
   it('02§4.6 the mobile client refreshes from the cookie with the constant `x-svc-csrf: 1`', async () => {
-    t = await createTestApp();
+    t = await startApp();
     const first = await login(t, ADMIN_EMAIL, ADMIN_PASSWORD);
     // Only what a cookie jar keeps: the cookies the server set, not a value read out of one.
     const cookies = Object.fromEntries(first.cookies);
@@ -181,7 +154,7 @@ describe('sign-in (01 §4.5, §8; 04 "Sign-in")', () => {
   });
 
   it('01§4.5 CORS stays closed: a cross-origin preflight for x-svc-csrf gets no Access-Control-Allow-* headers', async () => {
-    t = await createTestApp();
+    t = await startApp();
     const res = await t.app.inject({
       method: 'OPTIONS',
       url: REFRESH,
@@ -202,23 +175,18 @@ describe('sign-in (01 §4.5, §8; 04 "Sign-in")', () => {
   });
 
   it('01§4.5 logout revokes every token of the user and clears the cookie', async () => {
-    t = await createTestApp();
+    t = await startApp();
     const a = await login(t, ADMIN_EMAIL, ADMIN_PASSWORD);
     const b = await login(t, ADMIN_EMAIL, ADMIN_PASSWORD, '10.3.3.3');
     const out = await send(t, 'POST', '/api/v1/auth/logout', { token: a.body.tokens.accessToken });
     expect(out.status).toBe(200);
     expect(out.body.success).toBe(true);
     expect(out.cookies.get('svc_refresh_token')).toBe('');
-    for (const session of [a, b]) {
-      expect((await send(t, 'GET', ME, { token: session.body.tokens.accessToken })).status).toBe(401);
-      expect(
-        (await send(t, 'POST', REFRESH, { body: { refreshToken: session.body.tokens.refreshToken } })).status,
-      ).toBe(401);
-    }
+    await expectSessionsEnded(t, [a, b]);
   });
 
   it('01§4.5 change-password checks the current password, strength and difference, then ends every session', async () => {
-    t = await createTestApp();
+    t = await startApp();
     const a = await login(t, ADMIN_EMAIL, ADMIN_PASSWORD);
     const b = await login(t, ADMIN_EMAIL, ADMIN_PASSWORD, '10.4.4.4');
     const token = a.body.tokens.accessToken as string;
@@ -241,12 +209,7 @@ describe('sign-in (01 §4.5, §8; 04 "Sign-in")', () => {
     expect(ok.status).toBe(200);
     expect(ok.body.success).toBe(true);
     expect(ok.cookies.get('svc_refresh_token')).toBe('');
-    for (const session of [a, b]) {
-      expect((await send(t, 'GET', ME, { token: session.body.tokens.accessToken })).status).toBe(401);
-      expect(
-        (await send(t, 'POST', REFRESH, { body: { refreshToken: session.body.tokens.refreshToken } })).status,
-      ).toBe(401);
-    }
+    await expectSessionsEnded(t, [a, b]);
     expect((await login(t, ADMIN_EMAIL, ADMIN_PASSWORD, '10.5.5.5')).status).toBe(401);
     expect((await login(t, ADMIN_EMAIL, 'New-Passw0rd-2024', '10.5.5.6')).status).toBe(200);
     expect(t.db.select().from(users).where(eq(users.email, ADMIN_EMAIL)).get()?.passwordChangedAt).toBeTruthy();
@@ -255,7 +218,7 @@ describe('sign-in (01 §4.5, §8; 04 "Sign-in")', () => {
   });
 
   it('01§4.5 change-password: wrong current passwords are throttled like login (SVC_LOGIN_EMAIL_LIMIT failures)', async () => {
-    t = await createTestApp({ SVC_LOGIN_EMAIL_LIMIT: '2' });
+    t = await startApp({ SVC_LOGIN_EMAIL_LIMIT: '2' });
     const token = (await login(t, ADMIN_EMAIL, ADMIN_PASSWORD)).body.tokens.accessToken as string;
     const change = (currentPassword: string) =>
       send(t as TestApp, 'POST', '/api/v1/auth/change-password', {

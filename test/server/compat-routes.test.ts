@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { type TestApp, useTestApp } from '../helpers/server.js';
 import { seedWorld, type WorldCaller } from '../helpers/seed.js';
 
 const API = '/api/v1';
@@ -7,27 +7,24 @@ const API = '/api/v1';
 /** Issue 15 item 11: three routes the deployed service's own clients call, the spec silent on their shape. */
 describe('routes the deployed service clients call (issue 15 item 11)', () => {
   let t: TestApp | undefined;
-  afterEach(async () => {
-    await t?.close();
-    t = undefined;
-  });
+  const startApp = useTestApp();
 
   it('01§5.8 GET /config is public and says registration is enabled by default', async () => {
-    t = await createTestApp();
+    t = await startApp();
     const res = await t.call('GET', `${API}/config`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ registration: { enabled: true }, mfa: { enabled: true } });
   });
 
   it('01§5.8 GET /config reflects ENABLE_REGISTRATION and ENABLE_2FA as configured', async () => {
-    t = await createTestApp({ ENABLE_REGISTRATION: 'off', ENABLE_2FA: 'false' });
+    t = await startApp({ ENABLE_REGISTRATION: 'off', ENABLE_2FA: 'false' });
     const res = await t.call('GET', `${API}/config`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ registration: { enabled: false }, mfa: { enabled: false } });
   });
 
   it('issue 15 item 11: GET /auth/me answers {user}, the same user as /users/me, with the same auth', async () => {
-    t = await createTestApp();
+    t = await startApp();
     const w = await seedWorld(t);
     for (const caller of ['system', 'aAdmin', 'orgUser', 'siteUser'] as WorldCaller[]) {
       const token = w.tokens[caller];
@@ -42,7 +39,7 @@ describe('routes the deployed service clients call (issue 15 item 11)', () => {
   });
 
   it('issue 15 item 11: GET /audit-logs is the list of /audit-logs/logs: same filters, permissions and paging', async () => {
-    t = await createTestApp();
+    t = await startApp();
     const w = await seedWorld(t);
     const app = t;
     // Some entries to list: sites created by the system administrator.

@@ -1,8 +1,9 @@
 import { eq } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useWorld } from '../helpers/world.js';
 import { auditLogs, deviceCommands } from '../../src/server/db/schema/index.js';
-import { createTestApp, type TestApp } from '../helpers/server.js';
-import { mintToken, seedOrgRole, seedUser, seedWorld, type World } from '../helpers/seed.js';
+import { type TestApp } from '../helpers/server.js';
+import { mintToken, seedOrgRole, seedUser, type World } from '../helpers/seed.js';
 import { SimulatedAgent } from '../helpers/simulated-agent.js';
 
 const API = '/api/v1';
@@ -13,13 +14,9 @@ describe('device commands and the agent command channel (03 §4.7, 05 wire notes
   let agent: SimulatedAgent;
   const send = (token: string, deviceId: string, body: unknown) => t.call('POST', `${API}/devices/${deviceId}/commands`, { token, body });
 
+  useWorld({ mfa: true }, (app, world) => ([t, w] = [app, world]));
   beforeEach(async () => {
-    t = await createTestApp();
-    w = await seedWorld(t, { mfa: true });
     agent = await SimulatedAgent.enroll(t, w.tokens.system, w.orgA1.id, { siteId: w.siteA1a.id });
-  });
-  afterEach(async () => {
-    await t.close();
   });
 
   it('03§4.7 POST /devices/:id/commands queues a command: 201 {id, deviceId, type, status pending, createdAt}, audited', async () => {

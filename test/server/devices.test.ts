@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { useWorld } from '../helpers/world.js';
 import { auditLogs, devices, enrollmentKeys, sites } from '../../src/server/db/schema/index.js';
 import { systemContext } from '../../src/server/context.js';
-import { type Answer, createTestApp, recordedCalls, type TestApp } from '../helpers/server.js';
-import { ROLES, seedUser, seedWorld, type World, type WorldCaller } from '../helpers/seed.js';
+import { type Answer, recordedCalls, type TestApp } from '../helpers/server.js';
+import { ROLES, seedUser, type World, type WorldCaller } from '../helpers/seed.js';
 
 const API = '/api/v1';
 
@@ -29,9 +30,8 @@ describe('devices (01 §1, 04 notes "Enrollment keys and agents")', () => {
     hosts[hostname] = t.services.devices.enroll(systemContext(), { enrollmentKey: key.key, hostname, osType, osVersion: '1', architecture: 'arm64', agentVersion: '1.0.0' });
   }
 
+  useWorld({ mfa: true }, (app, world) => ([t, w] = [app, world]));
   beforeEach(async () => {
-    t = await createTestApp();
-    w = await seedWorld(t, { mfa: true });
     hosts = {};
     enroll(w.orgA1.id, w.siteA1a.id, 'a1a-web', 'linux');
     enroll(w.orgA1.id, w.siteA1a.id, 'a1a-desk', 'windows');
@@ -43,7 +43,6 @@ describe('devices (01 §1, 04 notes "Enrollment keys and agents")', () => {
   afterEach(async () => {
     const hashes = t.db.select({ h: devices.agentTokenHash }).from(devices).all().map((r) => r.h);
     expectNoLeak('agentTokenHash', hashes);
-    await t.close();
   });
 
   it('01§1 lists are limited to the caller: partner reach, own organization, own sites', async () => {

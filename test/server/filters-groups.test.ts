@@ -1,9 +1,10 @@
 import { eq } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useWorld } from '../helpers/world.js';
 import { systemContext } from '../../src/server/context.js';
 import { alerts, auditLogs, deviceGroupMembers, devices, jobs } from '../../src/server/db/schema/index.js';
-import { createTestApp, type TestApp } from '../helpers/server.js';
-import { seedWorld, type World, type WorldCaller } from '../helpers/seed.js';
+import { type TestApp } from '../helpers/server.js';
+import { type World, type WorldCaller } from '../helpers/seed.js';
 
 const API = '/api/v1';
 const cond = (field: string, operator: string, value?: unknown) => ({ operator: 'AND', conditions: [{ field, operator, ...(value === undefined ? {} : { value }) }] });
@@ -25,9 +26,8 @@ describe('saved filters, device lists, groups, tags and search (02 §4.5, 05 wir
     await t.worker.tick(new Date(Date.now() + 5000));
   };
 
+  useWorld({ mfa: true }, (app, world) => ([t, w] = [app, world]));
   beforeEach(async () => {
-    t = await createTestApp();
-    w = await seedWorld(t, { mfa: true });
     hosts = {};
     enroll(w.orgA1.id, w.siteA1a.id, 'web-01', 'windows');
     enroll(w.orgA1.id, w.siteA1b.id, 'web-02', 'linux');
@@ -35,7 +35,6 @@ describe('saved filters, device lists, groups, tags and search (02 §4.5, 05 wir
     enroll(w.orgA2.id, w.siteA2a.id, 'a2-web', 'windows');
     enroll(w.orgB1.id, w.siteB1a.id, 'b1-web', 'windows');
   });
-  afterEach(async () => t.close());
 
   it('02§4.5 filter CRUD: 201 {data}, list {data,total} newest first with search, PATCH description null, DELETE answers the deleted filter; audited', async () => {
     const created = await as('orgUser', 'POST', '/filters', { name: 'Windows', description: 'All windows', conditions: cond('osType', 'equals', 'windows') });

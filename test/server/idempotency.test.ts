@@ -1,9 +1,10 @@
 import { eq } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useWorld } from '../helpers/world.js';
 import { auditLogs, idempotencyKeys, organizations, partners, sites } from '../../src/server/db/schema/index.js';
 import { purgeIdempotencyKeys } from '../../src/server/http/idempotency.js';
-import { createTestApp, type TestApp } from '../helpers/server.js';
-import { seedWorld, type World, type WorldCaller } from '../helpers/seed.js';
+import { type TestApp } from '../helpers/server.js';
+import { type World, type WorldCaller } from '../helpers/seed.js';
 
 const API = '/api/v1';
 
@@ -23,11 +24,7 @@ describe('Idempotency-Key on creating POSTs', () => {
     table: typeof partners | typeof organizations | typeof sites | typeof idempotencyKeys | typeof auditLogs,
   ) => t.db.select().from(table).all().length;
 
-  beforeEach(async () => {
-    t = await createTestApp();
-    w = await seedWorld(t);
-  });
-  afterEach(async () => t.close());
+  useWorld({}, (app, world) => ([t, w] = [app, world]));
 
   it('idempotency: the same key and body twice answers the first 201 again, creates once, and marks the replay', async () => {
     const audits = count(auditLogs);

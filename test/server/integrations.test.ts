@@ -1,11 +1,12 @@
 import { eq } from 'drizzle-orm';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { useReceiverWorld } from '../helpers/world.js';
 import { buildApp } from '../../src/server/app.js';
 import { loadConfig } from '../../src/server/config.js';
 import { auditLogs, integrationSettings } from '../../src/server/db/schema/index.js';
-import { startReceiver, type Receiver, type Responder } from '../helpers/https-receiver.js';
-import { seedOrgRole, seedUser, seedWorld, type World } from '../helpers/seed.js';
-import { createTestApp, type TestApp } from '../helpers/server.js';
+import type { Receiver, Responder } from '../helpers/https-receiver.js';
+import { seedOrgRole, seedUser, type World } from '../helpers/seed.js';
+import { type TestApp } from '../helpers/server.js';
 
 const API = '/api/v1';
 const ENV = { SVC_OUTBOUND_ALLOW: '127.0.0.1/32', SVC_JOB_POLL_MS: '10' };
@@ -16,20 +17,11 @@ const waiting = { timeout: 10_000, interval: 20 };
 describe('integrations (02 §4.4, legacy /integrations/psa of §2.8)', () => {
   let t: TestApp;
   let w: World;
-  const receivers: Receiver[] = [];
-  const extraApps: Array<{ close(): Promise<void> }> = [];
-  afterEach(async () => {
-    await Promise.all(extraApps.splice(0).map((a) => a.close()));
-    await t?.close();
-    await Promise.all(receivers.splice(0).map((r) => r.close()));
-  });
-
-  const setup = async (respond?: Responder, options: { mfa?: boolean } = {}) => {
-    t = await createTestApp(ENV);
-    w = await seedWorld(t, { mfa: options.mfa ?? true });
-    const r = await startReceiver(respond);
-    receivers.push(r);
-    return r;
+  const world = useReceiverWorld(ENV);
+  const setup = async (respond?: Responder, options: { mfa?: boolean } = {}): Promise<Receiver> => {
+    let receiver: Receiver;
+    ({ t, w, receiver } = await world.setup(respond, options));
+    return receiver;
   };
   const orgA1 = () => `?orgId=${w.orgA1.id}`;
   const rowOf = (kind: string) =>
@@ -66,7 +58,7 @@ describe('integrations (02 §4.4, legacy /integrations/psa of §2.8)', () => {
 
     // Not process memory: a second server process on the same data dir reads the same settings.
     const second = await buildApp(loadConfig({ ...ENV, SVC_DATA_DIR: t.dataDir, SVC_LOG_LEVEL: 'silent' }), { logger: false, firstStart: false });
-    extraApps.push({ close: () => second.app.close() });
+    world.alsoClose({ close: () => second.app.close() });
     const again = await second.app.inject({ method: 'GET', url: `${API}/integrations/communication${orgA1()}`, headers: { authorization: `Bearer ${w.tokens.aAdmin}` } });
     expect(JSON.parse(again.body).data.slack.channel).toBe('#ops');
   });

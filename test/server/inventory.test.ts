@@ -1,18 +1,14 @@
 import { eq } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useWorld } from '../helpers/world.js';
 import { systemContext } from '../../src/server/context.js';
 import { devices } from '../../src/server/db/schema/index.js';
-import { createTestApp, type TestApp } from '../helpers/server.js';
-import { seedWorld, type World } from '../helpers/seed.js';
+import { type TestApp } from '../helpers/server.js';
+import { type World } from '../helpers/seed.js';
 
 describe('agent inventory (issue 13, 05 wire notes "4.5" field list)', () => {
-  let t: TestApp;
-  let w: World;
-  beforeEach(async () => {
-    t = await createTestApp();
-    w = await seedWorld(t, { mfa: true });
-  });
-  afterEach(async () => t.close());
+  let t: TestApp, w: World;
+  useWorld({ mfa: true }, (app, world) => ([t, w] = [app, world]));
 
   function enroll(hostname: string, extra: Record<string, unknown> = {}) {
     const key = t.services.enrollmentKeys.create(systemContext(), { orgId: w.orgA1.id, name: hostname, maxUsage: 1 });

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { InjectOptions } from 'fastify';
 import { buildApp, type BuiltApp } from '../../src/server/app.js';
 import { loadConfig } from '../../src/server/config.js';
 import { loggerOptions, redactUrl } from '../../src/server/logging.js';
@@ -49,47 +50,29 @@ describe('request logging never carries credentials', () => {
       });
       const { app } = built;
 
-      const responses = [
-        await app.inject({ method: 'GET', url: '/api/v1/users/me', headers: { authorization: 'Bearer SECRET1' } }),
-        await app.inject({ method: 'GET', url: '/api/v1/orgs/partners', headers: { 'x-api-key': 'svc_SECRET2' } }),
-        await app.inject({
-          method: 'POST',
-          url: '/api/v1/auth/refresh',
-          headers: { cookie: 'svc_refresh_token=SECRET3' },
-        }),
-        await app.inject({
-          method: 'POST',
-          url: '/api/v1/auth/login',
-          payload: { email: 'admin@example.test', password: 'SECRET4' },
-        }),
-        await app.inject({ method: 'GET', url: '/health?token=SECRET5&x=1' }),
+      const login = { method: 'POST', url: '/api/v1/auth/login' } as const;
+      const requests: InjectOptions[] = [
+        { method: 'GET', url: '/api/v1/users/me', headers: { authorization: 'Bearer SECRET1' } },
+        { method: 'GET', url: '/api/v1/orgs/partners', headers: { 'x-api-key': 'svc_SECRET2' } },
+        { method: 'POST', url: '/api/v1/auth/refresh', headers: { cookie: 'svc_refresh_token=SECRET3' } },
+        { ...login, payload: { email: 'admin@example.test', password: 'SECRET4' } },
+        { method: 'GET', url: '/health?token=SECRET5&x=1' },
         // A body that fails validation, and one that is not JSON at all: error paths log too.
-        await app.inject({
-          method: 'POST',
-          url: '/api/v1/auth/login',
-          payload: { email: 'not-an-email', password: 'SECRET6' },
-        }),
-        await app.inject({
-          method: 'POST',
-          url: '/api/v1/auth/login',
-          headers: { 'content-type': 'application/json' },
-          payload: '{"password":"SECRET7",',
-        }),
+        { ...login, payload: { email: 'not-an-email', password: 'SECRET6' } },
+        { ...login, headers: { 'content-type': 'application/json' }, payload: '{"password":"SECRET7",' },
         // A successful login: the response carries tokens; the log must not.
-        await app.inject({
-          method: 'POST',
-          url: '/api/v1/auth/login?refresh_token=SECRET8',
-          payload: { email: 'admin@example.test', password: 'Admin-Passw0rd!' },
-        }),
+        { ...login, url: '/api/v1/auth/login?refresh_token=SECRET8', payload: { email: 'admin@example.test', password: 'Admin-Passw0rd!' } },
         // The pages behind invitation and reset links: the token in the query, and in a form body.
-        await app.inject({ method: 'GET', url: '/accept-invite?token=SECRET9' }),
-        await app.inject({
+        { method: 'GET', url: '/accept-invite?token=SECRET9' },
+        {
           method: 'POST',
           url: '/reset-password',
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
           payload: 'token=SECRET10&password=SECRET11&confirm=SECRET11',
-        }),
+        },
       ];
+      const responses = [];
+      for (const request of requests) responses.push(await app.inject(request));
       expect(responses.map((r) => r.statusCode)).toEqual([401, 401, 401, 401, 200, 400, 400, 200, 400, 400]);
       const tokens = JSON.parse(responses[7]?.body ?? '{}').tokens as { accessToken: string; refreshToken?: string };
 

@@ -1,18 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ADMIN_PASSWORD, createTestApp, loginAs, type TestApp } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { ADMIN_PASSWORD, type TestApp, useAdminApp } from '../helpers/server.js';
 import { totp } from '../helpers/totp.js';
 
 /** Issue 15 item 2: clients of hosted deployments send currentPassword to MFA setup and enable. */
 describe('MFA setup and enable with currentPassword (01 §4.5; issue 15 §2)', () => {
-  let t: TestApp;
-  let token: string;
-  beforeEach(async () => {
-    t = await createTestApp();
-    token = await loginAs(t);
-  });
-  afterEach(async () => {
-    await t.close();
-  });
+  let t: TestApp, token: string;
+  useAdminApp((app, adminToken) => ([t, token] = [app, adminToken]));
 
   it('issue 15 §2 setup and enable accept the right currentPassword', async () => {
     const setup = await t.call('POST', '/api/v1/auth/mfa/setup', { token, body: { currentPassword: ADMIN_PASSWORD } });

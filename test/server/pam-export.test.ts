@@ -1,17 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, gte, lt } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { parse } from 'csv-parse/sync';
 import { ELEVATION_EXPORT_COLUMNS } from '../../src/contract/pam.js';
 import {
   auditLogs,
   elevationAuditEvents,
   elevationRequests,
-  rolePermissions,
-  roles,
 } from '../../src/server/db/schema/index.js';
 import { decodeCursor, encodeCursor } from '../../src/server/modules/pam/audit-export.js';
 import { API, UAC, ingest, pendingRequest, seedPamWorld, type PamWorld } from '../helpers/pam.js';
-import { ROLES, seedUser } from '../helpers/seed.js';
+import { ROLES, seedOrgRole, seedUser } from '../helpers/seed.js';
 import { createTestApp, type TestApp } from '../helpers/server.js';
 
 const EXPORT = `${API}/pam/elevation-audit/export`;
@@ -26,36 +25,7 @@ interface Page {
 }
 
 /** RFC 4180 records of a CSV text (quoted fields, doubled quotes, newlines inside quotes). */
-function parseCsv(text: string): string[][] {
-  const records: string[][] = [];
-  let field = '';
-  let record: string[] = [];
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (ch === '"') quoted = false;
-      else field += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') {
-      record.push(field);
-      field = '';
-    } else if (ch === '\n') {
-      record.push(field);
-      records.push(record);
-      record = [];
-      field = '';
-    } else field += ch;
-  }
-  if (field !== '' || record.length > 0) {
-    record.push(field);
-    records.push(record);
-  }
-  return records;
-}
+const parseCsv = (text: string): string[][] => parse(text, { relax_column_count: true });
 
 describe('PAM elevation audit export (01 §4.9 "Audit export", 04 "Audit export")', () => {
   let t: TestApp;
@@ -252,7 +222,8 @@ describe('PAM elevation audit export (01 §4.9 "Audit export", 04 "Audit export"
       insertEvents([requestId], 1, () => iso(T0 - 3_600_000));
       insertEvents([requestId], 1, () => iso(T0 - 1000));
       const from = iso(T0 - 86_400_000);
-      const first = await get({ orgId: w.orgA1.id, from, to: iso(T0), format: 'jsonl' });
+      const query = { orgId: w.orgA1.id, from, to: iso(T0), format: 'jsonl' };
+      const first = await get(query);
       expect(first.status).toBe(200);
       expect(first.rows).toHaveLength(1);
       expect(first.headers['x-settled-through']).toBe(iso(T0 - 300_000));
@@ -260,22 +231,10 @@ describe('PAM elevation audit export (01 §4.9 "Audit export", 04 "Audit export"
       expect(first.headers['x-window-complete']).toBe('false');
 
       vi.setSystemTime(T0 + 300_000);
-      const second = await get({
-        orgId: w.orgA1.id,
-        from,
-        to: iso(T0),
-        format: 'jsonl',
-        cursor: String(first.headers['x-next-cursor']),
-      });
+      const second = await get({ ...query, cursor: String(first.headers['x-next-cursor']) });
       expect(second.rows).toHaveLength(1);
       expect(second.headers['x-window-complete']).toBe('true');
-      const empty = await get({
-        orgId: w.orgA1.id,
-        from,
-        to: iso(T0),
-        format: 'jsonl',
-        cursor: String(second.headers['x-next-cursor']),
-      });
+      const empty = await get({ ...query, cursor: String(second.headers['x-next-cursor']) });
       expect(empty.status).toBe(200);
       expect(empty.rows).toEqual([]);
       expect(empty.text).toBe('');
@@ -400,21 +359,10 @@ describe('PAM elevation audit export (01 §4.9 "Audit export", 04 "Audit export"
       expect(await ids({ deviceId: w.devA1b.deviceId })).toEqual([`${b}:requested`]);
       expect(await ids({ elevationRequestId: c })).toEqual([`${c}:requested`]);
       expect(await ids({ eventType: 'denied' })).toEqual([`${a}:denied`]);
-      const exporterRole = t.db
-        .insert(roles)
-        .values({ name: 'Exporter', scope: 'organization', orgId: w.orgA1.id })
-        .returning()
-        .get();
-      t.db
-        .insert(rolePermissions)
-        .values([
-          { roleId: exporterRole.id, resource: 'devices', action: 'read' },
-          { roleId: exporterRole.id, resource: 'audit', action: 'export' },
-        ])
-        .run();
+      const exporterRole = seedOrgRole(t, w.orgA1.id, ['devices:read', 'audit:export'], 'Exporter');
       const siteExporter = await seedUser(t, {
         email: 'site-exporter@a1.test',
-        org: { orgId: w.orgA1.id, roleId: exporterRole.id, siteIds: [w.siteA1b.id] },
+        org: { orgId: w.orgA1.id, roleId: exporterRole, siteIds: [w.siteA1b.id] },
         login: 'mint',
         mfa: true,
       });
@@ -524,15 +472,10 @@ describe('PAM elevation audit export (01 §4.9 "Audit export", 04 "Audit export"
       expect(JSON.parse(mfa.text).code).toBe('MFA_REQUIRED');
       // Org Admin has no audit:export; a role with audit:export but not devices:read is refused too.
       expect((await get({ from: w0.from, to: w0.to }, w.tokens.orgUser)).status).toBe(403);
-      const exportOnly = t.db
-        .insert(roles)
-        .values({ name: 'Export only', scope: 'organization', orgId: w.orgA1.id })
-        .returning()
-        .get();
-      t.db.insert(rolePermissions).values({ roleId: exportOnly.id, resource: 'audit', action: 'export' }).run();
+      const exportOnly = seedOrgRole(t, w.orgA1.id, ['audit:export'], 'Export only');
       const exporter = await seedUser(t, {
         email: 'exp@a1.test',
-        org: { orgId: w.orgA1.id, roleId: exportOnly.id },
+        org: { orgId: w.orgA1.id, roleId: exportOnly },
         login: 'mint',
         mfa: true,
       });
@@ -549,21 +492,10 @@ describe('PAM elevation audit export (01 §4.9 "Audit export", 04 "Audit export"
       expect((await get(w0, w.tokens.aAdmin)).status).toBe(200);
       expect((await get(w0, w.tokens.bAdmin)).status).toBe(403);
       expect((await get({ ...w0, orgId: w.orgA2.id }, w.tokens.aSelAdmin)).status).toBe(403);
-      const role = t.db
-        .insert(roles)
-        .values({ name: 'Auditor', scope: 'organization', orgId: w.orgA1.id })
-        .returning()
-        .get();
-      t.db
-        .insert(rolePermissions)
-        .values([
-          { roleId: role.id, resource: 'devices', action: 'read' },
-          { roleId: role.id, resource: 'audit', action: 'export' },
-        ])
-        .run();
+      const role = seedOrgRole(t, w.orgA1.id, ['devices:read', 'audit:export'], 'Auditor');
       const auditor = await seedUser(t, {
         email: 'auditor@a1.test',
-        org: { orgId: w.orgA1.id, roleId: role.id },
+        org: { orgId: w.orgA1.id, roleId: role },
         login: 'mint',
         mfa: true,
       });

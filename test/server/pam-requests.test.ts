@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   auditLogs,
   devices,
@@ -22,15 +22,18 @@ import {
   createRule,
   ingest,
   pendingRequest,
-  seedPamWorld,
+  usePamWorld,
   sha,
   type PamWorld,
 } from '../helpers/pam.js';
 import { ROLES, SEED_PASSWORD, seedUser } from '../helpers/seed.js';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, createTestApp, totpFor, type TestApp } from '../helpers/server.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, totpFor, type TestApp } from '../helpers/server.js';
 
 const NO_HASH = Object.fromEntries(Object.entries(UAC).filter(([k]) => k !== 'target_executable_hash'));
 const CRITICAL = { ...AI, tool_name: 'custom_admin_tool', risk_tier: 4, action_digest: sha('critical') };
+
+/** A decision made by a person through the API with a plain session (01 §3). */
+const DECIDED_BY_HUMAN = { decisionSource: 'human', decidedAssuranceLevel: 'session', decidedVia: 'api' } as const;
 
 describe('PAM elevation requests (01 §2.11, §3, §4.9; 04 wire notes "PAM")', () => {
   let t: TestApp;
@@ -38,6 +41,7 @@ describe('PAM elevation requests (01 §2.11, §3, §4.9; 04 wire notes "PAM")', 
   let sys: string;
   const respond = (id: string, body: Record<string, unknown>, token = w.tokens.orgUser) =>
     t.call('POST', `${API}/pam/elevation-requests/${id}/respond`, { token, body });
+  const jit = (token: string, body: Record<string, unknown>) => t.call('POST', `${API}/pam/elevation-requests`, { token, body });
   const revoke = (id: string, body: Record<string, unknown>, token = w.tokens.orgUser) =>
     t.call('POST', `${API}/pam/elevation-requests/${id}/revoke`, { token, body });
   const getRequest = async (id: string, token = sys) =>
@@ -63,12 +67,7 @@ describe('PAM elevation requests (01 §2.11, §3, §4.9; 04 wire notes "PAM")', 
       { logger: false, announce: () => undefined },
     );
 
-  beforeEach(async () => {
-    t = await createTestApp();
-    w = await seedPamWorld(t);
-    sys = w.tokens.system;
-  });
-  afterEach(async () => t.close());
+  usePamWorld((app, world) => ([t, w, sys] = [app, world, world.tokens.system]));
 
   // ---- agent ingest ----
 
@@ -231,12 +230,7 @@ describe('PAM elevation requests (01 §2.11, §3, §4.9; 04 wire notes "PAM")', 
   });
 
   it('04 PAM verdicts: auto_deny → denied with elevation.denied; require_approval → pending with the rule recorded', async () => {
-    const deny = await createRule(t, sys, {
-      orgId: w.orgA1.id,
-      name: 'no mmc',
-      verdict: 'auto_deny',
-      matchPathGlob: '**/mmc.exe',
-    });
+    const deny = await createRule(t, sys, { orgId: w.orgA1.id, name: 'no mmc', verdict: 'auto_deny', matchPathGlob: '**/mmc.exe' });
     const ask = await createRule(t, sys, {
       orgId: w.orgA1.id,
       name: 'ask',
@@ -344,14 +338,7 @@ describe('PAM elevation requests (01 §2.11, §3, §4.9; 04 wire notes "PAM")', 
       org: { orgId: w.orgA1.id, roleId: ROLES.orgViewer },
       login: 'mint',
     });
-    expect(
-      (
-        await t.call('POST', `${API}/pam/elevation-requests`, {
-          token: viewer.token,
-          body: { deviceId: w.devA1a.deviceId, reason: 'x' },
-        })
-      ).status,
-    ).toBe(403);
+    expect((await jit(viewer.token, { deviceId: w.devA1a.deviceId, reason: 'x' })).status).toBe(403);
     for (const body of [
       { deviceId: w.devA1a.deviceId },
       { deviceId: w.devA1a.deviceId, reason: '' },
@@ -359,24 +346,10 @@ describe('PAM elevation requests (01 §2.11, §3, §4.9; 04 wire notes "PAM")', 
       { deviceId: w.devA1a.deviceId, reason: 'x', durationMinutes: 0 },
       { deviceId: w.devA1a.deviceId, reason: 'x', durationMinutes: 1441 },
     ]) {
-      expect((await t.call('POST', `${API}/pam/elevation-requests`, { token: tech.token, body })).status).toBe(400);
+      expect((await jit(tech.token, body)).status).toBe(400);
     }
-    expect(
-      (
-        await t.call('POST', `${API}/pam/elevation-requests`, {
-          token: tech.token,
-          body: { deviceId: w.devA2.deviceId, reason: 'x' },
-        })
-      ).status,
-    ).toBe(404);
-    expect(
-      (
-        await t.call('POST', `${API}/pam/elevation-requests`, {
-          token: w.tokens.siteUser,
-          body: { deviceId: w.devA1b.deviceId, reason: 'x' },
-        })
-      ).status,
-    ).toBe(404);
+    expect((await jit(tech.token, { deviceId: w.devA2.deviceId, reason: 'x' })).status).toBe(404);
+    expect((await jit(w.tokens.siteUser, { deviceId: w.devA1b.deviceId, reason: 'x' })).status).toBe(404);
   });
 
   // ---- reads ----
@@ -386,26 +359,12 @@ describe('PAM elevation requests (01 §2.11, §3, §4.9; 04 wire notes "PAM")', 
     const b = await pendingRequest(t, w.devA1b);
     const c = await pendingRequest(t, w.devA1a, AI);
     const d = await pendingRequest(t, w.devA2);
-    t.db
-      .update(elevationRequests)
-      .set({ requestedAt: '2024-01-01T00:00:00.000Z' })
-      .where(eq(elevationRequests.id, a))
-      .run();
-    t.db
-      .update(elevationRequests)
-      .set({ requestedAt: '2024-01-02T00:00:00.000Z' })
-      .where(eq(elevationRequests.id, b))
-      .run();
-    t.db
-      .update(elevationRequests)
-      .set({ requestedAt: '2024-01-03T00:00:00.000Z' })
-      .where(eq(elevationRequests.id, c))
-      .run();
-    t.db
-      .update(elevationRequests)
-      .set({ requestedAt: '2024-01-04T00:00:00.000Z', status: 'denied' })
-      .where(eq(elevationRequests.id, d))
-      .run();
+    const backdate = (id: string, requestedAt: string, status?: 'denied') =>
+      t.db.update(elevationRequests).set({ requestedAt, ...(status ? { status } : {}) }).where(eq(elevationRequests.id, id)).run();
+    backdate(a, '2024-01-01T00:00:00.000Z');
+    backdate(b, '2024-01-02T00:00:00.000Z');
+    backdate(c, '2024-01-03T00:00:00.000Z');
+    backdate(d, '2024-01-04T00:00:00.000Z', 'denied');
     const list = async (query: string, token = sys) => {
       const res = await t.call('GET', `${API}/pam/elevation-requests${query}`, { token });
       expect(res.status, res.text).toBe(200);
@@ -472,16 +431,8 @@ describe('PAM elevation requests (01 §2.11, §3, §4.9; 04 wire notes "PAM")', 
     const before = Date.now();
     const res = await respond(id, { decision: 'approve', reason: 'known installer', durationMinutes: 90 });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({
-      success: true,
-      id,
-      status: 'approved',
-      enforcementStatus: 'pending_dispatch',
-      expiresAt: expect.any(String),
-      decisionSource: 'human',
-      decidedAssuranceLevel: 'session',
-      decidedVia: 'api',
-    });
+    const approved = { status: 'approved', enforcementStatus: 'pending_dispatch', expiresAt: expect.any(String) };
+    expect(res.body).toEqual({ success: true, id, ...approved, ...DECIDED_BY_HUMAN });
     const minutes = (Date.parse(res.body.expiresAt) - before) / 60_000;
     expect(minutes).toBeGreaterThan(89.9);
     expect(minutes).toBeLessThan(90.1);
@@ -490,9 +441,7 @@ describe('PAM elevation requests (01 §2.11, §3, §4.9; 04 wire notes "PAM")', 
       status: 'approved',
       approvedByUserId: w.users.orgUser.id,
       approvedByName: 'org-admin',
-      decisionSource: 'human',
-      decidedAssuranceLevel: 'session',
-      decidedVia: 'api',
+      ...DECIDED_BY_HUMAN,
       revision: 2,
     });
     expect(trail(id).map((e) => [e.eventType, e.actor, e.actorUserId])).toEqual([
@@ -517,8 +466,7 @@ describe('PAM elevation requests (01 §2.11, §3, §4.9; 04 wire notes "PAM")', 
     const id = await pendingRequest(t, w.devA1a);
     const res = await respond(id, { decision: 'deny', reason: 'not approved software' });
     expect(res.status).toBe(200);
-    const decided = { decisionSource: 'human', decidedAssuranceLevel: 'session', decidedVia: 'api' };
-    expect(res.body).toEqual({ success: true, id, status: 'denied', enforcementStatus: null, expiresAt: null, ...decided });
+    expect(res.body).toEqual({ success: true, id, status: 'denied', enforcementStatus: null, expiresAt: null, ...DECIDED_BY_HUMAN });
     expect(await getRequest(id)).toMatchObject({
       status: 'denied',
       deniedByUserId: w.users.orgUser.id,
@@ -565,17 +513,8 @@ describe('PAM elevation requests (01 §2.11, §3, §4.9; 04 wire notes "PAM")', 
     const id = await pendingRequest(t, w.devA1a, NO_HASH);
     const res = await respond(id, { decision: 'approve' });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({
-      success: true,
-      id,
-      status: 'denied',
-      enforcementStatus: 'refused',
-      expiresAt: null,
-      decisionSource: 'human',
-      decidedAssuranceLevel: 'session',
-      decidedVia: 'api',
-      reason: expect.stringMatching(/file hash/),
-    });
+    const refused = { status: 'denied', enforcementStatus: 'refused', expiresAt: null, reason: expect.stringMatching(/file hash/) };
+    expect(res.body).toEqual({ success: true, id, ...refused, ...DECIDED_BY_HUMAN });
     expect(await getRequest(id)).toMatchObject({
       status: 'denied',
       enforcementStatus: 'refused',

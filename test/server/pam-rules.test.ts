@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { and, eq } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { auditLogs, elevationRequests, pamRules } from '../../src/server/db/schema/index.js';
-import { AI, API, H1, T1, UAC, createRule, ingest, seedPamWorld, type PamWorld } from '../helpers/pam.js';
+import { AI, API, H1, T1, UAC, createRule, ingest, usePamWorld, type PamWorld } from '../helpers/pam.js';
 import { ROLES, seedUser } from '../helpers/seed.js';
-import { createTestApp, type TestApp } from '../helpers/server.js';
+import { type TestApp } from '../helpers/server.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -21,12 +21,7 @@ describe('PAM rules, signer groups and defaults (01 §2.12, §4.9; 04 wire notes
   const patch = (id: string, body: Record<string, unknown>, token = sys) =>
     t.call('PATCH', `${API}/pam/rules/${id}`, { token, body });
 
-  beforeEach(async () => {
-    t = await createTestApp();
-    w = await seedPamWorld(t);
-    sys = w.tokens.system;
-  });
-  afterEach(async () => t.close());
+  usePamWorld((app, world) => ([t, w, sys] = [app, world, world.tokens.system]));
 
   // ---- create, defaults, read, update, delete ----
 

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useWorld } from '../helpers/world.js';
 import { contract, fullPath, requiredPermissions, type CallerScope, type EndpointDef } from '../../src/contract/index.js';
 import { NAMED_PERMISSIONS } from '../../src/contract/roles.js';
-import { rolePermissions, roles } from '../../src/server/db/schema/index.js';
 import { BUILTIN_ROLES } from '../../src/server/modules/identity/builtin-roles.js';
 import { createTestApp, type TestApp } from '../helpers/server.js';
-import { seedOrg, seedPartner, seedUser, seedWorld, type World } from '../helpers/seed.js';
+import { seedOrg, seedPartner, seedRole, seedUser, type World } from '../helpers/seed.js';
 
 /**
  * Generated from the contract: every endpoint that declares `auth.permission` — in every area, including
@@ -42,21 +42,7 @@ function requestFor(def: EndpointDef): { method: EndpointDef['method']; url: str
 
 /** A custom role, written straight into the database, owned by the partner or organization. */
 function customRole(t: TestApp, scope: TenantScope, owner: { partnerId: string; orgId: string }, permissions: readonly string[]): string {
-  const role = t.db
-    .insert(roles)
-    .values({
-      name: `role-${randomUUID().slice(0, 8)}`,
-      scope,
-      partnerId: scope === 'partner' ? owner.partnerId : null,
-      orgId: scope === 'organization' ? owner.orgId : null,
-    })
-    .returning()
-    .get();
-  for (const permission of new Set(permissions)) {
-    const [resource = '', action = ''] = permission.split(':');
-    t.db.insert(rolePermissions).values({ roleId: role.id, resource, action }).run();
-  }
-  return role.id;
+  return seedRole(t, { scope, partnerId: scope === 'partner' ? owner.partnerId : null, orgId: scope === 'organization' ? owner.orgId : null, permissions });
 }
 
 async function tenantUser(
@@ -137,13 +123,8 @@ describe('01§2.8 every permission-guarded endpoint of the contract (generated)'
 });
 
 describe('01§2.8 permissions in practice', () => {
-  let t: TestApp;
-  let w: World;
-  beforeEach(async () => {
-    t = await createTestApp();
-    w = await seedWorld(t, { mfa: true });
-  });
-  afterEach(async () => t.close());
+  let t: TestApp, w: World;
+  useWorld({ mfa: true }, (app, world) => ([t, w] = [app, world]));
 
   it('01§2.8 a technician whose custom role lacks users:write is refused on every users:write route', async () => {
     const technician = BUILTIN_ROLES.find((r) => r.name === 'Partner Technician')?.permissions ?? [];

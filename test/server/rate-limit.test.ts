@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { eq } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useWorld } from '../helpers/world.js';
 import { buildApp } from '../../src/server/app.js';
 import { loadConfig } from '../../src/server/config.js';
 import { apiKeyHits } from '../../src/server/db/schema/index.js';
@@ -31,11 +32,7 @@ describe('API key rate limit (01 §5.2, §5.6, §8)', () => {
   };
   const use = (key: string, url = '/devices') => t.call('GET', `${API}${url}`, { apiKey: key });
 
-  beforeEach(async () => {
-    t = await createTestApp();
-    w = await seedWorld(t, { mfa: true });
-  });
-  afterEach(async () => t.close());
+  useWorld({ mfa: true }, (app, world) => ([t, w] = [app, world]));
 
   it('01§5.6 rateLimit 3 admits exactly three requests an hour; the fourth is 429 with Retry-After', async () => {
     const { key } = await newKey(3);

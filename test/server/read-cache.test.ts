@@ -2,6 +2,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { eq, sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { useWorld } from '../helpers/world.js';
 import { sites } from '../../src/server/db/schema/index.js';
 import { ReadCache } from '../../src/server/lib/read-cache.js';
 import { ROLES, seedWorld, type World, type WorldCaller } from '../helpers/seed.js';
@@ -22,11 +23,7 @@ describe('GET answers kept until the next write: the site list (01 §4.3)', () =
     return (res.body.data as { name: string }[]).map((s) => s.name);
   };
 
-  beforeEach(async () => {
-    t = await createTestApp();
-    w = await seedWorld(t, { mfa: true });
-  });
-  afterEach(async () => t.close());
+  useWorld({ mfa: true }, (app, world) => ([t, w] = [app, world]));
 
   it('01§4.3 callers with different reach, asking in turn and again, each get only their own sites', async () => {
     const expected: Record<WorldCaller, string[]> = {

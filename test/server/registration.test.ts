@@ -1,35 +1,15 @@
 import { eq } from 'drizzle-orm';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { auditLogs, partnerUsers, partners, rolePermissions, roles, users } from '../../src/server/db/schema/index.js';
 import { slugBase, slugCandidate } from '../../src/server/modules/identity/registration-service.js';
-import { createTestApp, type TestApp } from '../helpers/server.js';
+import { type CookieReply, sendWithCookies, type TestApp, useTestApp } from '../helpers/server.js';
 
 const REGISTER_PARTNER = '/api/v1/auth/register-partner';
 const REGISTER = '/api/v1/auth/register';
 const STRONG = 'Str0ng-Passw0rd';
 
-interface Reply {
-  status: number;
-  headers: Record<string, unknown>;
-  body: any;
-  cookies: Map<string, string>;
-}
-
-async function post(t: TestApp, url: string, payload: object | string, ip = '127.0.0.1'): Promise<Reply> {
-  const res = await t.app.inject({
-    method: 'POST',
-    url,
-    payload,
-    remoteAddress: ip,
-    headers: { 'content-type': 'application/json' },
-  });
-  return {
-    status: res.statusCode,
-    headers: res.headers,
-    body: res.body ? JSON.parse(res.body) : undefined,
-    cookies: new Map(res.cookies.map((c) => [c.name, c.value])),
-  };
-}
+const post = (t: TestApp, url: string, payload: object | string, ip = '127.0.0.1'): Promise<CookieReply> =>
+  sendWithCookies(t, 'POST', url, { ip, body: payload, headers: { 'content-type': 'application/json' } });
 
 const partnerBody = (overrides: Record<string, unknown> = {}) => ({
   companyName: 'Acme IT Services',
@@ -49,13 +29,10 @@ const counts = (t: TestApp) => ({
 
 describe('self-registration (01 §4.6, §5.8, §8)', () => {
   let t: TestApp | undefined;
-  afterEach(async () => {
-    await t?.close();
-    t = undefined;
-  });
+  const startApp = useTestApp();
 
   it('01§4.6 register-partner creates a pending msp partner, its Partner Admin role, the user and the link, and signs in', async () => {
-    t = await createTestApp();
+    t = await startApp();
     const res = await post(t, REGISTER_PARTNER, partnerBody());
     expect(res.status).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(['mfaRequired', 'partner', 'tokens', 'user']);
@@ -120,7 +97,7 @@ describe('self-registration (01 §4.6, §5.8, §8)', () => {
   });
 
   it('01§5.8 with ENABLE_REGISTRATION off both routes answer 403 REGISTRATION_DISABLED, whatever the body', async () => {
-    t = await createTestApp({ ENABLE_REGISTRATION: 'off' });
+    t = await startApp({ ENABLE_REGISTRATION: 'off' });
     for (const url of [REGISTER_PARTNER, REGISTER]) {
       for (const payload of [partnerBody(), { nonsense: true }, '{"broken json']) {
         const res = await post(t, url, payload);
@@ -132,7 +109,7 @@ describe('self-registration (01 §4.6, §5.8, §8)', () => {
   });
 
   it('01§4.6 a weak password is 400 with the first message of the strength check', async () => {
-    t = await createTestApp();
+    t = await startApp();
     const before = counts(t);
     const cases: [string, string][] = [
       ['short1A', 'Password must be at least 8 characters'],
@@ -148,7 +125,7 @@ describe('self-registration (01 §4.6, §5.8, §8)', () => {
   });
 
   it('01§4.6 acceptTerms must be true (400), checked before password strength', async () => {
-    t = await createTestApp();
+    t = await startApp();
     const res = await post(t, REGISTER_PARTNER, partnerBody({ acceptTerms: false, password: 'weak' }));
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: 'You must accept the terms of service', code: 'TERMS_NOT_ACCEPTED' });
@@ -158,7 +135,7 @@ describe('self-registration (01 §4.6, §5.8, §8)', () => {
   });
 
   it('01§4.6 an e-mail already registered gets the generic success answer with the same status and creates nothing', async () => {
-    t = await createTestApp({ SVC_REGISTER_PARTNER_LIMIT: '100' });
+    t = await startApp({ SVC_REGISTER_PARTNER_LIMIT: '100' });
     const first = await post(t, REGISTER_PARTNER, partnerBody());
     expect(first.status).toBe(201);
     const before = counts(t);
@@ -178,7 +155,7 @@ describe('self-registration (01 §4.6, §5.8, §8)', () => {
   });
 
   it('01§4.6 the slug comes from the company name and gets -2, -3 … on collision', async () => {
-    t = await createTestApp({ SVC_REGISTER_PARTNER_LIMIT: '100' });
+    t = await startApp({ SVC_REGISTER_PARTNER_LIMIT: '100' });
     const slugs: string[] = [];
     for (const [i, companyName] of ['Acme, Inc.', 'ACME inc', '  acme -- inc!  '].entries()) {
       const res = await post(t, REGISTER_PARTNER, partnerBody({ companyName, email: `u${i}@acme.test` }));
@@ -213,7 +190,7 @@ describe('self-registration (01 §4.6, §5.8, §8)', () => {
   });
 
   it('01§4.6 after 100 taken slugs registration answers 409 and creates nothing', async () => {
-    t = await createTestApp();
+    t = await startApp();
     const taken = Array.from({ length: 100 }, (_, i) => ({ name: 'Busy', slug: i === 0 ? 'busy' : `busy-${i + 1}` }));
     t.db.insert(partners).values(taken).run();
     const before = counts(t);
@@ -224,7 +201,7 @@ describe('self-registration (01 §4.6, §5.8, §8)', () => {
   });
 
   it('01§8 partner registration is limited to 3 per IP per hour (429 with Retry-After), before the body is checked', async () => {
-    t = await createTestApp();
+    t = await startApp();
     for (let i = 0; i < 3; i++) {
       expect((await post(t, REGISTER_PARTNER, partnerBody({ email: `p${i}@acme.test` }), '10.7.7.7')).status).toBe(201);
     }
@@ -244,7 +221,7 @@ describe('self-registration (01 §4.6, §5.8, §8)', () => {
   });
 
   it('01§8 standalone registration is limited to 5 per IP per hour; the limits are configurable', async () => {
-    t = await createTestApp();
+    t = await startApp();
     for (let i = 0; i < 5; i++) {
       expect((await post(t, REGISTER, { name: 'U', email: `u${i}@x.test`, password: STRONG }, '10.6.6.6')).status).toBe(
         201,
@@ -252,13 +229,13 @@ describe('self-registration (01 §4.6, §5.8, §8)', () => {
     }
     expect((await post(t, REGISTER, { name: 'U', email: 'u6@x.test', password: STRONG }, '10.6.6.6')).status).toBe(429);
     await t.close();
-    t = await createTestApp({ SVC_REGISTER_LIMIT: '1' });
+    t = await startApp({ SVC_REGISTER_LIMIT: '1' });
     expect((await post(t, REGISTER, { name: 'U', email: 'a@x.test', password: STRONG })).status).toBe(201);
     expect((await post(t, REGISTER, { name: 'U', email: 'b@x.test', password: STRONG })).status).toBe(429);
   });
 
   it('01§4.5 register creates a standalone active user with no tenant and signs in; the refresh token only as cookie', async () => {
-    t = await createTestApp();
+    t = await startApp();
     const before = counts(t);
     const res = await post(t, REGISTER, {
       name: 'Solo User',

@@ -1,6 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { seedWorld, type World } from '../helpers/seed.js';
-import { createTestApp, type TestApp } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useWorld } from '../helpers/world.js';
+import { type World } from '../helpers/seed.js';
+import { type TestApp } from '../helpers/server.js';
 
 const API = '/api/v1';
 
@@ -15,11 +16,7 @@ describe('kept GET answers: looked up after the guard, by raw input (http/bind.t
     return res.body.key as string;
   };
 
-  beforeEach(async () => {
-    t = await createTestApp();
-    w = await seedWorld(t, { mfa: true });
-  });
-  afterEach(async () => t.close());
+  useWorld({ mfa: true }, (app, world) => ([t, w] = [app, world]));
 
   it('DESIGN "Errors" bad parameters and query stay 400 while a valid answer of the route is kept', async () => {
     const key = await keyWith(['sites:read']);

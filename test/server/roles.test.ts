@@ -9,12 +9,8 @@ const API = '/api/v1';
 const CYCLE = 'Cannot set parent role: would create circular inheritance';
 
 describe('roles and permissions (01 §2.8, §4.4)', () => {
-  let t: TestApp;
-  let w: World;
-  const as = useWorld({ mfa: true }, (app, world) => {
-    t = app;
-    w = world;
-  });
+  let t: TestApp, w: World;
+  const as = useWorld({ mfa: true }, (app, world) => ([t, w] = [app, world]));
 
   /** Creates a custom role through the API as the given caller and returns its id. */
   async function createRole(who: WorldCaller, body: Record<string, unknown>): Promise<string> {

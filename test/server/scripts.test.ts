@@ -3,12 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { eq } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { useWorld } from '../helpers/world.js';
 import { buildApp } from '../../src/server/app.js';
 import { loadConfig } from '../../src/server/config.js';
 import { loggerOptions } from '../../src/server/logging.js';
 import { outboxEvents, scriptExecutions } from '../../src/server/db/schema/index.js';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, createTestApp, recordedCalls, type TestApp } from '../helpers/server.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, recordedCalls, type TestApp } from '../helpers/server.js';
 import { adminToken, mintToken, seedWorld, type World } from '../helpers/seed.js';
 import { SimulatedAgent } from '../helpers/simulated-agent.js';
 
@@ -48,13 +49,9 @@ describe('scripts (03 §4.6, §4.7; 05 wire notes 4.7)', () => {
   };
   const execution = async (id: string) => (await as(w.tokens.orgUser, 'GET', `/scripts/executions/${id}`)).body;
 
-  beforeEach(async () => {
-    t = await createTestApp();
-    w = await seedWorld(t, { mfa: true });
-  });
+  useWorld({ mfa: true }, (app, world) => ([t, w] = [app, world]));
   afterEach(async () => {
     expectNoLeak(SECRET, []);
-    await t.close();
   });
 
   it('03§4.7 create answers the bare row with the defaults (timeout 300, runAs system, version 1)', async () => {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/server/config.js';
-import { startServer, type RunningServer } from '../../src/server/server.js';
+import { startServer, type RunningServer, type StartOptions } from '../../src/server/server.js';
 import { listeningUrl } from '../helpers/cli.js';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/run.js');
@@ -36,6 +36,21 @@ function refused(port: number): Promise<boolean> {
   });
 }
 
+/** In-process start options: no logger, no signal handlers, nothing announced. */
+const QUIET = { logger: false, handleSignals: false, announce: () => {} };
+
+/** QUIET, with a GET route added before the server listens. */
+function withRoute(url: string, handler: () => Promise<unknown>): StartOptions {
+  return { ...QUIET, beforeListen: (app) => void app.get(url, handler) };
+}
+
+/** A promise and the function that resolves it. */
+function deferred(): [Promise<void>, () => void] {
+  let resolve: () => void = () => {};
+  const promise = new Promise<void>((r) => (resolve = r));
+  return [promise, resolve];
+}
+
 describe('graceful shutdown', () => {
   let dataDir: string;
   let server: RunningServer | undefined;
@@ -48,34 +63,25 @@ describe('graceful shutdown', () => {
     server = undefined;
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
+  /** A server on this test's data dir and any free port, silent; `extra` adds or overrides settings. */
+  const configFor = (extra: Record<string, string> = {}) =>
+    loadConfig({ SVC_DATA_DIR: dataDir, PORT: '0', SVC_ADMIN_PASSWORD: 'Admin-Passw0rd!', SVC_LOG_LEVEL: 'silent', ...extra });
 
   it('stops accepting, finishes the in-flight request, then closes the database and releases the pid file', async () => {
-    const config = loadConfig({
-      SVC_DATA_DIR: dataDir,
-      PORT: '0',
-      SVC_ADMIN_EMAIL: 'admin@example.test',
-      SVC_ADMIN_PASSWORD: 'Admin-Passw0rd!',
-      SVC_LOG_LEVEL: 'silent',
-    });
-    let entered: () => void = () => {};
-    const handlerEntered = new Promise<void>((resolve) => (entered = resolve));
-    let finish: () => void = () => {};
-    const gate = new Promise<void>((resolve) => (finish = resolve));
+    const config = configFor({ SVC_ADMIN_EMAIL: 'admin@example.test' });
+    const [handlerEntered, entered] = deferred();
+    const [gate, finish] = deferred();
 
-    const running = await startServer(config, {
-      logger: false,
-      handleSignals: false,
-      announce: () => {},
-      beforeListen: (app) => {
-        app.get('/test/slow', async () => {
-          entered();
-          await gate;
-          // The database is still open while a request is in flight.
-          const row = running.db.$client.prepare('SELECT count(*) AS n FROM users').get() as { n: number };
-          return { users: row.n };
-        });
-      },
-    });
+    const running = await startServer(
+      config,
+      withRoute('/test/slow', async () => {
+        entered();
+        await gate;
+        // The database is still open while a request is in flight.
+        const row = running.db.$client.prepare('SELECT count(*) AS n FROM users').get() as { n: number };
+        return { users: row.n };
+      }),
+    );
     server = running;
     const port = Number(new URL(running.address).port);
     // The pid file records the pid, the URL and the data dir (`svc server status` and `stop` read them).
@@ -115,25 +121,15 @@ describe('graceful shutdown', () => {
   });
 
   it('cuts off a request still running after SVC_SHUTDOWN_TIMEOUT_MS, and still closes the database', async () => {
-    const config = loadConfig({
-      SVC_DATA_DIR: dataDir,
-      PORT: '0',
-      SVC_ADMIN_PASSWORD: 'Admin-Passw0rd!',
-      SVC_SHUTDOWN_TIMEOUT_MS: '200',
-    });
-    let entered: () => void = () => {};
-    const handlerEntered = new Promise<void>((resolve) => (entered = resolve));
-    const running = await startServer(config, {
-      logger: false,
-      handleSignals: false,
-      announce: () => {},
-      beforeListen: (app) => {
-        app.get('/test/stuck', async () => {
-          entered();
-          await new Promise(() => {});
-        });
-      },
-    });
+    const config = configFor({ SVC_SHUTDOWN_TIMEOUT_MS: '200' });
+    const [handlerEntered, entered] = deferred();
+    const running = await startServer(
+      config,
+      withRoute('/test/stuck', async () => {
+        entered();
+        await new Promise(() => {});
+      }),
+    );
     server = running;
     const stuck = get(`${running.address}/test/stuck`).then(
       () => 'answered',
@@ -148,31 +144,18 @@ describe('graceful shutdown', () => {
   });
 
   it('a second server on the same data dir is refused while the first runs, and allowed after', async () => {
-    const config = loadConfig({
-      SVC_DATA_DIR: dataDir,
-      PORT: '0',
-      SVC_ADMIN_PASSWORD: 'Admin-Passw0rd!',
-      SVC_LOG_LEVEL: 'silent',
-    });
-    server = await startServer(config, { logger: false, handleSignals: false, announce: () => {} });
-    await expect(
-      startServer(config, { logger: false, handleSignals: false, announce: () => {} }),
-    ).rejects.toMatchObject({
-      code: 'SERVER_RUNNING',
-      exitCode: 6,
-    });
+    const config = configFor();
+    server = await startServer(config, QUIET);
+    await expect(startServer(config, QUIET)).rejects.toMatchObject({ code: 'SERVER_RUNNING', exitCode: 6 });
     await server.close();
-    server = await startServer(config, { logger: false, handleSignals: false, announce: () => {} });
+    server = await startServer(config, QUIET);
     expect((await get(`${server.address}/health`)).status).toBe(200);
   });
 
   it('issue 9 item 18: a request that arrives after the bind, while the app is still being built, is answered', async () => {
-    const config = loadConfig({ SVC_DATA_DIR: dataDir, PORT: '0', SVC_ADMIN_PASSWORD: 'Admin-Passw0rd!', SVC_LOG_LEVEL: 'silent' });
     let early: Promise<{ status: number }> | undefined;
-    server = await startServer(config, {
-      logger: false,
-      handleSignals: false,
-      announce: () => {},
+    server = await startServer(configFor(), {
+      ...QUIET,
       // The socket is bound and the pid file names its URL, but Fastify has not taken the socket yet.
       beforeListen: async () => {
         const { url } = JSON.parse(fs.readFileSync(path.join(dataDir, 'server.pid'), 'utf8')) as { url: string };
@@ -189,13 +172,7 @@ describe('graceful shutdown', () => {
 
   it('a stale pid file (dead process) does not block a start', async () => {
     fs.writeFileSync(path.join(dataDir, 'server.pid'), '999999\n');
-    const config = loadConfig({
-      SVC_DATA_DIR: dataDir,
-      PORT: '0',
-      SVC_ADMIN_PASSWORD: 'Admin-Passw0rd!',
-      SVC_LOG_LEVEL: 'silent',
-    });
-    server = await startServer(config, { logger: false, handleSignals: false, announce: () => {} });
+    server = await startServer(configFor(), QUIET);
     expect(JSON.parse(fs.readFileSync(path.join(dataDir, 'server.pid'), 'utf8')).pid).toBe(process.pid);
   });
 

@@ -28,17 +28,70 @@ function expectError(res: Res, status: number, error?: string, code?: string): v
   if (code) expect(res.body.code).toBe(code);
 }
 
+/** The organizations each partner-level caller reaches (system and partner scope; 01 §2.6). */
+function partnerReach(w: World): Record<Exclude<WorldCaller, 'orgUser' | 'siteUser'>, string[]> {
+  return {
+    system: [w.orgA1.id, w.orgA2.id, w.orgB1.id],
+    aAdmin: [w.orgA1.id, w.orgA2.id],
+    aTech: [w.orgA1.id],
+    aSelAdmin: [w.orgA1.id],
+    aNone: [],
+    bAdmin: [w.orgB1.id],
+  };
+}
+
+/** The sites each caller reaches, in list order (by name: "A1 Branch" before "A1 HQ"; 01 §2.6 and §4.3). */
+function siteReach(w: World): Record<WorldCaller, string[]> {
+  return {
+    system: [w.siteA1b.id, w.siteA1a.id, w.siteA2a.id, w.siteB1a.id],
+    aAdmin: [w.siteA1b.id, w.siteA1a.id, w.siteA2a.id],
+    aTech: [w.siteA1b.id, w.siteA1a.id],
+    aSelAdmin: [w.siteA1b.id, w.siteA1a.id],
+    aNone: [],
+    bAdmin: [w.siteB1a.id],
+    orgUser: [w.siteA1b.id, w.siteA1a.id],
+    siteUser: [w.siteA1a.id],
+  };
+}
+
 function ids(rows: { id: string }[]): string[] {
   return rows.map((r) => r.id);
 }
 
 describe('tenancy scope matrix (01 §1, §2.6, §4.3)', () => {
-  let t: TestApp;
-  let w: World;
-  const as = useWorld({}, (app, world) => {
-    t = app;
-    w = world;
-  });
+  let t: TestApp, w: World;
+  const as = useWorld({}, (app, world) => ([t, w] = [app, world]));
+
+  /** GET `${base}/:id` of every item as every caller of `reach`: 200 with the item where it is reachable, else
+   * `denied` (the item's name says which one failed). */
+  async function expectReach(
+    reach: Partial<Record<WorldCaller, string[]>>,
+    items: { id: string; name: string }[],
+    base: string,
+    denied: object,
+  ): Promise<void> {
+    for (const [who, reachable] of Object.entries(reach) as [WorldCaller, string[]][]) {
+      for (const item of items) {
+        const res = await as(who, 'GET', `${base}/${item.id}`);
+        if (reachable.includes(item.id))
+          expect({ who, status: res.status, id: res.body.id }).toEqual({ who, status: 200, id: item.id });
+        else
+          expect({ who, item: item.name, status: res.status, body: res.body }).toMatchObject({
+            who,
+            item: item.name,
+            ...denied,
+          });
+      }
+    }
+  }
+
+  /** PATCH and DELETE of `${base}/:id` as each caller with its id answer `denied`. */
+  async function expectWritesDenied(attempts: [WorldCaller, string][], base: string, denied: object): Promise<void> {
+    for (const [who, id] of attempts) {
+      expect(await as(who, 'PATCH', `${base}/${id}`, { name: 'Taken over' })).toMatchObject(denied);
+      expect(await as(who, 'DELETE', `${base}/${id}`)).toMatchObject(denied);
+    }
+  }
 
 
   it('01§4.3 the scope column: each endpoint answers the caller scopes it lists and 403 "Permission denied" to the others', async () => {
@@ -150,16 +203,8 @@ describe('tenancy scope matrix (01 §1, §2.6, §4.3)', () => {
   });
 
   it('01§1 GET /orgs/ answers exactly the reachable organizations, ordered by name, unpaged', async () => {
-    const expected: Record<WorldCaller, string[]> = {
-      system: [w.orgA1.id, w.orgA2.id, w.orgB1.id],
-      aAdmin: [w.orgA1.id, w.orgA2.id],
-      aTech: [w.orgA1.id],
-      aSelAdmin: [w.orgA1.id],
-      aNone: [],
-      bAdmin: [w.orgB1.id],
-      orgUser: [w.orgA1.id],
-      siteUser: [w.orgA1.id],
-    };
+    // Organization callers reach their own organization too (01 §2.6).
+    const expected: Record<WorldCaller, string[]> = { ...partnerReach(w), orgUser: [w.orgA1.id], siteUser: [w.orgA1.id] };
     for (const who of CALLERS) {
       const res = await as(who, 'GET', '/orgs/');
       expect({ who, status: res.status, ids: ids(res.body.data) }).toEqual({ who, status: 200, ids: expected[who] });
@@ -170,14 +215,7 @@ describe('tenancy scope matrix (01 §1, §2.6, §4.3)', () => {
   });
 
   it('01§4.3 GET /orgs/organizations is partner and system scope, paged over exactly the reachable set', async () => {
-    const expected: Partial<Record<WorldCaller, string[]>> = {
-      system: [w.orgA1.id, w.orgA2.id, w.orgB1.id],
-      aAdmin: [w.orgA1.id, w.orgA2.id],
-      aTech: [w.orgA1.id],
-      aSelAdmin: [w.orgA1.id],
-      aNone: [],
-      bAdmin: [w.orgB1.id],
-    };
+    const expected = partnerReach(w);
     for (const [who, want] of Object.entries(expected) as [WorldCaller, string[]][]) {
       const res = await as(who, 'GET', '/orgs/organizations');
       expect({ who, status: res.status, ids: ids(res.body.data) }).toEqual({ who, status: 200, ids: want });
@@ -198,27 +236,7 @@ describe('tenancy scope matrix (01 §1, §2.6, §4.3)', () => {
   });
 
   it('01§4.3 GET /orgs/organizations/:id: reachable 200, another tenant 403 "Access to this organization denied"', async () => {
-    const reach: Partial<Record<WorldCaller, string[]>> = {
-      system: [w.orgA1.id, w.orgA2.id, w.orgB1.id],
-      aAdmin: [w.orgA1.id, w.orgA2.id],
-      aTech: [w.orgA1.id],
-      aSelAdmin: [w.orgA1.id],
-      aNone: [],
-      bAdmin: [w.orgB1.id],
-    };
-    for (const [who, reachable] of Object.entries(reach) as [WorldCaller, string[]][]) {
-      for (const org of [w.orgA1, w.orgA2, w.orgB1]) {
-        const res = await as(who, 'GET', `/orgs/organizations/${org.id}`);
-        if (reachable.includes(org.id))
-          expect({ who, status: res.status, id: res.body.id }).toEqual({ who, status: 200, id: org.id });
-        else
-          expect({ who, org: org.name, status: res.status, body: res.body }).toMatchObject({
-            who,
-            org: org.name,
-            ...ORG_DENIED,
-          });
-      }
-    }
+    await expectReach(partnerReach(w), [w.orgA1, w.orgA2, w.orgB1], '/orgs/organizations', ORG_DENIED);
     // Organization callers are outside the route's scope column altogether.
     for (const who of ['orgUser', 'siteUser'] as const) {
       expect(await as(who, 'GET', `/orgs/organizations/${w.orgA1.id}`)).toMatchObject(PERMISSION_DENIED);
@@ -232,10 +250,7 @@ describe('tenancy scope matrix (01 §1, §2.6, §4.3)', () => {
       ['aSelAdmin', w.orgA2.id],
       ['aNone', w.orgA1.id],
     ];
-    for (const [who, orgId] of attempts) {
-      expect(await as(who, 'PATCH', `/orgs/organizations/${orgId}`, { name: 'Taken over' })).toMatchObject(ORG_DENIED);
-      expect(await as(who, 'DELETE', `/orgs/organizations/${orgId}`)).toMatchObject(ORG_DENIED);
-    }
+    await expectWritesDenied(attempts, '/orgs/organizations', ORG_DENIED);
     // Without organizations:write the permission check answers first.
     expect(await as('aTech', 'PATCH', `/orgs/organizations/${w.orgA1.id}`, { name: 'x' })).toMatchObject(
       PERMISSION_DENIED,
@@ -291,16 +306,7 @@ describe('tenancy scope matrix (01 §1, §2.6, §4.3)', () => {
   });
 
   it('01§4.3 GET /orgs/sites answers exactly the reachable sites (organization, partner grant, site restriction)', async () => {
-    const expected: Record<WorldCaller, string[]> = {
-      system: [w.siteA1b.id, w.siteA1a.id, w.siteA2a.id, w.siteB1a.id],
-      aAdmin: [w.siteA1b.id, w.siteA1a.id, w.siteA2a.id],
-      aTech: [w.siteA1b.id, w.siteA1a.id],
-      aSelAdmin: [w.siteA1b.id, w.siteA1a.id],
-      aNone: [],
-      bAdmin: [w.siteB1a.id],
-      orgUser: [w.siteA1b.id, w.siteA1a.id],
-      siteUser: [w.siteA1a.id],
-    };
+    const expected = siteReach(w);
     for (const who of CALLERS) {
       const res = await as(who, 'GET', '/orgs/sites');
       expect({ who, status: res.status, ids: ids(res.body.data) }).toEqual({ who, status: 200, ids: expected[who] });
@@ -320,29 +326,7 @@ describe('tenancy scope matrix (01 §1, §2.6, §4.3)', () => {
 
   it('01§4.3 GET /orgs/sites/:id is checked against the parent organization (and site restriction): 403 "Access to this site denied"', async () => {
     const all = [w.siteA1a, w.siteA1b, w.siteA2a, w.siteB1a];
-    const reach: Record<WorldCaller, string[]> = {
-      system: all.map((s) => s.id),
-      aAdmin: [w.siteA1a.id, w.siteA1b.id, w.siteA2a.id],
-      aTech: [w.siteA1a.id, w.siteA1b.id],
-      aSelAdmin: [w.siteA1a.id, w.siteA1b.id],
-      aNone: [],
-      bAdmin: [w.siteB1a.id],
-      orgUser: [w.siteA1a.id, w.siteA1b.id],
-      siteUser: [w.siteA1a.id],
-    };
-    for (const who of CALLERS) {
-      for (const site of all) {
-        const res = await as(who, 'GET', `/orgs/sites/${site.id}`);
-        if (reach[who].includes(site.id))
-          expect({ who, status: res.status, id: res.body.id }).toEqual({ who, status: 200, id: site.id });
-        else
-          expect({ who, site: site.name, status: res.status, body: res.body }).toMatchObject({
-            who,
-            site: site.name,
-            ...SITE_DENIED,
-          });
-      }
-    }
+    await expectReach(siteReach(w), all, '/orgs/sites', SITE_DENIED);
   });
 
   it('01§4.3 POST, PATCH and DELETE of sites outside the caller reach are 403 and change nothing', async () => {
@@ -369,10 +353,7 @@ describe('tenancy scope matrix (01 §1, §2.6, §4.3)', () => {
       ['siteUser', w.siteA1b.id],
       ['aNone', w.siteA1a.id],
     ];
-    for (const [who, siteId] of attempts) {
-      expect(await as(who, 'PATCH', `/orgs/sites/${siteId}`, { name: 'Renamed' })).toMatchObject(SITE_DENIED);
-      expect(await as(who, 'DELETE', `/orgs/sites/${siteId}`)).toMatchObject(SITE_DENIED);
-    }
+    await expectWritesDenied(attempts, '/orgs/sites', SITE_DENIED);
     expect(await as('aTech', 'PATCH', `/orgs/sites/${w.siteA1a.id}`, { name: 'x' })).toMatchObject(PERMISSION_DENIED);
     const rows = t.db.select().from(sites).all();
     expect(rows.map((s) => s.name).sort()).toEqual(['A1 Branch', 'A1 HQ', 'A2 HQ', 'B1 HQ']);

@@ -1,14 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestApp, loginAs, type TestApp } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { type TestApp, useAdminApp } from '../helpers/server.js';
 
 describe('tenancy (01 §4.3)', () => {
-  let t: TestApp;
-  let token: string;
-  beforeEach(async () => {
-    t = await createTestApp();
-    token = await loginAs(t);
-  });
-  afterEach(async () => t.close());
+  let t: TestApp, token: string;
+  useAdminApp((app, adminToken) => ([t, token] = [app, adminToken]));
 
   it('01§4.3 system caller creates and lists partners, organizations and sites', async () => {
     const partner = await t.call('POST', '/api/v1/orgs/partners', { token, body: { name: 'Acme MSP', slug: 'acme' } });

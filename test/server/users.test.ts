@@ -1,34 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { auditLogs, organizationUsers, partnerUsers, rolePermissions, roles, users } from '../../src/server/db/schema/index.js';
+import { auditLogs, organizationUsers, partnerUsers, users } from '../../src/server/db/schema/index.js';
 import type { TestApp } from '../helpers/server.js';
 import { useWorld, type Method } from '../helpers/world.js';
-import { ROLES, mintToken, seedUser, type World } from '../helpers/seed.js';
+import { ROLES, mintToken, seedRole, seedUser, type World } from '../helpers/seed.js';
 
 const API = '/api/v1';
 
 /** A custom role written straight into the database. */
 function customRole(t: TestApp, owner: { partnerId?: string; orgId?: string }, scope: 'partner' | 'organization', permissions: string[]): string {
-  const role = t.db
-    .insert(roles)
-    .values({ name: `custom-${randomUUID().slice(0, 8)}`, scope, partnerId: owner.partnerId ?? null, orgId: owner.orgId ?? null })
-    .returning()
-    .get();
-  for (const p of permissions) {
-    const [resource = '', action = ''] = p.split(':');
-    t.db.insert(rolePermissions).values({ roleId: role.id, resource, action }).run();
-  }
-  return role.id;
+  return seedRole(t, { scope, ...owner, permissions });
 }
 
 describe('users (01 §2.7, §4.4)', () => {
-  let t: TestApp;
-  let w: World;
-  const as = useWorld({ mfa: true }, (app, world) => {
-    t = app;
-    w = world;
-  });
+  let t: TestApp, w: World;
+  const as = useWorld({ mfa: true }, (app, world) => ([t, w] = [app, world]));
 
   it("01§4.4 list: the partner's users with orgAccess and orgIds, paged, by e-mail", async () => {
     const res = await as('aAdmin', 'GET', '/users');

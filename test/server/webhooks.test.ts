@@ -1,14 +1,15 @@
 import { createHmac } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useReceiverWorld } from '../helpers/world.js';
 import { buildApp } from '../../src/server/app.js';
 import { loadConfig } from '../../src/server/config.js';
 import { notifications, webhookDeliveries, webhooks } from '../../src/server/db/schema/index.js';
 import { publishEvent } from '../../src/server/jobs/queue.js';
 import { verifySignature } from '../../src/lib/webhook-signature.js';
-import { startReceiver, type Receiver, type Responder } from '../helpers/https-receiver.js';
-import { seedWorld, type World } from '../helpers/seed.js';
-import { createTestApp, type TestApp } from '../helpers/server.js';
+import type { Receiver, Responder } from '../helpers/https-receiver.js';
+import { type World } from '../helpers/seed.js';
+import { type TestApp } from '../helpers/server.js';
 
 const API = '/api/v1';
 const SECRET = 'whsec-test-secret-1';
@@ -31,20 +32,11 @@ async function until<T>(probe: () => T | undefined | false, timeoutMs = 10_000):
 describe('webhooks (02 §2.7, §3, §4.3, §5, §6, §8)', () => {
   let t: TestApp;
   let w: World;
-  const receivers: Receiver[] = [];
-  const extraApps: Array<{ close(): Promise<void> }> = [];
-  afterEach(async () => {
-    await Promise.all(extraApps.splice(0).map((a) => a.close()));
-    await t?.close();
-    await Promise.all(receivers.splice(0).map((r) => r.close()));
-  });
-
-  const setup = async (respond?: Responder) => {
-    t = await createTestApp(ENV);
-    w = await seedWorld(t, { mfa: true });
-    const r = await startReceiver(respond);
-    receivers.push(r);
-    return r;
+  const world = useReceiverWorld(ENV);
+  const setup = async (respond?: Responder): Promise<Receiver> => {
+    let receiver: Receiver;
+    ({ t, w, receiver } = await world.setup(respond));
+    return receiver;
   };
   const create = async (r: Receiver, body: Record<string, unknown> = {}, token = w.tokens.aAdmin) => {
     const res = await t.call('POST', `${API}/webhooks`, { token, body: { name: 'hook', orgId: w.orgA1.id, url: `${r.url}/hook?k=1`, secret: SECRET, events: ['alert.triggered'], ...body } });
@@ -265,7 +257,7 @@ describe('webhooks (02 §2.7, §3, §4.3, §5, §6, §8)', () => {
     expect(r.received).toHaveLength(0);
     const config = loadConfig({ ...ENV, SVC_DATA_DIR: t.dataDir, SVC_LOG_LEVEL: 'silent' });
     const second = await buildApp(config, { logger: false, firstStart: false });
-    extraApps.push({ close: () => second.app.close() });
+    world.alsoClose({ close: () => second.app.close() });
     second.worker.start();
     await r.waitFor(1);
     await until(() => second.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hook.id)).get()?.status === 'delivered');
@@ -277,7 +269,7 @@ describe('webhooks (02 §2.7, §3, §4.3, §5, §6, §8)', () => {
     const queued = await t.call('POST', `${API}/webhooks/${hook.id}/test`, { token: w.tokens.aAdmin, body: {} });
     const config = loadConfig({ ...ENV, SVC_DATA_DIR: t.dataDir, SVC_LOG_LEVEL: 'silent' });
     const second = await buildApp(config, { logger: false, firstStart: false });
-    extraApps.push({ close: () => second.app.close() });
+    world.alsoClose({ close: () => second.app.close() });
     const id = queued.body.delivery.id as string;
     const [one, two] = [t.services.webhooks.dispatcher, second.services.webhooks.dispatcher];
     await Promise.all([one.deliverAttempt(id, 0), two.deliverAttempt(id, 0), one.deliverAttempt(id, 0)]);
