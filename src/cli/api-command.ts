@@ -169,6 +169,13 @@ export abstract class ApiCommand<T extends CommandClass> extends BaseCommand<T> 
     return all;
   }
 
+  /** A JSON or YAML file checked with a contract schema: a file that does not fit is a usage error (exit 2). */
+  protected async readChecked<S extends z.ZodType>(file: string, flag: string, schema: S): Promise<z.output<S>> {
+    const parsed = schema.safeParse(await readDataFile(file, flag));
+    if (!parsed.success) throw new UsageError(`${flag} ${file}: ${parsed.error.issues.map(describeIssue).join('; ')}`, flag);
+    return parsed.data;
+  }
+
   /** The request a dry run prints (and `--dry-run` of a bulk command prints for each of its requests),
    * after checking the body with the contract, since no server sees it. */
   protected async describe<E extends EndpointDef>(def: ClientEndpoint<E>, request: RequestOf<E>): Promise<DryRunRequest> {

@@ -1,4 +1,3 @@
-import fs from 'node:fs/promises';
 import { Args } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { Flags } from '../../cli/flags.js';
@@ -29,7 +28,7 @@ export default class FiltersPreview extends ApiCommand<typeof FiltersPreview> {
       where !== undefined
         ? await this.call(filters.preview, {
             query: { ...(this.flags['org-id'] ? { orgId: this.flags['org-id'] } : {}) },
-            body: { conditions: JSON.parse(await fs.readFile(where, 'utf8')) as never, ...(limit ? { limit } : {}), ...(idsOnly ? { idsOnly } : {}) },
+            body: { conditions: await this.readChecked(where, '--where', (await import('../../contract/filters.js')).FilterConditionsSchema), ...(limit ? { limit } : {}), ...(idsOnly ? { idsOnly } : {}) },
           })
         : await this.call(filters.previewSaved, { params: { id: this.args.id ?? '' }, query: { ...(limit ? { limit } : {}), ...(idsOnly ? { idsOnly: 'true' as const } : {}) } });
     const data = answer.data;

@@ -5,7 +5,7 @@ import { systemContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
 import { DEFAULT_RETRY_POLICY, webhookDeliveries, webhooks, type RetryPolicy } from '../../db/schema/index.js';
 import { OutboundBlockedError, type OutboundClient } from '../../delivery/outbound.js';
-import { publishEvent, WakeSignal, type Job, type JobWorker, type RelayedEvent } from '../../jobs/queue.js';
+import { publishEvent, WakeSignal, type JobWorker, type RelayedEvent } from '../../jobs/queue.js';
 import type { SecretBox } from '../../security/crypto.js';
 import { recordAudit } from '../audit/recorder.js';
 
