@@ -1,13 +1,21 @@
 import { idArg } from './args.js';
 import { ApiCommand, mutationFlags } from './api-command.js';
 import { Flags } from './flags.js';
-import { mobile } from '../client/endpoints.js';
+import type { CallResult } from '../client/contract-client.js';
+import type { EndpointDef } from '../contract/endpoint.js';
+import type { ClientEndpoint } from '../contract/projection.js';
+import { requestOf } from './resource-commands.js';
 
 /**
  * `svc mobile approvals approve|deny <id>`: the decision of the approvals inbox. Critical-tier approvals need the
  * password, which this command never takes from argv: use `svc pam requests approve --reauth-password-stdin`.
  */
-export function decisionCommand(decision: 'approve' | 'deny', summary: string) {
+export function decisionCommand<E extends EndpointDef>(
+  decision: 'approve' | 'deny',
+  def: ClientEndpoint<E>,
+  summary: string,
+  pick: (answer: CallResult<E>) => unknown,
+) {
   class DecisionCommand extends ApiCommand<typeof DecisionCommand> {
     static override summary = summary;
     static override examples = [`<%= config.bin %> mobile approvals ${decision} 9c3e…`, `<%= config.bin %> mobile approvals ${decision} 9c3e… --reason "change window" --yes`];
@@ -27,8 +35,7 @@ export function decisionCommand(decision: 'approve' | 'deny', summary: string) {
         params: { id: this.args.id },
         body: { ...(reason !== undefined ? { reason } : {}), ...(minutes !== undefined ? { durationMinutes: minutes } : {}) },
       };
-      const answer = decision === 'approve' ? await this.call(mobile.approve, request) : await this.call(mobile.deny, request);
-      return answer.approval;
+      return pick(await this.call(def, requestOf<E>(request)));
     }
   }
   return DecisionCommand;

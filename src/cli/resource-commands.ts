@@ -40,7 +40,7 @@ type IdArgs = ReturnType<typeof idArg>;
 /** A request of the factories' endpoints: `{params: {id}}` for one addressed by id, `{body}` for one with a body.
  * The constraints of each factory keep every such endpoint's request of this shape, which the generic type
  * cannot show by itself. */
-function requestOf<E extends EndpointDef>(request: { params?: { id: string }; body?: unknown }): RequestOf<E> {
+export function requestOf<E extends EndpointDef>(request: { params?: { id: string }; body?: unknown }): RequestOf<E> {
   return request as RequestOf<E>;
 }
 

@@ -97,4 +97,13 @@ export const ENVIRONMENT: readonly EnvVar[] = [
   { name: 'SVC_OUTBOUND_ALLOW', usedBy: 'server', default: '(none)', meaning: 'CIDRs that outgoing requests (webhooks, SSO, alert channels) may reach despite the private-address guard, comma-separated' },
   { name: 'SVC_WEBHOOK_TIME_SCALE', usedBy: 'server', default: '1', meaning: 'Factor (0-1) applied to webhook retry delays, for tests' },
   { name: 'SVC_ALERT_TIME_SCALE', usedBy: 'server', default: '1', meaning: 'Factor (0-1) applied to alert escalation step delays, for tests' },
+  { name: 'SVC_FCM_PROJECT_ID', usedBy: 'server', default: '(none)', meaning: 'Firebase project of Android pushes (FCM HTTP v1); without it and the key file, pushes are recorded stubbed' },
+  { name: 'SVC_FCM_SERVICE_ACCOUNT_FILE', usedBy: 'server', default: '(none)', meaning: 'Path of the Firebase service-account key (JSON) that signs the token request' },
+  { name: 'SVC_FCM_API_URL', usedBy: 'server', default: 'https://fcm.googleapis.com', meaning: 'Base URL of the FCM HTTP v1 API' },
+  { name: 'SVC_FCM_TOKEN_URL', usedBy: 'server', default: "the key's token_uri", meaning: 'OAuth2 token endpoint for the FCM service account' },
+  { name: 'SVC_APNS_KEY_FILE', usedBy: 'server', default: '(none)', meaning: 'Path of the APNs .p8 signing key of iOS pushes; without it and the three below, pushes are recorded stubbed' },
+  { name: 'SVC_APNS_KEY_ID', usedBy: 'server', default: '(none)', meaning: 'Id of the APNs signing key' },
+  { name: 'SVC_APNS_TEAM_ID', usedBy: 'server', default: '(none)', meaning: 'Apple developer team id' },
+  { name: 'SVC_APNS_TOPIC', usedBy: 'server', default: '(none)', meaning: "The iOS app's bundle id (apns-topic)" },
+  { name: 'SVC_APNS_URL', usedBy: 'server', default: 'https://api.push.apple.com', meaning: 'Base URL of APNs (HTTP/2)' },
 ];
