@@ -1,4 +1,5 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { DomainError } from '../errors.js';
 
 // scrypt from Node's crypto (OpenSSL): memory-hard, no native addon to build. N=2^15, r=8, p=1 is the
 // OWASP-recommended floor; the parameters are stored with each hash so they can be raised later.
@@ -16,6 +17,12 @@ const MAXMEM = 128 * N * R * 2;
  * ~50 ms on the target machine), which tells an attacker nothing about the account.
  */
 export const MAX_CONCURRENT_HASHES = 1;
+/**
+ * How many hashes may wait for the slot (~50 ms each, so the last waits under two seconds). Past that a sign-in
+ * burst is answered 503 with Retry-After instead of queueing without bound: every request in the queue holds a
+ * connection and its memory, and a client that waited longer would have timed out anyway.
+ */
+export const MAX_WAITING_HASHES = 32;
 let running = 0;
 const waiting: (() => void)[] = [];
 
@@ -25,8 +32,9 @@ export function hashLoad(): { running: number; waiting: number } {
 }
 
 async function scrypt(password: string, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> {
-  if (running >= MAX_CONCURRENT_HASHES) await new Promise<void>((resolve) => waiting.push(resolve));
-  else running += 1;
+  if (running < MAX_CONCURRENT_HASHES) running += 1;
+  else if (waiting.length >= MAX_WAITING_HASHES) throw passwordChecksBusy();
+  else await new Promise<void>((resolve) => waiting.push(resolve));
   try {
     return await new Promise<Buffer>((resolve, reject) => {
       scryptCb(password.normalize('NFKC'), salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key)));
@@ -38,6 +46,9 @@ async function scrypt(password: string, salt: Buffer, keylen: number, options: S
     else running -= 1;
   }
 }
+
+const passwordChecksBusy = () =>
+  new DomainError('unavailable', 'Too many password checks in progress; try again shortly', 'BUSY', { retryAfterSeconds: 1 });
 
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
