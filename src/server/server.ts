@@ -46,6 +46,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     if (holder) throw new ServerRunningError(config.dataDir, holder.pid, holder.command);
   }
   const socket: BoundSocket = await bindSocket(config.host, config.port);
+  // With port 0 the system picked one: links in mail and SSO callbacks must carry the port actually served.
+  if (config.port !== socket.port) config = { ...config, port: socket.port };
 
   let lock: ServerLock | undefined;
   let log: LogDestination | undefined;

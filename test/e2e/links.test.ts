@@ -44,6 +44,8 @@ describe('e2e: invitation and reset links on the command line (01 §4.4, §4.5; 
   it('01§4.4 users accept-invite: the link and the password on stdin activate the account; the user then signs in', async () => {
     const { id, inviteUrl } = await invite('ada@links.test');
     const token = new URL(inviteUrl).searchParams.get('token') ?? '';
+    // Started with --port 0: the link carries the port the server really listens on.
+    expect(new URL(inviteUrl).origin).toBe(new URL(server.url).origin);
     const result = await acceptInvite(`${inviteUrl}\n${PASSWORD}\n`, ['--name', 'Ada Lovelace']);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ id, email: 'ada@links.test', name: 'Ada Lovelace' });
