@@ -10,6 +10,9 @@
 //                        evaluation has evaluated the newest sample (read from the database, read-only): samples/s
 //                        (target ≥ 10,000)
 //   server RSS           VmRSS every 200 ms throughout: the peak                                   (target < 200 MB)
+// BENCH_ALERTS_PROBE=<dir>: the server also runs with bench/mem-probe.js preloaded and --heapsnapshot-signal=SIGUSR2;
+// at each phase's end its process.memoryUsage() and V8 heap spaces go to <dir>/memory.jsonl, and with
+// BENCH_ALERTS_SNAPSHOTS=1 a heap snapshot to <dir> (it blocks the server for seconds: not for timed runs).
 // Everything is bounded in count and time; nothing leaves 127.0.0.1. A benchmark, not a test: exits 0.
 /* global process, console, setTimeout, setInterval, clearInterval, Buffer, URL */
 import fs from 'node:fs';
@@ -27,6 +30,8 @@ const SECONDS = Number(process.env.BENCH_ALERTS_SECONDS ?? 20);
 const CROSSINGS = Number(process.env.BENCH_ALERTS_CROSSINGS ?? 20);
 const TLS = path.join(ROOT, 'test', 'fixtures', 'tls');
 const deadline = Date.now() + 15 * 60_000;
+const PROBE = process.env.BENCH_ALERTS_PROBE ? path.resolve(process.env.BENCH_ALERTS_PROBE) : undefined;
+const SNAPSHOTS = process.env.BENCH_ALERTS_SNAPSHOTS === '1';
 
 const totp = (secret) => new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate();
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -86,8 +91,13 @@ async function main() {
   for (let i = 0; i < CHANNELS; i++) receivers.push(await receiver(firstSeen));
   const dataDir = path.join(tmp, 'alerts-data');
   const big = '1000000';
+  if (PROBE) fs.mkdirSync(PROBE, { recursive: true });
   const server = await startServer(dataDir, {
+    nodeArgs: PROBE
+      ? ['--import', path.join(ROOT, 'bench', 'mem-probe.js'), '--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${PROBE}`]
+      : [],
     env: {
+      ...(PROBE ? { PROBE_OUT: path.join(PROBE, 'memory.jsonl') } : {}),
       SVC_OUTBOUND_ALLOW: '127.0.0.1/32',
       NODE_EXTRA_CA_CERTS: path.join(TLS, 'receiver-cert.pem'),
       SVC_LOGIN_IP_LIMIT: big,
@@ -105,12 +115,24 @@ async function main() {
   }, 200);
   /** RSS by phase: the peak since the last phase ended and the RSS now. */
   const phases = [];
-  const phase = (name) => {
+  const phase = async (name) => {
     const s = procStatus(server.child.pid);
+    if (PROBE) {
+      fs.writeFileSync(path.join(PROBE, 'memory.jsonl.label'), name);
+      server.child.kill('SIGWINCH');
+      await sleep(300);
+      if (SNAPSHOTS) {
+        const before = fs.readdirSync(PROBE).length;
+        server.child.kill('SIGUSR2');
+        for (let i = 0; i < 600 && fs.readdirSync(PROBE).length === before; i++) await sleep(100);
+        await sleep(2000);
+      }
+    }
     phases.push(`${name}: peak ${round(Math.max(phasePeak, s?.rss ?? 0))} MB, now ${round(s?.rss ?? NaN)} MB`);
     phasePeak = 0;
   };
-  phase('started');
+  await sleep(2000);
+  await phase('started');
   const url = server.url;
   try {
     let token = (await api(url, 'POST', '/auth/login', { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } })).tokens.accessToken;
@@ -152,7 +174,7 @@ async function main() {
         body: { orgId: org.id, templateId: template, name: `Rule ${i}`, conditions: { metric: `bench.m${i}`, operator: '>', threshold: 90, durationMinutes: 0 } },
       });
     }
-    phase('setup');
+    await phase('setup');
     console.log(`setup: ${USERS} users, ${DEVICES} devices, ${CHANNELS} channels, ${RULES} rules in ${round((Date.now() - setupStart) / 1000)} s\n`);
 
     const post = (agent, samples) => api(url, 'POST', `/agents/${agent.id}/metrics`, { token: agent.token, body: { samples }, expect: [202] });
@@ -195,7 +217,7 @@ async function main() {
     await Promise.allSettled([...inFlight]);
     // Wait (bounded) for the last crossings' first channel requests.
     for (let i = 0; i < 100 && firstSeen.size < sent.size; i++) await sleep(100);
-    phase('steady load and fan-out');
+    await phase('steady load and fan-out');
     const alerts = await api(url, 'GET', `/alerts?orgId=${org.id}&limit=100`, { token });
     const alertOf = new Map(alerts.data.map((a) => [a.deviceHostname, a.id]));
     const latencies = [];
@@ -232,7 +254,7 @@ async function main() {
       }
     });
     const ingested = Date.now();
-    phase('burst ingest');
+    await phase('burst ingest');
     const target = topId();
     let caughtUp = NaN;
     for (let i = 0; i < 600; i++) {
@@ -243,7 +265,7 @@ async function main() {
       await sleep(50);
     }
     db.close();
-    phase('burst evaluated');
+    await phase('burst evaluated');
     // CPU time is what a loaded machine does not distort (wall-clock rates are noise there): the server's user +
     // system time from the burst's start until every sample was evaluated, per sample (HTTP ingest included).
     const cpuPerSample = ((cpuMs(server.child.pid) - burstCpu) * 1000) / burstSamples;

@@ -73,6 +73,12 @@ export interface NewAlert {
   triggeredAt: string;
 }
 
+/** Of one rule: the devices that may not fire and the alerts auto-resolve may close (`rulesState`). */
+export interface RuleState {
+  blocked: Set<string>;
+  open: Map<string, AlertRow>;
+}
+
 /** Alerts and their state machine (02 §3, 05 wire notes "4.1 Core alerts"); events per ALERT-EVENTS.md. */
 export class AlertsService {
   constructor(
@@ -272,22 +278,31 @@ export class AlertsService {
     return row;
   }
 
-  /** A rule's devices at `at`: `blocked` may not fire (an open alert, or a cooldown running), `open` are the alerts
-   * auto-resolve may close (active or acknowledged; a suppressed alert was silenced by a person and stays). */
-  ruleState(ruleId: string, at: string): { blocked: Set<string>; open: Map<string, AlertRow> } {
+  /** Rules' devices at `at`, by rule id (one query for every rule of an evaluation; only `deviceIds` when given):
+   * `blocked` may not fire (an open alert, or a cooldown running), `open` are the alerts auto-resolve may close
+   * (active or acknowledged; a suppressed alert was silenced by a person and stays). A rule without any is absent. */
+  rulesState(ruleIds: readonly string[], at: string, deviceIds?: readonly string[]): Map<string, RuleState> {
+    const states = new Map<string, RuleState>();
+    if (ruleIds.length === 0) return states;
     const rows = this.db
       .select()
       .from(alerts)
-      .where(and(eq(alerts.ruleId, ruleId), sql`(${alerts.status} IN ('active', 'acknowledged', 'suppressed') OR ${alerts.cooldownUntil} > ${at})`))
+      .where(
+        and(
+          sql`${alerts.ruleId} IN (SELECT value FROM json_each(${JSON.stringify(ruleIds)}))`,
+          deviceIds ? sql`${alerts.deviceId} IN (SELECT value FROM json_each(${JSON.stringify(deviceIds)}))` : undefined,
+          sql`(${alerts.status} IN ('active', 'acknowledged', 'suppressed') OR ${alerts.cooldownUntil} > ${at})`,
+        ),
+      )
       .all();
-    const blocked = new Set<string>();
-    const open = new Map<string, AlertRow>();
     for (const row of rows) {
-      if (row.deviceId === null) continue;
-      blocked.add(row.deviceId);
-      if (row.status === 'active' || row.status === 'acknowledged') open.set(row.deviceId, row);
+      if (row.deviceId === null || row.ruleId === null) continue;
+      let state = states.get(row.ruleId);
+      if (!state) states.set(row.ruleId, (state = { blocked: new Set(), open: new Map() }));
+      state.blocked.add(row.deviceId);
+      if (row.status === 'active' || row.status === 'acknowledged') state.open.set(row.deviceId, row);
     }
-    return { blocked, open };
+    return states;
   }
 
   /** Auto-resolve (api-notes): the evaluator found the condition no longer holds. Like a person's resolve (the

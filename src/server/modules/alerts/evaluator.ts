@@ -4,9 +4,8 @@ import { z } from 'zod';
 import { ConditionOperatorSchema, type ConditionOperator } from '../../../contract/alerts.js';
 import type { Db } from '../../db/connection.js';
 import { alertEvaluatorState } from '../../db/schema/index.js';
-import { systemContext } from '../../context.js';
-import type { DevicesService, ListedDevice } from '../devices/service.js';
-import type { AlertsService, AlertRow } from './alerts-service.js';
+import type { DevicesService } from '../devices/service.js';
+import type { AlertsService, AlertRow, RuleState } from './alerts-service.js';
 import type { CorrelationService } from './correlation.js';
 import type { AlertRulesService } from './rules-service.js';
 
@@ -66,7 +65,7 @@ export function conditionCleared(window: { start: number; end: number }, agg: Wi
 }
 
 /** Which devices of the rule's organization its targets select (02 §2.1 Targets; tags: any matches). */
-export function targeted(targets: Record<string, unknown>, device: Pick<ListedDevice, 'id' | 'siteId' | 'tags'>): boolean {
+export function targeted(targets: Record<string, unknown>, device: { id: string; siteId: string | null; tags: string[] }): boolean {
   const list = (key: string) => (Array.isArray(targets[key]) ? (targets[key] as unknown[]) : []);
   switch (targets.scope) {
     case 'site':
@@ -103,7 +102,9 @@ interface AggRow {
   lastText: string | null;
 }
 
-const SYSTEM = systemContext();
+/** A device as the evaluator sees it (DevicesService.forEvaluation). */
+type EvaluatedDevice = ReturnType<DevicesService['forEvaluation']>[number];
+const NO_ALERTS: RuleState = { blocked: new Set(), open: new Map() };
 const WATERMARK_KEY = 'rules';
 /** The event-driven path's watermark: the id of the newest sample it has evaluated. */
 const SAMPLES_KEY = 'samples';
@@ -223,18 +224,29 @@ export class AlertEvaluator {
   /** Every enabled rule at one instant (inside the caller's transaction), on every device or those of `only`:
    * raises the alerts whose condition held over the window, resolves those whose condition no longer does. */
   private evaluateAt(end: number, only?: Only): AlertRow[] {
-    const devicesByOrg = new Map<string, ListedDevice[]>();
+    // Only the columns the decision needs, of the devices that reported (the event-driven path) or of every
+    // device; and the rules' open alerts and cooldowns in one query: an evaluation materialises nothing else.
+    const onlyDevices = only ? [...only.deviceIds] : undefined;
+    const devicesByOrg = new Map<string, EvaluatedDevice[]>();
     const raised: AlertRow[] = [];
     const at = new Date(end).toISOString();
-    for (const rule of this.rules.enabledRules()) {
-      if (only && !only.orgIds.has(rule.orgId)) continue;
+    const rules = this.rules.enabledRules().filter((rule) => !only || only.orgIds.has(rule.orgId));
+    const states = this.alerts.rulesState(
+      rules.map((rule) => rule.id),
+      at,
+      onlyDevices,
+    );
+    for (const rule of rules) {
       const parsed = EvaluableConditionSchema.safeParse(rule.conditions);
       if (!parsed.success) continue;
       const condition = parsed.data;
       let orgDevices = devicesByOrg.get(rule.orgId);
-      if (!orgDevices) devicesByOrg.set(rule.orgId, (orgDevices = this.devicesOf(rule.orgId)));
-      const { blocked, open } = this.alerts.ruleState(rule.id, at);
-      const inScope = orgDevices.filter((d) => EVALUATED_STATUSES.has(d.status) && (!only || only.deviceIds.has(d.id)) && targeted(rule.targets, d));
+      if (!orgDevices) {
+        orgDevices = this.devices.forEvaluation(rule.orgId, onlyDevices).filter((d) => EVALUATED_STATUSES.has(d.status));
+        devicesByOrg.set(rule.orgId, orgDevices);
+      }
+      const { blocked, open } = states.get(rule.id) ?? NO_ALERTS;
+      const inScope = orgDevices.filter((d) => targeted(rule.targets, d));
       const candidates = inScope.filter((d) => !blocked.has(d.id));
       const clearing = rule.autoResolve ? inScope.filter((d) => open.has(d.id)) : [];
       if (candidates.length === 0 && clearing.length === 0) continue;
@@ -303,16 +315,6 @@ export class AlertEvaluator {
     return { result: true, reason: `${what}: held (${agg.samples} samples)` };
   }
 
-  /** Every device of an organization, through the devices service (bounded: at most 10,000 pages of 100). */
-  private devicesOf(orgId: string): ListedDevice[] {
-    const out: ListedDevice[] = [];
-    for (let page = 1; page <= 10_000; page++) {
-      const { data, pagination } = this.devices.list(SYSTEM, { orgId, page, limit: 100 });
-      out.push(...data);
-      if (page * pagination.limit >= pagination.total || data.length === 0) break;
-    }
-    return out;
-  }
 }
 
 /** `cpu.usage > 90 for 5 min` */

@@ -281,6 +281,18 @@ export class DevicesService {
       .get();
   }
 
+  /** The devices of an organization the alert evaluator checks (not decommissioned; only `ids` when given), with
+   * the few columns it reads, in the device list's default order (hostname, id). */
+  forEvaluation(orgId: string, ids?: readonly string[]): Pick<DeviceRow, 'id' | 'orgId' | 'siteId' | 'hostname' | 'status' | 'tags'>[] {
+    const only = ids ? sql`${devices.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))` : undefined;
+    return this.db
+      .select({ id: devices.id, orgId: devices.orgId, siteId: devices.siteId, hostname: devices.hostname, status: devices.status, tags: devices.tags })
+      .from(devices)
+      .where(and(eq(devices.orgId, orgId), ne(devices.status, 'decommissioned'), only))
+      .orderBy(asc(devices.hostname), asc(devices.id))
+      .all();
+  }
+
   /** Merges values into a device's custom fields (scripts' output marker, 03 §4.6); run inside the caller's
    * transaction. The caller decides which keys may be written. */
   mergeCustomFields(deviceId: string, values: Record<string, unknown>): void {

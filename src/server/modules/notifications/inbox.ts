@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { and, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { NotificationListQuerySchema, NotificationMarkSchema } from '../../../contract/notifications.js';
@@ -8,6 +9,9 @@ import { notFound, unauthorized } from '../../errors.js';
 
 export type NotificationRow = typeof notifications.$inferSelect;
 export type NewNotification = Omit<typeof notifications.$inferInsert, 'id' | 'read' | 'readAt' | 'createdAt'>;
+
+const INSERT_NOTIFICATION = `INSERT INTO notifications (id, user_id, org_id, type, priority, title, message, link, metadata, source_key, created_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`;
 
 const view = ({ sourceKey: _sourceKey, ...row }: NotificationRow) => row;
 
@@ -78,10 +82,29 @@ export class InboxService {
   }
 
   /** Writes notifications inside the caller's transaction; a row whose (user, sourceKey) exists is skipped, so
-   * a replayed event does not notify twice. Returns how many were written. */
+   * a replayed event does not notify twice. Returns how many were written. One compiled statement serves every
+   * row: an alert's fan-out writes one per recipient, and building each insert with the query builder cost some
+   * 32 KB of garbage a row (6.5 MB an alert for 200 users). */
   deliver(tx: Db, rows: NewNotification[]): number {
+    if (rows.length === 0) return 0;
+    const insert = tx.$client.prepare(INSERT_NOTIFICATION);
+    const createdAt = new Date().toISOString();
     let written = 0;
-    for (const row of rows) written += tx.insert(notifications).values(row).onConflictDoNothing().run().changes;
+    for (const row of rows) {
+      written += insert.run(
+        randomUUID(),
+        row.userId,
+        row.orgId ?? null,
+        row.type,
+        row.priority ?? 'normal',
+        row.title,
+        row.message ?? '',
+        row.link ?? null,
+        JSON.stringify(row.metadata ?? {}),
+        row.sourceKey ?? null,
+        createdAt,
+      ).changes;
+    }
     return written;
   }
 }

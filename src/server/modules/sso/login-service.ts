@@ -160,7 +160,7 @@ export class SsoLoginService {
   }
 
   /** GET /sso/saml/metadata: this server as a SAML service provider. */
-  samlMetadata(): string {
+  samlMetadata(): Promise<string> {
     return metadata(this.serviceProvider());
   }
 

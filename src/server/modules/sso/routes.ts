@@ -28,7 +28,7 @@ export function registerSsoRoutes({ app, route, services }: ModuleContext): void
   });
   route(c.exchange, ({ ctx, body }) => login.exchange(ctx, body));
   route(c.samlMetadata, async ({ reply }) => {
-    await reply.type('application/samlmetadata+xml; charset=utf-8').send(login.samlMetadata());
+    await reply.type('application/samlmetadata+xml; charset=utf-8').send(await login.samlMetadata());
     return undefined;
   });
   // The identity provider's HTTP-POST binding is a form post from the browser. The form parser takes that

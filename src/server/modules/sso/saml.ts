@@ -1,5 +1,6 @@
 import { X509Certificate, randomBytes } from 'node:crypto';
-import { SAML, ValidateInResponseTo, generateServiceProviderMetadata, type CacheProvider, type Profile } from '@node-saml/node-saml';
+import type * as NodeSaml from '@node-saml/node-saml';
+import type { CacheProvider, Profile, SAML } from '@node-saml/node-saml';
 
 /**
  * SAML 2.0 service provider (01 §4.7 ACS, §5.11) on @node-saml/node-saml: the AuthnRequest (HTTP-Redirect
@@ -14,6 +15,10 @@ export const SAML_CLOCK_SKEW_MS = 60_000;
 /** 01 §5.11: the NameID format the service provider asks for. */
 export const NAMEID_FORMAT_EMAIL = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
 const NAMEID_FORMAT_UNSPECIFIED = 'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified';
+
+/** @node-saml/node-saml and its XML stack (some 3 MB of heap) load at the first SAML request, not at every start. */
+let nodeSaml: Promise<typeof NodeSaml> | undefined;
+const loadNodeSaml = () => (nodeSaml ??= import('@node-saml/node-saml'));
 
 /** This server as a SAML service provider: one entity for every organization (the ACS is one URL). */
 export interface ServiceProvider {
@@ -62,7 +67,8 @@ export function normalizeCertificate(input: string): string {
   return pem;
 }
 
-function client(idp: IdentityProvider, sp: ServiceProvider, pending: PendingRequest | null, requestId = ''): SAML {
+async function client(idp: IdentityProvider, sp: ServiceProvider, pending: PendingRequest | null, requestId = ''): Promise<SAML> {
+  const { SAML, ValidateInResponseTo } = await loadNodeSaml();
   // InResponseTo is checked against the one request the relay state names (stored with the sign-in state and
   // taken once by the caller); nothing is kept in memory, so it works across restarts and processes.
   const requests: CacheProvider = {
@@ -94,12 +100,13 @@ function client(idp: IdentityProvider, sp: ServiceProvider, pending: PendingRequ
 /** A fresh AuthnRequest id and the IdP URL carrying it (deflated, HTTP-Redirect) with the relay state. */
 export async function authnRequest(idp: IdentityProvider, sp: ServiceProvider, relayState: string): Promise<{ url: string; requestId: string }> {
   const requestId = `_${randomBytes(20).toString('hex')}`;
-  const url = await client(idp, sp, null, requestId).getAuthorizeUrlAsync(relayState, undefined, {});
+  const url = await (await client(idp, sp, null, requestId)).getAuthorizeUrlAsync(relayState, undefined, {});
   return { url, requestId };
 }
 
 /** 01 §5.11 service-provider metadata: entity id, ACS (HTTP-POST), e-mail NameID, WantAssertionsSigned. */
-export function metadata(sp: ServiceProvider): string {
+export async function metadata(sp: ServiceProvider): Promise<string> {
+  const { generateServiceProviderMetadata } = await loadNodeSaml();
   return generateServiceProviderMetadata({
     issuer: sp.entityId,
     callbackUrl: sp.acsUrl,
@@ -142,7 +149,7 @@ export async function verifyResponse(
 ): Promise<VerifiedAssertion> {
   let profile: Profile | null;
   try {
-    ({ profile } = await client(idp, sp, pending).validatePostResponseAsync({ SAMLResponse: samlResponse }));
+    ({ profile } = await (await client(idp, sp, pending)).validatePostResponseAsync({ SAMLResponse: samlResponse }));
   } catch (err) {
     throw new SamlRejection(err instanceof Error ? err.message : String(err));
   }
