@@ -97,7 +97,13 @@ const statements = (db: Db) => ({
      FROM outbox_events WHERE dispatched_at IS NULL ORDER BY created_at, rowid LIMIT ?`,
   ),
   markRelayed: db.$client.prepare<unknown[]>(`UPDATE outbox_events SET dispatched_at = ? WHERE id IN (SELECT value FROM json_each(?))`),
-  // The inner SELECT is the claimable condition of claim(), in due order: each branch walks jobs_due_idx in order and
+  anyClaimable: db.$client
+    .prepare<unknown[]>(
+      `SELECT EXISTS (SELECT 1 FROM jobs WHERE status = 'pending' AND run_at <= ?)
+         OR EXISTS (SELECT 1 FROM jobs WHERE status = 'running' AND locked_until < ?)`,
+    )
+    .pluck(),
+  // The inner SELECT: the claimable jobs (due, or running past their lease), in due order: each branch walks jobs_due_idx in order and
   // stops at the limit (one SELECT with OR sorted every due job on each claim).
   claim: db.$client.prepare<unknown[]>(
     `UPDATE jobs SET status = 'running', locked_until = ?, attempts = attempts + 1
@@ -329,9 +335,9 @@ export class JobWorker {
   private claim(now: Date): Job[] {
     const nowIso = now.toISOString();
     const lease = new Date(now.getTime() + LEASE_MS).toISOString();
-    const claimable = sql`(${jobs.status} = 'pending' AND ${jobs.runAt} <= ${nowIso}) OR (${jobs.status} = 'running' AND ${jobs.lockedUntil} < ${nowIso})`;
-    // An idle poll only reads: the write lock is taken when a job is due or a lease ran out.
-    if (!this.db.select({ id: jobs.id }).from(jobs).where(claimable).limit(1).get()) return [];
+    // An idle poll only reads: the write lock is taken when a job is due or a lease ran out. Two EXISTS, each one
+    // index probe (one WHERE with OR collected every due job's rowid first).
+    if (!statements(this.db).anyClaimable.get(nowIso, nowIso)) return [];
     return this.db.$client
       .transaction(() => {
         // A lease that ran out on the last allowed attempt: the job crashed its worker every time it ran.
