@@ -262,7 +262,10 @@ async function main() {
     const fanoutDeadline = Date.now() + MAX_SECONDS * 1000;
     while ((samples.at(-1)?.pending ?? 0) < PENDING * 0.99 && Date.now() < fanoutDeadline) await sleep(250);
     const fullAt = Date.now();
+    const holdCpu = process.cpuUsage();
     await sleep(HOLD_SECONDS * 1000);
+    const heldCpu = process.cpuUsage(holdCpu);
+    raw['backlog: server CPU ms over the hold (nothing answered, attempts time out after 30 s)'] = [(heldCpu.user + heldCpu.system) / 1000];
     clearInterval(sampler);
     sample();
     const atFull = samples.filter((s) => s.t >= fullAt);
