@@ -292,7 +292,17 @@ export class JobWorker {
   async tick(now = new Date()): Promise<number> {
     this.relayEvents(now);
     const claimed = this.claim(now);
-    for (const job of claimed) await this.runJob(job, now);
+    const finishes: unknown[][] = [];
+    try {
+      for (const job of claimed) await this.runJob(job, now, finishes);
+    } finally {
+      // The outcomes of the tick's unkeyed jobs in one transaction rather than a commit each. A crash before this
+      // runs them again, as a crash after a handler always could (at least once).
+      if (finishes.length > 0) {
+        const finish = statements(this.db).finish;
+        this.db.$client.transaction(() => finishes.forEach((values) => finish.run(...values)))();
+      }
+    }
     return claimed.length;
   }
 
@@ -373,7 +383,9 @@ export class JobWorker {
     enqueueJob(this.db, type, {}, { runAt: later(now, everyMs), uniqueKey: periodicKey(type), maxAttempts: 1 });
   }
 
-  private async runJob(job: Job, now: Date): Promise<void> {
+  /** Runs one job; the outcome of a job without a unique key is added to `finishes` (written by the tick), any other
+   * is written now (its key is released at once, so the same work can be enqueued again). */
+  private async runJob(job: Job, now: Date, finishes: unknown[][]): Promise<void> {
     const handler = this.handlers.get(job.type);
     let failure: unknown;
     let failed = false;
@@ -396,7 +408,7 @@ export class JobWorker {
     );
     if (!this.periodic.has(job.type)) {
       // The common case in one prepared statement (a periodic job takes the branch below).
-      statements(this.db).finish.run(
+      const values = [
         !failed ? 'done' : dead ? 'dead' : 'pending',
         failed ? (failure instanceof Error ? failure.message : String(failure)) : null,
         finished ? later(now, 0).toISOString() : null,
@@ -404,7 +416,9 @@ export class JobWorker {
         finished ? null : later(now, backoffMs(job.attempts)).toISOString(),
         job.id,
         job.lockedUntil,
-      );
+      ];
+      if (job.uniqueKey === null) finishes.push(values);
+      else statements(this.db).finish.run(...values);
       return;
     }
     this.db.$client
