@@ -191,6 +191,7 @@ async function main() {
     };
 
     raw['server RSS MB before any event (app built, worker started)'] = [rssMb()];
+    raw['server V8 heap used/total MB before any event'] = [process.memoryUsage().heapUsed / 1048576, process.memoryUsage().heapTotal / 1048576];
 
     // 1. Throughput.
     const cpuStart = process.cpuUsage();
@@ -247,7 +248,10 @@ async function main() {
     await sleep(200);
     const pendingCount = db.$client.prepare("SELECT count(*) FROM webhook_deliveries WHERE status IN ('pending', 'retrying')").pluck();
     const samples = [];
-    const sample = () => samples.push({ t: Date.now(), rss: rssMb(), pending: pendingCount.get() });
+    const sample = () => {
+      const mem = process.memoryUsage();
+      samples.push({ t: Date.now(), rss: rssMb(), pending: pendingCount.get(), heap: mem.heapUsed / 1048576, heapTotal: mem.heapTotal / 1048576, external: mem.external / 1048576 });
+    };
     const sampler = setInterval(sample, 250);
     sample();
     const backlogStart = Date.now();
@@ -258,7 +262,10 @@ async function main() {
     const fanoutDeadline = Date.now() + MAX_SECONDS * 1000;
     while ((samples.at(-1)?.pending ?? 0) < PENDING * 0.99 && Date.now() < fanoutDeadline) await sleep(250);
     const fullAt = Date.now();
+    const holdCpu = process.cpuUsage();
     await sleep(HOLD_SECONDS * 1000);
+    const heldCpu = process.cpuUsage(holdCpu);
+    raw['backlog: server CPU ms over the hold (nothing answered, attempts time out after 30 s)'] = [(heldCpu.user + heldCpu.system) / 1000];
     clearInterval(sampler);
     sample();
     const atFull = samples.filter((s) => s.t >= fullAt);
@@ -275,6 +282,9 @@ async function main() {
     });
     const pick = (fraction) => samples.find((s) => s.pending >= PENDING * fraction);
     raw['backlog: RSS MB at 0 / 25% / 50% / 100% pending'] = [samples[0]?.rss, pick(0.25)?.rss, pick(0.5)?.rss, pick(0.99)?.rss];
+    // What of the RSS is V8's: the heap in use and the heap V8 holds (used or not), and memory outside it (Buffers).
+    const memOf = (s) => (s ? `${round(s.heap)}/${round(s.heapTotal)}/${round(s.external)}` : '');
+    raw['backlog: V8 heap used/total/external MB at 0 / 50% / 100% pending / end of hold'] = [memOf(samples[0]), memOf(pick(0.5)), memOf(pick(0.99)), memOf(samples.at(-1))];
     raw['backlog: RSS MB every 5 s of the hold (pending)'] = atFull.filter((_, i) => i % 20 === 0).map((s) => `${round(s.rss)} (${s.pending})`);
     raw['backlog: seconds to fan out every event'] = [(fullAt - backlogStart) / 1000];
     receivers.send({ cmd: 'release' });

@@ -286,6 +286,28 @@ describe('PSA connections (02 §2.8, §3, §4.4, §7)', () => {
     expect((await as(w.tokens.aAdmin, 'GET', `/psa/tickets?orgId=${w.orgA2.id}`)).body.pagination.total).toBe(0);
   });
 
+  it('issue 12: an alert event makes a PSA job only where a connection of its organization would act', async () => {
+    await setup();
+    const s = await standIn('zendesk');
+    await create({ provider: 'zendesk', credentials: s.credentials, name: 'no auto-create' });
+    const high = await ticketing(s);
+    await as(w.tokens.aAdmin, 'PATCH', `/psa/connections/${high.id}`, { enabled: false });
+    alertEvent('alert.triggered', { severity: 'critical' });
+    alertEvent('alert.resolved');
+    alertEvent('alert.triggered', { severity: 'critical', orgId: w.orgA2.id });
+    alertEvent('alert.resolved', { orgId: w.orgA2.id });
+    await drain();
+    const made = () => t.db.select({ type: jobs.type, payload: jobs.payload }).from(jobs).all().filter((j) => j.type.startsWith('psa.alert-'));
+    // orgA1: no enabled connection opens tickets, but one is enabled (a note may have a ticket to go to); orgA2: none.
+    expect(made().map((j) => [j.type, j.payload.orgId])).toEqual([['psa.alert-note', w.orgA1.id]]);
+    await as(w.tokens.aAdmin, 'PATCH', `/psa/connections/${high.id}`, { enabled: true });
+    alertEvent('alert.triggered', { severity: 'medium' });
+    alertEvent('alert.triggered', { severity: 'high', ruleId: 'rule-2' });
+    await drain();
+    expect(made().filter((j) => j.type === 'psa.alert-ticket').map((j) => j.payload.severity)).toEqual(['high']);
+    expect(mappings(high.id)).toHaveLength(1);
+  });
+
   it('02§3 a ticket the provider refuses fails the job (retried later) and leaves an audit failure; nothing is mapped', async () => {
     await setup();
     const s = await standIn('jira');

@@ -81,6 +81,9 @@ const AGENT_MAX_SOCKETS = 32;
 const AGENT_IDLE_MS = 15_000;
 const MAX_AGENTS = 256;
 
+/** URLs whose static check is kept (staticCheck). */
+const CHECKED_URLS_MAX = 1024;
+
 /** Statuses whose Response may not carry a body (fetch spec). */
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 
@@ -131,7 +134,8 @@ export class OutboundClient {
   /** The URL, parsed, when both the static check and a resolution of its name pass (02 §4.3: "DNS resolution
    * checked" when a webhook is stored); OutboundBlockedError otherwise. Connecting checks again. */
   async checkUrl(raw: string, opts: { httpsOnly?: boolean } = {}): Promise<URL> {
-    const url = this.staticCheck(raw, opts.httpsOnly ?? true);
+    // A copy: the caller may change it, the kept one is shared.
+    const url = new URL(this.staticCheck(raw, opts.httpsOnly ?? true).href);
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if (/^[\d.]+$|:/.test(host)) return url;
     await this.resolveChecked(host);
@@ -184,7 +188,28 @@ export class OutboundClient {
     this.agents.clear();
   }
 
+  /** Static checks by URL text and scheme rule: the check depends on nothing else (the allowance is fixed per
+   * client), so a webhook's URL is parsed and judged once, not before every attempt. Bounded, oldest out. */
+  private readonly checked = new Map<string, URL | OutboundBlockedError>();
+
   private staticCheck(raw: string, httpsOnly: boolean): URL {
+    const key = `${httpsOnly ? 's' : 'a'}${raw}`;
+    let known = this.checked.get(key);
+    if (known === undefined) {
+      try {
+        known = this.checkStatically(raw, httpsOnly);
+      } catch (err) {
+        if (!(err instanceof OutboundBlockedError)) throw err;
+        known = err;
+      }
+      this.checked.set(key, known);
+      if (this.checked.size > CHECKED_URLS_MAX) this.checked.delete(this.checked.keys().next().value as string);
+    }
+    if (known instanceof OutboundBlockedError) throw new OutboundBlockedError(known.reason);
+    return known;
+  }
+
+  private checkStatically(raw: string, httpsOnly: boolean): URL {
     let url: URL;
     try {
       url = new URL(raw);

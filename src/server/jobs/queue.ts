@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
+import { and, eq, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '../db/connection.js';
 import { jobs, outboxEvents } from '../db/schema/index.js';
 
@@ -57,7 +57,8 @@ export function publishEvent(
   payload: Record<string, unknown>,
   orgId: string | null = null,
 ): void {
-  tx.insert(outboxEvents).values({ type, payload, orgId }).run();
+  const now = new Date().toISOString();
+  statements(tx).publish.run(randomUUID(), type, orgId, JSON.stringify(payload), now);
   signalWork();
 }
 
@@ -69,20 +70,64 @@ export function enqueueJob(
   payload: Record<string, unknown>,
   options: EnqueueOptions = {},
 ): boolean {
-  const result = tx
-    .insert(jobs)
-    .values({
-      id: randomUUID(),
-      type,
-      payload,
-      runAt: (options.runAt ?? new Date()).toISOString(),
-      maxAttempts: options.maxAttempts ?? 5,
-      uniqueKey: options.uniqueKey ?? null,
-    })
-    .onConflictDoNothing()
-    .run();
+  const result = statements(tx).enqueue.run(
+    randomUUID(),
+    type,
+    JSON.stringify(payload),
+    (options.runAt ?? new Date()).toISOString(),
+    options.maxAttempts ?? 5,
+    options.uniqueKey ?? null,
+    new Date().toISOString(),
+  );
   if (result.changes > 0) signalWork();
   return result.changes > 0;
+}
+
+/** The queue's statements on the hot path (an event, a job: enqueue, claim, finish), prepared by their text (the
+ * connection keeps compiled statements by text: db/connection.ts keepStatements), so a relayed event or a job
+ * costs no query building. */
+const statements = (db: Db) => ({
+  publish: db.$client.prepare<unknown[]>(`INSERT INTO outbox_events (id, type, org_id, payload, created_at) VALUES (?, ?, ?, ?, ?)`),
+  enqueue: db.$client.prepare<unknown[]>(
+    `INSERT INTO jobs (id, type, payload, status, run_at, attempts, max_attempts, unique_key, created_at)
+     VALUES (?, ?, ?, 'pending', ?, 0, ?, ?, ?) ON CONFLICT DO NOTHING`,
+  ),
+  pendingEvents: db.$client.prepare<unknown[]>(
+    `SELECT id, type, org_id AS orgId, payload, created_at AS createdAt, dispatched_at AS dispatchedAt
+     FROM outbox_events WHERE dispatched_at IS NULL ORDER BY created_at, rowid LIMIT ?`,
+  ),
+  markRelayed: db.$client.prepare<unknown[]>(`UPDATE outbox_events SET dispatched_at = ? WHERE id IN (SELECT value FROM json_each(?))`),
+  anyClaimable: db.$client
+    .prepare<unknown[]>(
+      `SELECT EXISTS (SELECT 1 FROM jobs WHERE status = 'pending' AND run_at <= ?)
+         OR EXISTS (SELECT 1 FROM jobs WHERE status = 'running' AND locked_until < ?)`,
+    )
+    .pluck(),
+  // The inner SELECT: the claimable jobs (due, or running past their lease), in due order: each branch walks jobs_due_idx in order and
+  // stops at the limit (one SELECT with OR sorted every due job on each claim).
+  claim: db.$client.prepare<unknown[]>(
+    `UPDATE jobs SET status = 'running', locked_until = ?, attempts = attempts + 1
+     WHERE id IN (
+       SELECT id FROM (
+         SELECT * FROM (SELECT id, run_at, rowid AS seq FROM jobs WHERE status = 'pending' AND run_at <= ? ORDER BY run_at, rowid LIMIT ?)
+         UNION ALL
+         SELECT * FROM (SELECT id, run_at, rowid AS seq FROM jobs WHERE status = 'running' AND locked_until < ? ORDER BY run_at, rowid LIMIT ?)
+       ) ORDER BY run_at, seq LIMIT ?)
+     RETURNING rowid AS seq, id, type, payload, status, run_at AS runAt, attempts, max_attempts AS maxAttempts,
+       locked_until AS lockedUntil, last_error AS lastError, unique_key AS uniqueKey, created_at AS createdAt,
+       finished_at AS finishedAt`,
+  ),
+  // A job that ran, still ours (running, our lease): done or dead (finished), or pending again at its retry time.
+  finish: db.$client.prepare<unknown[]>(
+    `UPDATE jobs SET status = ?, locked_until = NULL, last_error = coalesce(?, last_error), finished_at = coalesce(?, finished_at),
+       unique_key = CASE WHEN ? THEN NULL ELSE unique_key END, run_at = coalesce(?, run_at)
+     WHERE id = ? AND status = 'running' AND locked_until IS ?`,
+  ),
+});
+
+/** A claimed job as the claim statement returns it, as drizzle would read it. */
+function jobOf(row: Record<string, unknown>): Job & { seq: number } {
+  return { ...(row as unknown as Job & { seq: number }), payload: JSON.parse(row.payload as string) as Record<string, unknown> };
 }
 
 /** How long a claimed job belongs to its worker. A job still `running` after its lease was left behind by a
@@ -247,7 +292,17 @@ export class JobWorker {
   async tick(now = new Date()): Promise<number> {
     this.relayEvents(now);
     const claimed = this.claim(now);
-    for (const job of claimed) await this.runJob(job, now);
+    const finishes: unknown[][] = [];
+    try {
+      for (const job of claimed) await this.runJob(job, now, finishes);
+    } finally {
+      // The outcomes of the tick's unkeyed jobs in one transaction rather than a commit each. A crash before this
+      // runs them again, as a crash after a handler always could (at least once).
+      if (finishes.length > 0) {
+        const finish = statements(this.db).finish;
+        this.db.$client.transaction(() => finishes.forEach((values) => finish.run(...values)))();
+      }
+    }
     return claimed.length;
   }
 
@@ -263,13 +318,9 @@ export class JobWorker {
     // IMMEDIATE: take the write lock before reading, so two workers never relay the same event.
     this.db.$client
       .transaction(() => {
-        const pending = this.db
-          .select()
-          .from(outboxEvents)
-          .where(isNull(outboxEvents.dispatchedAt))
-          .orderBy(outboxEvents.createdAt, sql`rowid`)
-          .limit(RELAY_BATCH)
-          .all();
+        const pending = (statements(this.db).pendingEvents.all(RELAY_BATCH) as Array<RelayedEvent & { payload: string }>).map(
+          (row): RelayedEvent => ({ ...row, payload: JSON.parse(row.payload) as Record<string, unknown> }),
+        );
         for (const event of pending) {
           for (const jobType of this.subscribers.get(event.type) ?? []) {
             enqueueJob(
@@ -284,11 +335,7 @@ export class JobWorker {
           const mine = pending.filter((event) => types.has(event.type));
           if (mine.length > 0) handler(this.db, mine, now);
         }
-        this.db
-          .update(outboxEvents)
-          .set({ dispatchedAt: now.toISOString() })
-          .where(inArray(outboxEvents.id, pending.map((event) => event.id)))
-          .run();
+        statements(this.db).markRelayed.run(now.toISOString(), JSON.stringify(pending.map((event) => event.id)));
       })
       .immediate();
     // Only once the batch committed: a relay that throws waits for the poll interval instead of spinning.
@@ -298,9 +345,9 @@ export class JobWorker {
   private claim(now: Date): Job[] {
     const nowIso = now.toISOString();
     const lease = new Date(now.getTime() + LEASE_MS).toISOString();
-    const claimable = sql`(${jobs.status} = 'pending' AND ${jobs.runAt} <= ${nowIso}) OR (${jobs.status} = 'running' AND ${jobs.lockedUntil} < ${nowIso})`;
-    // An idle poll only reads: the write lock is taken when a job is due or a lease ran out.
-    if (!this.db.select({ id: jobs.id }).from(jobs).where(claimable).limit(1).get()) return [];
+    // An idle poll only reads: the write lock is taken when a job is due or a lease ran out. Two EXISTS, each one
+    // index probe (one WHERE with OR collected every due job's rowid first).
+    if (!statements(this.db).anyClaimable.get(nowIso, nowIso)) return [];
     return this.db.$client
       .transaction(() => {
         // A lease that ran out on the last allowed attempt: the job crashed its worker every time it ran.
@@ -320,24 +367,13 @@ export class JobWorker {
           .all();
         for (const { type } of exhausted) this.scheduleSuccessor(type, now);
 
-        const due = this.db
-          .select({ id: jobs.id })
-          .from(jobs)
-          .where(claimable)
-          .orderBy(jobs.runAt, sql`rowid`)
-          .limit(BATCH)
-          .all();
-        return due.map(({ id }) =>
-          this.db
-            .update(jobs)
-            .set({ status: 'running', lockedUntil: lease, attempts: sql`${jobs.attempts} + 1` })
-            .where(eq(jobs.id, id))
-            .returning()
-            .get(),
-        );
+        // One UPDATE … RETURNING claims the batch; RETURNING comes in no promised order: back to due order.
+        return (statements(this.db).claim.all(lease, nowIso, BATCH, nowIso, BATCH, BATCH) as Array<Record<string, unknown>>)
+          .map(jobOf)
+          .sort((a, b) => (a.runAt < b.runAt ? -1 : a.runAt > b.runAt ? 1 : a.seq - b.seq))
+          .map(({ seq: _seq, ...job }): Job => job);
       })
-      .immediate()
-      .filter((job): job is Job => job !== undefined);
+      .immediate();
   }
 
   /** The next run of a periodic job, once the current one is done or dead. */
@@ -347,7 +383,9 @@ export class JobWorker {
     enqueueJob(this.db, type, {}, { runAt: later(now, everyMs), uniqueKey: periodicKey(type), maxAttempts: 1 });
   }
 
-  private async runJob(job: Job, now: Date): Promise<void> {
+  /** Runs one job; the outcome of a job without a unique key is added to `finishes` (written by the tick), any other
+   * is written now (its key is released at once, so the same work can be enqueued again). */
+  private async runJob(job: Job, now: Date, finishes: unknown[][]): Promise<void> {
     const handler = this.handlers.get(job.type);
     let failure: unknown;
     let failed = false;
@@ -368,6 +406,21 @@ export class JobWorker {
       eq(jobs.status, 'running'),
       job.lockedUntil === null ? isNull(jobs.lockedUntil) : eq(jobs.lockedUntil, job.lockedUntil),
     );
+    if (!this.periodic.has(job.type)) {
+      // The common case in one prepared statement (a periodic job takes the branch below).
+      const values = [
+        !failed ? 'done' : dead ? 'dead' : 'pending',
+        failed ? (failure instanceof Error ? failure.message : String(failure)) : null,
+        finished ? later(now, 0).toISOString() : null,
+        finished ? 1 : 0,
+        finished ? null : later(now, backoffMs(job.attempts)).toISOString(),
+        job.id,
+        job.lockedUntil,
+      ];
+      if (job.uniqueKey === null) finishes.push(values);
+      else statements(this.db).finish.run(...values);
+      return;
+    }
     this.db.$client
       .transaction(() => {
         // A periodic run that succeeded leaves nothing worth keeping: its row makes way for the next run, so

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { systemContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
 import { psaConnections, psaTicketMappings } from '../../db/schema/index.js';
-import type { JobWorker } from '../../jobs/queue.js';
+import { enqueueJob, type JobWorker, type RelayedEvent } from '../../jobs/queue.js';
 import { recordAudit } from '../audit/recorder.js';
 import { PsaCallError, PsaCredentialsError, PsaSettingsError, type PsaAdapter, type TicketInput, type TicketState } from './adapters.js';
 import type { ConnectionRow, CredentialVault, MappingRow } from './connections.js';
@@ -39,6 +39,23 @@ const AlertEventSchema = z.object({
 });
 type AlertEvent = z.infer<typeof AlertEventSchema>;
 
+/** The least severity rank a connection's settings open tickets for: none (empty) unless autoCreateTickets. */
+function ticketingRank(settings: Record<string, unknown>): number[] {
+  if (settings.autoCreateTickets !== true) return [];
+  const min = typeof settings.minSeverity === 'string' && settings.minSeverity in SEVERITY_RANK ? (settings.minSeverity as Severity) : DEFAULT_MIN_SEVERITY;
+  return [SEVERITY_RANK[min]];
+}
+
+/** ticketingRank of settings as stored (JSON text); unreadable settings open no ticket. */
+function minSeverityRank(stored: string): number[] {
+  try {
+    const settings: unknown = JSON.parse(stored);
+    return settings && typeof settings === 'object' ? ticketingRank(settings as Record<string, unknown>) : [];
+  } catch {
+    return [];
+  }
+}
+
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /**
@@ -57,10 +74,42 @@ export class PsaTicketing {
 
   register(worker: JobWorker): void {
     worker.handle(SYNC_JOB, (payload) => this.sync(String(payload.connectionId)));
-    worker.subscribe('alert.triggered', JOBS.ticket);
-    for (const type of NOTE_EVENTS) worker.subscribe(type, JOBS.note);
+    worker.subscribeBatch(['alert.triggered', ...NOTE_EVENTS], (tx, events, now) => this.enqueueFor(tx, events, now));
     worker.handle(JOBS.ticket, (payload) => this.onTriggered(AlertEventSchema.parse(payload)));
     worker.handle(JOBS.note, (payload) => this.onAlertChanged(AlertEventSchema.parse(payload)));
+  }
+
+  /**
+   * A relayed batch of alert events to jobs, in the relaying transaction (issue 12): a job only where a connection of
+   * the event's organization would act, so an organization without PSA costs its alerts no job. alert.triggered: an
+   * enabled, active connection with credentials and autoCreateTickets whose minSeverity the alert meets (the job
+   * checks again when it runs). Notes: any enabled connection of the organization (its mappings may come from a
+   * ticket job not run yet, so they are not looked at here). One lookup per organization per batch.
+   */
+  enqueueFor(tx: Db, events: readonly RelayedEvent[], now: Date): void {
+    const byOrg = new Map<string, { enabled: boolean; minRank: number }>();
+    const lookup = tx.$client.prepare<[string]>(
+      `SELECT enabled, status, credentials_enc IS NOT NULL AS sealed, settings FROM psa_connections WHERE org_id = ? AND enabled = 1`,
+    );
+    for (const event of events) {
+      if (event.orgId === null) continue;
+      let org = byOrg.get(event.orgId);
+      if (!org) {
+        const rows = lookup.all(event.orgId) as Array<{ status: string; sealed: number; settings: string }>;
+        const ranks = rows.filter((c) => c.status === 'active' && c.sealed === 1).flatMap((c) => minSeverityRank(c.settings));
+        org = { enabled: rows.length > 0, minRank: ranks.length ? Math.min(...ranks) : Infinity };
+        byOrg.set(event.orgId, org);
+      }
+      if (!org.enabled) continue;
+      const payload = { ...event.payload, eventId: event.id, eventType: event.type };
+      if (event.type === 'alert.triggered') {
+        const severity = event.payload.severity;
+        const rank = typeof severity === 'string' && severity in SEVERITY_RANK ? SEVERITY_RANK[severity as Severity] : SEVERITY_RANK.info;
+        if (rank >= org.minRank) enqueueJob(tx, JOBS.ticket, payload, { runAt: now });
+      } else {
+        enqueueJob(tx, JOBS.note, payload, { runAt: now });
+      }
+    }
   }
 
   private connection(id: string): ConnectionRow | undefined {
@@ -133,11 +182,7 @@ export class PsaTicketing {
       .from(psaConnections)
       .where(and(eq(psaConnections.orgId, orgId), eq(psaConnections.enabled, true), eq(psaConnections.status, 'active'), isNotNull(psaConnections.credentialsEnc)))
       .all()
-      .filter((c) => {
-        if (c.settings.autoCreateTickets !== true) return false;
-        const min = typeof c.settings.minSeverity === 'string' && c.settings.minSeverity in SEVERITY_RANK ? (c.settings.minSeverity as Severity) : DEFAULT_MIN_SEVERITY;
-        return SEVERITY_RANK[severity] >= SEVERITY_RANK[min];
-      });
+      .filter((c) => ticketingRank(c.settings).some((min) => SEVERITY_RANK[severity] >= min));
   }
 
   private describe(alert: AlertEvent): TicketInput {

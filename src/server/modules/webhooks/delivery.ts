@@ -360,7 +360,7 @@ export class WebhookDispatcher {
           this.failWebhookIfDead(hook, at);
         }
       }
-      for (const [id, at] of delivered) this.db.update(webhooks).set({ lastDeliveryAt: at }).where(eq(webhooks.id, id)).run();
+      for (const [id, at] of delivered) statements.lastDelivery.run(at, id);
     })();
   }
 
@@ -409,16 +409,19 @@ const fanOutStatements = (db: Db) => ({
 });
 
 const pumpStatements = (db: Db) => ({
-  // The partial index webhook_deliveries_due_idx answers the inner SELECT in due order without a sort.
+  // The partial index webhook_deliveries_due_idx answers the inner SELECT in due order without a sort: the walk stops
+  // at the limit. Named, because the planner otherwise takes the status index and sorts every due delivery on each
+  // claim (20,000 rows a claim with a backlog of 20,000).
   claim: db.$client.prepare<unknown[]>(
     `UPDATE webhook_deliveries SET locked_until = ?
      WHERE id IN (
-       SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+       SELECT d.id FROM webhook_deliveries d INDEXED BY webhook_deliveries_due_idx JOIN webhooks w ON w.id = d.webhook_id
        WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at <= ? AND w.status = 'active'
          AND (d.locked_until IS NULL OR d.locked_until < ?)
        ORDER BY d.next_attempt_at LIMIT ?)
      RETURNING id, webhook_id AS webhookId, event, event_id AS eventId, attempt, payload AS body, next_attempt_at AS due, rowid AS seq`,
   ),
+  lastDelivery: db.$client.prepare<unknown[]>(`UPDATE webhooks SET last_delivery_at = ? WHERE id = ?`),
   record: db.$client.prepare<unknown[]>(
     `UPDATE webhook_deliveries SET status = ?, attempt = ?, response_status = ?, response_body = ?, next_attempt_at = ?,
        locked_until = NULL, delivered_at = coalesce(?, delivered_at)
