@@ -124,15 +124,7 @@ export class GroupsService {
     if (group.type !== 'dynamic' || !group.filterConditions) throw badRequest('Preview is only available for dynamic groups', 'GROUP_NOT_DYNAMIC');
     const evaluatedAt = new Date();
     const where = this.matchOf(group, evaluatedAt);
-    const totalCount = this.db.select({ n: count() }).from(devices).where(where).get()?.n ?? 0;
-    const shown = this.db
-      .select({ id: devices.id, hostname: devices.hostname, displayName: devices.displayName, osType: devices.osType, status: devices.status, lastSeenAt: devices.lastSeenAt })
-      .from(devices)
-      .where(where)
-      .orderBy(asc(devices.hostname), asc(devices.id))
-      .limit(limit)
-      .all();
-    return { data: { totalCount, devices: shown, evaluatedAt: evaluatedAt.toISOString() } };
+    return { data: { ...this.filters.previewOf(where, limit), evaluatedAt: evaluatedAt.toISOString() } };
   }
 
   // ---- writes ----
