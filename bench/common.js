@@ -158,6 +158,19 @@ export function procStatus(pid) {
   }
 }
 
+/** The CPU time a process has used so far, in ms (utime + stime, clock ticks of 10 ms); null without /proc. */
+export function cpuMs(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The fields after the command name, which is in parentheses and may hold spaces: utime and stime are the
+    // 14th and 15th of the whole line.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
 /** JSON request against the bench's own server; throws unless the status is an expected one. */
 export async function api(url, method, pathname, { token, body, expect = [200, 201] } = {}) {
   const res = await fetch(`${url}/api/v1${pathname}`, {

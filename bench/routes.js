@@ -25,12 +25,11 @@
 // BENCH_CPU_PROF_DIR (the server writes a V8 CPU profile there: node --cpu-prof).
 /* global process, console, setTimeout, fetch */
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Secret, TOTP } from 'otpauth';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, api, loadRun, median, printColumns, printMachine, round, startServer, tmp } from './common.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, api, cpuMs, loadRun, median, printColumns, printMachine, round, startServer, tmp } from './common.js';
 
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 5);
 const WARMUP_SECONDS = Number(process.env.BENCH_LOAD_WARMUP_SECONDS ?? 1);
@@ -49,19 +48,6 @@ const KEY_RATE_LIMIT = 100_000;
 const MAX_TOTAL_SECONDS = 20 * 60;
 const EMAIL = 'partner-admin@bench.example';
 const PASSWORD = 'Bench-Partner-Passw0rd!';
-
-/** The CPU time a process has used so far, in ms (utime + stime, clock ticks of 10 ms); null without /proc. */
-function cpuMs(pid) {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The fields after the command name, which is in parentheses and may hold spaces: utime and stime are the
-    // 14th and 15th of the whole line.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return null;
-  }
-}
 
 /** A load run with the server's CPU time per response (µs) added as `cpuUs` (null without /proc). */
 async function measuredRun(pid, target, options) {

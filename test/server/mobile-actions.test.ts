@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { devices, scriptExecutions } from '../../src/server/db/schema/index.js';
-import { mintToken, type World } from '../helpers/seed.js';
+import { mintToken, seedOrgRole, seedUser, type World } from '../helpers/seed.js';
 import type { TestApp } from '../helpers/server.js';
 import { SimulatedAgent } from '../helpers/simulated-agent.js';
 import { useWorld } from '../helpers/world.js';
@@ -92,6 +92,35 @@ describe('mobile device actions (02 §4.6)', () => {
     const offline = await act(agent.deviceId, { action: 'run_script', scriptId: await script(w.orgA1.id) });
     expect(offline.status).toBe(409);
     expect(t.db.select().from(scriptExecutions).all()).toHaveLength(0);
+  });
+
+  it('02§4.6 run_script needs scripts:execute beside devices:execute: without it 403, no execution record, reboot still allowed', async () => {
+    const agent = await SimulatedAgent.enroll(t, w.tokens.system, w.orgA1.id);
+    await online(agent);
+    const scriptId = await script(w.orgA1.id);
+    const roleId = seedOrgRole(t, w.orgA1.id, ['devices:read', 'devices:execute', 'scripts:read']);
+    const operator = await seedUser(t, { email: 'operator@a1.test', org: { orgId: w.orgA1.id, roleId }, login: 'mint', mfa: true });
+    const path = `/api/v1/mobile/devices/${agent.deviceId}/actions`;
+    const refused = await t.call('POST', path, { token: operator.token, body: { action: 'run_script', scriptId } });
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe('INSUFFICIENT_PERMISSIONS');
+    expect(t.db.select().from(scriptExecutions).all()).toHaveLength(0);
+    const reboot = await t.call('POST', path, { token: operator.token, body: { action: 'reboot' } });
+    expect(reboot.status, reboot.text).toBe(201);
+  });
+
+  it('02§4.6 run_script on a device of an organization out of the caller\'s reach is 404 `Device not found` (no execution record)', async () => {
+    const agent = await SimulatedAgent.enroll(t, w.tokens.system, w.orgA2.id);
+    await online(agent);
+    const scriptId = await script(w.orgA2.id);
+    for (const caller of ['orgUser', 'aTech', 'bAdmin'] as const) {
+      const res = await as(caller, 'POST', `/mobile/devices/${agent.deviceId}/actions`, { action: 'run_script', scriptId });
+      expect(res.status, caller).toBe(404);
+      expect(res.body.error).toBe('Device not found');
+    }
+    expect(t.db.select().from(scriptExecutions).all()).toHaveLength(0);
+    const reached = await as('aAdmin', 'POST', `/mobile/devices/${agent.deviceId}/actions`, { action: 'run_script', scriptId });
+    expect(reached.status, reached.text).toBe(201);
   });
 
   it('05§4.6 wake works for an offline device: an online device of the same site relays the magic packet (202)', async () => {

@@ -1,6 +1,7 @@
 import { REENROLLMENT_HEADER } from '../../../contract/agents.js';
 import { contract } from '../../../contract/index.js';
 import type { ModuleContext } from '../../app-context.js';
+import { MARK_OFFLINE_BATCH } from './service.js';
 
 export function registerDeviceRoutes({ route, services, worker }: ModuleContext): void {
   const a = contract.agents;
@@ -18,7 +19,8 @@ export function registerDeviceRoutes({ route, services, worker }: ModuleContext)
   route(d.metrics, ({ ctx, params, query }) => devices.metrics(ctx, params.id, query));
   route(d.decommission, ({ ctx, params }) => devices.decommission(ctx, params.id));
 
-  worker.every('devices.mark-offline', 60_000, () => {
-    devices.markOffline();
+  worker.every('devices.mark-offline', 60_000, async () => {
+    // Batch by batch, yielding between them: 100,000 stale devices do not hold the event loop for seconds (bounded).
+    for (let i = 0; i < 1000 && devices.markOffline() === MARK_OFFLINE_BATCH; i++) await new Promise((resolve) => setImmediate(resolve));
   });
 }

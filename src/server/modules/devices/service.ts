@@ -31,6 +31,8 @@ export const AGENT_CONFIG = { heartbeatIntervalSeconds: 60, metricsCollectionInt
 
 /** An online device that has missed this many heartbeats is marked offline. */
 const MISSED_HEARTBEATS = 3;
+/** Devices marked offline per statement (the job yields to the event loop between statements). */
+export const MARK_OFFLINE_BATCH = 2000;
 
 const SYSTEM = systemContext().caller;
 
@@ -352,13 +354,15 @@ export class DevicesService {
     return { success: true as const, config: AGENT_CONFIG };
   }
 
-  /** Online devices that missed several heartbeats go offline (periodic job). */
-  markOffline(now = Date.now()): number {
+  /** Online devices that missed several heartbeats go offline (periodic job): at most `batch` per call, so a
+   * backlog (a restart after downtime, a bulk import) is worked in short statements; answers how many changed. */
+  markOffline(now = Date.now(), batch = MARK_OFFLINE_BATCH): number {
     const cutoff = new Date(now - MISSED_HEARTBEATS * AGENT_CONFIG.heartbeatIntervalSeconds * 1000).toISOString();
+    const stale = sql`SELECT rowid FROM ${devices} WHERE ${devices.status} = 'online' AND ${devices.lastSeenAt} < ${cutoff} LIMIT ${batch}`;
     return this.db
       .update(devices)
       .set({ status: 'offline', updatedAt: new Date(now).toISOString() })
-      .where(and(eq(devices.status, 'online'), sql`${devices.lastSeenAt} < ${cutoff}`))
+      .where(sql`rowid IN (${stale})`)
       .run().changes;
   }
 

@@ -1,4 +1,4 @@
-import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { filters as filtersContract } from '../../../contract/filters.js';
 import type { Db } from '../../db/connection.js';
@@ -146,17 +146,26 @@ export class FiltersService {
       return { data: { totalCount: ids.length, deviceIds: ids, evaluatedAt: at } };
     }
     if (!where) return { data: { totalCount: 0, devices: [], evaluatedAt: at } };
-    // One pass: the window count rides on the first rows (bench/filters.js).
-    const rows = this.db
-      .select({ id: devices.id, hostname: devices.hostname, displayName: devices.displayName, osType: devices.osType, status: devices.status, lastSeenAt: devices.lastSeenAt, total: sql<number>`count(*) OVER ()` })
+    return { data: { ...this.previewOf(where, options.limit ?? 10), evaluatedAt: at } };
+  }
+
+  /**
+   * The count and the first `limit` devices (hostname order) of a device condition, for previews. Two narrow
+   * statements instead of one window over every matching row: the count, and the ids of the first rows, both
+   * answered from devices_filter_idx when the condition reads only its columns; then the shown columns of those
+   * few rows alone (bench/filters.js).
+   */
+  previewOf(where: SQL, limit: number) {
+    const totalCount = this.db.select({ n: count() }).from(devices).where(where).get()?.n ?? 0;
+    if (totalCount === 0 || limit === 0) return { totalCount, devices: [] };
+    const first = this.db.select({ id: devices.id }).from(devices).where(where).orderBy(asc(devices.hostname), asc(devices.id)).limit(limit);
+    const shown = this.db
+      .select({ id: devices.id, hostname: devices.hostname, displayName: devices.displayName, osType: devices.osType, status: devices.status, lastSeenAt: devices.lastSeenAt })
       .from(devices)
-      .where(where)
-      .orderBy(devices.hostname, devices.id)
-      .limit(options.limit ?? 10)
+      .where(inArray(devices.id, first))
+      .orderBy(asc(devices.hostname), asc(devices.id))
       .all();
-    const totalCount = rows[0]?.total ?? 0;
-    const shown = rows.map(({ total: _total, ...d }) => d);
-    return { data: { totalCount, devices: shown, evaluatedAt: at } };
+    return { totalCount, devices: shown };
   }
 
   private findVisible(ctx: RequestContext, id: string): FilterRow {

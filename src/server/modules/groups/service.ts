@@ -124,15 +124,7 @@ export class GroupsService {
     if (group.type !== 'dynamic' || !group.filterConditions) throw badRequest('Preview is only available for dynamic groups', 'GROUP_NOT_DYNAMIC');
     const evaluatedAt = new Date();
     const where = this.matchOf(group, evaluatedAt);
-    const totalCount = this.db.select({ n: count() }).from(devices).where(where).get()?.n ?? 0;
-    const shown = this.db
-      .select({ id: devices.id, hostname: devices.hostname, displayName: devices.displayName, osType: devices.osType, status: devices.status, lastSeenAt: devices.lastSeenAt })
-      .from(devices)
-      .where(where)
-      .orderBy(asc(devices.hostname), asc(devices.id))
-      .limit(limit)
-      .all();
-    return { data: { totalCount, devices: shown, evaluatedAt: evaluatedAt.toISOString() } };
+    return { data: { ...this.filters.previewOf(where, limit), evaluatedAt: evaluatedAt.toISOString() } };
   }
 
   // ---- writes ----
@@ -289,9 +281,10 @@ export class GroupsService {
 
   /**
    * Brings the stored membership of a dynamic group in line with its conditions, in SQL (no device is evaluated
-   * in JavaScript) and in one pass: the conditions are evaluated once (a materialized CTE), the difference with
-   * the stored membership goes into a per-connection temp table, and the members to add, the unpinned members
-   * that no longer match and their membership-log rows are written from it, set-based.
+   * in JavaScript): the newly matching devices go into a per-connection temp table; the members that no longer
+   * match are looked for only when the counts allow one (members − (matching − new) > 0: in the steady state,
+   * nothing changed, the count over devices_filter_idx answers instead of a second anti-join over every member);
+   * then the additions, removals and their membership-log rows are written from the temp table, set-based.
    */
   reevaluate(group: GroupRow, why: string, now = new Date()): { added: number; removed: number } {
     if (group.type !== 'dynamic' || !group.filterConditions) return { added: 0, removed: 0 };
@@ -300,11 +293,16 @@ export class GroupsService {
     const m = deviceGroupMembers;
     const l = deviceGroupMembershipLog;
     this.db.run(sql`DELETE FROM temp.${sql.identifier(DELTA)}`);
-    this.db.run(sql`INSERT INTO temp.${sql.identifier(DELTA)} (device_id, action)
-      WITH hit(id) AS MATERIALIZED (SELECT ${devices.id} FROM ${devices} WHERE ${match})
-      SELECT id, 'added' FROM hit WHERE NOT EXISTS (SELECT 1 FROM ${m} WHERE ${m.groupId} = ${group.id} AND ${m.deviceId} = hit.id)
-      UNION ALL
-      SELECT ${m.deviceId}, 'removed' FROM ${m} WHERE ${m.groupId} = ${group.id} AND ${m.isPinned} = 0 AND ${m.deviceId} NOT IN hit`);
+    const entering = this.db.run(sql`INSERT INTO temp.${sql.identifier(DELTA)} (device_id, action)
+      SELECT ${devices.id}, 'added' FROM ${devices} WHERE ${match}
+        AND NOT EXISTS (SELECT 1 FROM ${m} WHERE ${m.groupId} = ${group.id} AND ${m.deviceId} = ${devices.id})`).changes;
+    const matching = this.db.select({ n: count() }).from(devices).where(match).get()?.n ?? 0;
+    const members = this.memberCounts([group.id]).get(group.id) ?? 0;
+    if (members - (matching - entering) > 0) {
+      this.db.run(sql`INSERT INTO temp.${sql.identifier(DELTA)} (device_id, action)
+        SELECT ${m.deviceId}, 'removed' FROM ${m} WHERE ${m.groupId} = ${group.id} AND ${m.isPinned} = 0
+          AND ${m.deviceId} NOT IN (SELECT ${devices.id} FROM ${devices} WHERE ${match})`);
+    }
     const added = this.db.run(sql`INSERT INTO ${m} (group_id, device_id, is_pinned, added_at, added_by)
       SELECT ${group.id}, device_id, 0, ${at}, NULL FROM temp.${sql.identifier(DELTA)} WHERE action = 'added'`).changes;
     const removed = this.db.run(sql`DELETE FROM ${m} WHERE ${m.groupId} = ${group.id}

@@ -14,7 +14,27 @@ export interface PushMessage {
   data: Record<string, string>;
 }
 
-export type SendResult = { ok: true; messageId: string | null } | { ok: false; error: string };
+/**
+ * A failed send says what may follow: `retry` (a 5xx, a 429, a network error or timeout: the same push may succeed
+ * later, not before `retryAfterMs` when the provider said so) or not; `tokenGone` (FCM UNREGISTERED, APNs 410
+ * Unregistered or BadDeviceToken: the phone's token is dead, no push to it will ever succeed).
+ */
+export type SendFailure = { ok: false; error: string; retry: boolean; retryAfterMs?: number; tokenGone?: boolean };
+export type SendResult = { ok: true; messageId: string | null } | SendFailure;
+
+/** The longest Retry-After honoured (a longer one waits this long). */
+const MAX_RETRY_AFTER_MS = 3_600_000;
+
+/** A Retry-After header (RFC 9110: delay-seconds or an HTTP date) in ms from `now`, if there is a usable one. */
+export function retryAfterMs(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (text === undefined || text.trim() === '') return undefined;
+  const ms = /^\d+$/.test(text.trim()) ? Number(text.trim()) * 1000 : Date.parse(text) - now;
+  return Number.isFinite(ms) ? Math.min(MAX_RETRY_AFTER_MS, Math.max(0, ms)) : undefined;
+}
+
+/** Rate limited or a server-side failure: worth sending again later. */
+const retryableStatus = (status: number) => status === 429 || status >= 500;
 
 export interface PushProvider {
   send(message: PushMessage): Promise<SendResult>;
@@ -38,6 +58,30 @@ function readFile(path: string, what: string): string {
     throw new Error(`${what} cannot be read (${path}): ${(err as Error).message}`, { cause: err });
   }
 }
+
+/** The FCM v1 error code of an error answer (`error.details[].errorCode`, e.g. UNREGISTERED), if any. */
+function fcmErrorCode(body: string): string | undefined {
+  try {
+    const details = (JSON.parse(body) as { error?: { details?: unknown } }).error?.details;
+    const code = Array.isArray(details) ? details.map((d) => (d as { errorCode?: unknown }).errorCode).find((c) => typeof c === 'string') : undefined;
+    return typeof code === 'string' ? code : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An FCM error answer: UNREGISTERED (HTTP 404) means the registration token is dead; 429 and 5xx are retried. */
+function fcmFailure(status: number, body: string, retryAfter: string | string[] | undefined): SendFailure {
+  const code = fcmErrorCode(body);
+  const error = `FCM answered HTTP ${status}${code ? `: ${code}` : ''}`;
+  if (code === 'UNREGISTERED' || status === 404) return { ok: false, error, retry: false, tokenGone: true };
+  if (!retryableStatus(status)) return { ok: false, error, retry: false };
+  const after = retryAfterMs(retryAfter);
+  return { ok: false, error, retry: true, ...(after !== undefined ? { retryAfterMs: after } : {}) };
+}
+
+/** APNs reasons that mean the device token is dead (410 Unregistered; 400 BadDeviceToken). */
+const APNS_TOKEN_GONE = new Set(['Unregistered', 'BadDeviceToken']);
 
 /**
  * Firebase Cloud Messaging HTTP v1: a service-account key signs an OAuth2 JWT-bearer assertion (RFC 7523),
@@ -115,11 +159,12 @@ export class FcmProvider implements PushProvider {
         }),
         timeoutMs: TIMEOUT_MS,
       });
-      if (res.status < 200 || res.status >= 300) return { ok: false, error: `FCM answered HTTP ${res.status}` };
+      if (res.status < 200 || res.status >= 300) return fcmFailure(res.status, res.body, res.headers['retry-after']);
       const name = (JSON.parse(res.body) as { name?: unknown }).name;
       return { ok: true, messageId: typeof name === 'string' ? name : null };
     } catch (err) {
-      return { ok: false, error: (err as Error).message };
+      // The token exchange or the request did not complete (network, timeout, provider down): retried.
+      return { ok: false, error: (err as Error).message, retry: true };
     }
   }
 }
@@ -166,9 +211,9 @@ export class ApnsProvider implements PushProvider {
         };
         const timer = setTimeout(() => {
           session.destroy();
-          resolve({ ok: false, error: `APNs did not answer within ${TIMEOUT_MS} ms` });
+          resolve({ ok: false, error: `APNs did not answer within ${TIMEOUT_MS} ms`, retry: true });
         }, TIMEOUT_MS);
-        session.on('error', (err: Error) => done({ ok: false, error: err.message }));
+        session.on('error', (err: Error) => done({ ok: false, error: err.message, retry: true }));
         const req = session.request({
           ':method': 'POST',
           ':path': `/3/device/${encodeURIComponent(message.token)}`,
@@ -180,11 +225,13 @@ export class ApnsProvider implements PushProvider {
         });
         let status = 0;
         let apnsId: string | null = null;
+        let retryAfter: string | string[] | undefined;
         const chunks: Buffer[] = [];
         req.on('response', (headers) => {
           status = Number(headers[':status'] ?? 0);
           const id = headers['apns-id'];
           apnsId = typeof id === 'string' ? id : null;
+          retryAfter = headers['retry-after'];
         });
         req.on('data', (c: Buffer) => {
           if (chunks.reduce((n, b) => n + b.length, 0) < 4096) chunks.push(c);
@@ -194,17 +241,21 @@ export class ApnsProvider implements PushProvider {
           let reason = '';
           try {
             const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { reason?: unknown };
-            reason = typeof parsed.reason === 'string' ? `: ${parsed.reason}` : '';
+            reason = typeof parsed.reason === 'string' ? parsed.reason : '';
           } catch {
             // no JSON body
           }
-          done({ ok: false, error: `APNs answered HTTP ${status}${reason}` });
+          const error = `APNs answered HTTP ${status}${reason ? `: ${reason}` : ''}`;
+          if (status === 410 || APNS_TOKEN_GONE.has(reason)) return done({ ok: false, error, retry: false, tokenGone: true });
+          const after = retryableStatus(status) ? retryAfterMs(retryAfter) : undefined;
+          done({ ok: false, error, retry: retryableStatus(status), ...(after !== undefined ? { retryAfterMs: after } : {}) });
         });
-        req.on('error', (err: Error) => done({ ok: false, error: err.message }));
+        req.on('error', (err: Error) => done({ ok: false, error: err.message, retry: true }));
         req.end(payload);
       });
     } catch (err) {
-      return { ok: false, error: (err as Error).message };
+      // The outbound guard refused the URL or the provider token could not be signed: a setting, not retried.
+      return { ok: false, error: (err as Error).message, retry: false };
     }
   }
 }

@@ -1,17 +1,19 @@
 import { and, eq, inArray } from 'drizzle-orm';
+import { z } from 'zod';
 import type { MobilePushConfig } from '../../config.js';
 import type { Db } from '../../db/connection.js';
-import { mobileDevices, mobilePushNotifications } from '../../db/schema/index.js';
+import { mobileDevices, mobilePushNotifications, mobilePushTokens } from '../../db/schema/index.js';
 import type { QuietHours } from '../../db/schema/mobile.js';
 import type { OutboundClient } from '../../delivery/outbound.js';
-import type { JobWorker } from '../../jobs/queue.js';
+import { backoffMs, enqueueJob, type JobWorker } from '../../jobs/queue.js';
 import { AlertEventPayloadSchema, type AlertEventPayload } from '../notifications/alert-event.js';
 import { ApnsProvider, FcmProvider, type PushProvider } from './providers.js';
 import type { MobileDeviceRow } from './registration.js';
 
-const JOB = 'mobile.push.alert-triggered';
-/** Pushes of one alert sent at once (02 §8: notification dispatch concurrency 5). */
-const CONCURRENCY = 5;
+/** One push sent (and re-sent after a retryable failure) as a durable job. */
+export const SEND_JOB = 'mobile.push.send';
+/** Attempts of one push before it is recorded `failed` (the job queue's backoff between them). */
+export const MAX_PUSH_ATTEMPTS = 5;
 
 /** The wall-clock minute of the day in a time zone (UTC when none is given). */
 function minuteOfDay(at: Date, timeZone: string | undefined): number {
@@ -33,11 +35,17 @@ export function inQuietHours(quiet: QuietHours | null, at: Date): boolean {
   return start < end ? now >= start && now < end : now >= start || now < end;
 }
 
+/** One push to send: its record, and which attempt this is. */
+const SendJobSchema = z.object({ recordId: z.string().min(1), attempt: z.number().int().min(1) });
+
 /**
  * Push delivery beside the alert pipeline (02 §6 "Push delivery to mobile devices runs in parallel"): on
  * alert.triggered, one record per registered phone of every user who receives the alert, whose notifications are
  * on, whose severities include the alert's and that is not in its quiet hours. Without a provider for the
- * phone's platform the record is `stubbed`; with one it is `sent` (messageId) or `failed` (errorMessage).
+ * phone's platform (or a token) the record is `stubbed`; with one, a durable job sends it: `sent` (messageId), or
+ * after a retryable failure (5xx, 429 after its Retry-After, network) sent again with backoff up to
+ * MAX_PUSH_ATTEMPTS, then `failed` (errorMessage); a dead token (FCM UNREGISTERED, APNs 410/BadDeviceToken) fails
+ * at once and is removed from the phone (api-notes "Mobile").
  */
 export class PushDelivery {
   private readonly providers: Partial<Record<'ios' | 'android', PushProvider>>;
@@ -55,15 +63,21 @@ export class PushDelivery {
   }
 
   register(worker: JobWorker): void {
-    worker.subscribe('alert.triggered', JOB);
-    worker.handle(JOB, (payload) => this.onTriggered(AlertEventPayloadSchema.parse(payload)));
+    // In the relaying transaction: an alert of an organization nobody gets pushes from costs no job.
+    worker.subscribeBatch(['alert.triggered'], (tx, events, now) => {
+      for (const event of events) {
+        const alert = AlertEventPayloadSchema.safeParse(event.payload);
+        if (alert.success) this.queue(tx, alert.data, now);
+      }
+    });
+    worker.handle(SEND_JOB, (payload) => this.send(SendJobSchema.parse(payload)));
   }
 
   /** The phones an alert is pushed to now. */
-  private targets(alert: AlertEventPayload, at: Date): MobileDeviceRow[] {
+  private targets(tx: Db, alert: AlertEventPayload, at: Date): MobileDeviceRow[] {
     const users = this.recipientsOf(alert.orgId);
     if (users.length === 0) return [];
-    return this.db
+    return tx
       .select()
       .from(mobileDevices)
       .where(and(inArray(mobileDevices.userId, users), eq(mobileDevices.notificationsEnabled, true)))
@@ -71,40 +85,75 @@ export class PushDelivery {
       .filter((d) => d.alertSeverities.includes(alert.severity) && !inQuietHours(d.quietHours, at));
   }
 
-  async onTriggered(alert: AlertEventPayload, at = new Date()): Promise<void> {
+  /**
+   * The records of one alert and a send job for each that has a provider and a token, in the caller's
+   * transaction. A replayed event finds its records (unique per phone and alert) and queues nothing twice.
+   */
+  queue(tx: Db, alert: AlertEventPayload, at = new Date()): void {
+    const phones = this.targets(tx, alert, at);
+    if (phones.length === 0) return;
     const title = `[${alert.severity.toUpperCase()}] ${alert.title}`.slice(0, 200);
     const body = (alert.deviceName ? `${alert.deviceName}: ${alert.message}` : alert.message).slice(0, 1000);
     const data = { type: 'alert', alertId: alert.alertId, orgId: alert.orgId, severity: alert.severity, ...(alert.deviceId ? { deviceId: alert.deviceId } : {}) };
-    // A replayed event finds its records (unique per phone and alert) and sends nothing twice.
-    const records = this.db.$client.transaction(() =>
-      this.targets(alert, at).flatMap((device) => {
-        const row = this.db
-          .insert(mobilePushNotifications)
-          .values({ mobileDeviceId: device.id, userId: device.userId, alertId: alert.alertId, title, body, data, platform: device.platform })
-          .onConflictDoNothing()
-          .returning()
-          .get();
-        return row ? [{ row, device }] : [];
-      }),
-    )();
-    for (let i = 0; i < records.length; i += CONCURRENCY) {
-      await Promise.all(records.slice(i, i + CONCURRENCY).map(({ row, device }) => this.deliver(row.id, device, { title, body, data })));
+    for (const device of phones) {
+      const sendable = this.providers[device.platform] !== undefined && tokenOf(device) !== null;
+      const row = tx
+        .insert(mobilePushNotifications)
+        .values({ mobileDeviceId: device.id, userId: device.userId, alertId: alert.alertId, title, body, data, platform: device.platform, ...(sendable ? {} : { status: 'stubbed' as const, sentAt: at.toISOString() }) })
+        .onConflictDoNothing()
+        .returning({ id: mobilePushNotifications.id })
+        .get();
+      if (row && sendable) enqueueJob(tx, SEND_JOB, { recordId: row.id, attempt: 1 }, { runAt: at, uniqueKey: `${SEND_JOB}:${row.id}:1`, maxAttempts: 2 });
     }
   }
 
-  private async deliver(recordId: string, device: MobileDeviceRow, message: { title: string; body: string; data: Record<string, string> }): Promise<void> {
-    const provider = this.providers[device.platform];
-    const token = device.platform === 'ios' ? device.apnsToken : device.fcmToken;
-    const now = () => new Date().toISOString();
-    if (!provider || !token) {
-      this.db.update(mobilePushNotifications).set({ status: 'stubbed', sentAt: now() }).where(eq(mobilePushNotifications.id, recordId)).run();
+  /** One attempt of one push. Idempotent: a record no longer pending (sent, failed, a replayed job) is left alone. */
+  async send(job: z.infer<typeof SendJobSchema>, now = new Date()): Promise<void> {
+    const record = this.db.select().from(mobilePushNotifications).where(eq(mobilePushNotifications.id, job.recordId)).get();
+    if (record?.status !== 'pending') return;
+    const device = this.db.select().from(mobileDevices).where(eq(mobileDevices.id, record.mobileDeviceId)).get();
+    const provider = this.providers[record.platform];
+    const token = device ? tokenOf(device) : null;
+    const set = (values: Partial<typeof mobilePushNotifications.$inferInsert>) =>
+      this.db.update(mobilePushNotifications).set(values).where(and(eq(mobilePushNotifications.id, record.id), eq(mobilePushNotifications.status, 'pending'))).run();
+    if (!device || !provider || token === null) {
+      // The token was removed (or the provider unset) since the push was queued.
+      set({ status: 'stubbed', sentAt: new Date().toISOString() });
       return;
     }
-    const result = await provider.send({ token, ...message });
-    this.db
-      .update(mobilePushNotifications)
-      .set(result.ok ? { status: 'sent', messageId: result.messageId, sentAt: now() } : { status: 'failed', errorMessage: result.error.slice(0, 1000) })
-      .where(eq(mobilePushNotifications.id, recordId))
-      .run();
+    const result = await provider.send({ token, title: record.title, body: record.body, data: record.data as Record<string, string> });
+    if (result.ok) {
+      set({ status: 'sent', messageId: result.messageId, sentAt: new Date().toISOString(), errorMessage: null });
+      return;
+    }
+    const errorMessage = result.error.slice(0, 1000);
+    this.db.$client.transaction(() => {
+      if (result.retry && job.attempt < MAX_PUSH_ATTEMPTS) {
+        set({ errorMessage });
+        const wait = Math.max(backoffMs(job.attempt), result.retryAfterMs ?? 0);
+        const next = job.attempt + 1;
+        enqueueJob(this.db, SEND_JOB, { recordId: record.id, attempt: next }, { runAt: new Date(Math.max(now.getTime(), Date.now()) + wait), uniqueKey: `${SEND_JOB}:${record.id}:${next}`, maxAttempts: 2 });
+        return;
+      }
+      set({ status: 'failed', errorMessage });
+      if (result.tokenGone) this.disableToken(device, token);
+    })();
   }
+
+  /** A token the provider calls dead is removed from the phone (unless re-registered meanwhile) and from the
+   * older client's token list: no push is sent to it again until the app registers a new one. */
+  private disableToken(device: MobileDeviceRow, token: string): void {
+    const column = device.platform === 'ios' ? mobileDevices.apnsToken : mobileDevices.fcmToken;
+    this.db
+      .update(mobileDevices)
+      .set(device.platform === 'ios' ? { apnsToken: null, updatedAt: new Date().toISOString() } : { fcmToken: null, updatedAt: new Date().toISOString() })
+      .where(and(eq(mobileDevices.id, device.id), eq(column, token)))
+      .run();
+    this.db.delete(mobilePushTokens).where(eq(mobilePushTokens.token, token)).run();
+  }
+}
+
+/** The push token of a phone for its platform, if it has one. */
+function tokenOf(device: MobileDeviceRow): string | null {
+  return (device.platform === 'ios' ? device.apnsToken : device.fcmToken) ?? null;
 }
