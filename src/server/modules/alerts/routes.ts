@@ -9,13 +9,7 @@ export const EVALUATE_EVERY_MS = 30_000;
 export function registerAlertRoutes({ route, services, worker }: ModuleContext): void {
   const t = contract.alertTemplates;
   const a = contract.alerts;
-  const {
-    alertRules: rules,
-    alerts,
-    alertCorrelations: correlations,
-    alertMetrics: metrics,
-    alertEvaluator: evaluator,
-  } = services;
+  const { alertRules: rules, alerts, alertCorrelations: correlations, alertMetrics: metrics, alertEvaluator: evaluator } = services;
 
   route(t.listTemplates, ({ ctx, query }) => rules.listTemplates(ctx, query));
   route(t.listBuiltInTemplates, ({ ctx, query }) => rules.listTemplates(ctx, query, true));

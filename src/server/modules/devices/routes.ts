@@ -12,13 +12,8 @@ export function registerDeviceRoutes({ route, services, worker }: ModuleContext)
     return devices.enroll(ctx, body, typeof token === 'string' && token.trim() !== '' ? token.trim() : undefined);
   });
   route(a.heartbeat, ({ ctx, params, body }) => devices.heartbeat(ctx, params.id, body));
-  route(d.list, ({ ctx, query }) =>
-    devices.list(ctx, query, query.filterId ? services.filters.conditionsOf(ctx, query.filterId) : undefined),
-  );
-  route(d.get, ({ ctx, params }) => ({
-    ...devices.get(ctx, params.id),
-    groups: services.groups.groupsOfDevice(params.id),
-  }));
+  route(d.list, ({ ctx, query }) => devices.list(ctx, query, query.filterId ? services.filters.conditionsOf(ctx, query.filterId) : undefined));
+  route(d.get, ({ ctx, params }) => ({ ...devices.get(ctx, params.id), groups: services.groups.groupsOfDevice(params.id) }));
   route(d.update, ({ ctx, params, body }) => devices.update(ctx, params.id, body));
   route(d.metrics, ({ ctx, params, query }) => devices.metrics(ctx, params.id, query));
   route(d.decommission, ({ ctx, params }) => devices.decommission(ctx, params.id));

@@ -7,11 +7,7 @@ const startedAt = Date.now();
 
 export function registerHealthRoutes({ route, db, config }: ModuleContext): void {
   const h = contract.health;
-  route(h.live, () => ({
-    status: 'ok' as const,
-    version: VERSION,
-    uptime: Math.round((Date.now() - startedAt) / 1000),
-  }));
+  route(h.live, () => ({ status: 'ok' as const, version: VERSION, uptime: Math.round((Date.now() - startedAt) / 1000) }));
   route(h.ready, ({ reply }) => {
     let database = 'ok';
     try {

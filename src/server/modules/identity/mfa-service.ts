@@ -64,19 +64,13 @@ function recordUserAudit(
 }
 
 /** The audit entry of a user turning MFA on, by authenticator app or by SMS (identity/sms-service.ts). */
-export function recordMfaEnabled(
-  db: Db,
-  ctx: RequestContext,
-  user: Pick<User, 'id' | 'email'>,
-  method: 'totp' | 'sms',
-): void {
+export function recordMfaEnabled(db: Db, ctx: RequestContext, user: Pick<User, 'id' | 'email'>, method: 'totp' | 'sms'): void {
   recordUserAudit(db, ctx, user, 'user.mfa.enable', { details: { method } });
 }
 
 /** Multi-factor authentication (01 §4.5, §5.7): TOTP setup and enable, verify (sign-in and step-up) with a
  * TOTP code, an SMS code (for users whose method is sms) or a recovery code, disable and recovery codes,
  * with the verification throttle of the 04 wire notes. */
-
 export class MfaService {
   /** Failed code checks, per user and per client IP. */
   readonly limiter = new SlidingWindowLimiter();
@@ -130,6 +124,7 @@ export class MfaService {
   }
 
   // ---- code checks ----
+
 
   /** An unused recovery code of the user, marked used by the same statement (so it works once). */
   private consumeRecoveryCode(userId: string, code: string): boolean {

@@ -11,19 +11,8 @@ export const CSRF_HEADER = 'x-svc-csrf';
 const COOKIE_PATH = '/api/v1/auth';
 
 /** Sets the HTTP-only refresh cookie. */
-export function setSessionCookies(
-  reply: FastifyReply,
-  tokens: IssuedTokens,
-  maxAgeSeconds: number,
-  secure: boolean,
-): void {
-  reply.setCookie(REFRESH_COOKIE, tokens.refreshToken, {
-    path: COOKIE_PATH,
-    sameSite: 'strict',
-    secure,
-    maxAge: maxAgeSeconds,
-    httpOnly: true,
-  });
+export function setSessionCookies(reply: FastifyReply, tokens: IssuedTokens, maxAgeSeconds: number, secure: boolean): void {
+  reply.setCookie(REFRESH_COOKIE, tokens.refreshToken, { path: COOKIE_PATH, sameSite: 'strict', secure, maxAge: maxAgeSeconds, httpOnly: true });
 }
 
 export function clearSessionCookies(reply: FastifyReply): void {
@@ -45,11 +34,7 @@ function presentedRefreshToken(request: FastifyRequest, bodyToken: string | unde
 }
 
 export function tokenBody(tokens: IssuedTokens) {
-  return {
-    accessToken: tokens.accessToken,
-    refreshToken: tokens.refreshToken,
-    expiresInSeconds: tokens.expiresInSeconds,
-  };
+  return { accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, expiresInSeconds: tokens.expiresInSeconds };
 }
 
 export function registerIdentityRoutes({ route, services, config, bearerToken }: ModuleContext): void {

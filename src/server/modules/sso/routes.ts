@@ -35,17 +35,13 @@ export function registerSsoRoutes({ app, route, services }: ModuleContext): void
   // content type on this route only (a pattern, so the web pages' own form parser in their scope is untouched);
   // every other route keeps answering 415 to form bodies.
   const acsPath = fullPath(c.samlAcs);
-  app.addContentTypeParser(
-    /^application\/x-www-form-urlencoded\s*(;|$)/i,
-    { parseAs: 'string' },
-    (request, body, done) => {
-      if (request.routeOptions.url !== acsPath) {
-        done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(String(request.headers['content-type'])), undefined);
-        return;
-      }
-      done(null, Object.fromEntries(new URLSearchParams(String(body))));
-    },
-  );
+  app.addContentTypeParser(/^application\/x-www-form-urlencoded\s*(;|$)/i, { parseAs: 'string' }, (request, body, done) => {
+    if (request.routeOptions.url !== acsPath) {
+      done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(String(request.headers['content-type'])), undefined);
+      return;
+    }
+    done(null, Object.fromEntries(new URLSearchParams(String(body))));
+  });
   route(c.samlAcs, async ({ ctx, body, reply }) => {
     const url = await login.samlAcs(ctx, body);
     await reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect(url, 302);

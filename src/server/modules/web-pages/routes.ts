@@ -55,14 +55,7 @@ export function registerWebPages({ app, services, anonymousContext }: ModuleCont
       title: 'Accept your invitation',
       deadLinkHint: 'Ask whoever invited you for a new invitation.',
       fields: (values) => [
-        {
-          name: 'name',
-          label: 'Your name (optional)',
-          type: 'text',
-          autocomplete: 'name',
-          required: false,
-          value: values.name ?? '',
-        },
+        { name: 'name', label: 'Your name (optional)', type: 'text', autocomplete: 'name', required: false, value: values.name ?? '' },
         ...PASSWORD_FIELDS,
       ],
       submit: 'Set password and activate',
@@ -92,20 +85,8 @@ export function registerWebPages({ app, services, anonymousContext }: ModuleCont
   const send = (reply: FastifyReply, status: number, title: string, body: string) =>
     reply.code(status).headers(PAGE_HEADERS).send(page(title, body));
 
-  const showForm = (
-    reply: FastifyReply,
-    spec: PageSpec,
-    status: number,
-    token: string,
-    values: Fields,
-    error?: string,
-  ) =>
-    send(
-      reply,
-      status,
-      spec.title,
-      `${error ? errorBox(error) : ''}\n${form(spec.path, token, spec.fields(values), spec.submit)}`,
-    );
+  const showForm = (reply: FastifyReply, spec: PageSpec, status: number, token: string, values: Fields, error?: string) =>
+    send(reply, status, spec.title, `${error ? errorBox(error) : ''}\n${form(spec.path, token, spec.fields(values), spec.submit)}`);
 
   const showDeadLink = (reply: FastifyReply, spec: PageSpec, message: string) =>
     send(reply, 400, spec.title, `${errorBox(message)}\n<p>${escapeHtml(spec.deadLinkHint)}</p>`);
@@ -137,21 +118,12 @@ export function registerWebPages({ app, services, anonymousContext }: ModuleCont
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = String(issue?.path[0] ?? '');
-      if (where === 'token')
-        return showDeadLink(reply, spec, 'This link is incomplete: open the whole link you were sent.');
-      return showForm(
-        reply,
-        spec,
-        400,
-        token,
-        values,
-        `${where === 'password' ? 'Password' : 'Name'}: ${issue?.message ?? 'invalid'}`,
-      );
+      if (where === 'token') return showDeadLink(reply, spec, 'This link is incomplete: open the whole link you were sent.');
+      return showForm(reply, spec, 400, token, values, `${where === 'password' ? 'Password' : 'Name'}: ${issue?.message ?? 'invalid'}`);
     }
     try {
       account.checkLink(spec.purpose, token);
-      if (values.password !== values.confirm)
-        return showForm(reply, spec, 400, token, values, 'The two passwords do not match.');
+      if (values.password !== values.confirm) return showForm(reply, spec, 400, token, values, 'The two passwords do not match.');
       const body = parsed.data as Fields;
       return send(reply, 200, spec.title, await spec.complete(anonymousContext(request), body));
     } catch (err) {
@@ -163,13 +135,9 @@ export function registerWebPages({ app, services, anonymousContext }: ModuleCont
 
   // Own scope: the form body parser serves these pages only; the API keeps answering 415 to form bodies.
   void app.register(async (scope: FastifyInstance) => {
-    scope.addContentTypeParser(
-      'application/x-www-form-urlencoded',
-      { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
-      (_request, body, done) => {
-        done(null, Object.fromEntries(new URLSearchParams(String(body))));
-      },
-    );
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_request, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(String(body))));
+    });
     for (const spec of pages) {
       scope.get(`/${spec.path}`, (request, reply) => show(spec, request, reply));
       scope.post(`/${spec.path}`, { bodyLimit: FORM_BODY_LIMIT }, (request, reply) => submit(spec, request, reply));
