@@ -19,3 +19,9 @@ export const ref = (column: ReferenceConfig['ref'], actions?: ReferenceConfig['a
 
 /** When a row was made and last changed: the pair every mutable table carries. */
 export const timestamps = () => ({ createdAt: createdAt(), updatedAt: updatedAt() });
+
+/** A single-use credential or link: when it was issued, when it lapses, when it was used (null: not yet). */
+export const singleUse = () => ({ createdAt: createdAt(), expiresAt: text().notNull(), usedAt: text() });
+
+/** A credential that lapses or is revoked first: when it was issued, when it lapses, when it was revoked. */
+export const revocable = () => ({ createdAt: createdAt(), expiresAt: text().notNull(), revokedAt: text() });

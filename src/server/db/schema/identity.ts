@@ -1,5 +1,5 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { createdAt, id, json, ref, timestamps } from './columns.js';
+import { createdAt, id, json, ref, revocable, singleUse, timestamps } from './columns.js';
 import { organizations, partners } from './tenancy.js';
 
 export const users = sqliteTable(
@@ -98,9 +98,7 @@ export const sessions = sqliteTable(
     mfa: integer({ mode: 'boolean' }).notNull().default(false),
     ipAddress: text(),
     userAgent: text(),
-    createdAt: createdAt(),
-    expiresAt: text().notNull(),
-    revokedAt: text(),
+    ...revocable(),
   },
   (t) => [index('sessions_user_idx').on(t.userId)],
 );
@@ -112,9 +110,7 @@ export const refreshTokens = sqliteTable(
     id: id(),
     sessionId: ref(() => sessions.id, { onDelete: 'cascade' }),
     tokenHash: text().notNull(),
-    createdAt: createdAt(),
-    expiresAt: text().notNull(),
-    revokedAt: text(),
+    ...revocable(),
   },
   (t) => [uniqueIndex('refresh_tokens_hash_unique').on(t.tokenHash), index('refresh_tokens_session_idx').on(t.sessionId)],
 );
@@ -139,9 +135,7 @@ export const userTokens = sqliteTable(
     userId: ref(() => users.id, { onDelete: 'cascade' }),
     purpose: text({ enum: ['invite', 'password_reset'] }).notNull(),
     tokenHash: text().notNull(),
-    expiresAt: text().notNull(),
-    usedAt: text(),
-    createdAt: createdAt(),
+    ...singleUse(),
   },
   (t) => [uniqueIndex('user_tokens_hash_unique').on(t.tokenHash), index('user_tokens_user_idx').on(t.userId, t.purpose)],
 );

@@ -1,5 +1,5 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { createdAt, id, json, updatedAt } from './columns.js';
+import { createdAt, id, json, timestamps } from './columns.js';
 import { users } from './identity.js';
 
 export type MobilePlatform = 'ios' | 'android';
@@ -31,8 +31,7 @@ export const mobileDevices = sqliteTable(
     quietHours: json<QuietHours>(),
     lastActiveAt: text(),
     status: text({ enum: ['active'] }).notNull().default('active'),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [uniqueIndex('mobile_devices_device_id_unique').on(t.deviceId), index('mobile_devices_user_idx').on(t.userId)],
 );
@@ -47,8 +46,7 @@ export const mobilePushTokens = sqliteTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     token: text().notNull(),
     platform: text({ enum: ['ios', 'android'] }).$type<MobilePlatform>().notNull(),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...timestamps(),
   },
   (t) => [uniqueIndex('mobile_push_tokens_token_unique').on(t.token), index('mobile_push_tokens_user_idx').on(t.userId)],
 );

@@ -1,5 +1,5 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { createdAt, id, json, ref, timestamps } from './columns.js';
+import { createdAt, id, json, ref, singleUse, timestamps } from './columns.js';
 import { roles, users } from './identity.js';
 import { organizations } from './tenancy.js';
 
@@ -65,9 +65,7 @@ export const ssoLoginStates = sqliteTable(
     returnTo: text().notNull(),
     /** S256 challenge of the client that asked for the loopback redirect; the exchange must prove it. */
     clientChallenge: text(),
-    createdAt: createdAt(),
-    expiresAt: text().notNull(),
-    usedAt: text(),
+    ...singleUse(),
   },
   (t) => [uniqueIndex('sso_login_states_state_unique').on(t.stateHash)],
 );
@@ -82,9 +80,7 @@ export const ssoExchangeCodes = sqliteTable(
     /** The issued token pair, sealed, handed out once. */
     tokensEnc: text().notNull(),
     clientChallenge: text(),
-    createdAt: createdAt(),
-    expiresAt: text().notNull(),
-    usedAt: text(),
+    ...singleUse(),
   },
   (t) => [uniqueIndex('sso_exchange_codes_code_unique').on(t.codeHash)],
 );

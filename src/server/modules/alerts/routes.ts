@@ -1,5 +1,6 @@
 import { contract } from '../../../contract/index.js';
 import type { ModuleContext } from '../../app-context.js';
+import { bindCalls } from '../shared/bind-calls.js';
 import { EVALUATE_RECENT_JOB } from './evaluator.js';
 
 /** How often the evaluator runs (a durable periodic job); each run evaluates the newest unevaluated instant. */
@@ -12,15 +13,8 @@ export function registerAlertRoutes({ route, services, worker }: ModuleContext):
 
   route(t.listTemplates, ({ ctx, query }) => rules.listTemplates(ctx, query));
   route(t.listBuiltInTemplates, ({ ctx, query }) => rules.listTemplates(ctx, query, true));
-  route(t.createTemplate, ({ ctx, body }) => rules.createTemplate(ctx, body));
-  route(t.getTemplate, ({ ctx, params }) => rules.getTemplate(ctx, params.id));
-  route(t.updateTemplate, ({ ctx, params, body }) => rules.updateTemplate(ctx, params.id, body));
-  route(t.deleteTemplate, ({ ctx, params }) => rules.deleteTemplate(ctx, params.id));
-  route(t.listRules, ({ ctx, query }) => rules.listRules(ctx, query));
-  route(t.createRule, ({ ctx, body }) => rules.createRule(ctx, body));
-  route(t.getRule, ({ ctx, params }) => rules.getRule(ctx, params.id));
-  route(t.updateRule, ({ ctx, params, body }) => rules.updateRule(ctx, params.id, body));
-  route(t.deleteRule, ({ ctx, params }) => rules.deleteRule(ctx, params.id));
+  bindCalls(route, t, rules, ['createTemplate', 'getTemplate', 'updateTemplate', 'deleteTemplate']);
+  bindCalls(route, t, rules, ['listRules', 'createRule', 'getRule', 'updateRule', 'deleteRule']);
   route(t.toggleRule, ({ ctx, params, body }) => rules.toggleRule(ctx, params.id, body.enabled));
   route(t.listCorrelations, ({ ctx, query }) => correlations.list(ctx, query));
   route(t.correlationGroups, ({ ctx, query }) => correlations.groups(ctx, query.orgId));
@@ -38,11 +32,7 @@ export function registerAlertRoutes({ route, services, worker }: ModuleContext):
 
   const l = contract.alertRulesLegacy;
   const legacy = services.alertRulesLegacy;
-  route(l.list, ({ ctx, query }) => legacy.list(ctx, query));
-  route(l.get, ({ ctx, params }) => legacy.get(ctx, params.id));
-  route(l.create, ({ ctx, body }) => legacy.create(ctx, body));
-  route(l.update, ({ ctx, params, body }) => legacy.update(ctx, params.id, body));
-  route(l.delete, ({ ctx, params }) => legacy.delete(ctx, params.id));
+  bindCalls(route, l, legacy, ['list', 'get', 'create', 'update', 'delete']);
   route(l.test, ({ ctx, params, body }) => legacy.test(ctx, params.id, body.deviceId));
 
   // The sweep: every 30 s instant (duration windows, late samples, rules changed since the samples came).

@@ -10,16 +10,10 @@ import {
 import type { Db } from '../../db/connection.js';
 import { apiKeys } from '../../db/schema/index.js';
 import { grants, systemContext, type RequestContext } from '../../context.js';
-import {
-  DomainError,
-  badRequest,
-  fieldError,
-  forbidden,
-  notFound,
-  siteAccessDenied,
-} from '../../errors.js';
+import { badRequest, fieldError, forbidden, notFound, siteAccessDenied } from '../../errors.js';
 import { paged, type Paged } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
+import { visibleOr404 } from '../shared/visible.js';
 import { accessibleOrgIds, requireOrg } from '../tenancy/access.js';
 import type { TenancyService } from '../tenancy/service.js';
 import { newApiKeyMaterial } from './material.js';
@@ -233,14 +227,7 @@ export class ApiKeysService {
   /** A key the caller may see: absent, in a deleted organization or out of reach all answer 404. */
   private findVisible(ctx: RequestContext, id: string): ApiKeyRow {
     const row = this.db.select().from(apiKeys).where(eq(apiKeys.id, id)).get();
-    if (!row) throw notFound('API key not found');
-    try {
-      requireOrg(this.db, ctx.caller, row.orgId);
-    } catch (err) {
-      if (err instanceof DomainError) throw notFound('API key not found');
-      throw err;
-    }
-    return row;
+    return visibleOr404(row, (r) => requireOrg(this.db, ctx.caller, r.orgId), () => notFound('API key not found'));
   }
 
   /** Keys act for the whole organization: a user restricted to some sites may not manage them. */

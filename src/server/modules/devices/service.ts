@@ -13,6 +13,7 @@ import { countRows, paged, type Paged } from '../../lib/paging.js';
 import { sha256Hex } from '../../security/crypto.js';
 import { recentMetricSamples } from '../alerts/queries.js';
 import { recordAudit } from '../audit/recorder.js';
+import { visibleOr404 } from '../shared/visible.js';
 import type { EnrollmentKeysService } from '../enrollment-keys/service.js';
 import { compileFilter, inDeviceGroups, likeEscape, type FilterCondition } from '../filters/compile.js';
 import { accessibleOrgIds, requireOrg, requireSite } from '../tenancy/access.js';
@@ -593,14 +594,11 @@ export class DevicesService {
 
   /** A device the caller may see: absent, out of reach or outside a site or device-group restriction all answer 404. */
   findVisible(ctx: RequestContext, id: string): DeviceRow {
-    const row = this.db.select().from(devices).where(eq(devices.id, id)).get();
-    if (!row) throw notFound('Device not found');
-    try {
-      requireOrg(this.db, ctx.caller, row.orgId);
-    } catch (err) {
-      if (err instanceof DomainError) throw notFound('Device not found');
-      throw err;
-    }
+    const row = visibleOr404(
+      this.db.select().from(devices).where(eq(devices.id, id)).get(),
+      (r) => requireOrg(this.db, ctx.caller, r.orgId),
+      () => notFound('Device not found'),
+    );
     const { siteIds, deviceGroupIds } = ctx.caller;
     if (siteIds !== null && (row.siteId === null || !siteIds.includes(row.siteId))) throw notFound('Device not found');
     if (deviceGroupIds !== null && !this.db.select({ id: devices.id }).from(devices).where(and(eq(devices.id, row.id), inDeviceGroups(deviceGroupIds))).get()) {

@@ -14,6 +14,7 @@ import { DomainError, fieldError, notFound, siteAccessDenied, unauthorized } fro
 import { countRows, page, paged, type Paged } from '../../lib/paging.js';
 import { sha256Hex } from '../../security/crypto.js';
 import { recordAudit } from '../audit/recorder.js';
+import { visibleOr404 } from '../shared/visible.js';
 import { canAccessSite, requireOrg, requireSite } from '../tenancy/access.js';
 import type { TenancyService } from '../tenancy/service.js';
 
@@ -252,14 +253,11 @@ export class EnrollmentKeysService {
   /** A key the caller may see: absent, out of reach, or (for site-restricted users) not pinned to one of
    * their sites all answer 404. */
   private findVisible(ctx: RequestContext, id: string): EnrollmentKeyRow {
-    const row = keyQueries(this.db).byId.get({ id });
-    if (!row) throw notFound('Enrollment key not found');
-    try {
-      requireOrg(this.db, ctx.caller, row.orgId);
-    } catch (err) {
-      if (err instanceof DomainError) throw notFound('Enrollment key not found');
-      throw err;
-    }
+    const row = visibleOr404(
+      keyQueries(this.db).byId.get({ id }),
+      (r) => requireOrg(this.db, ctx.caller, r.orgId),
+      () => notFound('Enrollment key not found'),
+    );
     if (ctx.caller.siteIds !== null && (row.siteId === null || !canAccessSite(ctx.caller, row.siteId))) {
       throw notFound('Enrollment key not found');
     }

@@ -1,16 +1,12 @@
 import { contract } from '../../../contract/index.js';
 import type { ModuleContext } from '../../app-context.js';
+import { bindCalls } from '../shared/bind-calls.js';
 import { PERIODIC_MS, REEVALUATE_JOB } from './service.js';
 
 export function registerGroupRoutes({ route, services, worker }: ModuleContext): void {
   const groups = services.groups;
   for (const g of [contract.groups, contract.deviceGroups]) {
-    route(g.list, ({ ctx, query }) => groups.list(ctx, query));
-    route(g.create, ({ ctx, body }) => groups.create(ctx, body));
-    route(g.get, ({ ctx, params }) => groups.get(ctx, params.id));
-    route(g.update, ({ ctx, params, body }) => groups.update(ctx, params.id, body));
-    route(g.delete, ({ ctx, params }) => groups.delete(ctx, params.id));
-    route(g.members, ({ ctx, params }) => groups.members(ctx, params.id));
+    bindCalls(route, g, groups, ['list', 'create', 'get', 'update', 'delete', 'members']);
     route(g.addMembers, ({ ctx, params, body }) => groups.addMembers(ctx, params.id, body.deviceIds));
     route(g.removeMember, ({ ctx, params }) => groups.removeMember(ctx, params.id, params.deviceId));
     route(g.preview, ({ ctx, params, body }) => groups.preview(ctx, params.id, body?.limit));

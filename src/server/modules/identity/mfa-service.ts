@@ -8,7 +8,7 @@ import type { SecretBox } from '../../security/crypto.js';
 import { SlidingWindowLimiter } from '../../security/sliding-window.js';
 import type { TokenSigner } from '../../security/tokens.js';
 import { hashRecoveryCode, isTotpCode, newRecoveryCodes, newTotpEnrollment } from '../../security/totp.js';
-import { recordAudit } from '../audit/recorder.js';
+import { recordAudit, type AuditEntry } from '../audit/recorder.js';
 import type { TenancyService } from '../tenancy/service.js';
 import type { AuthService, User } from './auth-service.js';
 import type { IssuedTokens, SessionService } from './sessions.js';
@@ -45,21 +45,32 @@ export interface SmsLoginCodes {
   consume(userId: string, purpose: 'mfa_login', code: string): string | null;
 }
 
-/** Multi-factor authentication (01 §4.5, §5.7): TOTP setup and enable, verify (sign-in and step-up) with a
- * TOTP code, an SMS code (for users whose method is sms) or a recovery code, disable and recovery codes,
- * with the verification throttle of the 04 wire notes. */
-/** The audit entry of a user turning MFA on, by authenticator app or by SMS (identity/sms-service.ts). */
-export function recordMfaEnabled(db: Db, ctx: RequestContext, user: Pick<User, 'id' | 'email'>, method: 'totp' | 'sms'): void {
+/** An audit entry about a user's own sign-in factors: the user is the resource, in the caller's organization. */
+function recordUserAudit(
+  db: Db,
+  ctx: RequestContext,
+  user: Pick<User, 'id' | 'email'>,
+  action: string,
+  more: Pick<AuditEntry, 'details' | 'result'> = {},
+): void {
   recordAudit(db, ctx, {
-    action: 'user.mfa.enable',
+    action,
     resourceType: 'user',
     resourceId: user.id,
     resourceName: user.email,
     orgId: ctx.caller.orgId,
-    details: { method },
+    ...more,
   });
 }
 
+/** The audit entry of a user turning MFA on, by authenticator app or by SMS (identity/sms-service.ts). */
+export function recordMfaEnabled(db: Db, ctx: RequestContext, user: Pick<User, 'id' | 'email'>, method: 'totp' | 'sms'): void {
+  recordUserAudit(db, ctx, user, 'user.mfa.enable', { details: { method } });
+}
+
+/** Multi-factor authentication (01 §4.5, §5.7): TOTP setup and enable, verify (sign-in and step-up) with a
+ * TOTP code, an SMS code (for users whose method is sms) or a recovery code, disable and recovery codes,
+ * with the verification throttle of the 04 wire notes. */
 export class MfaService {
   /** Failed code checks, per user and per client IP. */
   readonly limiter = new SlidingWindowLimiter();
@@ -179,14 +190,7 @@ export class MfaService {
         .where(eq(users.id, user.id))
         .run();
       this.storeRecoveryCodes(user.id, recoveryCodes);
-      recordAudit(this.db, ctx, {
-        action: 'user.mfa.setup',
-        resourceType: 'user',
-        resourceId: user.id,
-        resourceName: user.email,
-        orgId: ctx.caller.orgId,
-        details: { method: 'totp' },
-      });
+      recordUserAudit(this.db, ctx, user, 'user.mfa.setup', { details: { method: 'totp' } });
     })();
     return { ...enrollment, recoveryCodes };
   }
@@ -243,12 +247,7 @@ export class MfaService {
     const provenBy = this.prove(userCtx, user, code, true);
     if (typeof provenBy !== 'string') {
       this.db.$client.transaction(() => {
-        recordAudit(this.db, userCtx, {
-          action: 'user.login.failed',
-          resourceType: 'user',
-          resourceId: user.id,
-          resourceName: user.email,
-          orgId: userCtx.caller.orgId,
+        recordUserAudit(this.db, userCtx, user, 'user.login.failed', {
           result: 'failure',
           details: { reason: provenBy === USED ? 'MFA code already used' : 'invalid MFA code', stepUp },
         });
@@ -280,13 +279,7 @@ export class MfaService {
         .where(eq(users.id, user.id))
         .run();
       this.db.delete(mfaRecoveryCodes).where(eq(mfaRecoveryCodes.userId, user.id)).run();
-      recordAudit(this.db, ctx, {
-        action: 'user.mfa.disable',
-        resourceType: 'user',
-        resourceId: user.id,
-        resourceName: user.email,
-        orgId: ctx.caller.orgId,
-      });
+      recordUserAudit(this.db, ctx, user, 'user.mfa.disable');
     })();
   }
 
@@ -298,12 +291,7 @@ export class MfaService {
     const recoveryCodes = newRecoveryCodes();
     this.db.$client.transaction(() => {
       this.storeRecoveryCodes(user.id, recoveryCodes);
-      recordAudit(this.db, ctx, {
-        action: 'user.mfa.recovery_codes.regenerate',
-        resourceType: 'user',
-        resourceId: user.id,
-        resourceName: user.email,
-        orgId: ctx.caller.orgId,
+      recordUserAudit(this.db, ctx, user, 'user.mfa.recovery_codes.regenerate', {
         details: { count: recoveryCodes.length },
       });
     })();

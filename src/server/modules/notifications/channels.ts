@@ -5,10 +5,11 @@ import type { ChannelCreateSchema, ChannelListQuerySchema, ChannelType, ChannelU
 import { systemContext, type RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
 import { notificationChannels } from '../../db/schema/index.js';
-import { DomainError, badRequest, notFound } from '../../errors.js';
+import { badRequest, notFound } from '../../errors.js';
 import { countRows, page, paged, type Paged } from '../../lib/paging.js';
 import type { SecretBox } from '../../security/crypto.js';
 import { recordAudit } from '../audit/recorder.js';
+import { visibleOr404 } from '../shared/visible.js';
 import type { TenancyService } from '../tenancy/service.js';
 import { assertValidConfig, maskConfig, unmaskConfig, type ChannelConfig } from './channel-config.js';
 import { listOrgCondition, resolveWriteOrg } from './org-scope.js';
@@ -194,14 +195,7 @@ export class ChannelsService {
 
   private findVisible(ctx: RequestContext, id: string): ChannelRow {
     const row = this.db.select().from(notificationChannels).where(eq(notificationChannels.id, id)).get();
-    if (!row) throw notFound(NOT_FOUND, 'CHANNEL_NOT_FOUND');
-    try {
-      this.tenancy.requireOrg(ctx, row.orgId);
-    } catch (err) {
-      if (err instanceof DomainError) throw notFound(NOT_FOUND, 'CHANNEL_NOT_FOUND');
-      throw err;
-    }
-    return row;
+    return visibleOr404(row, (r) => this.tenancy.requireOrg(ctx, r.orgId), () => notFound(NOT_FOUND, 'CHANNEL_NOT_FOUND'));
   }
 
   private audit(ctx: RequestContext, action: string, row: ChannelRow, details: Record<string, unknown>): void {

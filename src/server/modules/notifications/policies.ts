@@ -8,9 +8,10 @@ import type {
 import { systemContext, type RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
 import { escalationPolicies, type EscalationStep } from '../../db/schema/index.js';
-import { DomainError, badRequest, fieldError, notFound } from '../../errors.js';
+import { badRequest, fieldError, notFound } from '../../errors.js';
 import { countRows, page, paged } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
+import { visibleOr404 } from '../shared/visible.js';
 import type { TenancyService } from '../tenancy/service.js';
 import type { ChannelsService } from './channels.js';
 import { listOrgCondition, resolveWriteOrg } from './org-scope.js';
@@ -108,14 +109,7 @@ export class PoliciesService {
 
   private findVisible(ctx: RequestContext, id: string): PolicyRow {
     const row = this.db.select().from(escalationPolicies).where(eq(escalationPolicies.id, id)).get();
-    if (!row) throw notFound(NOT_FOUND, 'ESCALATION_POLICY_NOT_FOUND');
-    try {
-      this.tenancy.requireOrg(ctx, row.orgId);
-    } catch (err) {
-      if (err instanceof DomainError) throw notFound(NOT_FOUND, 'ESCALATION_POLICY_NOT_FOUND');
-      throw err;
-    }
-    return row;
+    return visibleOr404(row, (r) => this.tenancy.requireOrg(ctx, r.orgId), () => notFound(NOT_FOUND, 'ESCALATION_POLICY_NOT_FOUND'));
   }
 
   private audit(ctx: RequestContext, action: string, row: PolicyRow, details: Record<string, unknown>): void {

@@ -17,6 +17,7 @@ import { badRequest, DomainError, notFound } from '../../errors.js';
 import { countRows, page, paged, type Paged } from '../../lib/paging.js';
 import type { SecretBox } from '../../security/crypto.js';
 import { recordAudit } from '../audit/recorder.js';
+import { visibleOr404 } from '../shared/visible.js';
 import { requireOrg } from '../tenancy/access.js';
 import type { TenancyService } from '../tenancy/service.js';
 import { createDelivery, TEST_EVENT, type DeliveryRow, type WebhookDispatcher, type WebhookRow } from './delivery.js';
@@ -100,14 +101,7 @@ export class WebhooksService {
 
   private find(ctx: RequestContext, id: string): WebhookRow {
     const row = this.db.select().from(webhooks).where(eq(webhooks.id, id)).get();
-    if (!row) throw notFound('Webhook not found');
-    try {
-      requireOrg(this.db, ctx.caller, row.orgId);
-    } catch (err) {
-      if (err instanceof DomainError) throw notFound('Webhook not found');
-      throw err;
-    }
-    return row;
+    return visibleOr404(row, (r) => requireOrg(this.db, ctx.caller, r.orgId), () => notFound('Webhook not found'));
   }
 
   private audit(ctx: RequestContext, action: string, row: WebhookRow, details: Record<string, unknown> = {}): void {
