@@ -6,7 +6,9 @@
 //   1. A temp data dir; `svc server start`; over HTTP on 127.0.0.1 a partner registers (POST
 //      /auth/register-partner: a partner admin whose permissions come from a role, as most callers' do), creates
 //      an organization with 20 sites, 10 invited users, a custom role, 5 PAM rules, an enrollment key, one enrolled
-//      agent/device with 20 elevation requests, and enables MFA (TOTP) to create the API keys: one fresh key with
+//      agent/device with 20 elevation requests, one of each resource the other list/get families of the contract
+//      read (script, filter, group, webhook, alert channel, alert rule and its alert, PSA connection, access
+//      review, API key), and enables MFA (TOTP) to create the API keys: one fresh key with
 //      scope `*` (rate limit 100000/h) per route and round, so that no run ends in 429s.
 //   2. Per route and round: a warm-up of BENCH_LOAD_WARMUP_SECONDS on the route, then GET /health for
 //      BENCH_LOAD_SECONDS, then the route for BENCH_LOAD_SECONDS (autocannon in a separate process, bench/load.js,
