@@ -11,7 +11,12 @@
 //      request (calls of the connection's `prepare`: drizzle builds every query not made with `.prepare()` on
 //      each call and hands its SQL there) and statements compiled per request (better-sqlite3's own prepare:
 //      SQLite parses and plans the text). After warm-up both should be 0.
-// Environment: BENCH_CPU_CALLS (2000), BENCH_CPU_WARMUP (200), BENCH_ROUTES (a comma list of route names).
+//   4. GET /health first, measured the same way: the reference (issue 10: a read at ≤ 2× its CPU passes easily).
+// Every authenticated GET answer is kept until the next write (http/bind.ts, at most a second), so a sequential
+// loop mostly measures a kept answer being sent again. BENCH_CPU_UNCACHED=1 measures the read itself: the kept
+// answers are never found (lookups of the answer cache, whose keys start with the method, come back empty).
+// Environment: BENCH_CPU_CALLS (2000), BENCH_CPU_WARMUP (200), BENCH_ROUTES (a comma list of route names),
+// BENCH_CPU_UNCACHED (0).
 /* global process, console */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,6 +25,7 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD, ROOT, api, printColumns, printMachine, rou
 import { routesOf, seed } from './routes.js';
 
 const CALLS = Number(process.env.BENCH_CPU_CALLS ?? 2000);
+const UNCACHED = process.env.BENCH_CPU_UNCACHED === '1';
 const WARMUP = Number(process.env.BENCH_CPU_WARMUP ?? 200);
 for (const [name, n] of Object.entries({ CALLS, WARMUP })) {
   if (!Number.isInteger(n) || n < 1 || n > 100_000) throw new Error(`BENCH_CPU_${name} must be an integer in 1..100000`);
@@ -38,6 +44,14 @@ if (!fs.existsSync(path.join(dist, 'app.js'))) throw new Error('dist/ is missing
 const { buildApp } = await import(path.join(dist, 'app.js'));
 const { loadConfig } = await import(path.join(dist, 'config.js'));
 const { initDataDir } = await import(path.join(dist, 'ops', 'init.js'));
+if (UNCACHED) {
+  const { ReadCache } = await import(path.join(dist, 'lib', 'read-cache.js'));
+  const lookup = ReadCache.prototype.lookup;
+  ReadCache.prototype.lookup = function answerNotKept(key) {
+    const kept = lookup.call(this, key);
+    return key.startsWith('GET /') ? undefined : kept;
+  };
+}
 
 printMachine('svc bench cpu-routes');
 const env = {
@@ -46,6 +60,8 @@ const env = {
   SVC_ADMIN_PASSWORD: ADMIN_PASSWORD,
   SVC_LOG_LEVEL: 'silent',
   SVC_ACCESS_TOKEN_TTL_SECONDS: '7200',
+  // The webhook of the seed points at loopback.
+  SVC_OUTBOUND_ALLOW: '127.0.0.1/32',
 };
 await initDataDir(loadConfig(env), () => {});
 const built = await buildApp(loadConfig(env), { logger: false, announce: () => {} });
@@ -57,17 +73,26 @@ db.$client.prepare = (source) => {
   return connectionPrepare(source);
 };
 const url = await app.listen({ host: '127.0.0.1', port: 0 });
+// The job worker (as `svc server start` runs it) during the seed: its alert is raised by the pipeline.
+built.worker.start();
 const rows = [];
 try {
   const s = await seed(url);
+  // Stopped for the measurement: its polling would be counted in every route's CPU time.
+  await built.worker.stop();
   const { key } = await api(url, 'POST', '/api-keys', {
     token: s.token,
     body: { orgId: s.orgId, name: 'bench-cpu', scopes: ['*'], rateLimit: 100_000 },
   });
-  for (const route of routesOf(s)) {
-    const headers = route.auth === 'key' ? { 'x-api-key': key } : { authorization: `Bearer ${s.token}` };
+  const health = { name: 'health', method: 'GET', path: '/health', auth: 'none', url: '/health' };
+  for (const route of [health, ...routesOf(s)]) {
+    const headers =
+      route.auth === 'key' ? { 'x-api-key': key } : route.auth === 'session' ? { authorization: `Bearer ${s.token}` } : {};
+    const url_ = route.url ?? `/api/v1${route.path}`;
+    let bytes = 0;
     const call = async () => {
-      const res = await app.inject({ method: route.method, url: `/api/v1${route.path}`, headers, payload: route.body });
+      const res = await app.inject({ method: route.method, url: url_, headers, payload: route.body });
+      bytes = res.rawPayload.length;
       if (res.statusCode >= 300) throw new Error(`${route.name} answered ${res.statusCode}: ${res.body.slice(0, 200)}`);
     };
     for (let i = 0; i < WARMUP; i++) await call();
@@ -80,6 +105,7 @@ try {
       String(round((cpu.user + cpu.system) / CALLS, 0)),
       String(round((built_ - b0) / CALLS, 2)),
       String(round((compiled - c0) / CALLS, 2)),
+      String(bytes),
     ]);
     process.stderr.write(`  ${rows.at(-1).join('  ')}\n`);
   }
@@ -87,5 +113,8 @@ try {
   await app.close();
   db.$client.close();
 }
-console.log(`\n${CALLS} calls per route after ${WARMUP} warm-up calls, sequential, Fastify inject in-process\n`);
-printColumns([['route', 'CPU µs/req', 'statements built/req', 'compiled/req'], ...rows]);
+console.log(
+  `\n${CALLS} calls per route after ${WARMUP} warm-up calls, sequential, Fastify inject in-process` +
+    `${UNCACHED ? ', answers never kept (BENCH_CPU_UNCACHED)' : ''}\n`,
+);
+printColumns([['route', 'CPU µs/req', 'statements built/req', 'compiled/req', 'answer bytes'], ...rows]);

@@ -13,7 +13,7 @@ const CONNECTIONS = Number(process.env.BENCH_LOAD_CONNECTIONS ?? 50);
 const dir = path.resolve(process.env.BENCH_CPU_PROF_DIR ?? 'profiles');
 const server = await startServer(path.join(tmp, 'profile-data'), {
   nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
-  env: { SVC_ACCESS_TOKEN_TTL_SECONDS: '7200' },
+  env: { SVC_ACCESS_TOKEN_TTL_SECONDS: '7200', SVC_OUTBOUND_ALLOW: '127.0.0.1/32' },
 });
 try {
   const s = await seed(server.url);

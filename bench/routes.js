@@ -6,7 +6,9 @@
 //   1. A temp data dir; `svc server start`; over HTTP on 127.0.0.1 a partner registers (POST
 //      /auth/register-partner: a partner admin whose permissions come from a role, as most callers' do), creates
 //      an organization with 20 sites, 10 invited users, a custom role, 5 PAM rules, an enrollment key, one enrolled
-//      agent/device with 20 elevation requests, and enables MFA (TOTP) to create the API keys: one fresh key with
+//      agent/device with 20 elevation requests, one of each resource the other list/get families of the contract
+//      read (script, filter, group, webhook, alert channel, alert rule and its alert, PSA connection, access
+//      review, API key), and enables MFA (TOTP) to create the API keys: one fresh key with
 //      scope `*` (rate limit 100000/h) per route and round, so that no run ends in 429s.
 //   2. Per route and round: a warm-up of BENCH_LOAD_WARMUP_SECONDS on the route, then GET /health for
 //      BENCH_LOAD_SECONDS, then the route for BENCH_LOAD_SECONDS (autocannon in a separate process, bench/load.js,
@@ -47,6 +49,8 @@ const KEY_RATE_LIMIT = 100_000;
 /** The whole part, hard. */
 const MAX_TOTAL_SECONDS = 20 * 60;
 const EMAIL = 'partner-admin@bench.example';
+/** The built-in alert template "CPU high" (its id is fixed by the seed migration). */
+const CPU_HIGH_TEMPLATE = '00000000-0000-4000-a000-000000000001';
 const PASSWORD = 'Bench-Partner-Passw0rd!';
 
 /** A load run with the server's CPU time per response (µs) added as `cpuUs` (null without /proc). */
@@ -149,7 +153,62 @@ export async function seed(url) {
     if (answer.id) requests.push(answer.id);
   }
   const devices = await api(url, 'GET', '/devices', { token });
-  const audit = await api(url, 'GET', '/audit-logs/logs?limit=1', { token });
+  const deviceId = devices.data[0]?.id;
+  // One of each resource the other read routes of the table get (every list/get family of the contract).
+  const cond = { operator: 'AND', conditions: [{ field: 'osType', operator: 'equals', value: 'windows' }] };
+  const script = await api(url, 'POST', '/scripts', {
+    token,
+    body: { orgId: org.id, name: 'Bench script', osTypes: ['windows'], language: 'powershell', content: 'Get-Date' },
+  });
+  const filter = await api(url, 'POST', '/filters', { token, body: { orgId: org.id, name: 'Bench windows', conditions: cond } });
+  const group = await api(url, 'POST', '/groups', { token, body: { orgId: org.id, name: 'Bench group', deviceIds: [deviceId] } });
+  const webhook = await api(url, 'POST', '/webhooks', {
+    token,
+    // Loopback (SVC_OUTBOUND_ALLOW of the server) on the discard port, for an event the bench never causes.
+    body: { orgId: org.id, name: 'Bench hook', url: 'https://127.0.0.1:9/in', secret: 'bench-secret', events: ['user.deleted'] },
+  });
+  const channel = await api(url, 'POST', '/alerts/channels', {
+    token,
+    body: { orgId: org.id, name: 'Bench channel', type: 'email', config: { recipients: ['ops@bench.example'] } },
+  });
+  const alertRule = await api(url, 'POST', '/alert-templates/rules', {
+    token,
+    body: {
+      orgId: org.id,
+      templateId: CPU_HIGH_TEMPLATE,
+      name: 'Bench CPU',
+      conditions: { metric: 'cpu.usage', operator: '>', threshold: 90, durationMinutes: 0 },
+    },
+  });
+  const psa = await api(url, 'POST', '/psa/connections', {
+    token,
+    body: {
+      orgId: org.id,
+      provider: 'zendesk',
+      name: 'Bench helpdesk',
+      credentials: { baseUrl: 'https://127.0.0.1:9', email: 'psa@bench.example', apiToken: 'bench-token' },
+    },
+  });
+  const review = await api(url, 'POST', '/access-reviews', { token, body: { name: 'Bench review' } });
+  // An alert: the agent reports a sample over the rule's threshold; the pipeline raises it shortly after.
+  const metrics = await fetch(`${url}/api/v1/agents/${agent.agentId}/metrics`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${agent.authToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ samples: [{ metric: 'cpu.usage', value: 98 }] }),
+  });
+  if (metrics.status !== 202) throw new Error(`metrics answered ${metrics.status}: ${await metrics.text()}`);
+  let alertId;
+  for (let i = 0; i < 100 && !alertId; i++) {
+    alertId = (await api(url, 'GET', '/alerts', { token })).data?.[0]?.id;
+    if (!alertId) await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  if (!alertId) process.stderr.write('  (no alert raised within 20 s: the table goes without "one alert")\n');
+  const apiKey = await api(url, 'POST', '/api-keys', {
+    token,
+    body: { orgId: org.id, name: 'bench-seed', scopes: ['devices:read'], rateLimit: 1000 },
+  });
+  // An entry of the organization: the API keys (organization callers) see those only.
+  const audit = await api(url, 'GET', `/audit-logs/logs?limit=1&orgId=${org.id}`, { token });
   return {
     token,
     orgId: org.id,
@@ -158,9 +217,19 @@ export async function seed(url) {
     roleId: role?.id ?? orgRole.id,
     ruleId: rules[0].id,
     requestId: requests[0],
-    deviceId: devices.data[0]?.id,
+    deviceId,
     auditId: audit.data[0]?.id,
     enrollmentKeyId: enrollmentKey.id,
+    scriptId: script.id,
+    filterId: filter.data.id,
+    groupId: group.data.id,
+    webhookId: webhook.id,
+    channelId: channel.id,
+    alertRuleId: alertRule.data.id,
+    alertId,
+    psaId: psa.id,
+    reviewId: review.id,
+    apiKeyId: apiKey.id,
   };
 }
 
@@ -190,6 +259,35 @@ export function routesOf(s) {
     read('enrollment keys', '/enrollment-keys', 'session'),
     read('one enrollment key', `/enrollment-keys/${s.enrollmentKeyId}`, 'session'),
     read('users/me', '/users/me', 'session'),
+    // The partner admin's review (a partner-level one: the organization's API keys do not see it).
+    read('one access review', `/access-reviews/${s.reviewId}`, 'session'),
+    read('one api key', `/api-keys/${s.apiKeyId}`, 'session'),
+    read('pam active', '/pam/active'),
+    read('device commands', `/devices/${s.deviceId}/commands`),
+    read('alerts list', '/alerts'),
+    ...(s.alertId ? [read('one alert', `/alerts/${s.alertId}`)] : []),
+    read('alert summary', '/alerts/summary'),
+    read('alert rules', '/alert-templates/rules'),
+    read('one alert rule', `/alert-templates/rules/${s.alertRuleId}`),
+    read('alert channels', '/alerts/channels'),
+    read('one alert channel', `/alerts/channels/${s.channelId}`),
+    read('webhooks list', '/webhooks'),
+    read('one webhook', `/webhooks/${s.webhookId}`),
+    read('scripts list', '/scripts'),
+    read('one script', `/scripts/${s.scriptId}`),
+    read('filters list', '/filters'),
+    read('one filter', `/filters/${s.filterId}`),
+    read('groups list', '/groups'),
+    read('one group', `/groups/${s.groupId}`),
+    read('group devices', `/groups/${s.groupId}/devices`),
+    read('tags', '/tags'),
+    read('notifications', '/notifications', 'session'),
+    read('unread notifications', '/notifications/unread-count', 'session'),
+    read('psa connections', '/psa/connections'),
+    read('one psa connection', `/psa/connections/${s.psaId}`),
+    read('mobile devices', '/mobile/devices'),
+    read('one mobile device metrics', `/mobile/devices/${s.deviceId}/metrics`),
+    read('mobile summary', '/mobile/summary'),
     {
       name: 'create site',
       method: 'POST',
@@ -226,7 +324,7 @@ async function main() {
   );
   const dataDir = path.join(tmp, 'routes-data');
   const nodeArgs = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF_DIR)}`] : [];
-  const server = await startServer(dataDir, { nodeArgs, env: { SVC_ACCESS_TOKEN_TTL_SECONDS: '7200' } });
+  const server = await startServer(dataDir, { nodeArgs, env: { SVC_ACCESS_TOKEN_TTL_SECONDS: '7200', SVC_OUTBOUND_ALLOW: '127.0.0.1/32' } });
   const loadBefore = os.loadavg();
   const rows = [];
   try {

@@ -30,6 +30,37 @@ export function preparedQueries<Q>(build: (db: Db) => Q): (db: Db) => Q {
   };
 }
 
+/** How many shapes of one query `preparedShapes` keeps per database; the oldest goes first. */
+export const SHAPES_KEPT = 64;
+
+/**
+ * Prepared statements of a query whose SQL varies with the request in a few ways only (which optional filters
+ * it has, whether a caller's reach is a list or everything): `build` makes the statement of one shape, named by a
+ * string the caller derives from the request (never from its values: those go in as placeholders), once per
+ * database and shape. Lists of ids go in as one JSON array placeholder (`inJson`).
+ *
+ *   const listOf = preparedShapes((db, shape: string) => db.select()…where(…shape's conditions…).prepare());
+ *   listOf(this.db, shape).all({ orgIds: JSON.stringify(ids), status });
+ */
+export function preparedShapes<Q>(build: (db: Db, shape: string) => Q): (db: Db, shape: string) => Q {
+  const byDb = new WeakMap<Db, Map<string, Q>>();
+  return (db, shape) => {
+    let shapes = byDb.get(db);
+    if (shapes === undefined) byDb.set(db, (shapes = new Map<string, Q>()));
+    let query = shapes.get(shape);
+    if (query === undefined) {
+      if (shapes.size >= SHAPES_KEPT) shapes.delete(shapes.keys().next().value as string);
+      shapes.set(shape, (query = build(db, shape)));
+    }
+    return query;
+  };
+}
+
+/** `column IN (the JSON array given as placeholder name)`: a list of any length in one prepared statement. */
+export function inJson(column: SQLiteColumn | SQL, name: string): SQL {
+  return sql`${column} IN (SELECT value FROM json_each(${sql.placeholder(name)}))`;
+}
+
 /** What insertRow and updateRow keep per statement: run with the values of its placeholders, one row back. */
 interface RowStatement {
   get(values: Record<string, unknown>): unknown;

@@ -72,6 +72,22 @@ class SchemaStripError extends Error {
   }
 }
 
+/** A leaf strip (a type, an enum or a literal) passes its value through unchanged or throws, so it also carries
+ * the test alone: a union skips a branch whose test fails without building an error (every null of a nullable
+ * field would otherwise be one). */
+interface LeafStrip extends Strip {
+  test: (value: unknown) => boolean;
+}
+
+function leaf(test: (value: unknown) => boolean, message: () => string): LeafStrip {
+  const strip = ((value: unknown) => {
+    if (!test(value)) throw new SchemaStripError(message());
+    return value;
+  }) as LeafStrip;
+  strip.test = test;
+  return strip;
+}
+
 /** A node the compiler does not handle: the whole schema then goes through zod's own parse. */
 class Unsupported extends Error {}
 
@@ -88,18 +104,15 @@ function typeCheck(type: string): Strip {
         : type === 'null'
           ? (v) => v === null
           : (v) => typeof v === type;
-  return (value) => {
-    if (!ok(value)) throw new SchemaStripError(`expected ${type}`);
-    return value;
-  };
+  return leaf(ok, () => `expected ${type}`);
 }
 
 function member(allowed: readonly unknown[]): Strip {
   const set = new Set(allowed);
-  return (value) => {
-    if (!set.has(value)) throw new SchemaStripError(`expected one of ${JSON.stringify(allowed)}`);
-    return value;
-  };
+  return leaf(
+    (value) => set.has(value),
+    () => `expected one of ${JSON.stringify(allowed)}`,
+  );
 }
 
 /** The first branch that takes the value, as a zod union picks its first matching option. */
@@ -107,6 +120,8 @@ function firstOf(branches: Strip[]): Strip {
   return (value) => {
     let first: unknown;
     for (const branch of branches) {
+      // A leaf that does not take the value is skipped without an error (one is made if nothing matches).
+      if ('test' in branch && !(branch as LeafStrip).test(value)) continue;
       try {
         return branch(value);
       } catch (err) {
@@ -114,13 +129,18 @@ function firstOf(branches: Strip[]): Strip {
         first ??= err;
       }
     }
-    throw first instanceof SchemaStripError ? first : new SchemaStripError('no option matched');
+    if (first instanceof SchemaStripError) throw first;
+    // Only leaves were tried: the first one's error, as when it was thrown.
+    const [leafBranch] = branches;
+    if (leafBranch) leafBranch(value);
+    throw new SchemaStripError('no option matched');
   };
 }
 
-function within<T>(key: string | number, run: () => T): T {
+/** The strip of one field or item, an error naming where it failed (no closure per call: it runs per value). */
+function within(key: string | number, strip: Strip, value: unknown): unknown {
   try {
-    return run();
+    return strip(value);
   } catch (err) {
     throw err instanceof SchemaStripError ? err.within(key) : err;
   }
@@ -155,13 +175,13 @@ function object(node: JsonSchema): Strip {
         if (key in value) out[key] = undefined;
         continue;
       }
-      out[key] = within(key, () => strip(field));
+      out[key] = within(key, strip, field);
     }
     if (rest) {
       for (const key of Object.keys(value)) {
         // zod drops an own __proto__ key; JSON.parse output never has another prototype.
         if (listed.has(key) || key === '__proto__') continue;
-        out[key] = within(key, () => rest(value[key]));
+        out[key] = within(key, rest, value[key]);
       }
     }
     return out;
@@ -173,7 +193,7 @@ function array(node: JsonSchema): Strip {
   return (value) => {
     if (!Array.isArray(value)) throw new SchemaStripError('expected array');
     const out = new Array<unknown>(value.length);
-    for (let i = 0; i < value.length; i++) out[i] = within(i, () => strip(value[i]));
+    for (let i = 0; i < value.length; i++) out[i] = within(i, strip, value[i]);
     return out;
   };
 }

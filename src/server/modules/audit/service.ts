@@ -4,10 +4,11 @@ import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { z } from 'zod';
 import type { AuditFilterSchema } from '../../../contract/audit.js';
 import type { Db } from '../../db/connection.js';
+import { inJson, preparedShapes } from '../../db/prepared.js';
 import { auditLogs } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { notFound, orgAccessDenied } from '../../errors.js';
-import { countRows, page, paged, type Paged } from '../../lib/paging.js';
+import { paged, type Paged } from '../../lib/paging.js';
 import { csvRecord } from '../../lib/csv.js';
 import { accessibleOrgIds, canAccessOrg } from '../tenancy/access.js';
 import { recordAudit, verifyChain, type ChainReport } from './recorder.js';
@@ -43,6 +44,92 @@ function escapeLike(value: string): string {
  * lowering the needle in JS as well would fold "É" to "é" and then never match the stored "É". */
 function ciContains(column: SQL | SQLiteColumn, value: string): SQL {
   return sql`lower(${column}) LIKE lower(${escapeLike(value)}) ESCAPE '\\'`;
+}
+
+/** A LIKE pattern placeholder, as ciContains takes a value. */
+function ciContainsPlaceholder(column: SQL | SQLiteColumn, name: string): SQL {
+  return sql`lower(${column}) LIKE lower(${sql.placeholder(name)}) ESCAPE '\\'`;
+}
+
+/**
+ * The conditions of one shape of the list and get (the values go in as placeholders, db/prepared.ts). Letters:
+ * reach `P` (a partner's rows: its partner id, organization-less or in its organizations `reachIds`), `O` (one
+ * organization's rows: `callerOrgId`), `g` (the organization named: `orgId`); filters `u` user, `a` action,
+ * `r` resource, `f` from, `t` to, `q` full text.
+ */
+function shapeConditions(shape: string): SQL[] {
+  const parts: SQL[] = [];
+  const has = (letter: string) => shape.includes(letter);
+  if (has('P')) {
+    parts.push(eq(auditLogs.partnerId, sql.placeholder('partnerId')));
+    parts.push(or(isNull(auditLogs.orgId), inJson(auditLogs.orgId, 'reachIds')) as SQL);
+  }
+  if (has('O')) parts.push(eq(auditLogs.orgId, sql.placeholder('callerOrgId')));
+  if (has('g')) parts.push(eq(auditLogs.orgId, sql.placeholder('orgId')));
+  if (has('u')) {
+    parts.push(
+      or(
+        ciContainsPlaceholder(sql`coalesce(${auditLogs.actorEmail}, '')`, 'userLike'),
+        eq(auditLogs.actorId, sql.placeholder('user')),
+      ) as SQL,
+    );
+  }
+  if (has('a')) parts.push(ciContainsPlaceholder(auditLogs.action, 'actionLike'));
+  if (has('r')) {
+    parts.push(
+      or(
+        ciContainsPlaceholder(auditLogs.resourceType, 'resourceLike'),
+        ciContainsPlaceholder(sql`coalesce(${auditLogs.resourceName}, '')`, 'resourceLike'),
+        eq(sql`coalesce(${auditLogs.resourceId}, '')`, sql.placeholder('resource')),
+      ) as SQL,
+    );
+  }
+  if (has('f')) parts.push(gte(auditLogs.timestamp, sql.placeholder('from')));
+  if (has('t')) parts.push(lt(auditLogs.timestamp, sql.placeholder('to')));
+  if (has('q')) {
+    parts.push(
+      or(
+        ciContainsPlaceholder(auditLogs.action, 'qLike'),
+        ciContainsPlaceholder(sql`coalesce(${auditLogs.actorEmail}, '')`, 'qLike'),
+        ciContainsPlaceholder(auditLogs.resourceType, 'qLike'),
+        ciContainsPlaceholder(sql`coalesce(${auditLogs.resourceName}, '')`, 'qLike'),
+        ciContainsPlaceholder(sql`${auditLogs.details}`, 'qLike'),
+      ) as SQL,
+    );
+  }
+  return parts;
+}
+
+const listOf = preparedShapes((db, shape) => {
+  const where = and(...shapeConditions(shape));
+  return {
+    page: db
+      .select()
+      .from(auditLogs)
+      .where(where)
+      .orderBy(desc(auditLogs.timestamp), desc(auditLogs.id))
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset'))
+      .prepare(),
+    count: db
+      .select({ n: sql<number>`count(*)` })
+      .from(auditLogs)
+      .where(where)
+      .prepare(),
+  };
+});
+const getOf = preparedShapes((db, shape) =>
+  db
+    .select()
+    .from(auditLogs)
+    .where(and(eq(auditLogs.id, sql.placeholder('id')), ...shapeConditions(shape)))
+    .prepare(),
+);
+
+/** A shape and the values of its placeholders. */
+interface Shaped {
+  shape: string;
+  values: Record<string, unknown>;
 }
 
 /** The platform audit log (03 §2.6, §4.4): read, search, export and verify, within the caller's reach. */
@@ -94,21 +181,44 @@ export class AuditService {
     return and(...parts.filter((p): p is SQL => p !== undefined));
   }
 
+  /** The reach of visibility() as a shape: the same rows, through prepared statements. */
+  private reachShape(ctx: RequestContext, orgId?: string): Shaped {
+    const { caller } = ctx;
+    if (orgId && !canAccessOrg(this.db, caller, orgId)) throw orgAccessDenied();
+    const byOrg = orgId ? 'g' : '';
+    if (caller.scope === 'system') return { shape: byOrg, values: { orgId } };
+    if (caller.scope === 'organization') return { shape: 'O', values: { callerOrgId: caller.orgId ?? '' } };
+    const reachIds = JSON.stringify(accessibleOrgIds(this.db, caller) ?? []);
+    return { shape: `P${byOrg}`, values: { partnerId: caller.partnerId ?? '', reachIds, orgId } };
+  }
+
+  /** conditions() as a shape. */
+  private shaped(ctx: RequestContext, filter: AuditFilter): Shaped {
+    const { shape, values } = this.reachShape(ctx, filter.orgId);
+    let letters = shape;
+    const add = (letter: string, more: Record<string, unknown>) => {
+      letters += letter;
+      Object.assign(values, more);
+    };
+    if (filter.user) add('u', { userLike: escapeLike(filter.user), user: filter.user });
+    if (filter.action) add('a', { actionLike: escapeLike(filter.action) });
+    if (filter.resource) add('r', { resourceLike: escapeLike(filter.resource), resource: filter.resource });
+    if (filter.from) add('f', { from: new Date(filter.from).toISOString() });
+    if (filter.to) add('t', { to: new Date(filter.to).toISOString() });
+    if (filter.q) add('q', { qLike: escapeLike(filter.q) });
+    return { shape: letters, values };
+  }
+
   list(ctx: RequestContext, query: AuditFilter & { page: number; limit: number }): Paged<AuditRow> {
-    const where = this.conditions(ctx, query);
-    const rows = page(
-      this.db.select().from(auditLogs).where(where).orderBy(desc(auditLogs.timestamp), desc(auditLogs.id)).$dynamic(),
-      query,
-    ).all();
-    return paged(rows, query, countRows(this.db, auditLogs, where));
+    const { shape, values } = this.shaped(ctx, query);
+    const statements = listOf(this.db, shape);
+    const rows = statements.page.all({ ...values, limit: query.limit, offset: (query.page - 1) * query.limit });
+    return paged(rows, query, statements.count.get(values)?.n ?? 0);
   }
 
   get(ctx: RequestContext, id: string): AuditRow {
-    const row = this.db
-      .select()
-      .from(auditLogs)
-      .where(and(eq(auditLogs.id, id), this.visibility(ctx)))
-      .get();
+    const { shape, values } = this.reachShape(ctx);
+    const row = getOf(this.db, shape).get({ ...values, id });
     if (!row) throw notFound('Audit log entry not found');
     return row;
   }

@@ -1,5 +1,6 @@
-import { and, eq, inArray, isNull, notInArray, type SQL } from 'drizzle-orm';
+import { and, eq, isNull, notInArray, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
+import { inJson, preparedQueries, preparedShapes } from '../../db/prepared.js';
 import { organizationUsers, organizations, partnerUsers, users } from '../../db/schema/index.js';
 import type { Caller } from '../../context.js';
 import { namesById } from '../../lib/names.js';
@@ -60,6 +61,45 @@ export interface LinkFilter {
   orgIds: string[] | null;
 }
 
+/** The members queries, one statement per shape (db/prepared.ts): a shape says which of the partner ids
+ * (`p`), organization ids (`o`) and role ids (`r`) filter it; the ids go in as JSON arrays. */
+const partnerMembers = preparedShapes((db, shape) => {
+  const conditions: SQL[] = [];
+  if (shape.includes('p')) conditions.push(inJson(partnerUsers.partnerId, 'partnerIds'));
+  if (shape.includes('r')) conditions.push(inJson(partnerUsers.roleId, 'roleIds'));
+  return db
+    .select({ user: users, link: partnerUsers })
+    .from(partnerUsers)
+    .innerJoin(users, eq(users.id, partnerUsers.userId))
+    .where(and(...conditions))
+    .prepare();
+});
+const orgMembers = preparedShapes((db, shape) => {
+  const conditions: SQL[] = [isNull(organizations.deletedAt)];
+  if (shape.includes('o')) conditions.push(inJson(organizationUsers.orgId, 'orgIds'));
+  if (shape.includes('r')) conditions.push(inJson(organizationUsers.roleId, 'roleIds'));
+  return db
+    .select({ user: users, link: organizationUsers, partnerId: organizations.partnerId })
+    .from(organizationUsers)
+    .innerJoin(users, eq(users.id, organizationUsers.userId))
+    .innerJoin(organizations, eq(organizations.id, organizationUsers.orgId))
+    .where(and(...conditions))
+    .prepare();
+});
+const linksOf = preparedQueries((db) => ({
+  partnerLink: db
+    .select()
+    .from(partnerUsers)
+    .where(eq(partnerUsers.userId, sql.placeholder('userId')))
+    .prepare(),
+  orgLink: db
+    .select({ link: organizationUsers, partnerId: organizations.partnerId })
+    .from(organizationUsers)
+    .innerJoin(organizations, eq(organizations.id, organizationUsers.orgId))
+    .where(eq(organizationUsers.userId, sql.placeholder('userId')))
+    .prepare(),
+}));
+
 /**
  * Who is a member of what: the partner-user and organization-user links (01 §2.6), read for the users,
  * roles and access-review modules. Every query is bounded by a LinkFilter derived from the caller.
@@ -83,43 +123,26 @@ export class Directory {
   }
 
   membershipOf(userId: string): Membership | null {
-    const partnerLink = this.db.select().from(partnerUsers).where(eq(partnerUsers.userId, userId)).get();
+    const links = linksOf(this.db);
+    const partnerLink = links.partnerLink.get({ userId });
     if (partnerLink) return partnerMembership(partnerLink);
-    const orgLink = this.db
-      .select({ link: organizationUsers, partnerId: organizations.partnerId })
-      .from(organizationUsers)
-      .innerJoin(organizations, eq(organizations.id, organizationUsers.orgId))
-      .where(eq(organizationUsers.userId, userId))
-      .get();
+    const orgLink = links.orgLink.get({ userId });
     return orgLink ? orgMembership(orgLink.link, orgLink.partnerId) : null;
   }
 
   /** Every member under the filter, each with their link; optionally only holders of some roles. */
   members(filter: LinkFilter, options: { roleIds?: string[] } = {}): Member[] {
     const out: Member[] = [];
+    const roleIds = options.roleIds ? JSON.stringify(options.roleIds) : undefined;
+    const r = roleIds === undefined ? '' : 'r';
     if (filter.partnerIds === null || filter.partnerIds.length > 0) {
-      const conditions: SQL[] = [];
-      if (filter.partnerIds !== null) conditions.push(inArray(partnerUsers.partnerId, filter.partnerIds));
-      if (options.roleIds) conditions.push(inArray(partnerUsers.roleId, options.roleIds));
-      const rows = this.db
-        .select({ user: users, link: partnerUsers })
-        .from(partnerUsers)
-        .innerJoin(users, eq(users.id, partnerUsers.userId))
-        .where(and(...conditions))
-        .all();
+      const p = filter.partnerIds === null ? '' : 'p';
+      const rows = partnerMembers(this.db, p + r).all({ partnerIds: JSON.stringify(filter.partnerIds), roleIds });
       for (const row of rows) out.push({ user: row.user, membership: partnerMembership(row.link) });
     }
     if (filter.orgIds === null || filter.orgIds.length > 0) {
-      const conditions: SQL[] = [isNull(organizations.deletedAt)];
-      if (filter.orgIds !== null) conditions.push(inArray(organizationUsers.orgId, filter.orgIds));
-      if (options.roleIds) conditions.push(inArray(organizationUsers.roleId, options.roleIds));
-      const rows = this.db
-        .select({ user: users, link: organizationUsers, partnerId: organizations.partnerId })
-        .from(organizationUsers)
-        .innerJoin(users, eq(users.id, organizationUsers.userId))
-        .innerJoin(organizations, eq(organizations.id, organizationUsers.orgId))
-        .where(and(...conditions))
-        .all();
+      const o = filter.orgIds === null ? '' : 'o';
+      const rows = orgMembers(this.db, o + r).all({ orgIds: JSON.stringify(filter.orgIds), roleIds });
       for (const row of rows) out.push({ user: row.user, membership: orgMembership(row.link, row.partnerId) });
     }
     return out;

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { ElevationActiveQuerySchema, ElevationListQuerySchema, ElevationStatus } from '../../../contract/pam.js';
 import type { RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
+import { inJson, preparedQueries, preparedShapes } from '../../db/prepared.js';
 import { elevationRequests } from '../../db/schema/index.js';
 import { conflict, notFound, siteAccessDenied } from '../../errors.js';
 import type { DevicesService } from '../devices/service.js';
@@ -56,6 +57,74 @@ export function engineRequestOf(row: ElevationRow): EngineRequest {
   };
 }
 
+/** A caller's reach over requests: organizations (null: all) and sites (null: all). */
+interface Reach {
+  orgIds: string[] | null;
+  siteIds: string[] | null;
+}
+
+/** The optional filters of the list, by the letter that names each in a statement's shape (the values go in
+ * as placeholders of the same name). */
+const LIST_FILTERS = {
+  status: ['S', (p: string) => eq(elevationRequests.status, sql.placeholder(p))],
+  flowType: ['F', (p: string) => eq(elevationRequests.flowType, sql.placeholder(p))],
+  deviceId: ['D', (p: string) => eq(elevationRequests.deviceId, sql.placeholder(p))],
+  siteId: ['I', (p: string) => eq(elevationRequests.siteId, sql.placeholder(p))],
+  from: ['A', (p: string) => gte(elevationRequests.requestedAt, sql.placeholder(p))],
+  to: ['B', (p: string) => lt(elevationRequests.requestedAt, sql.placeholder(p))],
+} as const satisfies Record<string, readonly [string, (placeholder: string) => SQL]>;
+type ListFilter = keyof typeof LIST_FILTERS;
+
+/** The reach part of a shape: `o` when limited to some organizations, `s` to some sites. */
+function reachShape(reach: Reach): string {
+  return (reach.orgIds === null ? '' : 'o') + (reach.siteIds === null ? '' : 's');
+}
+
+function reachConditions(shape: string): SQL[] {
+  const parts: SQL[] = [];
+  if (shape.includes('o')) parts.push(inJson(elevationRequests.orgId, 'orgIds'));
+  if (shape.includes('s')) parts.push(inJson(elevationRequests.siteId, 'siteIds'));
+  return parts;
+}
+
+function filterConditions(shape: string): SQL[] {
+  return Object.entries(LIST_FILTERS).flatMap(([name, [letter, condition]]) => (shape.includes(letter) ? [condition(name)] : []));
+}
+
+/** The list's page and count, and the get, one prepared statement per shape (db/prepared.ts). */
+const listOf = preparedShapes((db, shape) => {
+  const where = and(...reachConditions(shape), ...filterConditions(shape));
+  return {
+    page: db
+      .select()
+      .from(elevationRequests)
+      .where(where)
+      .orderBy(desc(elevationRequests.requestedAt), desc(elevationRequests.id))
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset'))
+      .prepare(),
+    count: db
+      .select({ n: sql<number>`count(*)` })
+      .from(elevationRequests)
+      .where(where)
+      .prepare(),
+  };
+});
+const getOf = preparedShapes((db, shape) =>
+  db
+    .select()
+    .from(elevationRequests)
+    .where(and(...reachConditions(shape), eq(elevationRequests.id, sql.placeholder('id'))))
+    .prepare(),
+);
+const byIdOf = preparedQueries((db) => ({
+  row: db
+    .select()
+    .from(elevationRequests)
+    .where(eq(elevationRequests.id, sql.placeholder('id')))
+    .prepare(),
+}));
+
 /** Reads of elevation requests (01 §4.9): list, get, active, and the request a caller may decide on. The names a
  * view shows (device, site, deciders) come from the modules that own them. */
 export class ElevationQueries {
@@ -100,47 +169,48 @@ export class ElevationQueries {
     return and(...parts) ?? sql`1 = 1`;
   }
 
+  /** What a caller reaches, as the prepared reads take it; null when nothing is visible. */
+  private reach(ctx: RequestContext, orgId?: string): Reach | null {
+    const orgIds = listOrgs(this.db, ctx.caller, orgId);
+    if (orgIds !== null && orgIds.length === 0) return null;
+    const { siteIds } = ctx.caller;
+    if (siteIds !== null && siteIds.length === 0) return null;
+    return { orgIds, siteIds };
+  }
+
   list(ctx: RequestContext, query: z.infer<typeof ElevationListQuerySchema>) {
-    const visible = this.visibility(ctx, query.orgId);
+    const reach = this.reach(ctx, query.orgId);
     const pagination = { page: query.page, limit: query.limit, total: 0 };
-    if (visible === null) return { success: true as const, requests: [], pagination };
+    if (reach === null) return { success: true as const, requests: [], pagination };
     if (query.siteId) requireSite(this.db, ctx.caller, query.siteId);
-    const where = and(
-      visible,
-      query.status ? eq(elevationRequests.status, query.status) : undefined,
-      query.flowType ? eq(elevationRequests.flowType, query.flowType) : undefined,
-      query.deviceId ? eq(elevationRequests.deviceId, query.deviceId) : undefined,
-      query.siteId ? eq(elevationRequests.siteId, query.siteId) : undefined,
-      query.from ? gte(elevationRequests.requestedAt, new Date(query.from).toISOString()) : undefined,
-      query.to ? lt(elevationRequests.requestedAt, new Date(query.to).toISOString()) : undefined,
-    );
-    const rows = this.db
-      .select()
-      .from(elevationRequests)
-      .where(where)
-      .orderBy(desc(elevationRequests.requestedAt), desc(elevationRequests.id))
-      .limit(query.limit)
-      .offset((query.page - 1) * query.limit)
-      .all();
-    const total =
-      this.db
-        .select({ n: sql<number>`count(*)` })
-        .from(elevationRequests)
-        .where(where)
-        .get()?.n ?? 0;
+    const values: Record<string, unknown> = {
+      orgIds: JSON.stringify(reach.orgIds),
+      siteIds: JSON.stringify(reach.siteIds),
+      status: query.status,
+      flowType: query.flowType,
+      deviceId: query.deviceId,
+      siteId: query.siteId,
+      from: query.from ? new Date(query.from).toISOString() : undefined,
+      to: query.to ? new Date(query.to).toISOString() : undefined,
+    };
+    let shape = reachShape(reach);
+    for (const [name, [letter]] of Object.entries(LIST_FILTERS)) if (values[name as ListFilter]) shape += letter;
+    const statements = listOf(this.db, shape);
+    const rows = statements.page.all({ ...values, limit: query.limit, offset: (query.page - 1) * query.limit });
+    const total = statements.count.get(values)?.n ?? 0;
     return { success: true as const, requests: this.views(rows), pagination: { ...pagination, total } };
   }
 
   get(ctx: RequestContext, id: string): ElevationView {
-    const visible = this.visibility(ctx);
+    const reach = this.reach(ctx);
     const row =
-      visible === null
+      reach === null
         ? undefined
-        : this.db
-            .select()
-            .from(elevationRequests)
-            .where(and(visible, eq(elevationRequests.id, id)))
-            .get();
+        : getOf(this.db, reachShape(reach)).get({
+            orgIds: JSON.stringify(reach.orgIds),
+            siteIds: JSON.stringify(reach.siteIds),
+            id,
+          });
     const [view] = row ? this.views([row]) : [];
     if (!view) throw notFound('Elevation request not found');
     return view;
@@ -176,7 +246,7 @@ export class ElevationQueries {
 
   /** A request the caller may decide on: 404 out of the caller's organizations, 403 outside its sites. */
   forDecision(ctx: RequestContext, id: string): ElevationRow {
-    const row = this.db.select().from(elevationRequests).where(eq(elevationRequests.id, id)).get();
+    const row = byIdOf(this.db).row.get({ id });
     if (!row || !canAccessOrg(this.db, ctx.caller, row.orgId)) throw notFound('Elevation request not found');
     const { siteIds } = ctx.caller;
     if (siteIds !== null && (row.siteId === null || !siteIds.includes(row.siteId))) throw siteAccessDenied();

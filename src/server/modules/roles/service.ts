@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, isNull, ne, or, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import {
   MATRIX_ACTIONS,
@@ -10,6 +10,7 @@ import {
   type RoleUpdateSchema,
 } from '../../../contract/roles.js';
 import type { Db } from '../../db/connection.js';
+import { inJson, preparedQueries, preparedShapes } from '../../db/prepared.js';
 import { rolePermissions, roles } from '../../db/schema/index.js';
 import type { Caller, RequestContext } from '../../context.js';
 import { badRequest, conflict, forbidden, notFound, orgAccessDenied } from '../../errors.js';
@@ -52,6 +53,54 @@ function uniquePermissions(list: readonly Permission[]): Permission[] {
   return [...seen.values()];
 }
 
+/** A caller's visibility() as a shape (db/prepared.ts) and the values of its placeholders. Letters: `a` all
+ * (system); the built-in roles and, for partner callers, `P` the partner's own and `R` those of the
+ * organizations it reaches; for organization callers `O` the organization's own and `Q` its partner's
+ * organization-scope roles. */
+function visibilityShape(db: Db, caller: Caller): { shape: string; values: Record<string, unknown> } {
+  if (caller.scope === 'system') return { shape: 'a', values: {} };
+  if (caller.scope === 'partner') {
+    const orgIds = accessibleOrgIds(db, caller) ?? [];
+    return {
+      shape: `${caller.partnerId ? 'P' : ''}${orgIds.length > 0 ? 'R' : ''}`,
+      values: { partnerId: caller.partnerId, orgIds: JSON.stringify(orgIds) },
+    };
+  }
+  return { shape: `${caller.orgId ? 'O' : ''}${caller.partnerId ? 'Q' : ''}`, values: { orgId: caller.orgId, partnerId: caller.partnerId } };
+}
+
+function visibleIn(shape: string): SQL | undefined {
+  if (shape === 'a') return undefined;
+  const parts: (SQL | undefined)[] = [and(isNull(roles.partnerId), isNull(roles.orgId))];
+  if (shape.includes('P')) parts.push(eq(roles.partnerId, sql.placeholder('partnerId')));
+  if (shape.includes('R')) parts.push(inJson(roles.orgId, 'orgIds'));
+  if (shape.includes('O')) parts.push(eq(roles.orgId, sql.placeholder('orgId')));
+  if (shape.includes('Q')) parts.push(and(eq(roles.partnerId, sql.placeholder('partnerId')), eq(roles.scope, 'organization')));
+  return or(...parts);
+}
+
+const visibleRolesOf = preparedShapes((db, shape) => ({
+  all: db
+    .select()
+    .from(roles)
+    .where(visibleIn(shape))
+    .orderBy(desc(roles.isSystem), asc(roles.scope), asc(roles.name), asc(roles.id))
+    .prepare(),
+  byId: db
+    .select()
+    .from(roles)
+    .where(and(eq(roles.id, sql.placeholder('id')), visibleIn(shape)))
+    .prepare(),
+}));
+const permissionsOfRole = preparedQueries((db) =>
+  db
+    .select({ resource: rolePermissions.resource, action: rolePermissions.action })
+    .from(rolePermissions)
+    .where(eq(rolePermissions.roleId, sql.placeholder('roleId')))
+    .orderBy(asc(rolePermissions.resource), asc(rolePermissions.action))
+    .prepare(),
+);
+
 /**
  * Roles and permissions (01 §2.8, §4.4): the built-in system roles, immutable, and the custom roles of
  * partners and organizations with single-parent inheritance. A caller never hands out more than it holds:
@@ -67,28 +116,12 @@ export class RolesService {
 
   // ---- visibility and ownership ----
 
-  /** The roles a caller can see: system callers all; others the built-in roles and their tenant's own. */
-  private visibility(caller: Caller): SQL | undefined {
-    if (caller.scope === 'system') return undefined;
-    const parts: (SQL | undefined)[] = [and(isNull(roles.partnerId), isNull(roles.orgId))];
-    if (caller.scope === 'partner') {
-      if (caller.partnerId) parts.push(eq(roles.partnerId, caller.partnerId));
-      const orgIds = accessibleOrgIds(this.db, caller) ?? [];
-      if (orgIds.length > 0) parts.push(inArray(roles.orgId, orgIds));
-    } else {
-      if (caller.orgId) parts.push(eq(roles.orgId, caller.orgId));
-      // Organization roles the partner made for its organizations are visible (and assignable) there.
-      if (caller.partnerId) parts.push(and(eq(roles.partnerId, caller.partnerId), eq(roles.scope, 'organization')));
-    }
-    return or(...parts);
-  }
-
+  /** The roles a caller can see: system callers all; others the built-in roles and their tenant's own, and
+   * organization callers the organization roles their partner made for its organizations (visible and
+   * assignable there). Prepared per shape of the caller (visibilityShape). */
   findVisible(caller: Caller, id: string): RoleRow | undefined {
-    return this.db
-      .select()
-      .from(roles)
-      .where(and(eq(roles.id, id), this.visibility(caller)))
-      .get();
+    const { shape, values } = visibilityShape(this.db, caller);
+    return visibleRolesOf(this.db, shape).byId.get({ ...values, id });
   }
 
   private requireVisible(caller: Caller, id: string): RoleRow {
@@ -225,12 +258,7 @@ export class RolesService {
   // ---- reads ----
 
   private permissionsOf(roleId: string): Permission[] {
-    return this.db
-      .select({ resource: rolePermissions.resource, action: rolePermissions.action })
-      .from(rolePermissions)
-      .where(eq(rolePermissions.roleId, roleId))
-      .orderBy(asc(rolePermissions.resource), asc(rolePermissions.action))
-      .all();
+    return permissionsOfRole(this.db).all({ roleId });
   }
 
   /** How many users in the caller's reach hold each role. */
@@ -267,12 +295,8 @@ export class RolesService {
   }
 
   visibleRoles(caller: Caller): RoleRow[] {
-    return this.db
-      .select()
-      .from(roles)
-      .where(this.visibility(caller))
-      .orderBy(desc(roles.isSystem), asc(roles.scope), asc(roles.name), asc(roles.id))
-      .all();
+    const { shape, values } = visibilityShape(this.db, caller);
+    return visibleRolesOf(this.db, shape).all.all(values);
   }
 
   list(ctx: RequestContext) {
