@@ -20,7 +20,7 @@ import https from 'node:https';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { Secret, TOTP } from 'otpauth';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, ROOT, api, printMachine, procStatus, round, startServer, tmp } from './common.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, ROOT, api, cpuMs, printMachine, procStatus, round, startServer, tmp } from './common.js';
 
 const DEVICES = Number(process.env.BENCH_ALERTS_DEVICES ?? 1000);
 const RULES = 50;
@@ -72,16 +72,6 @@ function receiver(firstSeen) {
     },
   );
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
-
-/** User + system CPU time of a process so far, in ms (/proc/<pid>/stat utime and stime, in clock ticks of 10 ms). */
-function cpuMs(pid) {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return NaN;
-  }
 }
 
 async function main() {
