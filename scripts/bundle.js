@@ -6,7 +6,8 @@
 //
 // Left as they are: the `server` commands and dist/server (`svc server …` runs the server from tsc's files, so
 // nothing of it changes), @oclif/* (one instance of the framework, shared with its plugins and bin/run.js), and
-// every package not in BUNDLED: they load from node_modules on first use, as before.
+// every package not in BUNDLED: they load from node_modules on first use, as before. Plain .js files of src/ (the
+// WAL checkpoint worker) are copied beside tsc's output.
 //
 // Two rules, kept by failing the build: commands other than `svc server …` never import server code; and what a
 // command loads to start (its static imports, followed through every chunk) holds neither zod nor src/contract.
@@ -37,6 +38,19 @@ function jsFiles(dir) {
     .filter((e) => e.isFile() && e.name.endsWith('.js'))
     .map((e) => path.join(e.parentPath, e.name));
 }
+
+// Plain JavaScript files in src/ (tsc, without allowJs, emits none of them): the WAL checkpoint worker thread
+// (src/server/db/checkpoint-worker.js, loaded by path from beside db/checkpoint.ts, since Node 20 runs no
+// TypeScript in a worker). Copied to the same place under dist/.
+const SRC = path.join(ROOT, 'src');
+const plain = jsFiles(SRC);
+for (const file of plain) {
+  const target = path.join(DIST, path.relative(SRC, file));
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  fs.copyFileSync(file, target);
+}
+if (!plain.some((file) => file.endsWith(path.join('server', 'db', 'checkpoint-worker.js'))))
+  throw new Error('src/server/db/checkpoint-worker.js is missing: the server could not start its checkpoint thread');
 
 const entryPoints = [...jsFiles(path.join(DIST, 'commands')), ...jsFiles(path.join(DIST, 'hooks'))].filter(
   (file) => !file.startsWith(path.join(DIST, 'commands', 'server') + path.sep),

@@ -308,7 +308,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
       services.scripts.search(ctx, q, limit).map((s) => ({ id: s.id, type: 'scripts' as const, title: s.name, description: s.description ?? '' })),
   });
   apiKeyAuth.start();
-  // WAL checkpoints on a timer between requests, not inside a request's commit (db/checkpoint.ts).
+  // WAL checkpoints in a worker thread on a timer, not inside a request's commit nor on the event loop (db/checkpoint.ts).
   const walCheckpoints = startWalCheckpoints(db.$client, { onError: (err) => app.log.warn({ err }, 'WAL checkpoint failed') });
 
   const alertNotifier = new AlertNotifier(db, { tenancy, directory, inbox, channels: alertChannels, policies: escalationPolicies, deliveries: alertDeliveries, senders, publicUrl: config.publicUrl, timeScale: config.alerts.timeScale });
@@ -327,7 +327,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     await worker.stop();
     mailer.close();
     outbound.close();
-    walCheckpoints.stop();
+    await walCheckpoints.stop();
     if (!options.db) db.$client.close();
   });
   return { app, db, services, worker };

@@ -8,11 +8,14 @@ import { openDatabase, type Db } from '../../src/server/db/connection.js';
 const CHUNKS = 40;
 const PER_CHUNK = 50;
 const INTERVAL_MS = 20;
+/** The longest the writes wait for the worker's timer after a chunk (a loaded machine runs the thread late). */
+const MAX_WAIT_MS = 250;
 /** What the WAL may reach with checkpoints between chunks: one chunk's commits are far below it. */
 const BOUND_BYTES = 4 * 1024 * 1024;
 
-/** db/checkpoint.ts: the server's WAL checkpoints run on a timer, not inside a request's commit. */
-describe('WAL checkpoints on a timer (db/checkpoint.ts)', () => {
+/** db/checkpoint.ts: the server's WAL checkpoints run on a timer in a worker thread, not inside a request's commit
+ * nor on the event loop. */
+describe('WAL checkpoints in a worker thread (db/checkpoint.ts)', () => {
   let dir: string;
   let file: string;
   let db: Db;
@@ -28,14 +31,28 @@ describe('WAL checkpoints on a timer (db/checkpoint.ts)', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  /** CHUNKS × PER_CHUNK one-row transactions (bounded), a pause after each chunk; the largest WAL seen. */
-  async function sustainedWrites(): Promise<number> {
+  /**
+   * Whether every frame of the WAL has been copied back, read from the WAL index (the -shm file, SQLite's
+   * documented layout, native byte order): mxFrame at offset 16 of the header, nBackfill at offset 96. Lets the
+   * test wait for the worker's timer (another thread, which a loaded machine may run late) without asking it.
+   */
+  const copiedBack = (): boolean => {
+    const shm = fs.readFileSync(`${file}-shm`).subarray(0, 100);
+    const u32 = (offset: number) => (os.endianness() === 'LE' ? shm.readUInt32LE(offset) : shm.readUInt32BE(offset));
+    return u32(96) === u32(16);
+  };
+
+  /** CHUNKS × PER_CHUNK one-row transactions (bounded), a pause after each chunk (waiting, when asked, up to
+   * MAX_WAIT_MS for the timer's checkpoint to have copied the chunk back); the largest WAL seen. */
+  async function sustainedWrites(waitForCheckpoints = false): Promise<number> {
     const insert = db.$client.prepare('INSERT INTO t (v) VALUES (?)');
     let largest = 0;
     for (let c = 0; c < CHUNKS; c++) {
       for (let i = 0; i < PER_CHUNK; i++) insert.run(`${c}:${i}:${'x'.repeat(200)}`);
       largest = Math.max(largest, walSize());
       await new Promise((resolve) => setTimeout(resolve, INTERVAL_MS * 2));
+      for (const end = Date.now() + MAX_WAIT_MS; waitForCheckpoints && !copiedBack() && Date.now() < end;)
+        await new Promise((resolve) => setTimeout(resolve, 5));
     }
     return largest;
   }
@@ -45,36 +62,91 @@ describe('WAL checkpoints on a timer (db/checkpoint.ts)', () => {
     expect(await sustainedWrites()).toBeGreaterThan(BOUND_BYTES);
   });
 
-  it('under sustained writes the WAL stays bounded; no checkpoint runs in a commit; stop leaves it empty', async () => {
+  it('under sustained writes the WAL stays bounded by checkpoints in the worker, none on this connection; stop leaves it empty', async () => {
     const checkpoints = startWalCheckpoints(db.$client, { intervalMs: INTERVAL_MS });
+    expect(checkpoints.mode).toBe('worker');
     expect(db.$client.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
-    const largest = await sustainedWrites();
+    // The thread starts in the background (the server starts it before it listens).
+    await checkpoints.ready;
+    // Every checkpoint the server's connection runs itself goes through its pragma(): none until stop.
+    const onThisConnection: string[] = [];
+    const pragma = db.$client.pragma.bind(db.$client);
+    db.$client.pragma = (source: string, options?: Parameters<typeof pragma>[1]) => {
+      if (source.startsWith('wal_checkpoint')) onThisConnection.push(source);
+      return pragma(source, options);
+    };
+    const largest = await sustainedWrites(true);
+    expect(onThisConnection).toEqual([]);
     expect(largest).toBeGreaterThan(0);
     expect(largest).toBeLessThan(BOUND_BYTES);
     expect(db.$client.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: CHUNKS * PER_CHUNK });
-    checkpoints.stop();
+    await checkpoints.stop();
+    expect(onThisConnection).toEqual(['wal_checkpoint(TRUNCATE)']);
     expect(walSize()).toBe(0);
     expect(db.$client.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
     // Stopped twice, or after the database closed: nothing happens.
-    checkpoints.stop();
+    await checkpoints.stop();
     db.$client.close();
-    expect(() => checkpoints.stop()).not.toThrow();
+    await expect(checkpoints.stop()).resolves.toBeUndefined();
     db = openDatabase(file);
     expect(db.$client.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: CHUNKS * PER_CHUNK });
   });
 
-  it('a failing checkpoint is reported to onError, not thrown from the timer', async () => {
+  it('checkpoint() runs one in the worker and reports the pages it copied back', async () => {
+    const checkpoints = startWalCheckpoints(db.$client, { intervalMs: 60_000 });
+    const insert = db.$client.prepare('INSERT INTO t (v) VALUES (?)');
+    for (let i = 0; i < 100; i++) insert.run(`${i}`);
+    const result = await checkpoints.checkpoint();
+    expect(result?.busy).toBe(0);
+    expect(result?.log).toBeGreaterThan(0);
+    expect(result?.checkpointed).toBe(result?.log);
+    await checkpoints.stop();
+    expect(await checkpoints.checkpoint()).toBeUndefined();
+  });
+
+  it('several databases share the thread; stopping one leaves the others checkpointed', async () => {
+    const otherFile = path.join(dir, 'other.db');
+    const other = openDatabase(otherFile);
+    try {
+      other.$client.exec('CREATE TABLE u (v TEXT)');
+      const first = startWalCheckpoints(db.$client, { intervalMs: 60_000 });
+      const second = startWalCheckpoints(other.$client, { intervalMs: 60_000 });
+      await first.stop();
+      other.$client.prepare('INSERT INTO u (v) VALUES (?)').run('x');
+      const result = await second.checkpoint();
+      expect(result?.log).toBeGreaterThan(0);
+      expect(result?.checkpointed).toBe(result?.log);
+      await second.stop();
+      expect(fs.statSync(`${otherFile}-wal`).size).toBe(0);
+    } finally {
+      other.$client.close();
+    }
+  });
+
+  it('when the worker cannot open the database, onError hears why and SQLite checkpoints in the commit again', async () => {
     const errors: unknown[] = [];
-    const checkpoints = startWalCheckpoints(db.$client, { intervalMs: 5, onError: (err) => errors.push(err) });
-    const pragma = db.$client.pragma.bind(db.$client);
-    db.$client.pragma = (source: string, options?: Parameters<typeof pragma>[1]) => {
-      if (source.startsWith('wal_checkpoint')) throw new Error('disk I/O error');
-      return pragma(source, options);
-    };
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    db.$client.pragma = pragma;
-    checkpoints.stop();
-    expect(errors.length).toBeGreaterThan(0);
-    expect(String(errors[0])).toMatch(/disk I\/O error/);
+    // The server's connection keeps the file open; a new connection finds no file.
+    fs.rmSync(file);
+    const checkpoints = startWalCheckpoints(db.$client, {
+      intervalMs: INTERVAL_MS,
+      onError: (err) => errors.push(err),
+    });
+    await checkpoints.ready;
+    expect(errors).toHaveLength(1);
+    expect(String(errors[0])).toMatch(/unable to open database file/);
+    expect(checkpoints.mode).toBe('automatic');
+    expect(db.$client.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    await checkpoints.stop();
+  });
+
+  it('an in-memory database has no WAL: nothing starts and its settings stay', async () => {
+    const memory = openDatabase(':memory:');
+    const before = memory.$client.pragma('wal_autocheckpoint', { simple: true });
+    const checkpoints = startWalCheckpoints(memory.$client);
+    expect(checkpoints.mode).toBe('none');
+    expect(memory.$client.pragma('wal_autocheckpoint', { simple: true })).toBe(before);
+    expect(await checkpoints.checkpoint()).toBeUndefined();
+    await checkpoints.stop();
+    memory.$client.close();
   });
 });

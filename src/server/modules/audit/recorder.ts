@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, sql, type Placeholder } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
-import { insertRow, preparedQueries } from '../../db/prepared.js';
+import { preparedQueries } from '../../db/prepared.js';
 import { auditLogs } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { sha256Hex } from '../../security/crypto.js';
@@ -53,16 +53,86 @@ function ipOrNull(ip: string | null): string | null {
   return ip !== null && ip.length <= 45 && isIP(ip) !== 0 ? ip : null;
 }
 
-/** The last entry of a chain, which every audited write reads: prepared once per database (db/prepared.ts). */
-const chainHeadOf = preparedQueries((db) =>
-  db
-    .select({ seq: auditLogs.seq, checksum: auditLogs.checksum })
-    .from(auditLogs)
-    .where(eq(auditLogs.chain, sql.placeholder('chain')))
-    .orderBy(desc(auditLogs.seq))
-    .limit(1)
-    .prepare(),
-);
+type AuditField = Exclude<keyof AuditRow, 'checksum' | 'prevChecksum'>;
+const COLUMNS = getTableColumns(auditLogs);
+/** The fields a checksum covers, in the order stableStringify writes them (sorted; no key is an array index). */
+const CHECKSUM_FIELDS = (Object.keys(COLUMNS) as (keyof AuditRow)[])
+  .filter((k): k is AuditField => k !== 'checksum' && k !== 'prevChecksum')
+  .sort()
+  .map((key) => ({ key, label: `${JSON.stringify(key)}:` }));
+
+/**
+ * The text checksumOf hashes after the previous checksum, built field by field: the same text as
+ * stableStringify(fields) (test/server/audit-recorder.test.ts compares them), with details given as the stable
+ * JSON already made for the row, so an entry's details are serialized once, for the checksum and the column.
+ */
+function checksumText(fields: Omit<AuditRow, 'checksum' | 'prevChecksum'>, detailsJson: string): string {
+  let text = '{';
+  for (const { key, label } of CHECKSUM_FIELDS) {
+    const value = fields[key];
+    if (value === undefined) continue;
+    text += `${text.length > 1 ? ',' : ''}${label}${key === 'details' ? detailsJson : stableStringify(value)}`;
+  }
+  return `${text}}`;
+}
+
+/** A drizzle-built statement as better-sqlite3 runs it, with the order its `?` take the named values in. */
+function rawStatement(db: Db, query: { toSQL(): { sql: string; params: unknown[] } }) {
+  const { sql: text, params } = query.toSQL();
+  const stmt = db.$client.prepare(text);
+  const order = params.map((p) =>
+    p !== null && typeof p === 'object' && 'name' in p ? (p as Placeholder).name : undefined,
+  );
+  const fixed = params.map((p, i) => (order[i] === undefined ? p : undefined));
+  return {
+    stmt,
+    bind: (values: Record<string, unknown>) => order.map((name, i) => (name === undefined ? fixed[i] : values[name])),
+  };
+}
+
+/**
+ * What every audited write runs, prepared once per database (db/prepared.ts) and run by better-sqlite3 itself:
+ * the head of the entry's chain (one seek in audit_logs_chain_seq_unique, rows as arrays) and an insert that
+ * names every column and returns nothing (the caller already holds the row). drizzle builds the SQL once, from
+ * the table, so a column added to audit_logs is written here too.
+ */
+const auditStatements = preparedQueries((db) => {
+  const head = rawStatement(
+    db,
+    db
+      .select({ seq: auditLogs.seq, checksum: auditLogs.checksum })
+      .from(auditLogs)
+      .where(eq(auditLogs.chain, sql.placeholder('chain')))
+      .orderBy(desc(auditLogs.seq))
+      .limit(1),
+  );
+  const names = Object.keys(COLUMNS);
+  const insert = rawStatement(
+    db,
+    db.insert(auditLogs).values(Object.fromEntries(names.map((n) => [n, sql`${sql.placeholder(n)}`])) as never),
+  );
+  return {
+    /** seq and checksum of the chain's last entry. */
+    head(chain: string): { seq: number; checksum: string } | undefined {
+      // The statement is shared by SQL text on this connection (db/connection.ts): its mode is set at each use.
+      const row = head.stmt.raw(true).get(head.bind({ chain })) as [number, string] | undefined;
+      return row && { seq: row[0], checksum: row[1] };
+    },
+    insert(row: AuditRow, detailsJson: string): void {
+      const values: Record<string, unknown> = {};
+      for (const name of names) {
+        const value = row[name as keyof AuditRow];
+        values[name] =
+          name === 'details'
+            ? detailsJson
+            : value === null
+              ? null
+              : COLUMNS[name as keyof AuditRow].mapToDriverValue(value);
+      }
+      insert.stmt.run(insert.bind(values));
+    },
+  };
+});
 
 /**
  * Appends an audit entry (03 §2.6) inside the caller's transaction. Each entry's checksum covers its fields
@@ -73,7 +143,8 @@ export function recordAudit(tx: Db, ctx: RequestContext, entry: AuditEntry): Aud
   const partnerId = entry.partnerId !== undefined ? entry.partnerId : caller.partnerId;
   const orgId = entry.orgId ?? null;
   const chain = chainOf(orgId, partnerId);
-  const last = chainHeadOf(tx).get({ chain });
+  const statements = auditStatements(tx);
+  const last = statements.head(chain);
 
   const rawActorId = caller.apiKeyId ?? caller.agentId ?? caller.userId;
   const actorType = caller.apiKeyId ? 'api_key' : caller.agentId ? 'agent' : caller.userId ? 'user' : 'system';
@@ -113,8 +184,11 @@ export function recordAudit(tx: Db, ctx: RequestContext, entry: AuditEntry): Aud
     errorMessage: wellFormed(entry.errorMessage ?? null),
     prevChecksum: last?.checksum ?? GENESIS,
   };
-  const full: AuditRow = { ...row, checksum: checksumOf(row) };
-  insertRow(tx, auditLogs, full);
+  // checksumOf(row), with the details serialized once (stored as this same text: JSON with sorted keys).
+  const detailsJson = stableStringify(details);
+  const { prevChecksum, ...fields } = row;
+  const full: AuditRow = { ...row, checksum: sha256Hex(`${prevChecksum}\n${checksumText(fields, detailsJson)}`) };
+  statements.insert(full, detailsJson);
   return full;
 }
 
