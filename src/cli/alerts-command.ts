@@ -1,9 +1,14 @@
+import type { Interfaces } from '@oclif/core';
 import { ApiCommand, mutationFlags } from './api-command.js';
 import { Args } from './flags.js';
 import { UsageError } from './prompts.js';
 import { parseArgv, type ArgDef, type FlagDef } from './runtime/parse.js';
 import type { CommandClass } from './base-command.js';
 import type { Page } from '../client/paginate.js';
+import type { CallResult } from '../client/contract-client.js';
+import type { EndpointDef } from '../contract/endpoint.js';
+import type { ClientEndpoint } from '../contract/projection.js';
+import { requestOf, withText, type CommandText } from './resource-commands.js';
 
 /** What `svc alerts …` commands share: columns, the flat list envelope of /alert-templates, several ids. */
 export const ALERT_COLUMNS = ['id', 'status', 'severity', 'title', 'deviceHostname', 'ruleName', 'orgName', 'triggeredAt'];
@@ -36,4 +41,30 @@ export abstract class AlertTransitionCommand<T extends CommandClass> extends Api
     if (ids.length > 100) throw new UsageError('At most 100 alert ids at once');
     return [...new Set(ids)];
   }
+}
+
+/** `svc alerts resolve|suppress <id…>` with the one option of the transition (`--note`, `--until`): one id calls
+ * the alert's own endpoint, several send one `bulk` request of `action`; the option goes with either when given. */
+export function alertTransitionCommand<E extends EndpointDef, B extends EndpointDef, F extends Interfaces.FlagInput>(
+  one: ClientEndpoint<E>,
+  bulk: ClientEndpoint<B>,
+  action: 'resolve' | 'suppress',
+  option: F,
+  text: CommandText,
+) {
+  const flags = { ...option, ...mutationFlags };
+  class Transition extends AlertTransitionCommand<{ args: typeof idsArg; flags: typeof flags }> {
+    static override args = idsArg;
+    static override flags = flags;
+    static override columns = ALERT_COLUMNS;
+
+    async run(): Promise<CallResult<E> | CallResult<B>> {
+      const ids = await this.ids();
+      const values = this.flags as Record<string, unknown>;
+      const given = Object.fromEntries(Object.keys(option).flatMap((name) => (values[name] !== undefined ? [[name, values[name]]] : [])));
+      if (ids.length > 1) return this.call(bulk, requestOf<B>({ body: { action, alertIds: ids, ...given } }));
+      return this.call(one, requestOf<E>({ params: { id: this.args.id }, body: given }));
+    }
+  }
+  return withText(Transition, text);
 }

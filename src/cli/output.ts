@@ -4,6 +4,7 @@ import { csvFormatRows } from 'd3-dsv';
 import type CliTable from 'cli-table3';
 import type * as Yaml from 'yaml';
 import { csvCell } from '../lib/csv-cell.js';
+import { scalarText } from '../lib/scalar-text.js';
 import { UsageError } from './prompts.js';
 
 /**
@@ -100,19 +101,7 @@ function jsonText(value: unknown): string {
 
 /** A value as cell text: null and undefined empty, objects and arrays as compact JSON. */
 function cellText(value: unknown): string {
-  switch (typeof value) {
-    case 'string':
-      return value;
-    case 'number':
-    case 'boolean':
-    case 'bigint':
-      return String(value);
-    case 'object':
-      if (value === null) return '';
-      return value instanceof Date ? value.toISOString() : JSON.stringify(value);
-    default:
-      return '';
-  }
+  return scalarText(value) ?? (typeof value === 'object' && value !== null ? JSON.stringify(value) : '');
 }
 
 function tableCell(value: unknown): string {

@@ -3,6 +3,7 @@ import type { ClientEndpoint, FieldDescriptor } from '../contract/projection.js'
 import type { CallResult } from '../client/contract-client.js';
 import { ApiCommand, createFlags, listFlags, mutationFlags, updateFlags, type ListRequest } from './api-command.js';
 import { idArg } from './args.js';
+import { Args } from './flags.js';
 import type { Page } from '../client/paginate.js';
 import { UsageError } from './prompts.js';
 import {
@@ -37,10 +38,26 @@ type ByIdEndpoint = EndpointDef & { body?: undefined };
 
 type IdArgs = ReturnType<typeof idArg>;
 
+/** What a command's positional arguments address: one resource (`Group` → `<id>`, "Group id"), or each path
+ * parameter by name with its help (`{ id: 'Group id', deviceId: 'Device id' }`), in path order. */
+export type Addressed = string | Readonly<Record<string, string>>;
+
+/** The positional arguments of an `Addressed`. */
+export function addressArgs(what: Addressed): IdArgs {
+  if (typeof what === 'string') return idArg(what);
+  // Each path parameter is a required argument; `id` is among them for every endpoint these factories serve.
+  return Object.fromEntries(Object.entries(what).map(([name, description]) => [name, Args.string({ required: true, description })])) as IdArgs;
+}
+
+/** The path parameters of an `Addressed` from the parsed arguments. */
+function paramsOf(what: Addressed, args: Record<string, string>): Record<string, string> {
+  return typeof what === 'string' ? { id: args.id ?? '' } : Object.fromEntries(Object.keys(what).map((name) => [name, args[name] ?? '']));
+}
+
 /** A request of the factories' endpoints: `{params: {id}}` for one addressed by id, `{body}` for one with a body.
  * The constraints of each factory keep every such endpoint's request of this shape, which the generic type
  * cannot show by itself. */
-export function requestOf<E extends EndpointDef>(request: { params?: { id: string }; body?: unknown }): RequestOf<E> {
+export function requestOf<E extends EndpointDef>(request: { params?: Record<string, string>; body?: unknown; query?: unknown }): RequestOf<E> {
   return request as RequestOf<E>;
 }
 
@@ -75,22 +92,23 @@ export function getCommand<E extends ByIdEndpoint>(
   return withText(GetCommand, text);
 }
 
-/** A change to one resource by id (delete, revoke, complete, test, sync): confirmation (or --yes) where a
- * `confirm` text is given, --dry-run, one call; `pick` shapes the answer. */
+/** A change to one resource by id (delete, revoke, complete, test, sync), or by several path parameters (pin a
+ * device into a group): confirmation (or --yes) where a `confirm` text is given, --dry-run, one call; `pick`
+ * shapes the answer. */
 export function confirmCommand<E extends ByIdEndpoint>(
   def: ClientEndpoint<E>,
-  what: string,
+  what: Addressed,
   text: CommandText & { confirm?: (id: string) => string; pick?: (answer: CallResult<E>, id: string) => unknown },
 ) {
   const pick = text.pick ?? ((answer) => answer);
   class ConfirmCommand extends ApiCommand<{ args: IdArgs; flags: typeof mutationFlags }> {
-    static override args = idArg(what);
+    static override args = addressArgs(what);
     static override flags = { ...mutationFlags };
 
     async run() {
       const { id } = this.args;
       if (text.confirm) await this.confirm(text.confirm(id));
-      return pick(await this.call(def, requestOf<E>({ params: { id } })), id);
+      return pick(await this.call(def, requestOf<E>({ params: paramsOf(what, this.args) })), id);
     }
   }
   return withText(ConfirmCommand, text);
@@ -101,32 +119,58 @@ export function confirmCommand<E extends ByIdEndpoint>(
  * that does not put it in `data`. */
 export function listCommand<E extends ByIdEndpoint & { params?: undefined }, I>(
   def: ClientEndpoint<E> & { readonly query: readonly FieldDescriptor[] },
-  text: CommandText &
-    Parameters<typeof listFilterFlags<E>>[1] & {
-      items?: (answer: CallResult<E>) => Page<I>;
-    },
+  text: ListText<E, I>,
+) {
+  return pagedListCommand(def, undefined, text);
+}
+
+/** `<topic> <children> <id>`: the paged list that belongs to one resource (a script's runs, a webhook's
+ * deliveries), its filters as flags like `list`'s. */
+export function childListCommand<E extends ByIdEndpoint, I>(
+  def: ClientEndpoint<E> & { readonly query: readonly FieldDescriptor[] },
+  what: string,
+  text: ListText<E, I>,
+) {
+  return pagedListCommand(def, what, text);
+}
+
+type ListText<E extends EndpointDef, I> = CommandText &
+  Parameters<typeof listFilterFlags<E>>[1] & {
+    items?: (answer: CallResult<E>) => Page<I>;
+  };
+
+/** The positional `<id>` of a command addressed by one (none where `what` is undefined). */
+function withIdArg<C extends object>(command: C, what: string | undefined): C {
+  return what === undefined ? command : Object.assign(command, { args: idArg(what) });
+}
+
+function pagedListCommand<E extends ByIdEndpoint, I>(
+  def: ClientEndpoint<E> & { readonly query: readonly FieldDescriptor[] },
+  what: string | undefined,
+  text: ListText<E, I>,
 ) {
   const { items } = text;
   const filters = listFilterFlags(def, { omit: text.omit, descriptions: text.descriptions });
   const flags = { ...filters.flags, ...listFlags };
-  class ListCommand extends ApiCommand<{ flags: typeof flags }> {
+  class ListCommand extends ApiCommand<{ args: IdArgs; flags: typeof flags }> {
     static override flags = flags;
 
     async run() {
-      // The endpoint's filters less page and limit, which `list` sets: its list request by construction, which
-      // the generic types cannot show (a list endpoint has no params or body: the constraint of E).
-      const request = { query: this.queryFrom(filters) } as unknown as ListRequest<E>;
+      // The endpoint's filters less page and limit, which `list` sets (and the parent's id): its list request by
+      // construction, which the generic types cannot show (a list endpoint has no body: the constraint of E).
+      const params = what === undefined ? {} : { params: { id: this.args.id } };
+      const request = { ...params, query: this.queryFrom(filters) } as unknown as ListRequest<E>;
       return items ? this.list(def, request, items) : this.list(def, request);
     }
   }
-  return withText(ListCommand, text);
+  return withText(withIdArg(ListCommand, what), text);
 }
 
 /** `<topic> list` of an endpoint that answers in one piece (no paging flags): the query's fields as flags, one
- * call; `pick` takes the items out of their envelope. */
+ * call; `pick` takes the items out of their envelope (or shapes them for the output format). */
 export function queryCommand<E extends ByIdEndpoint & { params?: undefined }>(
   def: ClientEndpoint<E> & { readonly query: readonly FieldDescriptor[] },
-  text: CommandText & { pick: (answer: CallResult<E>) => unknown },
+  text: CommandText & { pick: (answer: CallResult<E>, format: string) => unknown },
 ) {
   const filters = queryFlags(def);
   const flags = { ...filters.flags };
@@ -135,10 +179,25 @@ export function queryCommand<E extends ByIdEndpoint & { params?: undefined }>(
 
     async run() {
       // The endpoint has no params or body (the constraint of E): its query is the whole request.
-      return text.pick(await this.call(def, requestOf<E>({ query: this.queryFrom(filters) } as never)));
+      return text.pick(await this.call(def, requestOf<E>({ query: this.queryFrom(filters) })), this.format);
     }
   }
   return withText(QueryCommand, text);
+}
+
+/** A summary of counts (`alerts summary`, `mobile summary`): the answer as it is, but in a table (or CSV) one row
+ * per count, `{group, name, count}`, from the groups of counts `groups` finds in the answer. */
+export function countsCommand<E extends ByIdEndpoint & { params?: undefined }>(
+  def: ClientEndpoint<E> & { readonly query: readonly FieldDescriptor[] },
+  text: CommandText & { groups: (answer: CallResult<E>) => Record<string, Readonly<Record<string, number>>> },
+) {
+  return queryCommand(def, {
+    ...text,
+    pick: (answer, format) =>
+      format !== 'table' && format !== 'csv'
+        ? answer
+        : Object.entries(text.groups(answer)).flatMap(([group, counts]) => Object.entries(counts).map(([name, count]) => ({ group, name, count }))),
+  });
 }
 
 /** An endpoint whose body the command builds from flags (and --from-file). */
@@ -164,26 +223,44 @@ export function createCommand<E extends EndpointDef & { params?: undefined }>(
   return withText(CreateCommand, text);
 }
 
-/** `<topic> update <id>`: the body's fields as flags (each optional), with --from-file and --dry-run;
- * `requireChange` refuses an empty change before anything is sent, `omit` leaves body fields out of the flags. */
-export function updateCommand<E extends EndpointDef, const O extends KeysOf<BodyInput<E>> = never>(
+/** A command whose body is built from flags (and --from-file unless `fromFile` is false), sent to one resource
+ * by id (`what`) or to an endpoint with no path parameter (the caller's own resource, an analysis):
+ * `update <id>`, `toggle <id>`, `users me update`. `requireChange` refuses an empty body before anything is sent
+ * (a string: with that message), `omit` leaves body fields out of the flags. */
+export function bodyCommand<E extends EndpointDef, const O extends KeysOf<BodyInput<E>> = never>(
   def: BodyClientEndpoint<E>,
-  what: string,
   text: CommandText &
-    BodyText<E> & { omit?: readonly O[]; requireChange?: boolean; pick?: (answer: CallResult<E>) => unknown },
+    BodyText<E> & {
+      what?: string;
+      fromFile?: boolean;
+      omit?: readonly O[];
+      requireChange?: boolean | string;
+      pick?: (answer: CallResult<E>) => unknown;
+    },
 ) {
+  const { what, requireChange } = text;
   const pick = text.pick ?? ((answer) => answer);
   const body = bodyFlags(def, { omit: text.omit, descriptions: text.descriptions });
-  const flags = { ...body.flags, ...updateFlags };
-  class UpdateCommand extends ApiCommand<{ args: IdArgs; flags: typeof flags }> {
-    static override args = idArg(what);
+  const flags = { ...body.flags, ...(text.fromFile === false ? mutationFlags : updateFlags) };
+  class BodyCommand extends ApiCommand<{ args: IdArgs; flags: typeof flags }> {
     static override flags = flags;
 
     async run() {
       const patch = await this.bodyFrom(body);
-      if (text.requireChange && Object.keys(patch).length === 0) throw new UsageError(NOTHING_TO_CHANGE);
-      return pick(await this.call(def, requestOf<E>({ params: { id: this.args.id }, body: patch })));
+      if (requireChange && Object.keys(patch).length === 0) throw new UsageError(requireChange === true ? NOTHING_TO_CHANGE : requireChange);
+      const params = what === undefined ? {} : { params: { id: this.args.id } };
+      return pick(await this.call(def, requestOf<E>({ ...params, body: patch })));
     }
   }
-  return withText(UpdateCommand, text);
+  return withText(withIdArg(BodyCommand, what), text);
+}
+
+/** `<topic> update <id>`: the body's fields as flags (each optional), with --from-file and --dry-run (see
+ * `bodyCommand`). */
+export function updateCommand<E extends EndpointDef, const O extends KeysOf<BodyInput<E>> = never>(
+  def: BodyClientEndpoint<E>,
+  what: string,
+  text: Omit<Parameters<typeof bodyCommand<E, O>>[1], 'what'>,
+) {
+  return bodyCommand<E, O>(def, { ...text, what });
 }

@@ -75,6 +75,17 @@ export class CliSession {
     }));
   }
 
+  /** Where the credentials in use are kept, for a person (`whoami`, `profiles show`); `none` says what stands
+   * when there are none. */
+  async credentialsSource(none: string): Promise<string> {
+    const { kind } = this.connection.credentials;
+    if (kind === 'apiKey') return 'environment (SVC_API_KEY)';
+    if (kind === 'token') return 'environment (SVC_TOKEN)';
+    if (kind === 'none') return none;
+    const store = await this.secrets();
+    return store.kind === 'file' ? `file ${store.location}` : 'OS keychain';
+  }
+
   async storedTokens(): Promise<StoredTokens | undefined> {
     if (this.connection.credentials.kind !== 'stored') return undefined;
     const store = await this.secrets();

@@ -13,6 +13,7 @@ import {
   headerValue,
   type ResponseHeaders,
 } from './errors.js';
+import { scalarText } from '../lib/scalar-text.js';
 
 /** Error codes with which a server refuses the bearer token itself (04 wire notes "Cross-cutting"). */
 const TOKEN_REFUSED_CODES = new Set(['INVALID_TOKEN', 'UNAUTHORIZED', 'TOKEN_EXPIRED']);
@@ -140,18 +141,8 @@ function isJsonContentType(contentType: string | undefined): boolean {
 }
 
 function stringifyQueryValue(value: unknown): string {
-  if (value instanceof Date) return value.toISOString();
-  switch (typeof value) {
-    case 'string':
-      return value;
-    case 'number':
-    case 'boolean':
-    case 'bigint':
-      return value.toString();
-    default:
-      // objects (a filter given as JSON); anything stranger has no query form
-      return JSON.stringify(value);
-  }
+  // Objects (a filter given as JSON) as JSON; anything stranger has no query form.
+  return scalarText(value) ?? JSON.stringify(value);
 }
 
 /** `?a=1&tag=x&tag=y` from a record; arrays repeat the key, undefined and null are left out. */

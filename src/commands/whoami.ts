@@ -9,14 +9,7 @@ export default class Whoami extends ApiCommand<typeof Whoami> {
   async run() {
     const session = await this.session();
     const c = session.connection;
-    let credentials: string;
-    if (c.credentials.kind === 'apiKey') credentials = 'environment (SVC_API_KEY)';
-    else if (c.credentials.kind === 'token') credentials = 'environment (SVC_TOKEN)';
-    else if (c.credentials.kind === 'none') credentials = 'none';
-    else {
-      const store = await session.secrets();
-      credentials = store.kind === 'file' ? `file ${store.location}` : 'OS keychain';
-    }
+    const credentials = await session.credentialsSource('none');
     // Credentials from the environment belong to no profile.
     const base = { profile: c.persist ? session.profileName : null, baseUrl: c.baseUrl, credentials };
     if (c.credentials.kind === 'apiKey' || c.profile?.authKind === 'apiKey') {

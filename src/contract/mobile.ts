@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AlertResolveSchema, AlertSchema, AlertSeveritySchema } from './alerts.js';
+import { AlertSeveritySchema, alerts } from './alerts.js';
 import { SuccessSchema, TimestampSchema, UuidSchema } from './common.js';
 import { endpoint } from './endpoint.js';
 import { PAM_DURATION, PAM_REASON_MAX, WebAuthnAssertionSchema } from './pam.js';
@@ -252,23 +252,9 @@ export const mobile = {
     auth: { permission: 'alerts:read' },
     summary: 'Alerts newest first with their device; dismissed (suppressed) excluded unless asked for',
   }),
-  acknowledge: endpoint({
-    method: 'POST',
-    path: '/mobile/alerts/:id/acknowledge',
-    params: IdParams,
-    responses: { 200: AlertSchema },
-    auth: { permission: 'alerts:acknowledge' },
-    summary: 'Acknowledge an active alert',
-  }),
-  resolve: endpoint({
-    method: 'POST',
-    path: '/mobile/alerts/:id/resolve',
-    params: IdParams,
-    body: AlertResolveSchema,
-    responses: { 200: AlertSchema },
-    auth: { permission: 'alerts:write' },
-    summary: 'Resolve an alert, with an optional note',
-  }),
+  // The alert's own acknowledge and resolve (same body, answer and permission) under the mobile path.
+  acknowledge: endpoint({ ...alerts.acknowledge, path: '/mobile/alerts/:id/acknowledge' }),
+  resolve: endpoint({ ...alerts.resolve, path: '/mobile/alerts/:id/resolve', summary: 'Resolve an alert, with an optional note' }),
   devices: endpoint({
     method: 'GET',
     path: '/mobile/devices',

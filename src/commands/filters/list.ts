@@ -1,16 +1,9 @@
-import { ApiCommand } from '../../cli/api-command.js';
-import { queryFlags } from '../../cli/schema-flags.js';
+import { queryCommand } from '../../cli/resource-commands.js';
 import { filters } from '../../client/endpoints.js';
 
-const query = queryFlags(filters.list);
-
-export default class FiltersList extends ApiCommand<typeof FiltersList> {
-  static override summary = 'List saved device filters, newest first';
-  static override examples = ['<%= config.bin %> filters list', '<%= config.bin %> filters list --search windows --output json'];
-  static override flags = { ...query.flags };
-  static override columns = ['id', 'name', 'orgId', 'description', 'createdAt', 'updatedAt'];
-
-  async run() {
-    return (await this.call(filters.list, { query: this.queryFrom(query) })).data;
-  }
-}
+export default queryCommand(filters.list, {
+  summary: 'List saved device filters, newest first',
+  examples: ['<%= config.bin %> filters list', '<%= config.bin %> filters list --search windows --output json'],
+  columns: ['id', 'name', 'orgId', 'description', 'createdAt', 'updatedAt'],
+  pick: (answer) => answer.data,
+});

@@ -1,21 +1,10 @@
-import { ApiCommand, updateFlags } from '../../cli/api-command.js';
-import { idArg } from '../../cli/args.js';
-import { UsageError } from '../../cli/prompts.js';
-import { bodyFlags } from '../../cli/schema-flags.js';
+import { updateCommand } from '../../cli/resource-commands.js';
 import { filters } from '../../client/endpoints.js';
 
-const body = bodyFlags(filters.update);
-
-export default class FiltersUpdate extends ApiCommand<typeof FiltersUpdate> {
-  static override summary = 'Change a saved filter: only the fields given (needs a session with MFA)';
-  static override examples = ['<%= config.bin %> filters update 7d41… --name "Stale servers"', '<%= config.bin %> filters update 7d41… --description null'];
-  static override args = idArg('Saved filter');
-  static override flags = { ...body.flags, ...updateFlags };
-  static override columns = ['id', 'name', 'orgId', 'description', 'createdAt', 'updatedAt'];
-
-  async run() {
-    const patch = await this.bodyFrom(body);
-    if (Object.keys(patch).length === 0) throw new UsageError('Nothing to change: give --name, --description or --conditions');
-    return (await this.call(filters.update, { params: { id: this.args.id }, body: patch })).data;
-  }
-}
+export default updateCommand(filters.update, 'Saved filter', {
+  summary: 'Change a saved filter: only the fields given (needs a session with MFA)',
+  examples: ['<%= config.bin %> filters update 7d41… --name "Stale servers"', '<%= config.bin %> filters update 7d41… --description null'],
+  columns: ['id', 'name', 'orgId', 'description', 'createdAt', 'updatedAt'],
+  requireChange: 'Nothing to change: give --name, --description or --conditions',
+  pick: (answer) => answer.data,
+});

@@ -17,14 +17,7 @@ export default class ProfilesShow extends ApiCommand<typeof ProfilesShow> {
     if (this.args.name !== undefined && c.persist && !c.profile) {
       throw new CommandError(`No profile named "${this.args.name}"`, ExitCode.USAGE, 'PROFILE_NOT_FOUND', 'See `svc profiles list`.');
     }
-    let credentials: string;
-    if (c.credentials.kind === 'apiKey') credentials = 'environment (SVC_API_KEY)';
-    else if (c.credentials.kind === 'token') credentials = 'environment (SVC_TOKEN)';
-    else if (c.credentials.kind === 'none') credentials = 'none (run `svc login`)';
-    else {
-      const store = await session.secrets();
-      credentials = store.kind === 'file' ? `file ${store.location}` : 'OS keychain';
-    }
+    const credentials = await session.credentialsSource('none (run `svc login`)');
     return {
       name: c.profileName,
       source: c.profileSource,
