@@ -31,13 +31,19 @@ export function orgSettingsCommand<E extends EndpointDef>(def: ClientEndpoint<E>
 /** A secret field of the settings: `--<name>-stdin` or `--<name>-file`, never argv (CLI.md). */
 export const secretInput = (what: string) => ({ secretOf: what });
 
-/** A field of the settings: a flag, or a secret read by its `--<name>-stdin`/`--<name>-file` flags. */
-type SettingsField = { secretOf: string } | { type: string };
+/** A flag whose body field is not its name in camelCase: where that name is taken by a global flag (`--base-url`). */
+export const bodyField = <F extends { type: string }>(field: string, flag: F) => ({ field, flag });
+
+/** A field of the settings: a flag, a flag named apart from its field, or a secret read by its
+ * `--<name>-stdin`/`--<name>-file` flags. */
+type SettingsField = { secretOf: string } | { type: string } | { field: string; flag: { type: string } };
 
 const camel = (name: string) => name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+const flagOf = (field: SettingsField) => ('flag' in field ? field.flag : field);
+const fieldName = (name: string, field: SettingsField) => ('field' in field ? field.field : camel(name));
 
 /** `update` and `create`: the settings from --from-file with the field flags given laid over them (each body
- * field is its flag's name in camelCase), sent for the organization. */
+ * field is its flag's name in camelCase unless named with bodyField), sent for the organization. */
 export function orgSettingsSaveCommand<E extends EndpointDef>(
   def: ClientEndpoint<E>,
   fields: Readonly<Record<string, SettingsField>>,
@@ -45,7 +51,7 @@ export function orgSettingsSaveCommand<E extends EndpointDef>(
 ) {
   const pick = text.pick ?? ((answer) => answer);
   const fieldFlags = Object.entries(fields).flatMap(([name, field]) =>
-    'secretOf' in field ? Object.entries(secretFieldFlags(name, field.secretOf)) : [[name, field]],
+    'secretOf' in field ? Object.entries(secretFieldFlags(name, field.secretOf)) : [[name, flagOf(field)]],
   );
   const flags = { ...orgFlag, ...(Object.fromEntries(fieldFlags) as Record<string, never>), ...configFileFlag, ...mutationFlags };
   class OrgSettingsSaveCommand extends ApiCommand<{ flags: typeof flags }> {
@@ -55,7 +61,8 @@ export function orgSettingsSaveCommand<E extends EndpointDef>(
       const flags = this.flags as Record<string, unknown>;
       const base = await this.bodyFrom(NO_FIELDS);
       const values: Record<string, unknown> = {};
-      for (const [name, field] of Object.entries(fields)) values[camel(name)] = 'secretOf' in field ? await secretField(flags, name) : flags[name];
+      for (const [name, field] of Object.entries(fields))
+        values[fieldName(name, field)] = 'secretOf' in field ? await secretField(flags, name) : flags[name];
       const body = { ...base, ...given(values) };
       return pick(await this.call(def, requestOf<E>({ query: orgQuery(this.flags), body })));
     }

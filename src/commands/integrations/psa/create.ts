@@ -1,4 +1,4 @@
-import { orgSettingsSaveCommand } from '../../../cli/integration-commands.js';
+import { bodyField, orgSettingsSaveCommand } from '../../../cli/integration-commands.js';
 import { Flags } from '../../../cli/flags.js';
 import { integrations } from '../../../client/endpoints.js';
 
@@ -6,7 +6,7 @@ export default orgSettingsSaveCommand(
   integrations.savePsa,
   {
     provider: Flags.string({ summary: 'PSA provider.', options: ['servicenow', 'jira', 'connectwise', 'autotask', 'freshservice', 'zendesk'] }),
-    'base-url': Flags.string({ summary: 'HTTPS base URL of the PSA (the test GETs it).' }),
+    'psa-url': bodyField('baseUrl', Flags.string({ summary: "HTTPS base URL of the PSA (the test GETs it); the body's baseUrl." })),
   },
   {
     summary: 'Replace the legacy PSA settings (credentials from --from-file only); new setups use `svc psa connections`',
