@@ -139,6 +139,9 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     trustProxy: config.trustedProxies.length > 0 ? (address: string) => isTrusted(address) : false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     genReqId: () => randomUUID(),
+    // Fastify's 10 s default failed a start on a busy 2-core machine ("Plugin did not start in time"); our plugins
+    // do no I/O while loading, so a slow load is CPU starvation, not a hang worth failing for.
+    pluginTimeout: 120_000,
   });
   await app.register(fastifyCookie);
   installJsonBodyParser(app);
