@@ -114,6 +114,44 @@ describe('mobile alert inbox (02 §4.6, 05 wire notes 4.6)', () => {
     });
   });
 
+  it('02§4.6 §01§2.6 summary device counts are the device list totals for every reach (sites, orgId, other tenants)', async () => {
+    const agents = [
+      await enrollAgent(t, w.tokens.system, w.orgA1.id, 'a1a', w.siteA1a.id),
+      await enrollAgent(t, w.tokens.system, w.orgA1.id, 'a1b', w.siteA1b.id),
+      await enrollAgent(t, w.tokens.system, w.orgA1.id, 'a1c', w.siteA1a.id),
+      await enrollAgent(t, w.tokens.system, w.orgA2.id, 'a2', w.siteA2a.id),
+      await enrollAgent(t, w.tokens.system, w.orgB1.id, 'b1', w.siteB1a.id),
+    ];
+    const set = (i: number, status: (typeof devices.$inferSelect)['status']) =>
+      t.db.update(devices).set({ status }).where(eq(devices.id, agents[i]?.deviceId ?? '')).run();
+    set(0, 'online');
+    set(1, 'maintenance');
+    set(2, 'decommissioned');
+    set(3, 'online');
+    const totals = async (who: Parameters<typeof as>[0], query: string) => {
+      const total = async (status?: string) => {
+        const params = `page=1&limit=1${query}${status ? `&status=${status}` : ''}`;
+        const res = await as(who, 'GET', `/devices?${params}`);
+        expect(res.status, res.text).toBe(200);
+        return res.body.pagination.total as number;
+      };
+      return { total: await total(), online: await total('online'), offline: await total('offline'), maintenance: await total('maintenance') };
+    };
+    let seen = 0;
+    for (const who of ['system', 'aAdmin', 'bAdmin', 'orgUser', 'siteUser'] as const) {
+      const summary = await as(who, 'GET', '/mobile/summary');
+      if (summary.status === 403) continue;
+      expect(summary.status, summary.text).toBe(200);
+      expect(summary.body.devices, who).toEqual(await totals(who, ''));
+      seen++;
+    }
+    expect(seen).toBeGreaterThanOrEqual(3);
+    const one = await as('aAdmin', 'GET', `/mobile/summary?orgId=${w.orgA2.id}`);
+    expect(one.status, one.text).toBe(200);
+    expect(one.body.devices).toEqual({ total: 1, online: 1, offline: 0, maintenance: 0 });
+    expect((await as('bAdmin', 'GET', `/mobile/summary?orgId=${w.orgA1.id}`)).status).toBe(403);
+  });
+
   it('02§4.6 devices: decommissioned excluded by default, hostname search, lastSeenAt newest first, cursor paging', async () => {
     const names = ['db-01', 'web-01', 'web-02', 'web-03'];
     const agents: Agent[] = [];

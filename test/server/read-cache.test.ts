@@ -178,6 +178,38 @@ describe('GET answers kept until the next write: every list and get route', () =
     expect(seen.get('bAdmin')).not.toContain(w.orgA1.id);
   });
 
+  it('01§4.3 a kept answer is the same bytes, type and length as the fresh one (non-ASCII text included)', async () => {
+    const token = w.tokens.aAdmin;
+    const made = await t.call('POST', `${API}/orgs/sites`, { token, body: { orgId: w.orgA1.id, name: 'Zürich ☃ 東京' } });
+    expect(made.status).toBe(201);
+    const hits = vi.spyOn(ReadCache.prototype, 'lookup');
+    try {
+      const answers = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await t.app.inject({ method: 'GET', url: `${API}/orgs/sites`, headers: { authorization: `Bearer ${token}` } });
+        expect(res.statusCode).toBe(200);
+        answers.push(res);
+      }
+      // The first answer was computed (nothing kept after the write), the next two were the kept one.
+      const kept = hits.mock.results.filter((r) => r.value && typeof r.value === 'object' && 'body' in r.value);
+      expect(kept.length).toBe(2);
+      const [fresh, ...again] = answers;
+      if (!fresh) throw new Error('no answer');
+      expect(fresh.body).toContain('Zürich ☃ 東京');
+      for (const res of again) {
+        expect(res.rawPayload.equals(fresh.rawPayload)).toBe(true);
+        expect(res.headers['content-type']).toBe(fresh.headers['content-type']);
+        expect(res.headers['content-length']).toBe(String(fresh.rawPayload.length));
+        expect(fresh.headers['content-length']).toBe(String(fresh.rawPayload.length));
+      }
+      expect(fresh.headers['content-type']).toBe('application/json; charset=utf-8');
+      // The same bytes as the answer's JSON text encoded once: what Fastify would have sent for the object.
+      expect(fresh.rawPayload.equals(Buffer.from(JSON.stringify(JSON.parse(fresh.body)), 'utf8'))).toBe(true);
+    } finally {
+      hits.mockRestore();
+    }
+  });
+
   it('01§3 an answer derived from the clock (a key past its expiry) is at most a second old', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     const token = w.tokens.system;

@@ -39,8 +39,9 @@ export type IdempotencyWrapper = (
   run: () => Promise<{ status: number; body: unknown }>,
 ) => Promise<{ status: number; body: unknown; replayed: boolean }>;
 
-/** Serialized answers of GET routes, kept until the next write to the database (lib/read-cache.ts). */
-export type ResponseCache = ReadCache<{ status: number; json: string }>;
+/** Answers of GET routes as the bytes sent (UTF-8 JSON, encoded once), kept until the next write to the database
+ * (lib/read-cache.ts): sending a kept answer again costs the same whatever its size. */
+export type ResponseCache = ReadCache<{ status: number; body: Buffer }>;
 
 export interface BindDeps {
   guard: Guard;
@@ -136,7 +137,8 @@ export function bind<E extends EndpointDef>(app: FastifyInstance, deps: BindDeps
       if (responses) {
         key = `${routeKey} ${JSON.stringify([request.params, request.query])} ${callerKey(ctx.caller)}`;
         const kept = responses.lookup(key);
-        if (kept) return reply.code(kept.status).type(JSON_TYPE).send(kept.json);
+        // A Buffer with its content type set is sent as is (no serialization, no re-encoding, its length known).
+        if (kept) return reply.code(kept.status).type(JSON_TYPE).send(kept.body);
       }
       const input: HandlerInput<E> = {
         params: parseInput(def.params, request.params, 'params') as ParamsOf<E>,
@@ -158,10 +160,10 @@ export function bind<E extends EndpointDef>(app: FastifyInstance, deps: BindDeps
         const result = await handler(input);
         if (reply.sent) return reply;
         const chosen = statusOf(reply);
-        const json = JSON.stringify(strip(result, chosen));
-        if (json.length <= MAX_KEPT_BYTES) responses.store(key, { status: chosen, json }, stamp);
-        // The text Fastify would send for the object (JSON.stringify, the same content type).
-        return reply.code(chosen).type(JSON_TYPE).send(json);
+        // The text Fastify would send for the object (JSON.stringify, the same content type), as its bytes.
+        const body = Buffer.from(JSON.stringify(strip(result, chosen)), 'utf8');
+        if (body.length <= MAX_KEPT_BYTES) responses.store(key, { status: chosen, body }, stamp);
+        return reply.code(chosen).type(JSON_TYPE).send(body);
       }
 
       const result = await handler(input);

@@ -2,9 +2,10 @@ import type Database from 'better-sqlite3';
 
 const frozenDeep = new WeakSet<object>();
 
-/** Freezes a value and everything it holds (plain data: rows, arrays, parsed JSON); returns it. */
+/** Freezes a value and everything it holds (plain data: rows, arrays, parsed JSON); returns it. A Buffer (or
+ * any typed array) cannot be frozen and is left as it is: whoever keeps one must not write into it. */
 export function freezeDeep<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || frozenDeep.has(value)) return value;
+  if (typeof value !== 'object' || value === null || frozenDeep.has(value) || ArrayBuffer.isView(value)) return value;
   for (const child of Object.values(value)) freezeDeep(child);
   Object.freeze(value);
   frozenDeep.add(value);
@@ -37,10 +38,14 @@ export class ReadCache<V> {
     /** How long an entry may serve at most (ms), for values that also depend on the clock a little (an expiry
      * shown as a status); unbounded by default. */
     private readonly maxAgeMs = Infinity,
+    /** What counts this connection's writes, in place of `total_changes()`: a narrower counter (one a trigger
+     * keeps for the writes to the few tables and columns the values are read from) keeps them across other
+     * writes. Writes by other connections still drop everything (`data_version`). */
+    changesSql = 'SELECT total_changes()',
   ) {
     // Two statements: together in one SELECT (pragma_data_version as a table) they cost twice as much. Plucked
     // at each use: the connection shares a statement with everyone who prepares the same text (db/connection.ts).
-    this.changesStmt = sqlite.prepare<[], number | bigint>('SELECT total_changes()');
+    this.changesStmt = sqlite.prepare<[], number | bigint>(changesSql);
     this.versionStmt = sqlite.prepare<[], number | bigint>('PRAGMA data_version');
   }
 

@@ -47,6 +47,32 @@ function sameRow(a: KeyAuthRow, b: KeyAuthRow): boolean {
   return (Object.keys(a) as (keyof KeyAuthRow)[]).every((k) => a[k] === b[k]);
 }
 
+/**
+ * The writes of this connection that can change what a key authenticates as, counted by TEMP triggers (this
+ * connection's own, no migration): the key's row (but not usage_count / last_used_at, written every second by
+ * the usage flush), its organization's and its partner's rows. Every other write (a site created, an alert
+ * raised) leaves the kept keys alone. A rolled-back write takes its count back with it, and the data too.
+ * Writes by another connection are seen through `data_version` and drop every kept key (lib/read-cache.ts).
+ */
+const KEY_WRITES_SQL = 'SELECT n FROM temp.svc_key_auth_writes';
+const KEY_COLUMNS = 'id, org_id, name, scopes, expires_at, rate_limit, status, created_by, key_hash';
+function countKeyWrites(sqlite: Db['$client']): void {
+  const bump = 'BEGIN UPDATE temp.svc_key_auth_writes SET n = n + 1; END';
+  sqlite.exec(`
+    CREATE TEMP TABLE IF NOT EXISTS svc_key_auth_writes (n INTEGER NOT NULL);
+    INSERT INTO temp.svc_key_auth_writes (n) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM temp.svc_key_auth_writes);
+    CREATE TEMP TRIGGER IF NOT EXISTS svc_key_auth_key_update AFTER UPDATE OF ${KEY_COLUMNS} ON api_keys ${bump};
+    CREATE TEMP TRIGGER IF NOT EXISTS svc_key_auth_key_delete AFTER DELETE ON api_keys ${bump};
+    CREATE TEMP TRIGGER IF NOT EXISTS svc_key_auth_key_insert AFTER INSERT ON api_keys ${bump};
+    CREATE TEMP TRIGGER IF NOT EXISTS svc_key_auth_org_update AFTER UPDATE ON organizations ${bump};
+    CREATE TEMP TRIGGER IF NOT EXISTS svc_key_auth_org_delete AFTER DELETE ON organizations ${bump};
+    CREATE TEMP TRIGGER IF NOT EXISTS svc_key_auth_org_insert AFTER INSERT ON organizations ${bump};
+    CREATE TEMP TRIGGER IF NOT EXISTS svc_key_auth_partner_update AFTER UPDATE ON partners ${bump};
+    CREATE TEMP TRIGGER IF NOT EXISTS svc_key_auth_partner_delete AFTER DELETE ON partners ${bump};
+    CREATE TEMP TRIGGER IF NOT EXISTS svc_key_auth_partner_insert AFTER INSERT ON partners ${bump};
+  `);
+}
+
 /** A key found by its hash, and the caller it acts as. */
 interface KnownKey {
   row: KeyAuthRow;
@@ -87,9 +113,9 @@ export class ApiKeyAuthenticator {
   readonly usage: ApiKeyUsage;
   readonly limiter: ApiKeyRateLimiter;
   private readonly byHash;
-  /** Keys by hash with the caller each one acts as (frozen, the same object request after request), kept while
-   * the database is unchanged (lib/read-cache.ts): a revocation, rotation, expiry, scope or rate-limit change,
-   * or a change to the organization or partner, is a write, which empties it. */
+  /** Keys by hash with the caller each one acts as (frozen, the same object request after request), kept until
+   * a write that can change one (countKeyWrites; lib/read-cache.ts): a revocation, rotation, expiry, scope or
+   * rate-limit change, or a change to the organization or partner, empties it; other writes do not. */
   private readonly keysByHash;
   /** The last key read for each hash, so that a key whose row reads the same after a write elsewhere keeps its
    * caller object (no new caller, and the kept-answer cache's text of it is reused). At most KEPT_KEYS. */
@@ -114,7 +140,8 @@ export class ApiKeyAuthenticator {
          LEFT JOIN partners p ON p.id = o.partner_id
         WHERE k.key_hash = ?`,
     );
-    this.keysByHash = new ReadCache<KnownKey>(db.$client, KEPT_KEYS);
+    countKeyWrites(db.$client);
+    this.keysByHash = new ReadCache<KnownKey>(db.$client, KEPT_KEYS, Infinity, KEY_WRITES_SQL);
     this.markExpired = db.$client.prepare<[string, string]>(
       "UPDATE api_keys SET status = 'expired', updated_at = ? WHERE id = ? AND status = 'active'",
     );

@@ -1,10 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { and, asc, desc, eq, ne, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { and, asc, count, desc, eq, ne, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { z } from 'zod';
 import { AGENT_HEALTH, AGENT_TOKEN_PATTERN, type AgentEnrollSchema, type AgentHeartbeatSchema } from '../../../contract/agents.js';
 import type { DeviceListQuerySchema, DeviceUpdateSchema } from '../../../contract/devices.js';
 import type { Db } from '../../db/connection.js';
-import { devices } from '../../db/schema/index.js';
+import { inJson, preparedQueries, preparedShapes } from '../../db/prepared.js';
+import { deviceGroupMembers, devices } from '../../db/schema/index.js';
 import { systemContext, type Caller, type RequestContext } from '../../context.js';
 import { DomainError, badRequest, forbidden, notFound, partnerInactive, unauthorized } from '../../errors.js';
 import { publishEvent } from '../../jobs/queue.js';
@@ -20,6 +21,25 @@ import { accessibleOrgIds, requireOrg, requireSite } from '../tenancy/access.js'
 import type { TenancyService } from '../tenancy/service.js';
 import { inventoryColumns } from './inventory.js';
 import { decodeCursor, deviceOut, type DeviceOut, encodeCursor, mergeCustomFields, parseInlineFilter, sortKey, sortValue, type DeviceRow } from './out.js';
+
+/** A device in one of the groups of the JSON array placeholder `groupIds` (inDeviceGroups, prepared). */
+const inGroupsJson = sql`(${devices.id} IN (SELECT ${deviceGroupMembers.deviceId} FROM ${deviceGroupMembers} WHERE ${inJson(deviceGroupMembers.groupId, 'groupIds')}))`;
+
+/** The read paths of one device, prepared once per database (db/prepared.ts). */
+const deviceQueries = preparedQueries((db) => ({
+  byId: db.select().from(devices).where(eq(devices.id, sql.placeholder('id'))).prepare(),
+  inGroups: db.select({ id: devices.id }).from(devices).where(and(eq(devices.id, sql.placeholder('id')), inGroupsJson)).prepare(),
+}));
+
+/** The live (not decommissioned) devices by status within a reach, one statement per shape: which of the
+ * organization, site and device-group restrictions apply ('o', 's', 'g' in the shape), as visibleWhere. */
+const statusCountsOf = preparedShapes((db, shape) => {
+  const parts: SQL[] = [ne(devices.status, 'decommissioned')];
+  if (shape.includes('o')) parts.push(inJson(devices.orgId, 'orgIds'));
+  if (shape.includes('s')) parts.push(inJson(devices.siteId, 'siteIds'));
+  if (shape.includes('g')) parts.push(inGroupsJson);
+  return db.select({ status: devices.status, n: count() }).from(devices).where(and(...parts)).groupBy(devices.status).prepare();
+});
 
 export type { DeviceRow } from './out.js';
 /** A device as lists show it (other modules read devices through this). */
@@ -420,6 +440,28 @@ export class DevicesService {
     return { data: data.map(deviceOut), pagination: { nextCursor: more && last ? encodeCursor(sortValue(last, sortBy), last.id) : null, limit }, sort: { by: sortBy, dir } };
   }
 
+  /**
+   * The visible live devices by status (what `list` counts per status, without a status filter: decommissioned
+   * ones left out), in one prepared statement: the same reach as visibleWhere (orgId access-checked, 403).
+   */
+  statusCounts(ctx: RequestContext, orgId?: string): Map<string, number> {
+    const { caller } = ctx;
+    if (orgId !== undefined) requireOrg(this.db, caller, orgId);
+    const reach = orgId !== undefined ? [orgId] : accessibleOrgIds(this.db, caller);
+    const counts = new Map<string, number>();
+    if (reach !== null && reach.length === 0) return counts;
+    if (caller.siteIds !== null && caller.siteIds.length === 0) return counts;
+    if (caller.deviceGroupIds !== null && caller.deviceGroupIds.length === 0) return counts;
+    const shape = `${reach !== null ? 'o' : ''}${caller.siteIds !== null ? 's' : ''}${caller.deviceGroupIds !== null ? 'g' : ''}`;
+    const rows = statusCountsOf(this.db, shape).all({
+      orgIds: JSON.stringify(reach ?? []),
+      siteIds: JSON.stringify(caller.siteIds ?? []),
+      groupIds: JSON.stringify(caller.deviceGroupIds ?? []),
+    });
+    for (const { status, n } of rows) counts.set(status, n);
+    return counts;
+  }
+
   private listConditions(ctx: RequestContext, query: z.infer<typeof DeviceListQuerySchema>, saved: unknown): SQL[] {
     const parts: SQL[] = [];
     const { caller } = ctx;
@@ -595,13 +637,13 @@ export class DevicesService {
   /** A device the caller may see: absent, out of reach or outside a site or device-group restriction all answer 404. */
   findVisible(ctx: RequestContext, id: string): DeviceRow {
     const row = visibleOr404(
-      this.db.select().from(devices).where(eq(devices.id, id)).get(),
+      deviceQueries(this.db).byId.get({ id }),
       (r) => requireOrg(this.db, ctx.caller, r.orgId),
       () => notFound('Device not found'),
     );
     const { siteIds, deviceGroupIds } = ctx.caller;
     if (siteIds !== null && (row.siteId === null || !siteIds.includes(row.siteId))) throw notFound('Device not found');
-    if (deviceGroupIds !== null && !this.db.select({ id: devices.id }).from(devices).where(and(eq(devices.id, row.id), inDeviceGroups(deviceGroupIds))).get()) {
+    if (deviceGroupIds !== null && !deviceQueries(this.db).inGroups.get({ id: row.id, groupIds: JSON.stringify(deviceGroupIds) })) {
       throw notFound('Device not found');
     }
     return row;

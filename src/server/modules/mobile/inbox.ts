@@ -116,9 +116,12 @@ export class MobileInbox {
   }
 
   summary(ctx: RequestContext, orgId: string | undefined) {
-    const count = (status?: CountedState) =>
-      this.devices.list(ctx, { page: 1, limit: 1, ...(orgId ? { orgId } : {}), ...(status ? { status: [status] } : {}) }).pagination.total;
-    const devices = { total: count(), online: count('online'), offline: count('offline'), maintenance: count('maintenance') };
+    // One grouped count (devices/service.ts statusCounts), the same reach and rules as the device list's totals.
+    const counts = this.devices.statusCounts(ctx, orgId || undefined);
+    const count = (status: CountedState) => counts.get(status) ?? 0;
+    let total = 0;
+    for (const n of counts.values()) total += n;
+    const devices = { total, online: count('online'), offline: count('offline'), maintenance: count('maintenance') };
     return { devices, alerts: this.reads.counts(ctx.caller, orgId) };
   }
 }
