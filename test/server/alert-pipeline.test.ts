@@ -67,6 +67,14 @@ async function channel(name: string, extra: Record<string, unknown> = {}): Promi
 
 const paths = () => r.received.map((q) => q.path).sort();
 
+/** An alert row (active), for the pipeline's reads of the alert's status. */
+const alertRow = () =>
+  t.db
+    .insert(alerts)
+    .values({ orgId, severity: 'critical', title: 'Disk Space Low', message: 'low', triggeredAt: new Date().toISOString() })
+    .returning()
+    .get();
+
 describe('alert notification pipeline (02 §6)', () => {
   it('02§6 in-app notifications go to active org users and partner users with access, once each, priority from severity', async () => {
     const partnerId = seedPartner(t, { name: 'Q', slug: 'q' }).id;
@@ -244,11 +252,7 @@ describe('escalation (02 §2.6, §3)', () => {
   it('02§3 an alert acknowledged before its alert.triggered job ran never escalates (both events relayed together)', async () => {
     const late = await channel('late');
     const policyId = await policy([{ delayMinutes: 1, channelIds: [late] }]);
-    const row = t.db
-      .insert(alerts)
-      .values({ orgId, severity: 'critical', title: 'Disk Space Low', message: 'low', triggeredAt: new Date().toISOString() })
-      .returning()
-      .get();
+    const row = alertRow();
     const alert = alertPayload({ alertId: row.id, notificationChannelIds: [], escalationPolicyId: policyId });
     publish('alert.triggered', alert);
     t.db.update(alerts).set({ status: 'acknowledged' }).where(eq(alerts.id, row.id)).run();
@@ -265,11 +269,7 @@ describe('escalation (02 §2.6, §3)', () => {
   it('02§3 a step that comes due after its alert was closed, before the closing event is relayed, is cancelled, not fired', async () => {
     const late = await channel('late');
     const policyId = await policy([{ delayMinutes: 1, channelIds: [late] }]);
-    const row = t.db
-      .insert(alerts)
-      .values({ orgId, severity: 'critical', title: 'Disk Space Low', message: 'low', triggeredAt: new Date().toISOString() })
-      .returning()
-      .get();
+    const row = alertRow();
     publish('alert.triggered', alertPayload({ alertId: row.id, notificationChannelIds: [], escalationPolicyId: policyId }));
     const now = Date.now();
     await t.worker.tick(new Date(now));
