@@ -18,6 +18,7 @@
 //      the server's RSS (this process's VmRSS) is sampled every 250 ms with the count of pending deliveries while
 //      they pile up and for BENCH_WEBHOOK_HOLD_SECONDS (60) after (printed every 5 s); then the receivers answer and
 //      the backlog drains. Held attempts time out after 30 s (02 §8) and are retried: the backlog stays pending.
+//   BENCH_WEBHOOK_ALERT_PAYLOADS=1: the alert.* events carry real alert payloads (see alertOf below).
 //   Stable under load (quoted when the machine is busy): the server's CPU µs per delivery (process.cpuUsage over
 //   phase 1, the publishing itself measured apart and taken off) and SQLite transactions per event (every
 //   transaction this process opened during phase 1, nested ones included, over its events).
@@ -43,6 +44,22 @@ const CERT = path.join(ROOT, 'test', 'fixtures', 'tls', 'receiver-cert.pem');
 const KEY = path.join(ROOT, 'test', 'fixtures', 'tls', 'receiver-key.pem');
 const TYPES = ['device.updated', 'device.online', 'device.offline', 'alert.triggered', 'alert.resolved', 'script.completed', 'script.failed', 'policy.violation', 'patch.installed', 'user.login'];
 const secretOf = (i) => `bench-webhook-secret-${i}`;
+// BENCH_WEBHOOK_ALERT_PAYLOADS=1: the alert.* events carry an alert's payload (ALERT-EVENTS.md: alertId, title,
+// severity…; alert.resolved closes the alert its alert.triggered of the same round opened), so the other subscribers
+// of those events (notifications, mobile push, PSA) do their real work; by default they carry only the bench's
+// fields, which those subscribers do not take for an alert.
+const ALERT_PAYLOADS = process.env.BENCH_WEBHOOK_ALERT_PAYLOADS === '1';
+const alertOf = (type, phase, seq) => ({
+  alertId: `bench-${phase}-${Math.floor(seq / TYPES.length)}`,
+  severity: 'high',
+  status: type === 'alert.resolved' ? 'resolved' : 'active',
+  title: `Bench alert ${Math.floor(seq / TYPES.length)}`,
+  message: 'cpu 97 > 90',
+  context: {},
+  triggeredAt: new Date().toISOString(),
+  notificationChannelIds: null,
+  escalationPolicyId: null,
+});
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const dist = (file) => import(pathToFileURL(path.join(ROOT, 'dist', file)).href);
 
@@ -177,7 +194,8 @@ async function main() {
       const before = transactions;
       db.$client.transaction(() => {
         for (let seq = from; seq < from + count; seq++) {
-          publishEvent(db, TYPES[seq % WEBHOOKS % TYPES.length], { orgId: org.id, phase, seq, sentAt: Date.now() }, org.id);
+          const type = TYPES[seq % WEBHOOKS % TYPES.length];
+          publishEvent(db, type, { orgId: org.id, phase, seq, sentAt: Date.now(), ...(ALERT_PAYLOADS && type.startsWith('alert.') ? alertOf(type, phase, seq) : {}) }, org.id);
         }
       })();
       transactions = before;

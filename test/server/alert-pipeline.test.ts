@@ -4,7 +4,7 @@ import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/server/app.js';
 import { loadConfig } from '../../src/server/config.js';
-import { notifications, outboxEvents } from '../../src/server/db/schema/index.js';
+import { alertEscalations, alerts, jobs, notifications, outboxEvents } from '../../src/server/db/schema/index.js';
 import { publishEvent } from '../../src/server/jobs/queue.js';
 import { startReceiver, type Receiver } from '../helpers/https-receiver.js';
 import { ROLES, seedOrg, seedPartner, seedUser, type SeededUser } from '../helpers/seed.js';
@@ -66,6 +66,14 @@ async function channel(name: string, extra: Record<string, unknown> = {}): Promi
 }
 
 const paths = () => r.received.map((q) => q.path).sort();
+
+/** An alert row (active), for the pipeline's reads of the alert's status. */
+const alertRow = () =>
+  t.db
+    .insert(alerts)
+    .values({ orgId, severity: 'critical', title: 'Disk Space Low', message: 'low', triggeredAt: new Date().toISOString() })
+    .returning()
+    .get();
 
 describe('alert notification pipeline (02 §6)', () => {
   it('02§6 in-app notifications go to active org users and partner users with access, once each, priority from severity', async () => {
@@ -219,6 +227,84 @@ describe('escalation (02 §2.6, §3)', () => {
       expect(t.db.select().from(outboxEvents).where(eq(outboxEvents.type, 'alert.escalated')).all()).toHaveLength(0);
     });
   }
+
+  it('02§3 closing events cost no job: the steps are cancelled as the event is relayed; alert.triggered is one job each; a non-alert payload none', async () => {
+    const late = await channel('late');
+    const policyId = await policy([{ delayMinutes: 1, channelIds: [late] }, { delayMinutes: 2, channelIds: [late] }]);
+    const alert = alertPayload({ notificationChannelIds: [], escalationPolicyId: policyId });
+    const quiet = alertPayload({ notificationChannelIds: [] });
+    publish('alert.triggered', alert);
+    publish('alert.triggered', quiet);
+    publish('alert.triggered', { orgId, seq: 1 }); // not an alert event: no alertId
+    const now = Date.now();
+    await t.worker.tick(new Date(now));
+    const jobTypes = () => t.db.select({ type: jobs.type }).from(jobs).all().map((j) => j.type).filter((type) => type.startsWith('notify.'));
+    expect(jobTypes().sort()).toEqual(['notify.alert-triggered', 'notify.alert-triggered', 'notify.escalate', 'notify.escalate']);
+    publish('alert.resolved', { ...quiet, status: 'resolved' });
+    publish('alert.acknowledged', { ...alert, status: 'acknowledged' });
+    await t.worker.tick(new Date(now + 1000));
+    expect(jobTypes().filter((type) => type === 'notify.alert-closed')).toEqual([]);
+    expect(t.db.select({ status: alertEscalations.status }).from(alertEscalations).all().map((e) => e.status)).toEqual(['cancelled', 'cancelled']);
+    await t.worker.tick(new Date(now + 3 * 60_000));
+    expect(r.received).toHaveLength(0);
+  });
+
+  it('02§3 an alert acknowledged before its alert.triggered job ran never escalates (both events relayed together)', async () => {
+    const late = await channel('late');
+    const policyId = await policy([{ delayMinutes: 1, channelIds: [late] }]);
+    const row = alertRow();
+    const alert = alertPayload({ alertId: row.id, notificationChannelIds: [], escalationPolicyId: policyId });
+    publish('alert.triggered', alert);
+    t.db.update(alerts).set({ status: 'acknowledged' }).where(eq(alerts.id, row.id)).run();
+    publish('alert.acknowledged', { ...alert, status: 'acknowledged' });
+    const now = Date.now();
+    await t.worker.tick(new Date(now));
+    await t.worker.tick(new Date(now + 2 * 60_000));
+    expect(r.received).toHaveLength(0);
+    expect(t.db.select().from(alertEscalations).all()).toHaveLength(0);
+    // The in-app notification of the trigger still went out.
+    expect(t.db.select().from(notifications).all().map((n) => n.userId)).toEqual([admin.id]);
+  });
+
+  it('02§3 a step that comes due after its alert was closed, before the closing event is relayed, is cancelled, not fired', async () => {
+    const late = await channel('late');
+    const policyId = await policy([{ delayMinutes: 1, channelIds: [late] }]);
+    const row = alertRow();
+    publish('alert.triggered', alertPayload({ alertId: row.id, notificationChannelIds: [], escalationPolicyId: policyId }));
+    const now = Date.now();
+    await t.worker.tick(new Date(now));
+    t.db.update(alerts).set({ status: 'resolved' }).where(eq(alerts.id, row.id)).run(); // its event not published yet
+    await t.worker.tick(new Date(now + 2 * 60_000));
+    expect(r.received).toHaveLength(0);
+    expect(t.db.select({ status: alertEscalations.status }).from(alertEscalations).all()).toEqual([{ status: 'cancelled' }]);
+    expect(t.db.select().from(outboxEvents).where(eq(outboxEvents.type, 'alert.escalated')).all()).toHaveLength(0);
+  });
+
+  it('02§6 an alert.triggered job relayed but not yet run survives a server restart: its notifications and sends go out after', async () => {
+    await channel('first');
+    const alert = alertPayload();
+    publish('alert.triggered', alert);
+    // Relay only (the tick's first half), then stop: the event is marked relayed, its job waits in the table.
+    (t.worker as unknown as { relayEvents(now: Date): void }).relayEvents(new Date());
+    expect(t.db.select({ type: jobs.type, status: jobs.status }).from(jobs).where(eq(jobs.type, 'notify.alert-triggered')).all()).toEqual([
+      { type: 'notify.alert-triggered', status: 'pending' },
+    ]);
+    await t.app.close();
+    const again = await buildApp(
+      loadConfig({ SVC_DATA_DIR: t.dataDir, SVC_ADMIN_EMAIL: ADMIN_EMAIL, SVC_ADMIN_PASSWORD: ADMIN_PASSWORD, SVC_LOG_LEVEL: 'silent', SVC_OUTBOUND_ALLOW: '127.0.0.1/32' }),
+      { logger: false },
+    );
+    try {
+      await again.worker.tick(new Date());
+      expect(again.db.select().from(notifications).all().map((n) => n.userId)).toEqual([admin.id]);
+      expect(paths()).toEqual(['/first']);
+      expect(again.services.alertDeliveries.forAlert(alert.alertId)[0]?.status).toBe('sent');
+    } finally {
+      await again.app.close();
+      fs.rmSync(t.dataDir, { recursive: true, force: true });
+    }
+    t = { ...t, close: async () => {} };
+  });
 
   it('02§3 a scheduled escalation survives a server restart', async () => {
     const late = await channel('late');

@@ -3,12 +3,12 @@ import { systemContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
 import { alertEscalations } from '../../db/schema/index.js';
 import { DomainError } from '../../errors.js';
-import { enqueueJob, publishEvent, type JobWorker } from '../../jobs/queue.js';
+import { enqueueJob, publishEvent, type JobWorker, type RelayedEvent } from '../../jobs/queue.js';
 import { effectivePermissions } from '../identity/caller-resolver.js';
 import type { Directory } from '../identity/directory.js';
 import { covers } from '../roles/permissions.js';
 import type { TenancyService } from '../tenancy/service.js';
-import { AlertEventPayloadSchema, PRIORITY_OF, type AlertEventPayload } from './alert-event.js';
+import { parseAlertEvent, PRIORITY_OF, readAlertEvent, type AlertEventPayload } from './alert-event.js';
 import type { ChannelsService } from './channels.js';
 import type { DeliveryRecords, DeliveryRow } from './deliveries.js';
 import type { InboxService, NewNotification } from './inbox.js';
@@ -20,6 +20,7 @@ export const DISPATCH_CONCURRENCY = 5;
 
 export const JOBS = {
   triggered: 'notify.alert-triggered',
+  /** No longer queued (closing events are handled as they are relayed): its handler stays for jobs queued before. */
   closed: 'notify.alert-closed',
   escalate: 'notify.escalate',
 } as const;
@@ -63,11 +64,40 @@ export class AlertNotifier {
   ) {}
 
   register(worker: JobWorker): void {
-    worker.subscribe('alert.triggered', JOBS.triggered);
-    for (const type of CLOSING_EVENTS) worker.subscribe(type, JOBS.closed);
-    worker.handle(JOBS.triggered, (payload) => this.onTriggered(AlertEventPayloadSchema.parse(payload)));
-    worker.handle(JOBS.closed, (payload) => this.cancelEscalations(AlertEventPayloadSchema.parse(payload).alertId));
+    worker.subscribeBatch(['alert.triggered', ...CLOSING_EVENTS], (tx, events, now) => this.relay(tx, events, now));
+    worker.handle(JOBS.triggered, (payload) => this.onTriggered(parseAlertEvent(payload)));
+    worker.handle(JOBS.closed, (payload) => this.cancelEscalations(parseAlertEvent(payload).alertId));
     worker.handle(JOBS.escalate, (payload) => this.escalate(String(payload.escalationId)));
+  }
+
+  /**
+   * A relayed batch of alert events, in the relaying transaction (issue 12): what it writes commits with the
+   * events' relay mark, or neither does. alert.triggered: one job each (in-app notifications, sends, escalations:
+   * the sends are network work, outside any transaction). A closing event: its alert's scheduled escalation steps
+   * are cancelled here, with no job (an alert triggered but not handled yet schedules none once closed:
+   * scheduleEscalations). A payload that is not an alert event (no alertId or orgId) gets no job: it could notify
+   * nobody (its job only failed until dead-lettered).
+   */
+  relay(tx: Db, events: readonly RelayedEvent[], now: Date): void {
+    const cancel = this.cancelStatement(tx);
+    const at = now.toISOString();
+    for (const event of events) {
+      const alert = readAlertEvent(event.payload);
+      if (!alert) continue;
+      if (event.type === 'alert.triggered') enqueueJob(tx, JOBS.triggered, { ...event.payload, eventId: event.id, eventType: event.type }, { runAt: now });
+      else cancel.run(at, alert.alertId);
+    }
+  }
+
+  private cancelStatement(db: Db) {
+    return db.$client.prepare<[string, string]>(`UPDATE alert_escalations SET status = 'cancelled', cancelled_at = ? WHERE alert_id = ? AND status = 'scheduled'`);
+  }
+
+  /** The alert is no longer active (acknowledged, resolved or suppressed since): it must not escalate. An alert
+   * with no row (deleted) is taken at its event's word. */
+  private closed(alertId: string): boolean {
+    const status = this.db.$client.prepare<[string]>(`SELECT status FROM alerts WHERE id = ?`).pluck().get(alertId) as string | undefined;
+    return status !== undefined && status !== 'active';
   }
 
   /** 02 §6: the active users of the organization and the active partner users who reach it (orgAccess all, or
@@ -130,7 +160,7 @@ export class AlertNotifier {
   }
 
   private scheduleEscalations(alert: AlertEventPayload): void {
-    if (!alert.escalationPolicyId) return;
+    if (!alert.escalationPolicyId || this.closed(alert.alertId)) return;
     const policy = this.deps.policies.forOrg(alert.orgId, alert.escalationPolicyId);
     if (!policy) return;
     const triggered = Date.parse(alert.triggeredAt);
@@ -157,20 +187,18 @@ export class AlertNotifier {
 
   /** ALERT-EVENTS.md: acknowledging or resolving cancels the alert's pending escalation steps. */
   cancelEscalations(alertId: string): void {
-    this.db
-      .update(alertEscalations)
-      .set({ status: 'cancelled', cancelledAt: new Date().toISOString() })
-      .where(and(eq(alertEscalations.alertId, alertId), eq(alertEscalations.status, 'scheduled')))
-      .run();
+    this.cancelStatement(this.db).run(new Date().toISOString(), alertId);
   }
 
   /** An escalation step fires only while its record is still scheduled (not cancelled since). */
   async escalate(escalationId: string): Promise<void> {
     const row = this.db.select().from(alertEscalations).where(eq(alertEscalations.id, escalationId)).get();
     if (!row) return;
-    const alert = AlertEventPayloadSchema.parse(row.payload);
+    const alert = parseAlertEvent(row.payload);
     if (row.status === 'scheduled') {
       this.db.$client.transaction(() => {
+        // Closed since, its closing event not relayed yet: cancelled now rather than fired.
+        if (this.closed(alert.alertId)) return this.cancelEscalations(alert.alertId);
         const fired = this.db
           .update(alertEscalations)
           .set({ status: 'fired', firedAt: new Date().toISOString() })
