@@ -31,9 +31,12 @@ export interface AlertDeliveryLog {
   forAlert(alertId: string): AlertNotificationRow[];
 }
 
-/** The payload of every alert.* event (ALERT-EVENTS.md). */
-export interface AlertEventPayload {
+/** The payload of every alert.* event (ALERT-EVENTS.md): what subscribers read (notifications/alert-event.ts). */
+export interface AlertEventPayload extends AlertEventFields {
   [key: string]: unknown;
+}
+
+export interface AlertEventFields {
   alertId: string;
   orgId: string;
   orgName: string;

@@ -1,27 +1,11 @@
 import { z } from 'zod';
+import type { AlertEventFields } from '../alerts/alerts-service.js';
 
 const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
 
-/** The payload of every alert.* event (ALERT-EVENTS.md). A type, not an interface: it is stored as a JSON record. */
-export type AlertEventPayload = {
-  alertId: string;
-  orgId: string;
-  orgName: string;
-  ruleId: string | null;
-  ruleName: string | null;
-  templateId: string | null;
-  deviceId: string | null;
-  deviceName: string | null;
-  severity: (typeof SEVERITIES)[number];
-  status: string;
-  title: string;
-  message: string;
-  context: Record<string, unknown>;
-  triggeredAt: string;
-  notificationChannelIds: string[] | null;
-  escalationPolicyId: string | null;
-  actorUserId: string | null;
-};
+/** The payload of every alert.* event (ALERT-EVENTS.md) as a subscriber reads it: the fields the alerts module
+ * publishes, with the status as any string. A type, not an interface: it is stored as a JSON record. */
+export type AlertEventPayload = Omit<AlertEventFields, 'status' | 'severity'> & { status: string; severity: (typeof SEVERITIES)[number] };
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
