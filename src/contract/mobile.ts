@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deleteById, getById } from './builders.js';
 import { AlertSeveritySchema, alerts } from './alerts.js';
 import { SuccessSchema, TimestampSchema, UuidSchema } from './common.js';
 import { endpoint } from './endpoint.js';
@@ -236,14 +237,7 @@ export const mobile = {
     auth: SESSION,
     summary: "Change a registered phone's push settings: on/off, severities, quiet hours",
   }),
-  removeDevice: endpoint({
-    method: 'DELETE',
-    path: '/mobile/devices/:id',
-    params: IdParams,
-    responses: { 200: SuccessSchema },
-    auth: SESSION,
-    summary: 'Remove a registered phone',
-  }),
+  removeDevice: deleteById('/mobile/devices/:id', SuccessSchema, SESSION, 'Remove a registered phone'),
   inbox: endpoint({
     method: 'GET',
     path: '/mobile/alerts/inbox',
@@ -303,14 +297,8 @@ export const mobile = {
     auth: APPROVER,
     summary: 'How many elevation requests await a decision',
   }),
-  approval: endpoint({
-    method: 'GET',
-    path: '/mobile/approvals/:id',
-    params: IdParams,
-    responses: { 200: MobileApprovalEnvelopeSchema },
-    auth: APPROVER,
-    summary: 'One elevation request of the approvals inbox',
-  }),
+  approval: getById('/mobile/approvals/:id', MobileApprovalEnvelopeSchema, APPROVER,
+    'One elevation request of the approvals inbox'),
   approve: endpoint({
     method: 'POST',
     path: '/mobile/approvals/:id/approve',
