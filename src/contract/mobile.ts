@@ -203,6 +203,16 @@ const SESSION = { sessionOnly: true } as const;
 const APPROVER = { permission: 'pam:approve', sessionOnly: true } as const;
 
 /** 02 §2.10, §4.6 the mobile interface (prefix /mobile), wire facts of 05 "4.6". */
+const approve = endpoint({
+  method: 'POST',
+  path: '/mobile/approvals/:id/approve',
+  params: IdParams,
+  body: MobileApprovalDecideSchema,
+  responses: { 200: MobileApprovalDecisionSchema },
+  auth: { ...APPROVER, mfa: true },
+  summary: 'Approve a pending elevation request (a refused approval reads as denied with its reason)',
+});
+
 export const mobile = {
   registerToken: endpoint({
     method: 'POST',
@@ -299,22 +309,7 @@ export const mobile = {
   }),
   approval: getById('/mobile/approvals/:id', MobileApprovalEnvelopeSchema, APPROVER,
     'One elevation request of the approvals inbox'),
-  approve: endpoint({
-    method: 'POST',
-    path: '/mobile/approvals/:id/approve',
-    params: IdParams,
-    body: MobileApprovalDecideSchema,
-    responses: { 200: MobileApprovalDecisionSchema },
-    auth: { ...APPROVER, mfa: true },
-    summary: 'Approve a pending elevation request (a refused approval reads as denied with its reason)',
-  }),
-  deny: endpoint({
-    method: 'POST',
-    path: '/mobile/approvals/:id/deny',
-    params: IdParams,
-    body: MobileApprovalDecideSchema,
-    responses: { 200: MobileApprovalDecisionSchema },
-    auth: { ...APPROVER, mfa: true },
-    summary: 'Deny a pending elevation request',
-  }),
+  approve,
+  // Approve's body, answer and permission: only the decision differs.
+  deny: endpoint({ ...approve, path: '/mobile/approvals/:id/deny', summary: 'Deny a pending elevation request' }),
 } as const;
