@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { getById } from './builders.js';
 import { TimestampSchema, UuidSchema, timestampFields } from './common.js';
 import { endpoint } from './endpoint.js';
 
@@ -84,14 +85,8 @@ export const accessReviews = {
     idempotent: true,
     summary: 'Start an access review: one pending item per user-role mapping in scope',
   }),
-  get: endpoint({
-    method: 'GET',
-    path: '/access-reviews/:id',
-    params: IdParams,
-    responses: { 200: AccessReviewDetailSchema },
-    auth: READ,
-    summary: 'Get an access review with its items and each role\'s permissions',
-  }),
+  get: getById('/access-reviews/:id', AccessReviewDetailSchema, READ,
+    'Get an access review with its items and each role\'s permissions', IdParams),
   updateItem: endpoint({
     method: 'PATCH',
     path: '/access-reviews/:id/items/:itemId',

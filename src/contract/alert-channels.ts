@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deleteById, getById } from './builders.js';
 import {
   IdParamsSchema as IdParams,
   JsonObjectSchema,
@@ -130,14 +131,7 @@ export const alertChannels = {
     idempotent: true,
     summary: 'Create a notification channel',
   }),
-  get: endpoint({
-    method: 'GET',
-    path: '/alerts/channels/:id',
-    params: IdParams,
-    responses: { 200: ChannelSchema },
-    auth: READ,
-    summary: 'Get a notification channel (secrets masked)',
-  }),
+  get: getById('/alerts/channels/:id', ChannelSchema, READ, 'Get a notification channel (secrets masked)'),
   update: endpoint({
     method: 'PUT',
     path: '/alerts/channels/:id',
@@ -147,14 +141,7 @@ export const alertChannels = {
     auth: WRITE,
     summary: 'Change a notification channel (only the fields given)',
   }),
-  delete: endpoint({
-    method: 'DELETE',
-    path: '/alerts/channels/:id',
-    params: IdParams,
-    responses: { 200: SuccessSchema },
-    auth: WRITE,
-    summary: 'Delete a notification channel',
-  }),
+  delete: deleteById('/alerts/channels/:id', SuccessSchema, WRITE, 'Delete a notification channel'),
   test: endpoint({
     method: 'POST',
     path: '/alerts/channels/:id/test',
@@ -184,14 +171,7 @@ export const alertPolicies = {
     idempotent: true,
     summary: 'Create an escalation policy',
   }),
-  get: endpoint({
-    method: 'GET',
-    path: '/alerts/policies/:id',
-    params: IdParams,
-    responses: { 200: EscalationPolicySchema },
-    auth: {},
-    summary: 'Get an escalation policy',
-  }),
+  get: getById('/alerts/policies/:id', EscalationPolicySchema, {}, 'Get an escalation policy'),
   update: endpoint({
     method: 'PUT',
     path: '/alerts/policies/:id',
@@ -201,12 +181,5 @@ export const alertPolicies = {
     auth: WRITE,
     summary: 'Change an escalation policy (only the fields given)',
   }),
-  delete: endpoint({
-    method: 'DELETE',
-    path: '/alerts/policies/:id',
-    params: IdParams,
-    responses: { 200: SuccessSchema },
-    auth: WRITE,
-    summary: 'Delete an escalation policy',
-  }),
+  delete: deleteById('/alerts/policies/:id', SuccessSchema, WRITE, 'Delete an escalation policy'),
 } as const;

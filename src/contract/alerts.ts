@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { getById } from './builders.js';
 import {
   DateTimeSchema,
   IdParamsSchema as IdParams,
@@ -494,14 +495,7 @@ export const alerts = {
     auth: SCOPE,
     summary: 'Counts by severity (active alerts) and by status',
   }),
-  get: endpoint({
-    method: 'GET',
-    path: '/alerts/:id',
-    params: IdParams,
-    responses: { 200: AlertDetailSchema },
-    auth: SCOPE,
-    summary: 'Get an alert with its device, rule and notifications',
-  }),
+  get: getById('/alerts/:id', AlertDetailSchema, SCOPE, 'Get an alert with its device, rule and notifications'),
   acknowledge: endpoint({
     method: 'POST',
     path: '/alerts/:id/acknowledge',

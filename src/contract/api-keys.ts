@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deleteById, getById, updateById } from './builders.js';
 import { DateTimeSchema, IdParamsSchema as IdParams, PageQuerySchema, TimestampSchema, UuidSchema, pagedSchema, timestampFields } from './common.js';
 import { endpoint } from './endpoint.js';
 
@@ -103,31 +104,11 @@ export const apiKeys = {
     idempotent: true,
     summary: 'Create an API key; the key is shown only in this response',
   }),
-  get: endpoint({
-    method: 'GET',
-    path: '/api-keys/:id',
-    params: IdParams,
-    responses: { 200: ApiKeySchema },
-    auth: READ,
-    summary: 'Get an API key (metadata only)',
-  }),
-  update: endpoint({
-    method: 'PATCH',
-    path: '/api-keys/:id',
-    params: IdParams,
-    body: ApiKeyUpdateSchema,
-    responses: { 200: ApiKeySchema },
-    auth: WRITE,
-    summary: 'Update the name, scopes or rate limit of an active API key',
-  }),
-  revoke: endpoint({
-    method: 'DELETE',
-    path: '/api-keys/:id',
-    params: IdParams,
-    responses: { 200: ApiKeyRevokedSchema },
-    auth: WRITE,
-    summary: 'Revoke an API key; it stops working at once, permanently',
-  }),
+  get: getById('/api-keys/:id', ApiKeySchema, READ, 'Get an API key (metadata only)'),
+  update: updateById('/api-keys/:id', ApiKeyUpdateSchema, ApiKeySchema, WRITE,
+    'Update the name, scopes or rate limit of an active API key'),
+  revoke: deleteById('/api-keys/:id', ApiKeyRevokedSchema, WRITE,
+    'Revoke an API key; it stops working at once, permanently'),
   rotate: endpoint({
     method: 'POST',
     path: '/api-keys/:id/rotate',

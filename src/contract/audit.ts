@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { DateTimeSchema, IdParamsSchema as IdParams, PageQuerySchema, TimestampSchema, UuidSchema, pagedSchema } from './common.js';
+import { getById } from './builders.js';
+import { DateTimeSchema, PageQuerySchema, TimestampSchema, UuidSchema, pagedSchema } from './common.js';
 import { endpoint } from './endpoint.js';
 
 /** 03 §2.6 audit log entry. */
@@ -66,14 +67,7 @@ export const audit = {
     auth: { permission: 'audit:read' },
     summary: 'List audit log entries, newest first (the same list as /audit-logs/logs)',
   }),
-  get: endpoint({
-    method: 'GET',
-    path: '/audit-logs/logs/:id',
-    params: IdParams,
-    responses: { 200: AuditLogSchema },
-    auth: { permission: 'audit:read' },
-    summary: 'Get one audit log entry',
-  }),
+  get: getById('/audit-logs/logs/:id', AuditLogSchema, { permission: 'audit:read' }, 'Get one audit log entry'),
   search: endpoint({
     method: 'GET',
     path: '/audit-logs/search',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deleteById, getById, updateById } from './builders.js';
 import { IdParamsSchema as IdParams, JsonObjectSchema, PaginationSchema, QueryBooleanSchema, TimestampSchema, UuidSchema, timestampFields } from './common.js';
 import { endpoint } from './endpoint.js';
 
@@ -140,23 +141,10 @@ export const devices = {
     auth: { permission: 'devices:read' },
     summary: 'List devices: with page, a counted page; without, cursor mode; filters, a saved filter or an inline one',
   }),
-  get: endpoint({
-    method: 'GET',
-    path: '/devices/:id',
-    params: IdParams,
-    responses: { 200: DeviceDetailSchema },
-    auth: { permission: 'devices:read' },
-    summary: 'Get a device with its hardware, interfaces, recent metrics and groups',
-  }),
-  update: endpoint({
-    method: 'PATCH',
-    path: '/devices/:id',
-    params: IdParams,
-    body: DeviceUpdateSchema,
-    responses: { 200: z.object({ data: DeviceSchema }) },
-    auth: { permission: 'devices:write', mfa: true },
-    summary: 'Change a device: display name, tags, custom fields, role',
-  }),
+  get: getById('/devices/:id', DeviceDetailSchema, { permission: 'devices:read' },
+    'Get a device with its hardware, interfaces, recent metrics and groups'),
+  update: updateById('/devices/:id', DeviceUpdateSchema, z.object({ data: DeviceSchema }),
+    { permission: 'devices:write', mfa: true }, 'Change a device: display name, tags, custom fields, role'),
   metrics: endpoint({
     method: 'GET',
     path: '/devices/:id/metrics',
@@ -169,12 +157,6 @@ export const devices = {
     auth: { permission: 'devices:read' },
     summary: 'Recent metric samples the agent reported',
   }),
-  decommission: endpoint({
-    method: 'DELETE',
-    path: '/devices/:id',
-    params: IdParams,
-    responses: { 200: DeviceDecommissionedSchema },
-    auth: { permission: 'devices:delete' },
-    summary: "Decommission a device; its agent's token stops working at once",
-  }),
+  decommission: deleteById('/devices/:id', DeviceDecommissionedSchema, { permission: 'devices:delete' },
+    "Decommission a device; its agent's token stops working at once"),
 } as const;

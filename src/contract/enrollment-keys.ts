@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deleteById, getById } from './builders.js';
 import { DateTimeSchema, IdParamsSchema as IdParams, PageQuerySchema, QueryBooleanSchema, SuccessSchema, TimestampSchema, UuidSchema, pagedSchema, timestampFields } from './common.js';
 import { endpoint } from './endpoint.js';
 
@@ -78,14 +79,7 @@ export const enrollmentKeys = {
     idempotent: true,
     summary: 'Create an enrollment key; the key is shown only in this response',
   }),
-  get: endpoint({
-    method: 'GET',
-    path: '/enrollment-keys/:id',
-    params: IdParams,
-    responses: { 200: EnrollmentKeySchema },
-    auth: READ,
-    summary: 'Get an enrollment key (metadata only)',
-  }),
+  get: getById('/enrollment-keys/:id', EnrollmentKeySchema, READ, 'Get an enrollment key (metadata only)'),
   rotate: endpoint({
     method: 'POST',
     path: '/enrollment-keys/:id/rotate',
@@ -95,12 +89,5 @@ export const enrollmentKeys = {
     auth: WRITE,
     summary: 'Issue new key material and reset its usage count; the old key stops working at once',
   }),
-  delete: endpoint({
-    method: 'DELETE',
-    path: '/enrollment-keys/:id',
-    params: IdParams,
-    responses: { 200: SuccessSchema },
-    auth: WRITE,
-    summary: 'Delete an enrollment key (hard delete)',
-  }),
+  delete: deleteById('/enrollment-keys/:id', SuccessSchema, WRITE, 'Delete an enrollment key (hard delete)'),
 } as const;

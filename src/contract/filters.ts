@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deleteById, getById } from './builders.js';
 import { IdParamsSchema as IdParams, QueryBooleanSchema, TimestampSchema, UuidSchema, timestampFields } from './common.js';
 import { endpoint } from './endpoint.js';
 
@@ -90,14 +91,7 @@ export const filters = {
     auth: READ,
     summary: 'Count and show the devices a condition tree matches, across every accessible organization',
   }),
-  get: endpoint({
-    method: 'GET',
-    path: '/filters/:id',
-    params: IdParams,
-    responses: { 200: Data },
-    auth: READ,
-    summary: 'Get a saved filter',
-  }),
+  get: getById('/filters/:id', Data, READ, 'Get a saved filter'),
   update: endpoint({
     method: 'PATCH',
     path: '/filters/:id',
@@ -113,14 +107,7 @@ export const filters = {
     auth: WRITE,
     summary: 'Change a saved filter',
   }),
-  delete: endpoint({
-    method: 'DELETE',
-    path: '/filters/:id',
-    params: IdParams,
-    responses: { 200: Data },
-    auth: WRITE,
-    summary: 'Delete a saved filter; answers the deleted filter',
-  }),
+  delete: deleteById('/filters/:id', Data, WRITE, 'Delete a saved filter; answers the deleted filter'),
   previewSaved: endpoint({
     method: 'POST',
     path: '/filters/:id/preview',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deleteById } from './builders.js';
 import { IdParamsSchema as IdParams, TimestampSchema, UuidSchema, timestampFields } from './common.js';
 import { endpoint, type EndpointDef } from './endpoint.js';
 import { FilterConditionsSchema, FilterPreviewDeviceSchema } from './filters.js';
@@ -104,14 +105,7 @@ export const groups = {
     auth: WRITE,
     summary: 'Change a device group',
   }),
-  delete: endpoint({
-    method: 'DELETE',
-    path: '/groups/:id',
-    params: IdParams,
-    responses: { 200: Data },
-    auth: WRITE,
-    summary: 'Delete a device group (not one with child groups)',
-  }),
+  delete: deleteById('/groups/:id', Data, WRITE, 'Delete a device group (not one with child groups)'),
   members: endpoint({
     method: 'GET',
     path: '/groups/:id/devices',

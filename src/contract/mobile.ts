@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deleteById, getById } from './builders.js';
 import { AlertSeveritySchema, alerts } from './alerts.js';
 import { SuccessSchema, TimestampSchema, UuidSchema } from './common.js';
 import { endpoint } from './endpoint.js';
@@ -202,6 +203,16 @@ const SESSION = { sessionOnly: true } as const;
 const APPROVER = { permission: 'pam:approve', sessionOnly: true } as const;
 
 /** 02 §2.10, §4.6 the mobile interface (prefix /mobile), wire facts of 05 "4.6". */
+const approve = endpoint({
+  method: 'POST',
+  path: '/mobile/approvals/:id/approve',
+  params: IdParams,
+  body: MobileApprovalDecideSchema,
+  responses: { 200: MobileApprovalDecisionSchema },
+  auth: { ...APPROVER, mfa: true },
+  summary: 'Approve a pending elevation request (a refused approval reads as denied with its reason)',
+});
+
 export const mobile = {
   registerToken: endpoint({
     method: 'POST',
@@ -236,14 +247,7 @@ export const mobile = {
     auth: SESSION,
     summary: "Change a registered phone's push settings: on/off, severities, quiet hours",
   }),
-  removeDevice: endpoint({
-    method: 'DELETE',
-    path: '/mobile/devices/:id',
-    params: IdParams,
-    responses: { 200: SuccessSchema },
-    auth: SESSION,
-    summary: 'Remove a registered phone',
-  }),
+  removeDevice: deleteById('/mobile/devices/:id', SuccessSchema, SESSION, 'Remove a registered phone'),
   inbox: endpoint({
     method: 'GET',
     path: '/mobile/alerts/inbox',
@@ -303,30 +307,9 @@ export const mobile = {
     auth: APPROVER,
     summary: 'How many elevation requests await a decision',
   }),
-  approval: endpoint({
-    method: 'GET',
-    path: '/mobile/approvals/:id',
-    params: IdParams,
-    responses: { 200: MobileApprovalEnvelopeSchema },
-    auth: APPROVER,
-    summary: 'One elevation request of the approvals inbox',
-  }),
-  approve: endpoint({
-    method: 'POST',
-    path: '/mobile/approvals/:id/approve',
-    params: IdParams,
-    body: MobileApprovalDecideSchema,
-    responses: { 200: MobileApprovalDecisionSchema },
-    auth: { ...APPROVER, mfa: true },
-    summary: 'Approve a pending elevation request (a refused approval reads as denied with its reason)',
-  }),
-  deny: endpoint({
-    method: 'POST',
-    path: '/mobile/approvals/:id/deny',
-    params: IdParams,
-    body: MobileApprovalDecideSchema,
-    responses: { 200: MobileApprovalDecisionSchema },
-    auth: { ...APPROVER, mfa: true },
-    summary: 'Deny a pending elevation request',
-  }),
+  approval: getById('/mobile/approvals/:id', MobileApprovalEnvelopeSchema, APPROVER,
+    'One elevation request of the approvals inbox'),
+  approve,
+  // Approve's body, answer and permission: only the decision differs.
+  deny: endpoint({ ...approve, path: '/mobile/approvals/:id/deny', summary: 'Deny a pending elevation request' }),
 } as const;

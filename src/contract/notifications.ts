@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { IdParamsSchema as IdParams, JsonObjectSchema, QueryBooleanSchema, SuccessSchema, TimestampSchema, UuidSchema } from './common.js';
+import { deleteById } from './builders.js';
+import { JsonObjectSchema, QueryBooleanSchema, SuccessSchema, TimestampSchema, UuidSchema } from './common.js';
 import { endpoint } from './endpoint.js';
 
 export const NotificationTypeSchema = z.enum(['alert', 'device', 'script', 'automation', 'system', 'user', 'security']);
@@ -84,14 +85,7 @@ export const notifications = {
     auth: OWNER,
     summary: 'Mark notifications read or unread (some by id, or all)',
   }),
-  delete: endpoint({
-    method: 'DELETE',
-    path: '/notifications/:id',
-    params: IdParams,
-    responses: { 200: SuccessSchema },
-    auth: OWNER,
-    summary: 'Delete one of your notifications',
-  }),
+  delete: deleteById('/notifications/:id', SuccessSchema, OWNER, 'Delete one of your notifications'),
   deleteAll: endpoint({
     method: 'DELETE',
     path: '/notifications',

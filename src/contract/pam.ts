@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deleteById, getById, updateById } from './builders.js';
 import { DateTimeSchema, IdParamsSchema as IdParams, PageQuerySchema, PaginationSchema, TimestampSchema, UuidSchema, timestampFields } from './common.js';
 import { endpoint } from './endpoint.js';
 
@@ -592,31 +593,13 @@ export const pam = {
     auth: { permission: 'pam:manage_policy' },
     summary: "Which recent requests a rule's criteria would have matched",
   }),
-  getRule: endpoint({
-    method: 'GET',
-    path: '/pam/rules/:id',
-    params: IdParams,
-    responses: { 200: z.object({ success: z.literal(true), rule: PamRuleSchema }) },
-    auth: { permission: 'devices:read' },
-    summary: 'Get an elevation rule',
-  }),
-  updateRule: endpoint({
-    method: 'PATCH',
-    path: '/pam/rules/:id',
-    params: IdParams,
-    body: PamRulePatchSchema,
-    responses: { 200: z.object({ success: z.literal(true), rule: PamRuleSchema }) },
-    auth: { permission: 'pam:manage_policy', mfa: true },
-    summary: 'Update an elevation rule (partial), or re-approve a suspended one',
-  }),
-  deleteRule: endpoint({
-    method: 'DELETE',
-    path: '/pam/rules/:id',
-    params: IdParams,
-    responses: { 200: z.object({ success: z.literal(true) }) },
-    auth: { permission: 'pam:manage_policy', mfa: true },
-    summary: 'Delete an elevation rule',
-  }),
+  getRule: getById('/pam/rules/:id', z.object({ success: z.literal(true), rule: PamRuleSchema }),
+    { permission: 'devices:read' }, 'Get an elevation rule'),
+  updateRule: updateById('/pam/rules/:id', PamRulePatchSchema,
+    z.object({ success: z.literal(true), rule: PamRuleSchema }), { permission: 'pam:manage_policy', mfa: true },
+    'Update an elevation rule (partial), or re-approve a suspended one'),
+  deleteRule: deleteById('/pam/rules/:id', z.object({ success: z.literal(true) }),
+    { permission: 'pam:manage_policy', mfa: true }, 'Delete an elevation rule'),
 
   listSignerGroups: endpoint({
     method: 'GET',
@@ -635,31 +618,14 @@ export const pam = {
     idempotent: true,
     summary: 'Create a reusable signer group',
   }),
-  getSignerGroup: endpoint({
-    method: 'GET',
-    path: '/pam/signer-groups/:id',
-    params: IdParams,
-    responses: { 200: z.object({ success: z.literal(true), signerGroup: PamSignerGroupSchema }) },
-    auth: { permission: 'devices:read' },
-    summary: 'Get a signer group',
-  }),
-  updateSignerGroup: endpoint({
-    method: 'PATCH',
-    path: '/pam/signer-groups/:id',
-    params: IdParams,
-    body: PamSignerGroupPatchSchema,
-    responses: { 200: z.object({ success: z.literal(true), signerGroup: PamSignerGroupSchema }) },
-    auth: { permission: 'pam:manage_policy', mfa: true },
-    summary: 'Update a signer group (lists are replaced)',
-  }),
-  deleteSignerGroup: endpoint({
-    method: 'DELETE',
-    path: '/pam/signer-groups/:id',
-    params: IdParams,
-    responses: { 200: z.object({ success: z.literal(true) }) },
-    auth: { permission: 'pam:manage_policy', mfa: true },
-    summary: 'Delete a signer group no rule uses',
-  }),
+  getSignerGroup: getById('/pam/signer-groups/:id',
+    z.object({ success: z.literal(true), signerGroup: PamSignerGroupSchema }), { permission: 'devices:read' },
+    'Get a signer group'),
+  updateSignerGroup: updateById('/pam/signer-groups/:id', PamSignerGroupPatchSchema,
+    z.object({ success: z.literal(true), signerGroup: PamSignerGroupSchema }),
+    { permission: 'pam:manage_policy', mfa: true }, 'Update a signer group (lists are replaced)'),
+  deleteSignerGroup: deleteById('/pam/signer-groups/:id', z.object({ success: z.literal(true) }),
+    { permission: 'pam:manage_policy', mfa: true }, 'Delete a signer group no rule uses'),
 
   getConfig: endpoint({
     method: 'GET',
@@ -710,14 +676,9 @@ export const pam = {
     auth: { permission: 'devices:read' },
     summary: 'List elevation requests, newest first',
   }),
-  getRequest: endpoint({
-    method: 'GET',
-    path: '/pam/elevation-requests/:id',
-    params: IdParams,
-    responses: { 200: z.object({ success: z.literal(true), request: ElevationRequestSchema }) },
-    auth: { permission: 'devices:read' },
-    summary: 'Get an elevation request',
-  }),
+  getRequest: getById('/pam/elevation-requests/:id',
+    z.object({ success: z.literal(true), request: ElevationRequestSchema }), { permission: 'devices:read' },
+    'Get an elevation request'),
   listActive: endpoint({
     method: 'GET',
     path: '/pam/active',
@@ -776,14 +737,8 @@ export const pam = {
     auth: { sessionOnly: true },
     summary: "The caller's registered approver devices",
   }),
-  deleteApproverDevice: endpoint({
-    method: 'DELETE',
-    path: '/pam/approver-devices/:id',
-    params: IdParams,
-    responses: { 200: z.object({ success: z.literal(true) }) },
-    auth: { mfa: true, sessionOnly: true },
-    summary: 'Remove one of the caller’s approver devices',
-  }),
+  deleteApproverDevice: deleteById('/pam/approver-devices/:id', z.object({ success: z.literal(true) }),
+    { mfa: true, sessionOnly: true }, 'Remove one of the caller’s approver devices'),
 
   exportAudit: endpoint({
     method: 'GET',

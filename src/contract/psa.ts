@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deleteById, getById, updateById } from './builders.js';
 import { IdParamsSchema as IdParams, JsonObjectSchema, PageQuerySchema, SuccessSchema, TimestampSchema, UuidSchema, dataSchema, pagedSchema, timestampFields } from './common.js';
 import { endpoint } from './endpoint.js';
 
@@ -130,31 +131,11 @@ export const psa = {
     idempotent: true,
     summary: 'Create a PSA connection; the credentials are stored encrypted and never returned',
   }),
-  get: endpoint({
-    method: 'GET',
-    path: '/psa/connections/:id',
-    params: IdParams,
-    responses: { 200: dataSchema(PsaConnectionSchema) },
-    auth: READ,
-    summary: 'Get a PSA connection',
-  }),
-  update: endpoint({
-    method: 'PATCH',
-    path: '/psa/connections/:id',
-    params: IdParams,
-    body: PsaConnectionUpdateSchema,
-    responses: { 200: PsaConnectionSchema },
-    auth: WRITE,
-    summary: 'Change name, credentials (replaced as a whole), settings or enabled',
-  }),
-  delete: endpoint({
-    method: 'DELETE',
-    path: '/psa/connections/:id',
-    params: IdParams,
-    responses: { 200: SuccessSchema },
-    auth: WRITE,
-    summary: 'Delete a PSA connection with its credentials and ticket mappings (irrecoverably)',
-  }),
+  get: getById('/psa/connections/:id', dataSchema(PsaConnectionSchema), READ, 'Get a PSA connection'),
+  update: updateById('/psa/connections/:id', PsaConnectionUpdateSchema, PsaConnectionSchema, WRITE,
+    'Change name, credentials (replaced as a whole), settings or enabled'),
+  delete: deleteById('/psa/connections/:id', SuccessSchema, WRITE,
+    'Delete a PSA connection with its credentials and ticket mappings (irrecoverably)'),
   test: endpoint({
     method: 'POST',
     path: '/psa/connections/:id/test',

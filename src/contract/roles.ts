@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deleteById, getById, updateById } from './builders.js';
 import { SuccessSchema, TimestampSchema, UuidSchema, timestampFields } from './common.js';
 import { endpoint } from './endpoint.js';
 
@@ -198,31 +199,11 @@ export const roles = {
     auth: READ,
     summary: 'The permission vocabulary: resources, the view/create/update/delete/execute matrix and the named permissions',
   }),
-  get: endpoint({
-    method: 'GET',
-    path: '/roles/:id',
-    params: IdParams,
-    responses: { 200: RoleSchema },
-    auth: READ,
-    summary: 'Get a role with its own permissions',
-  }),
-  update: endpoint({
-    method: 'PATCH',
-    path: '/roles/:id',
-    params: IdParams,
-    body: RoleUpdateSchema,
-    responses: { 200: RoleSchema },
-    auth: WRITE,
-    summary: 'Update a custom role (name, description, permissions replaced, parent); system roles are immutable',
-  }),
-  delete: endpoint({
-    method: 'DELETE',
-    path: '/roles/:id',
-    params: IdParams,
-    responses: { 200: SuccessSchema },
-    auth: WRITE,
-    summary: 'Delete a custom role that no user holds and no role inherits from',
-  }),
+  get: getById('/roles/:id', RoleSchema, READ, 'Get a role with its own permissions', IdParams),
+  update: updateById('/roles/:id', RoleUpdateSchema, RoleSchema, WRITE,
+    'Update a custom role (name, description, permissions replaced, parent); system roles are immutable', IdParams),
+  delete: deleteById('/roles/:id', SuccessSchema, WRITE,
+    'Delete a custom role that no user holds and no role inherits from', IdParams),
   clone: endpoint({
     method: 'POST',
     path: '/roles/:id/clone',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deleteById, getById } from './builders.js';
 import { IdParamsSchema as IdParams, JsonObjectSchema, PageQuerySchema, QueryBooleanSchema, SuccessSchema, TimestampSchema, UuidSchema, pagedSchema, timestampFields } from './common.js';
 import { OsTypeSchema } from './devices.js';
 import { endpoint } from './endpoint.js';
@@ -225,14 +226,7 @@ export const scripts = {
     idempotent: true,
     summary: 'Create a script',
   }),
-  get: endpoint({
-    method: 'GET',
-    path: '/scripts/:id',
-    params: IdParams,
-    responses: { 200: ScriptSchema },
-    auth: READ,
-    summary: 'Get a script',
-  }),
+  get: getById('/scripts/:id', ScriptSchema, READ, 'Get a script'),
   update: endpoint({
     method: 'PUT',
     path: '/scripts/:id',
@@ -242,14 +236,8 @@ export const scripts = {
     auth: WRITE,
     summary: 'Change a script (its version goes up by one)',
   }),
-  delete: endpoint({
-    method: 'DELETE',
-    path: '/scripts/:id',
-    params: IdParams,
-    responses: { 200: SuccessSchema },
-    auth: { permission: 'scripts:delete', mfa: true },
-    summary: 'Delete a script (its past runs stay listed under its name)',
-  }),
+  delete: deleteById('/scripts/:id', SuccessSchema, { permission: 'scripts:delete', mfa: true },
+    'Delete a script (its past runs stay listed under its name)'),
   execute: endpoint({
     method: 'POST',
     path: '/scripts/:id/execute',
@@ -269,14 +257,7 @@ export const scripts = {
     auth: READ,
     summary: "A script's runs, newest first",
   }),
-  execution: endpoint({
-    method: 'GET',
-    path: '/scripts/executions/:id',
-    params: IdParams,
-    responses: { 200: ScriptExecutionSchema },
-    auth: READ,
-    summary: 'Get one run (status, exit code, output)',
-  }),
+  execution: getById('/scripts/executions/:id', ScriptExecutionSchema, READ, 'Get one run (status, exit code, output)'),
   cancel: endpoint({
     method: 'POST',
     path: '/scripts/executions/:id/cancel',
@@ -302,12 +283,6 @@ export const scripts = {
     idempotent: true,
     summary: 'Define a device custom field (and whether scripts may write it)',
   }),
-  deleteCustomField: endpoint({
-    method: 'DELETE',
-    path: '/custom-fields/:id',
-    params: IdParams,
-    responses: { 200: SuccessSchema },
-    auth: { permission: 'devices:write', mfa: true },
-    summary: 'Delete a custom field definition (values already written stay on the devices)',
-  }),
+  deleteCustomField: deleteById('/custom-fields/:id', SuccessSchema, { permission: 'devices:write', mfa: true },
+    'Delete a custom field definition (values already written stay on the devices)'),
 } as const;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deleteById, getById, updateById } from './builders.js';
 import { IdParamsSchema as IdParams, SuccessSchema, TimestampSchema, UuidSchema, dataSchema } from './common.js';
 import { endpoint } from './endpoint.js';
 
@@ -203,14 +204,8 @@ export const sso = {
     auth: READ,
     summary: "List an organization's SSO providers",
   }),
-  getProvider: endpoint({
-    method: 'GET',
-    path: '/sso/providers/:id',
-    params: IdParams,
-    responses: { 200: dataSchema(SsoProviderSchema) },
-    auth: READ,
-    summary: 'Get an SSO provider (the client secret is never returned, only hasClientSecret)',
-  }),
+  getProvider: getById('/sso/providers/:id', dataSchema(SsoProviderSchema), READ,
+    'Get an SSO provider (the client secret is never returned, only hasClientSecret)'),
   createProvider: endpoint({
     method: 'POST',
     path: '/sso/providers',
@@ -220,23 +215,10 @@ export const sso = {
     idempotent: true,
     summary: 'Create an SSO provider (inactive); an issuer is discovered, and a failed discovery only logs a warning',
   }),
-  updateProvider: endpoint({
-    method: 'PATCH',
-    path: '/sso/providers/:id',
-    params: IdParams,
-    body: SsoProviderUpdateSchema,
-    responses: { 200: dataSchema(SsoProviderSchema) },
-    auth: WRITE,
-    summary: 'Update an SSO provider; a changed issuer is discovered again',
-  }),
-  deleteProvider: endpoint({
-    method: 'DELETE',
-    path: '/sso/providers/:id',
-    params: IdParams,
-    responses: { 200: SuccessSchema },
-    auth: WRITE,
-    summary: 'Delete an SSO provider with its identity links and sign-ins in progress',
-  }),
+  updateProvider: updateById('/sso/providers/:id', SsoProviderUpdateSchema, dataSchema(SsoProviderSchema), WRITE,
+    'Update an SSO provider; a changed issuer is discovered again'),
+  deleteProvider: deleteById('/sso/providers/:id', SuccessSchema, WRITE,
+    'Delete an SSO provider with its identity links and sign-ins in progress'),
   testProvider: endpoint({
     method: 'POST',
     path: '/sso/providers/:id/test',

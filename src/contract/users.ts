@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deleteById, getById, updateById } from './builders.js';
 import { LookupEmail, SessionResponseSchema } from './auth.js';
 import { PageQuerySchema, SuccessSchema, TimestampSchema, UuidSchema, pagedSchema } from './common.js';
 import { endpoint } from './endpoint.js';
@@ -154,31 +155,11 @@ export const users = {
     auth: INVITE,
     summary: 'Send an invited user a new link; the previous one stops working',
   }),
-  get: endpoint({
-    method: 'GET',
-    path: '/users/:id',
-    params: IdParams,
-    responses: { 200: UserSchema },
-    auth: READ,
-    summary: 'Get a user with their role and membership',
-  }),
-  update: endpoint({
-    method: 'PATCH',
-    path: '/users/:id',
-    params: IdParams,
-    body: UserUpdateSchema,
-    responses: { 200: UserSchema },
-    auth: WRITE,
-    summary: 'Rename a user, or disable (ending their sessions at once) or re-enable them',
-  }),
-  remove: endpoint({
-    method: 'DELETE',
-    path: '/users/:id',
-    params: IdParams,
-    responses: { 200: SuccessSchema },
-    auth: { permission: 'users:delete', mfa: true, sessionOnly: true },
-    summary: "Remove a user from the caller's partner or organization (the account itself remains)",
-  }),
+  get: getById('/users/:id', UserSchema, READ, 'Get a user with their role and membership', IdParams),
+  update: updateById('/users/:id', UserUpdateSchema, UserSchema, WRITE,
+    'Rename a user, or disable (ending their sessions at once) or re-enable them', IdParams),
+  remove: deleteById('/users/:id', SuccessSchema, { permission: 'users:delete', mfa: true, sessionOnly: true },
+    "Remove a user from the caller's partner or organization (the account itself remains)", IdParams),
   assignRole: endpoint({
     method: 'POST',
     path: '/users/:id/role',

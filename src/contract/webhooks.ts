@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deleteById, getById, updateById } from './builders.js';
 import { IdParamsSchema as IdParams, JsonObjectSchema, PageQuerySchema, SuccessSchema, TimestampSchema, UuidSchema, pagedSchema, timestampFields } from './common.js';
 import { endpoint } from './endpoint.js';
 
@@ -164,31 +165,10 @@ export const webhooks = {
     idempotent: true,
     summary: 'Create a webhook; the URL must be HTTPS and public',
   }),
-  get: endpoint({
-    method: 'GET',
-    path: '/webhooks/:id',
-    params: IdParams,
-    responses: { 200: WebhookWithStatsSchema },
-    auth: READ,
-    summary: 'Get a webhook with its delivery statistics',
-  }),
-  update: endpoint({
-    method: 'PATCH',
-    path: '/webhooks/:id',
-    params: IdParams,
-    body: WebhookUpdateSchema,
-    responses: { 200: WebhookSchema },
-    auth: WRITE,
-    summary: 'Change any of name, url, secret, events, headers, status',
-  }),
-  delete: endpoint({
-    method: 'DELETE',
-    path: '/webhooks/:id',
-    params: IdParams,
-    responses: { 200: SuccessSchema },
-    auth: WRITE,
-    summary: 'Delete a webhook and its deliveries',
-  }),
+  get: getById('/webhooks/:id', WebhookWithStatsSchema, READ, 'Get a webhook with its delivery statistics'),
+  update: updateById('/webhooks/:id', WebhookUpdateSchema, WebhookSchema, WRITE,
+    'Change any of name, url, secret, events, headers, status'),
+  delete: deleteById('/webhooks/:id', SuccessSchema, WRITE, 'Delete a webhook and its deliveries'),
   deliveries: endpoint({
     method: 'GET',
     path: '/webhooks/:id/deliveries',
