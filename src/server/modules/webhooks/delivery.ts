@@ -70,6 +70,9 @@ export function retryDelayMs(policy: RetryPolicy, retry: number): number {
   return Math.min(policy.maxDelayMs, policy.initialDelayMs * policy.backoffMultiplier ** (retry - 1));
 }
 
+/** How soon the pump looks again when a claimable delivery is already due (ms). */
+const RECHECK_MS = 2;
+
 /** Pumps of this process: a new delivery wakes them at once (after the caller's transaction has committed). */
 const pumps = new WakeSignal<DeliveryPump>();
 const signalDeliveries = () => pumps.signal();
@@ -231,12 +234,10 @@ export class WebhookDispatcher {
       .immediate();
   }
 
-  /** When the next unfinished delivery falls due (null: none waits). */
-  nextDue(): string | null {
-    const row = this.db.$client
-      .prepare(`SELECT min(next_attempt_at) FROM webhook_deliveries WHERE status IN ('pending', 'retrying')`)
-      .pluck()
-      .get() as string | null;
+  /** When the next delivery the pump could claim falls due (null: none waits). Rows in flight (leased) and rows of
+   * paused webhooks are not counted: a due row among them would otherwise read as "due, try again later". */
+  nextDue(now = new Date()): string | null {
+    const row = pumpStatements(this.db).nextDue.get(now.toISOString()) as string | undefined;
     return row ?? null;
   }
 
@@ -421,6 +422,13 @@ const pumpStatements = (db: Db) => ({
        ORDER BY d.next_attempt_at LIMIT ?)
      RETURNING id, webhook_id AS webhookId, event, event_id AS eventId, attempt, payload AS body, next_attempt_at AS due, rowid AS seq`,
   ),
+  nextDue: db.$client
+    .prepare<unknown[]>(
+      `SELECT d.next_attempt_at FROM webhook_deliveries d INDEXED BY webhook_deliveries_due_idx JOIN webhooks w ON w.id = d.webhook_id
+       WHERE d.status IN ('pending', 'retrying') AND w.status = 'active' AND (d.locked_until IS NULL OR d.locked_until < ?)
+       ORDER BY d.next_attempt_at LIMIT 1`,
+    )
+    .pluck(),
   lastDelivery: db.$client.prepare<unknown[]>(`UPDATE webhooks SET last_delivery_at = ? WHERE id = ?`),
   record: db.$client.prepare<unknown[]>(
     `UPDATE webhook_deliveries SET status = ?, attempt = ?, response_status = ?, response_body = ?, next_attempt_at = ?,
@@ -500,12 +508,12 @@ export class DeliveryPump {
   private sleepUntilDue(): void {
     if (this.stopped) return;
     const next = this.dispatcher.nextDue();
-    const wait = next === null ? this.options.pollMs : Math.max(0, Math.min(this.options.pollMs, Date.parse(next) - Date.now()));
+    // Rows in flight and paused webhooks' rows are not in nextDue, so a due answer means a claim that just missed it
+    // by a clock tick (timers fire by the loop's cached time): look again shortly, not after a whole poll interval.
+    // Leases that run out elsewhere are found at the poll; what this process creates or finishes wakes it at once.
+    const wait = next === null ? this.options.pollMs : Math.max(RECHECK_MS, Math.min(this.options.pollMs, Date.parse(next) - Date.now()));
     if (this.timer) clearTimeout(this.timer);
-    // A due delivery that could not be claimed is in flight (here or in another worker) or its webhook is paused:
-    // poll at the interval, not in a tight loop over a paused backlog. What this process creates or finishes wakes
-    // the pump at once.
-    this.timer = setTimeout(() => this.fill(), wait === 0 ? this.options.pollMs : wait);
+    this.timer = setTimeout(() => this.fill(), wait);
   }
 
   private finished(outcome: PendingOutcome | undefined): void {
