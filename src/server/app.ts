@@ -314,7 +314,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   // WAL checkpoints in a worker thread on a timer, not inside a request's commit nor on the event loop (db/checkpoint.ts).
   const walCheckpoints = startWalCheckpoints(db.$client, { onError: (err) => app.log.warn({ err }, 'WAL checkpoint failed') });
 
-  const alertNotifier = new AlertNotifier(db, { tenancy, directory, inbox, channels: alertChannels, policies: escalationPolicies, deliveries: alertDeliveries, senders, publicUrl: config.publicUrl, timeScale: config.alerts.timeScale });
+  const alertNotifier = new AlertNotifier(db, { tenancy, directory, inbox, channels: alertChannels, policies: escalationPolicies, deliveries: alertDeliveries, senders, publicUrl: config.publicUrl, alertStatus: (id) => alerts.byIds([id])[0]?.status, timeScale: config.alerts.timeScale });
   alertNotifier.register(worker);
   services.mobile.push.register(worker);
   registerWebhookFailureNotices(worker, db, { inbox, recipientsOf: (orgId, permission) => alertNotifier.recipientsOf(orgId, permission), publicUrl: config.publicUrl });

@@ -58,6 +58,8 @@ export class AlertNotifier {
       deliveries: DeliveryRecords;
       senders: Senders;
       publicUrl: string | undefined;
+      /** The alert's status now (the alerts module's); undefined when the alert is gone. */
+      alertStatus: (alertId: string) => string | undefined;
       /** Escalation step delays are multiplied by this (SVC_ALERT_TIME_SCALE: 1 in production, tests shrink it). */
       timeScale?: number;
     },
@@ -96,7 +98,7 @@ export class AlertNotifier {
   /** The alert is no longer active (acknowledged, resolved or suppressed since): it must not escalate. An alert
    * with no row (deleted) is taken at its event's word. */
   private closed(alertId: string): boolean {
-    const status = this.db.$client.prepare<[string]>(`SELECT status FROM alerts WHERE id = ?`).pluck().get(alertId) as string | undefined;
+    const status = this.deps.alertStatus(alertId);
     return status !== undefined && status !== 'active';
   }
 
