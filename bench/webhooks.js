@@ -19,6 +19,7 @@
 //      they pile up and for BENCH_WEBHOOK_HOLD_SECONDS (60) after (printed every 5 s); then the receivers answer and
 //      the backlog drains. Held attempts time out after 30 s (02 §8) and are retried: the backlog stays pending.
 //   BENCH_WEBHOOK_ALERT_PAYLOADS=1: the alert.* events carry real alert payloads (see alertOf below).
+//   The process runs with the server's memory setting (src/server/memory.ts, applied as startServer applies it).
 //   Stable under load (quoted when the machine is busy): the server's CPU µs per delivery (process.cpuUsage over
 //   phase 1, the publishing itself measured apart and taken off) and SQLite transactions per event (every
 //   transaction this process opened during phase 1, nested ones included, over its events).
@@ -31,6 +32,7 @@ import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import v8 from 'node:v8';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, ROOT, printMachine, printTable, procStatus, round, tmp } from './common.js';
 
 const WEBHOOKS = Number(process.env.BENCH_WEBHOOK_COUNT ?? 10);
@@ -61,6 +63,26 @@ const alertOf = (type, phase, seq) => ({
   escalationPolicyId: null,
 });
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** Where this process's memory is, in MB: RSS split as the kernel counts it (anonymous: heaps, malloc, thread
+ * stacks; file: mapped code and libraries), V8's young and old generations (in use/held), memory outside the V8 heap
+ * (external, of which ArrayBuffers), and the TLS sockets open (outbound attempts in flight or kept alive). */
+function memBreakdown() {
+  const mb = (n) => round(n / 1048576, 1);
+  const m = process.memoryUsage();
+  const spaces = Object.fromEntries(v8.getHeapSpaceStatistics().map((s) => [s.space_name, s]));
+  const of = (name) => (spaces[name] ? `${mb(spaces[name].space_used_size)}/${mb(spaces[name].space_size)}` : '-');
+  let anon = NaN;
+  let file = NaN;
+  try {
+    const rollup = fs.readFileSync('/proc/self/status', 'utf8');
+    anon = Number(/RssAnon:\s+(\d+) kB/.exec(rollup)?.[1] ?? NaN) / 1024;
+    file = Number(/RssFile:\s+(\d+) kB/.exec(rollup)?.[1] ?? NaN) / 1024;
+  } catch {
+    // no /proc
+  }
+  const sockets = process.getActiveResourcesInfo().filter((r) => r === 'TLSSocket' || r === 'TCPSocketWrap' || r === 'TCPWRAP').length;
+  return `rss ${mb(m.rss)} (anon ${round(anon, 1)}, file ${round(file, 1)}); heap ${mb(m.heapUsed)}/${mb(m.heapTotal)} (new ${of('new_space')}, old ${of('old_space')}, code ${of('code_space')}, large ${of('large_object_space')}); external ${mb(m.external)} (arrayBuffers ${mb(m.arrayBuffers)}); sockets ${sockets}`;
+}
 const dist = (file) => import(pathToFileURL(path.join(ROOT, 'dist', file)).href);
 
 // ---- the receivers (a child process) ----
@@ -123,6 +145,9 @@ async function main() {
   const { loadConfig } = await dist('server/config.js');
   const { buildApp } = await dist('server/app.js');
   const { publishEvent } = await dist('server/jobs/queue.js');
+  // The server's memory setting, as startServer (`svc server start`) applies it before it builds the app.
+  const { applyServerMemorySettings } = await dist('server/memory.js');
+  applyServerMemorySettings();
   const { Secret, TOTP } = await import('otpauth');
 
   const dataDir = path.join(tmp, 'webhooks-data');
@@ -210,6 +235,7 @@ async function main() {
 
     raw['server RSS MB before any event (app built, worker started)'] = [rssMb()];
     raw['server V8 heap used/total MB before any event'] = [process.memoryUsage().heapUsed / 1048576, process.memoryUsage().heapTotal / 1048576];
+    raw['memory before any event'] = [memBreakdown()];
 
     // 1. Throughput.
     const cpuStart = process.cpuUsage();
@@ -242,6 +268,7 @@ async function main() {
     rows.push({ m: 'deliveries/s from first publish to last arrival', v: `${Math.round(overall)}/s`, ratio: null, target: '(reported)', pass: null });
     raw['throughput: publish time of all events (ms)'] = [publishedMs];
     raw['throughput: arrivals, invalid signatures so far'] = [times.length, invalid];
+    raw['memory after phase 1'] = [memBreakdown()];
 
     // 2. Latency at a steady rate.
     const perStep = Math.max(1, Math.round(RATE / 100));
@@ -260,6 +287,7 @@ async function main() {
     rows.push({ m: `event → first attempt p50 (${RATE} events/s)`, v: p50, unit: 'ms', ratio: null, target: '', pass: null });
     rows.push({ m: `event → first attempt p99 (${RATE} events/s)`, v: p99, unit: 'ms', ratio: null, target: '< 250 ms', pass: p99 < 250 });
     raw['latency: max (ms), arrivals'] = [latencies.at(-1), latencies.length];
+    raw['memory after phase 2'] = [memBreakdown()];
 
     // 3. Backlog held by the receivers.
     receivers.send({ cmd: 'hold' });
@@ -280,12 +308,14 @@ async function main() {
     const fanoutDeadline = Date.now() + MAX_SECONDS * 1000;
     while ((samples.at(-1)?.pending ?? 0) < PENDING * 0.99 && Date.now() < fanoutDeadline) await sleep(250);
     const fullAt = Date.now();
+    raw['memory at full backlog'] = [memBreakdown()];
     const holdCpu = process.cpuUsage();
     await sleep(HOLD_SECONDS * 1000);
     const heldCpu = process.cpuUsage(holdCpu);
     raw['backlog: server CPU ms over the hold (nothing answered, attempts time out after 30 s)'] = [(heldCpu.user + heldCpu.system) / 1000];
     clearInterval(sampler);
     sample();
+    raw['memory at the end of the hold'] = [memBreakdown()];
     const atFull = samples.filter((s) => s.t >= fullAt);
     const peak = Math.max(...samples.map((s) => s.rss));
     const first = atFull[0]?.rss ?? NaN;

@@ -4,6 +4,7 @@ import type { ServerConfig } from './config.js';
 import type { Db } from './db/connection.js';
 import type { JobWorker } from './jobs/queue.js';
 import { loggerOptions, openLogDestination, type LogDestination } from './logging.js';
+import { applyServerMemorySettings } from './memory.js';
 import { ensureSystemAdmin } from './modules/identity/first-start.js';
 import { bindSocket, type BoundSocket } from './ops/address.js';
 import { acquireServerLock, runningServer, ServerRunningError, type ServerLock } from './ops/lock.js';
@@ -41,6 +42,7 @@ export interface RunningServer {
  */
 export async function startServer(config: ServerConfig, options: StartOptions = {}): Promise<RunningServer> {
   const announce = options.announce ?? ((message: string) => process.stderr.write(`${message}\n`));
+  applyServerMemorySettings();
   if (options.lock !== false) {
     const holder = runningServer(config.dataDir);
     if (holder) throw new ServerRunningError(config.dataDir, holder.pid, holder.command);
