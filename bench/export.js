@@ -33,6 +33,7 @@ import {
   ROOT,
   api,
   children,
+  enrollBenchAgent,
   isolatedEnv,
   printMachine,
   printTable,
@@ -118,20 +119,7 @@ async function seedThroughApi(url) {
     token,
     body: { orgId: org.id, name: 'HQ', timezone: 'Europe/Berlin', address: { city: 'Berlin', street: 'Street 1' } },
   });
-  const key = await api(url, 'POST', '/enrollment-keys', {
-    token,
-    body: { orgId: org.id, siteId: site.id, name: 'bench agents' },
-  });
-  const enrolled = await api(url, 'POST', '/agents/enroll', {
-    body: {
-      enrollmentKey: key.key,
-      hostname: 'ws-bench-01',
-      osType: 'windows',
-      osVersion: '11',
-      architecture: 'x86_64',
-      agentVersion: '1.0.0',
-    },
-  });
+  const { agent: enrolled } = await enrollBenchAgent(url, token, { orgId: org.id, siteId: site.id });
   const requestIds = [];
   for (let i = 0; i < REQUESTS; i++) {
     const body =

@@ -56,7 +56,8 @@ export const AssuranceLevelSchema = z.enum(['policy', 'session', 'reauth', 'weba
 /** Through what the decision arrived: the rule engine, the respond endpoint, the expiry enforcer. */
 export const DecidedViaSchema = z.enum(['policy', 'api', 'system']);
 
-export const ElevationEventTypeSchema = z.enum([
+/** The kinds of elevation audit event; the database column takes the same list (schema/pam.ts). */
+export const ELEVATION_EVENT_TYPES = [
   'requested',
   'auto_approved',
   'approved',
@@ -67,7 +68,8 @@ export const ElevationEventTypeSchema = z.enum([
   'session_ended',
   'command_executed',
   'evidence_attached',
-]);
+] as const;
+export const ElevationEventTypeSchema = z.enum(ELEVATION_EVENT_TYPES);
 export type ElevationEventType = z.infer<typeof ElevationEventTypeSchema>;
 export const ElevationActorSchema = z.enum(['end_user', 'technician', 'system', 'policy']);
 export type ElevationActor = z.infer<typeof ElevationActorSchema>;
