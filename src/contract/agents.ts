@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JsonObjectSchema, UuidSchema } from './common.js';
+import { JsonObjectSchema, UuidSchema, successWith } from './common.js';
 import { DEVICE_ROLES, OsTypeSchema } from './devices.js';
 import { endpoint } from './endpoint.js';
 
@@ -102,7 +102,7 @@ export const AgentHeartbeatSchema = AgentInventorySchema.extend({
   metrics: JsonObjectSchema.optional().describe('Current metrics (cpuPercent, ramPercent, diskPercent feed metrics.*)'),
 });
 
-export const AgentHeartbeatResponseSchema = z.object({ success: z.literal(true), config: AgentConfigSchema });
+export const AgentHeartbeatResponseSchema = successWith({ config: AgentConfigSchema });
 
 const AgentParams = z.object({ id: UuidSchema });
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { deleteById, getById } from './builders.js';
 import { AlertSeveritySchema, alerts } from './alerts.js';
-import { SuccessSchema, TimestampSchema, UuidSchema } from './common.js';
+import { PaginationSchema, SuccessSchema, TimestampSchema, UuidSchema } from './common.js';
 import { endpoint } from './endpoint.js';
 import { PAM_DURATION, PAM_REASON_MAX, WebAuthnAssertionSchema } from './pam.js';
 
@@ -23,12 +23,12 @@ export const MobilePageQuerySchema = z.object({
   limit: limit.optional().default(50),
   cursor: z.string().min(1).max(500).optional().describe('Keyset cursor from pagination.nextCursor (base64url JSON {ts,id})'),
 });
-const MobilePaginationSchema = z.object({
-  page: z.number().int(),
-  limit: z.number().int(),
-  total: z.number().int(),
-  nextCursor: z.string().nullable(),
-});
+const MobilePaginationSchema = PaginationSchema.extend({ nextCursor: z.string().nullable() });
+
+/** A page of ITEM as the mobile lists answer: the pagination also carries `nextCursor`. */
+function mobilePagedSchema<T extends z.ZodType>(item: T) {
+  return z.object({ data: z.array(item), pagination: MobilePaginationSchema });
+}
 
 // ---- Registration and settings (02 §2.10) ----
 
@@ -252,7 +252,7 @@ export const mobile = {
     method: 'GET',
     path: '/mobile/alerts/inbox',
     query: MobileInboxQuerySchema,
-    responses: { 200: z.object({ data: z.array(MobileInboxAlertSchema), pagination: MobilePaginationSchema }) },
+    responses: { 200: mobilePagedSchema(MobileInboxAlertSchema) },
     auth: { permission: 'alerts:read' },
     summary: 'Alerts newest first with their device; dismissed (suppressed) excluded unless asked for',
   }),
@@ -263,7 +263,7 @@ export const mobile = {
     method: 'GET',
     path: '/mobile/devices',
     query: MobileDeviceListQuerySchema,
-    responses: { 200: z.object({ data: z.array(MobileManagedDeviceSchema), pagination: MobilePaginationSchema }) },
+    responses: { 200: mobilePagedSchema(MobileManagedDeviceSchema) },
     auth: { permission: 'devices:read' },
     summary: 'Managed devices, last seen first; decommissioned ones only when asked for by status',
   }),
