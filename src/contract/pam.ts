@@ -558,6 +558,11 @@ export const ELEVATION_EXPORT_HEADERS = [
   'X-Export-Schema-Version',
 ] as const;
 
+/** The answers that carry one rule, signer group or configuration, in PAM's `{ success: true, … }` envelope. */
+const PamRuleAnswerSchema = successWith({ rule: PamRuleSchema });
+const PamSignerGroupAnswerSchema = successWith({ signerGroup: PamSignerGroupSchema });
+const PamConfigAnswerSchema = successWith({ config: PamConfigSchema });
+
 export const pam = {
   listRules: endpoint({
     method: 'GET',
@@ -567,7 +572,7 @@ export const pam = {
     auth: { permission: 'devices:read' },
     summary: 'List elevation rules, by priority then creation time',
   }),
-  createRule: createOne('/pam/rules', PamRuleCreateSchema, successWith({ rule: PamRuleSchema }),
+  createRule: createOne('/pam/rules', PamRuleCreateSchema, PamRuleAnswerSchema,
     { permission: 'pam:manage_policy', mfa: true }, 'Create an elevation rule'),
   previewRule: endpoint({
     method: 'POST',
@@ -586,13 +591,12 @@ export const pam = {
     auth: { permission: 'pam:manage_policy' },
     summary: "Which recent requests a rule's criteria would have matched",
   }),
-  getRule: getById('/pam/rules/:id', successWith({ rule: PamRuleSchema }),
-    { permission: 'devices:read' }, 'Get an elevation rule'),
-  updateRule: updateById('/pam/rules/:id', PamRulePatchSchema,
-    successWith({ rule: PamRuleSchema }), { permission: 'pam:manage_policy', mfa: true },
+  getRule: getById('/pam/rules/:id', PamRuleAnswerSchema, { permission: 'devices:read' }, 'Get an elevation rule'),
+  updateRule: updateById('/pam/rules/:id', PamRulePatchSchema, PamRuleAnswerSchema,
+    { permission: 'pam:manage_policy', mfa: true },
     'Update an elevation rule (partial), or re-approve a suspended one'),
-  deleteRule: deleteById('/pam/rules/:id', SuccessSchema,
-    { permission: 'pam:manage_policy', mfa: true }, 'Delete an elevation rule'),
+  deleteRule: deleteById('/pam/rules/:id', SuccessSchema, { permission: 'pam:manage_policy', mfa: true },
+    'Delete an elevation rule'),
 
   listSignerGroups: endpoint({
     method: 'GET',
@@ -602,23 +606,20 @@ export const pam = {
     auth: { permission: 'devices:read' },
     summary: 'List signer groups, by name',
   }),
-  createSignerGroup: createOne('/pam/signer-groups', PamSignerGroupCreateSchema,
-    successWith({ signerGroup: PamSignerGroupSchema }),
+  createSignerGroup: createOne('/pam/signer-groups', PamSignerGroupCreateSchema, PamSignerGroupAnswerSchema,
     { permission: 'pam:manage_policy', mfa: true }, 'Create a reusable signer group'),
-  getSignerGroup: getById('/pam/signer-groups/:id',
-    successWith({ signerGroup: PamSignerGroupSchema }), { permission: 'devices:read' },
+  getSignerGroup: getById('/pam/signer-groups/:id', PamSignerGroupAnswerSchema, { permission: 'devices:read' },
     'Get a signer group'),
-  updateSignerGroup: updateById('/pam/signer-groups/:id', PamSignerGroupPatchSchema,
-    successWith({ signerGroup: PamSignerGroupSchema }),
+  updateSignerGroup: updateById('/pam/signer-groups/:id', PamSignerGroupPatchSchema, PamSignerGroupAnswerSchema,
     { permission: 'pam:manage_policy', mfa: true }, 'Update a signer group (lists are replaced)'),
-  deleteSignerGroup: deleteById('/pam/signer-groups/:id', SuccessSchema,
-    { permission: 'pam:manage_policy', mfa: true }, 'Delete a signer group no rule uses'),
+  deleteSignerGroup: deleteById('/pam/signer-groups/:id', SuccessSchema, { permission: 'pam:manage_policy', mfa: true },
+    'Delete a signer group no rule uses'),
 
   getConfig: endpoint({
     method: 'GET',
     path: '/pam/config',
     query: OrgQuery,
-    responses: { 200: successWith({ config: PamConfigSchema }) },
+    responses: { 200: PamConfigAnswerSchema },
     auth: { permission: 'devices:read' },
     summary: "The organization's elevation defaults",
   }),
@@ -626,7 +627,7 @@ export const pam = {
     method: 'PUT',
     path: '/pam/config',
     body: PamConfigPutSchema,
-    responses: { 200: successWith({ config: PamConfigSchema }) },
+    responses: { 200: PamConfigAnswerSchema },
     auth: { permission: 'pam:manage_policy', mfa: true },
     summary: "Set the organization's elevation defaults",
   }),
@@ -662,9 +663,8 @@ export const pam = {
     auth: { permission: 'devices:read' },
     summary: 'List elevation requests, newest first',
   }),
-  getRequest: getById('/pam/elevation-requests/:id',
-    successWith({ request: ElevationRequestSchema }), { permission: 'devices:read' },
-    'Get an elevation request'),
+  getRequest: getById('/pam/elevation-requests/:id', successWith({ request: ElevationRequestSchema }),
+    { permission: 'devices:read' }, 'Get an elevation request'),
   listActive: endpoint({
     method: 'GET',
     path: '/pam/active',
@@ -723,8 +723,8 @@ export const pam = {
     auth: { sessionOnly: true },
     summary: "The caller's registered approver devices",
   }),
-  deleteApproverDevice: deleteById('/pam/approver-devices/:id', SuccessSchema,
-    { mfa: true, sessionOnly: true }, 'Remove one of the caller’s approver devices'),
+  deleteApproverDevice: deleteById('/pam/approver-devices/:id', SuccessSchema, { mfa: true, sessionOnly: true },
+    'Remove one of the caller’s approver devices'),
 
   exportAudit: endpoint({
     method: 'GET',
