@@ -1,26 +1,17 @@
 import { z } from 'zod';
 import { deleteById, getById } from './builders.js';
 import { AlertSeveritySchema, alerts } from './alerts.js';
-import { PaginationSchema, SuccessSchema, TimestampSchema, UuidSchema } from './common.js';
+import { IdParamsSchema as IdParams, PageQuerySchema, PaginationSchema, SuccessSchema, TimestampSchema, UuidSchema } from './common.js';
+import { DeviceStatusSchema } from './devices.js';
 import { endpoint } from './endpoint.js';
 import { PAM_DURATION, PAM_REASON_MAX, WebAuthnAssertionSchema } from './pam.js';
 
-const IdParams = z.object({ id: UuidSchema });
 export const MobilePlatformSchema = z.enum(['ios', 'android']);
 const Text = (max: number) => z.string().trim().min(1).max(max);
 
-/** 05 wire notes "4.6": limit default 50, max 100 (clamped like every paged list); `cursor` switches to keyset. */
-const limit = z.preprocess((v) => {
-  const n = typeof v === 'string' || typeof v === 'number' ? Number.parseInt(String(v), 10) : NaN;
-  return Number.isFinite(n) ? Math.min(100, Math.max(1, n)) : 50;
-}, z.number().int());
-const page = z.preprocess((v) => {
-  const n = typeof v === 'string' || typeof v === 'number' ? Number.parseInt(String(v), 10) : NaN;
-  return Number.isFinite(n) ? Math.min(1_000_000, Math.max(1, n)) : 1;
-}, z.number().int());
-export const MobilePageQuerySchema = z.object({
-  page: page.optional().default(1),
-  limit: limit.optional().default(50),
+/** 05 wire notes "4.6": page and limit as every paged list takes them (limit default 50, max 100, clamped);
+ * `cursor` switches to keyset. */
+export const MobilePageQuerySchema = PageQuerySchema.extend({
   cursor: z.string().min(1).max(500).optional().describe('Keyset cursor from pagination.nextCursor (base64url JSON {ts,id})'),
 });
 const MobilePaginationSchema = PaginationSchema.extend({ nextCursor: z.string().nullable() });
@@ -119,7 +110,7 @@ export const MobileInboxAlertSchema = z.object({
 
 export const MobileDeviceListQuerySchema = MobilePageQuerySchema.extend({
   search: z.string().trim().min(1).max(255).optional().describe('Hostname contains this'),
-  status: z.enum(['online', 'offline', 'maintenance', 'decommissioned', 'quarantined', 'updating', 'pending']).optional(),
+  status: DeviceStatusSchema.optional(),
   orgId: UuidSchema.optional(),
 });
 export const MobileManagedDeviceSchema = z.object({
@@ -295,7 +286,7 @@ export const mobile = {
   pendingApprovals: endpoint({
     method: 'GET',
     path: '/mobile/approvals/pending',
-    query: z.object({ limit: limit.optional().default(50), cursor: MobilePageQuerySchema.shape.cursor }),
+    query: MobilePageQuerySchema.omit({ page: true }),
     responses: { 200: z.object({ approvals: z.array(MobileApprovalSchema), nextCursor: z.string().nullable() }) },
     auth: APPROVER,
     summary: 'Elevation requests awaiting a decision, newest first',
