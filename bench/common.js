@@ -187,6 +187,23 @@ export async function api(url, method, pathname, { token, body, expect = [200, 2
   return json;
 }
 
+/** An enrollment key of the organization (and site) and one Windows agent enrolled with it, over the API:
+ * `{ key, agent }` as the two calls answer them. */
+export async function enrollBenchAgent(url, token, { orgId, siteId, hostname = 'ws-bench-01' }) {
+  const key = await api(url, 'POST', '/enrollment-keys', { token, body: { orgId, siteId, name: 'bench agents' } });
+  const agent = await api(url, 'POST', '/agents/enroll', {
+    body: {
+      enrollmentKey: key.key,
+      hostname,
+      osType: 'windows',
+      osVersion: '11',
+      architecture: 'x86_64',
+      agentVersion: '1.0.0',
+    },
+  });
+  return { key, agent };
+}
+
 /** Rows of {m, v, unit, ratio, target, pass} as the bench's one table style; `value` names the value column. */
 export function printTable(rows, value = 'median') {
   const table = [['measurement', value, 'ratio', 'target', 'result']].concat(

@@ -31,7 +31,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Secret, TOTP } from 'otpauth';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, api, cpuMs, loadRun, median, printColumns, printMachine, round, startServer, tmp } from './common.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, api, cpuMs, enrollBenchAgent, loadRun, median, printColumns, printMachine, round, startServer, tmp } from './common.js';
 
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 5);
 const WARMUP_SECONDS = Number(process.env.BENCH_LOAD_WARMUP_SECONDS ?? 1);
@@ -121,20 +121,7 @@ export async function seed(url) {
     });
     rules.push(created.rule);
   }
-  const enrollmentKey = await api(url, 'POST', '/enrollment-keys', {
-    token,
-    body: { orgId: org.id, siteId: sites[0].id, name: 'bench agents' },
-  });
-  const agent = await api(url, 'POST', '/agents/enroll', {
-    body: {
-      enrollmentKey: enrollmentKey.key,
-      hostname: 'ws-bench-01',
-      osType: 'windows',
-      osVersion: '11',
-      architecture: 'x86_64',
-      agentVersion: '1.0.0',
-    },
-  });
+  const { key: enrollmentKey, agent } = await enrollBenchAgent(url, token, { orgId: org.id, siteId: sites[0].id });
   const requests = [];
   for (let i = 0; i < REQUESTS; i++) {
     const res = await fetch(`${url}/api/v1/agents/${agent.agentId}/elevation-requests`, {

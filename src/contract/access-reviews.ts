@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { getById } from './builders.js';
-import { TimestampSchema, UuidSchema, timestampFields } from './common.js';
+import { NameSchema, TimestampSchema, UuidSchema, timestampFields } from './common.js';
 import { endpoint } from './endpoint.js';
 
 const IdParams = z.object({ id: UuidSchema.describe('Access review id') });
@@ -50,7 +50,7 @@ export const AccessReviewDetailSchema = AccessReviewSchema.extend({ items: z.arr
 const DueDate = z.union([z.iso.datetime({ offset: true }), z.iso.date()]);
 
 export const AccessReviewCreateSchema = z.strictObject({
-  name: z.string().trim().min(1).max(255).describe('Name of the review (1-255 characters)'),
+  name: NameSchema.describe('Name of the review (1-255 characters)'),
   description: z.string().trim().max(2000).nullable().optional().describe('What the review is for'),
   dueDate: DueDate.nullable().optional().describe('When the review should be done (ISO 8601 date or date-time)'),
   reviewerId: UuidSchema.optional().describe('The reviewer, a user of the same partner or organization (default: you)'),

@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { JsonObjectSchema, SuccessSchema, TimestampSchema, UuidSchema } from './common.js';
+import { IdParamsSchema, JsonObjectSchema, SuccessSchema, TimestampSchema, UuidSchema } from './common.js';
 import { DeviceCommandTypeSchema } from './device-commands.js';
 import { endpoint } from './endpoint.js';
 
-const AgentParams = z.object({ id: UuidSchema });
+/** The agent's `:id`. */
+const AgentParams = IdParamsSchema;
 
 /** How long the agent's fetch may wait for a command to arrive (long poll), in seconds. */
 export const MAX_COMMAND_WAIT_SECONDS = 30;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JsonObjectSchema, UuidSchema } from './common.js';
+import { IdParamsSchema, JsonObjectSchema, UuidSchema, successWith } from './common.js';
 import { DEVICE_ROLES, OsTypeSchema } from './devices.js';
 import { endpoint } from './endpoint.js';
 
@@ -102,9 +102,10 @@ export const AgentHeartbeatSchema = AgentInventorySchema.extend({
   metrics: JsonObjectSchema.optional().describe('Current metrics (cpuPercent, ramPercent, diskPercent feed metrics.*)'),
 });
 
-export const AgentHeartbeatResponseSchema = z.object({ success: z.literal(true), config: AgentConfigSchema });
+export const AgentHeartbeatResponseSchema = successWith({ config: AgentConfigSchema });
 
-const AgentParams = z.object({ id: UuidSchema });
+/** The agent's `:id`. */
+const AgentParams = IdParamsSchema;
 
 /** The agent's own endpoints: enrollment with a key (no user auth), then its bearer token (01 §5.13). */
 export const agents = {

@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import { deleteById, getById } from './builders.js';
+import { createOne, deleteById, getById, listPaged } from './builders.js';
 import {
   IdParamsSchema as IdParams,
   JsonObjectSchema,
+  NameSchema,
   PageQuerySchema,
   QueryBooleanSchema,
   SuccessSchema,
   TimestampSchema,
   UuidSchema,
-  pagedSchema,
   timestampFields,
 } from './common.js';
 import { endpoint } from './endpoint.js';
@@ -42,7 +42,7 @@ const ThrottleWindow = z.number().int().min(60).max(86_400);
 
 export const ChannelCreateSchema = z.strictObject({
   orgId: UuidSchema.optional().describe('Organization (required for system callers and partners with several)'),
-  name: z.string().trim().min(1).max(255).describe('Name of the channel (1-255 characters)'),
+  name: NameSchema.describe('Name of the channel (1-255 characters)'),
   type: ChannelTypeSchema.describe('email, slack, teams, webhook, pagerduty or sms'),
   config: JsonObjectSchema.describe('Configuration of the type (02 §2.4), as a JSON object'),
   enabled: z.boolean().optional().default(true).describe('Whether alerts are sent to it (default true)'),
@@ -51,7 +51,7 @@ export const ChannelCreateSchema = z.strictObject({
 });
 
 export const ChannelUpdateSchema = z.strictObject({
-  name: z.string().trim().min(1).max(255).optional().describe('New name (1-255 characters)'),
+  name: NameSchema.optional().describe('New name (1-255 characters)'),
   config: JsonObjectSchema.optional().describe('The whole new configuration; masked secrets sent back are kept'),
   enabled: z.boolean().optional().describe('Whether alerts are sent to it'),
   throttleMaxPerWindow: ThrottleMax.optional().describe('At most this many sends per window, 1-10000 (null: unlimited)'),
@@ -96,12 +96,12 @@ export const EscalationPolicySchema = z.object({
 
 export const EscalationPolicyCreateSchema = z.strictObject({
   orgId: UuidSchema.optional().describe('Organization (required for system callers and partners with several)'),
-  name: z.string().trim().min(1).max(255).describe('Name of the policy (1-255 characters)'),
+  name: NameSchema.describe('Name of the policy (1-255 characters)'),
   steps: z.array(EscalationStepSchema).max(20).describe('Steps as JSON: [{"delayMinutes":15,"channelIds":["…"]}]'),
 });
 
 export const EscalationPolicyUpdateSchema = z.strictObject({
-  name: z.string().trim().min(1).max(255).optional().describe('New name (1-255 characters)'),
+  name: NameSchema.optional().describe('New name (1-255 characters)'),
   steps: z.array(EscalationStepSchema).max(20).optional().describe('The whole new list of steps, as JSON'),
 });
 
@@ -114,23 +114,9 @@ const WRITE = { permission: 'alerts:write', mfa: true } as const;
 
 /** 05-wire-notes 4.1 "Channels `/alerts/channels`". */
 export const alertChannels = {
-  list: endpoint({
-    method: 'GET',
-    path: '/alerts/channels',
-    query: ChannelListQuerySchema,
-    responses: { 200: pagedSchema(ChannelSchema) },
-    auth: READ,
-    summary: 'List notification channels, most recently updated first (secrets masked)',
-  }),
-  create: endpoint({
-    method: 'POST',
-    path: '/alerts/channels',
-    body: ChannelCreateSchema,
-    responses: { 201: ChannelSchema },
-    auth: WRITE,
-    idempotent: true,
-    summary: 'Create a notification channel',
-  }),
+  list: listPaged('/alerts/channels', ChannelListQuerySchema, ChannelSchema, READ,
+    'List notification channels, most recently updated first (secrets masked)'),
+  create: createOne('/alerts/channels', ChannelCreateSchema, ChannelSchema, WRITE, 'Create a notification channel'),
   get: getById('/alerts/channels/:id', ChannelSchema, READ, 'Get a notification channel (secrets masked)'),
   update: endpoint({
     method: 'PUT',
@@ -154,23 +140,10 @@ export const alertChannels = {
 
 /** 05-wire-notes 4.1 "Escalation `/alerts/policies`". */
 export const alertPolicies = {
-  list: endpoint({
-    method: 'GET',
-    path: '/alerts/policies',
-    query: EscalationPolicyListQuerySchema,
-    responses: { 200: pagedSchema(EscalationPolicySchema) },
-    auth: {},
-    summary: 'List escalation policies, most recently updated first',
-  }),
-  create: endpoint({
-    method: 'POST',
-    path: '/alerts/policies',
-    body: EscalationPolicyCreateSchema,
-    responses: { 201: EscalationPolicySchema },
-    auth: WRITE,
-    idempotent: true,
-    summary: 'Create an escalation policy',
-  }),
+  list: listPaged('/alerts/policies', EscalationPolicyListQuerySchema, EscalationPolicySchema, {},
+    'List escalation policies, most recently updated first'),
+  create: createOne('/alerts/policies', EscalationPolicyCreateSchema, EscalationPolicySchema, WRITE,
+    'Create an escalation policy'),
   get: getById('/alerts/policies/:id', EscalationPolicySchema, {}, 'Get an escalation policy'),
   update: endpoint({
     method: 'PUT',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { createOne, deleteById, getById, listPaged } from './builders.js';
 import { AlertConditionsSchema, AlertSeveritySchema } from './alerts.js';
-import { IdParamsSchema as IdParams, JsonObjectSchema, PageQuerySchema, QueryBooleanSchema, TimestampSchema, UuidSchema, pagedSchema, timestampFields } from './common.js';
+import { IdParamsSchema as IdParams, JsonObjectSchema, PageQuerySchema, QueryBooleanSchema, SuccessSchema, TimestampSchema, UuidSchema, timestampFields } from './common.js';
 import { endpoint } from './endpoint.js';
 
 /** The legacy `/alerts/rules` routes of 05-wire-notes "4.1 Core alerts": the same rules as `/alert-templates/rules`,
@@ -73,31 +74,11 @@ export const LegacyRuleTestResultSchema = z.object({
 });
 
 export const alertRulesLegacy = {
-  list: endpoint({
-    method: 'GET',
-    path: R,
-    query: LegacyRuleListQuerySchema,
-    responses: { 200: pagedSchema(LegacyRuleSchema) },
-    auth: READ,
-    summary: 'List alert rules, newest first (legacy shape)',
-  }),
-  get: endpoint({
-    method: 'GET',
-    path: `${R}/:id`,
-    params: IdParams,
-    responses: { 200: LegacyRuleSchema },
-    auth: READ,
-    summary: 'Get an alert rule (legacy shape)',
-  }),
-  create: endpoint({
-    method: 'POST',
-    path: R,
-    body: LegacyRuleCreateSchema,
-    responses: { 201: LegacyRuleSchema },
-    auth: WRITE,
-    idempotent: true,
-    summary: 'Create an alert rule (legacy shape; without templateId a template is created from it)',
-  }),
+  list: listPaged(R, LegacyRuleListQuerySchema, LegacyRuleSchema, READ,
+    'List alert rules, newest first (legacy shape)'),
+  get: getById(`${R}/:id`, LegacyRuleSchema, READ, 'Get an alert rule (legacy shape)'),
+  create: createOne(R, LegacyRuleCreateSchema, LegacyRuleSchema, WRITE,
+    'Create an alert rule (legacy shape; without templateId a template is created from it)'),
   update: endpoint({
     method: 'PUT',
     path: `${R}/:id`,
@@ -107,14 +88,8 @@ export const alertRulesLegacy = {
     auth: WRITE,
     summary: 'Change an alert rule (partial; legacy shape)',
   }),
-  delete: endpoint({
-    method: 'DELETE',
-    path: `${R}/:id`,
-    params: IdParams,
-    responses: { 200: z.object({ success: z.literal(true) }) },
-    auth: WRITE,
-    summary: 'Delete an alert rule without active alerts',
-  }),
+  delete: deleteById(`${R}/:id`, SuccessSchema, WRITE,
+    'Delete an alert rule without active alerts'),
   test: endpoint({
     method: 'POST',
     path: `${R}/:id/test`,

@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import { getById } from './builders.js';
+import { createOne, deleteById, getById, listPaged, updateById } from './builders.js';
 import {
   DateTimeSchema,
   IdParamsSchema as IdParams,
   JsonObjectSchema,
+  NameSchema as Name,
   PageQuerySchema,
   QueryBooleanSchema,
   TimestampSchema,
   UuidSchema,
-  pagedSchema,
   timestampFields,
 } from './common.js';
 import { endpoint } from './endpoint.js';
@@ -18,7 +18,6 @@ export type AlertSeverity = z.infer<typeof AlertSeveritySchema>;
 export const AlertStatusSchema = z.enum(['active', 'acknowledged', 'resolved', 'suppressed']);
 export type AlertStatus = z.infer<typeof AlertStatusSchema>;
 
-const Name = z.string().trim().min(1).max(255);
 /** 02 §8: 0-10080 minutes (7 days). */
 const Cooldown = z.number().int().min(0).max(10_080);
 /** 05 wire notes: conditions and targets are at most 64 KB of JSON. */
@@ -340,40 +339,12 @@ export const alertTemplates = {
     auth: SCOPE,
     summary: 'List the built-in templates',
   }),
-  createTemplate: endpoint({
-    method: 'POST',
-    path: `${T}/templates`,
-    body: AlertTemplateCreateSchema,
-    responses: { 201: dataOf(AlertTemplateSchema) },
-    auth: WRITE,
-    idempotent: true,
-    summary: 'Create a custom template',
-  }),
-  getTemplate: endpoint({
-    method: 'GET',
-    path: `${T}/templates/:id`,
-    params: IdParams,
-    responses: { 200: dataOf(AlertTemplateSchema) },
-    auth: SCOPE,
-    summary: 'Get a template',
-  }),
-  updateTemplate: endpoint({
-    method: 'PATCH',
-    path: `${T}/templates/:id`,
-    params: IdParams,
-    body: AlertTemplateUpdateSchema,
-    responses: { 200: dataOf(AlertTemplateSchema) },
-    auth: WRITE,
-    summary: 'Change a custom template (built-ins are read-only)',
-  }),
-  deleteTemplate: endpoint({
-    method: 'DELETE',
-    path: `${T}/templates/:id`,
-    params: IdParams,
-    responses: { 200: DeletedSchema },
-    auth: WRITE,
-    summary: 'Delete a custom template that no rule uses',
-  }),
+  createTemplate: createOne(`${T}/templates`, AlertTemplateCreateSchema, dataOf(AlertTemplateSchema), WRITE,
+    'Create a custom template'),
+  getTemplate: getById(`${T}/templates/:id`, dataOf(AlertTemplateSchema), SCOPE, 'Get a template'),
+  updateTemplate: updateById(`${T}/templates/:id`, AlertTemplateUpdateSchema, dataOf(AlertTemplateSchema), WRITE,
+    'Change a custom template (built-ins are read-only)'),
+  deleteTemplate: deleteById(`${T}/templates/:id`, DeletedSchema, WRITE, 'Delete a custom template that no rule uses'),
   listRules: endpoint({
     method: 'GET',
     path: `${T}/rules`,
@@ -382,40 +353,11 @@ export const alertTemplates = {
     auth: SCOPE,
     summary: 'List alert rules, newest first',
   }),
-  createRule: endpoint({
-    method: 'POST',
-    path: `${T}/rules`,
-    body: AlertRuleCreateSchema,
-    responses: { 201: dataOf(AlertRuleSchema) },
-    auth: WRITE,
-    idempotent: true,
-    summary: "Create a rule from a template; omitted fields inherit the template's",
-  }),
-  getRule: endpoint({
-    method: 'GET',
-    path: `${T}/rules/:id`,
-    params: IdParams,
-    responses: { 200: dataOf(AlertRuleSchema) },
-    auth: SCOPE,
-    summary: 'Get a rule',
-  }),
-  updateRule: endpoint({
-    method: 'PATCH',
-    path: `${T}/rules/:id`,
-    params: IdParams,
-    body: AlertRuleUpdateSchema,
-    responses: { 200: dataOf(AlertRuleSchema) },
-    auth: WRITE,
-    summary: 'Change a rule',
-  }),
-  deleteRule: endpoint({
-    method: 'DELETE',
-    path: `${T}/rules/:id`,
-    params: IdParams,
-    responses: { 200: DeletedSchema },
-    auth: WRITE,
-    summary: 'Delete a rule (its alerts stay as history)',
-  }),
+  createRule: createOne(`${T}/rules`, AlertRuleCreateSchema, dataOf(AlertRuleSchema), WRITE,
+    "Create a rule from a template; omitted fields inherit the template's"),
+  getRule: getById(`${T}/rules/:id`, dataOf(AlertRuleSchema), SCOPE, 'Get a rule'),
+  updateRule: updateById(`${T}/rules/:id`, AlertRuleUpdateSchema, dataOf(AlertRuleSchema), WRITE, 'Change a rule'),
+  deleteRule: deleteById(`${T}/rules/:id`, DeletedSchema, WRITE, 'Delete a rule (its alerts stay as history)'),
   toggleRule: endpoint({
     method: 'POST',
     path: `${T}/rules/:id/toggle`,
@@ -479,14 +421,8 @@ export const alertTemplates = {
 } as const;
 
 export const alerts = {
-  list: endpoint({
-    method: 'GET',
-    path: '/alerts',
-    query: AlertListQuerySchema,
-    responses: { 200: pagedSchema(AlertSchema) },
-    auth: { permission: 'alerts:read' },
-    summary: 'List alerts, newest first',
-  }),
+  list: listPaged('/alerts', AlertListQuerySchema, AlertSchema, { permission: 'alerts:read' },
+    'List alerts, newest first'),
   summary: endpoint({
     method: 'GET',
     path: '/alerts/summary',

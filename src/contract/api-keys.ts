@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { deleteById, getById, updateById } from './builders.js';
-import { DateTimeSchema, IdParamsSchema as IdParams, PageQuerySchema, TimestampSchema, UuidSchema, pagedSchema, timestampFields } from './common.js';
+import { createOne, deleteById, getById, listPaged, updateById } from './builders.js';
+import { DateTimeSchema, IdParamsSchema as IdParams, NameSchema as Name, PageQuerySchema, TimestampSchema, UuidSchema, successWith, timestampFields } from './common.js';
 import { endpoint } from './endpoint.js';
 
 
@@ -20,7 +20,6 @@ export const ApiKeyScopeSchema = z
   .max(100)
   .regex(/^(\*|(\*|[a-z_]+):(\*|[a-z_]+))$/, 'expected resource:action or *');
 
-const Name = z.string().trim().min(1).max(255);
 const RateLimit = z.number().int().min(1).max(100_000);
 
 /** 01 §2.1 metadata; keyHash is never listed, so the response schemas strip it. */
@@ -70,8 +69,7 @@ export const ApiKeyListQuerySchema = PageQuerySchema.extend({
   status: ApiKeyStatusSchema.optional().describe('Only keys in this state'),
 });
 
-export const ApiKeyRevokedSchema = z.object({
-  success: z.literal(true),
+export const ApiKeyRevokedSchema = successWith({
   message: z.string(),
   apiKey: z.object({
     id: UuidSchema,
@@ -87,23 +85,9 @@ const WRITE = { permission: 'organizations:write', mfa: true, sessionOnly: true 
 
 /** 01 §4.1: key management needs a user session (never a key) and MFA for changes (01 §5.5). */
 export const apiKeys = {
-  list: endpoint({
-    method: 'GET',
-    path: '/api-keys',
-    query: ApiKeyListQuerySchema,
-    responses: { 200: pagedSchema(ApiKeySchema) },
-    auth: READ,
-    summary: 'List API keys, newest first',
-  }),
-  create: endpoint({
-    method: 'POST',
-    path: '/api-keys',
-    body: ApiKeyCreateSchema,
-    responses: { 201: ApiKeyWithSecretSchema },
-    auth: WRITE,
-    idempotent: true,
-    summary: 'Create an API key; the key is shown only in this response',
-  }),
+  list: listPaged('/api-keys', ApiKeyListQuerySchema, ApiKeySchema, READ, 'List API keys, newest first'),
+  create: createOne('/api-keys', ApiKeyCreateSchema, ApiKeyWithSecretSchema, WRITE,
+    'Create an API key; the key is shown only in this response'),
   get: getById('/api-keys/:id', ApiKeySchema, READ, 'Get an API key (metadata only)'),
   update: updateById('/api-keys/:id', ApiKeyUpdateSchema, ApiKeySchema, WRITE,
     'Update the name, scopes or rate limit of an active API key'),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { getById } from './builders.js';
-import { DateTimeSchema, PageQuerySchema, TimestampSchema, UuidSchema, pagedSchema } from './common.js';
+import { getById, listPaged } from './builders.js';
+import { DateTimeSchema, PageQuerySchema, TimestampSchema, UuidSchema } from './common.js';
 import { endpoint } from './endpoint.js';
 
 /** 03 §2.6 audit log entry. */
@@ -47,35 +47,17 @@ export const AuditVerifySchema = z.object({
   ),
 });
 
-const AuditListResponseSchema = pagedSchema(AuditLogSchema);
+const list = listPaged('/audit-logs/logs', AuditFilterSchema, AuditLogSchema, { permission: 'audit:read' },
+  'List audit log entries, newest first');
 
 export const audit = {
-  list: endpoint({
-    method: 'GET',
-    path: '/audit-logs/logs',
-    query: AuditFilterSchema,
-    responses: { 200: AuditListResponseSchema },
-    auth: { permission: 'audit:read' },
-    summary: 'List audit log entries, newest first',
-  }),
+  list,
   // Issue 15 item 11: the path the deployed service's clients list from; the same list as /audit-logs/logs.
-  listAll: endpoint({
-    method: 'GET',
-    path: '/audit-logs',
-    query: AuditFilterSchema,
-    responses: { 200: AuditListResponseSchema },
-    auth: { permission: 'audit:read' },
-    summary: 'List audit log entries, newest first (the same list as /audit-logs/logs)',
-  }),
+  listAll: endpoint({ ...list, path: '/audit-logs', summary: 'List audit log entries, newest first (the same list as /audit-logs/logs)' }),
   get: getById('/audit-logs/logs/:id', AuditLogSchema, { permission: 'audit:read' }, 'Get one audit log entry'),
-  search: endpoint({
-    method: 'GET',
-    path: '/audit-logs/search',
-    query: AuditFilterSchema.extend({ q: z.string().max(255).optional() }),
-    responses: { 200: pagedSchema(AuditLogSchema) },
-    auth: { permission: 'audit:read' },
-    summary: 'Search audit entries: q matches action, actor e-mail, resource type, resource name and details',
-  }),
+  search: listPaged('/audit-logs/search', AuditFilterSchema.extend({ q: z.string().max(255).optional() }),
+    AuditLogSchema, { permission: 'audit:read' },
+    'Search audit entries: q matches action, actor e-mail, resource type, resource name and details'),
   export: endpoint({
     method: 'GET',
     path: '/audit-logs/export',

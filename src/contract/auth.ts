@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TimestampSchema, UuidSchema } from './common.js';
+import { NameSchema, TimestampSchema, UuidSchema } from './common.js';
 import { endpoint } from './endpoint.js';
 
 const Email = z.email().max(255);
@@ -61,7 +61,7 @@ export const MeSchema = z.object({
 });
 
 export const MeUpdateSchema = z.strictObject({
-  name: z.string().trim().min(1).max(255).optional(),
+  name: NameSchema.optional(),
   avatarUrl: z.url().max(2048).nullable().optional(),
 });
 
@@ -69,14 +69,14 @@ export const MessageSchema = z.object({ success: z.boolean(), message: z.string(
 
 export const RegisterPartnerSchema = z.strictObject({
   companyName: z.string().trim().min(2).max(255),
-  name: z.string().trim().min(1).max(255),
+  name: NameSchema,
   email: Email,
   password: PasswordInput,
   acceptTerms: z.boolean(),
 });
 
 export const RegisterSchema = z.strictObject({
-  name: z.string().trim().min(1).max(255),
+  name: NameSchema,
   email: Email,
   password: PasswordInput,
   acceptTerms: z.boolean().optional(),

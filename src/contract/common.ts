@@ -11,6 +11,9 @@ export const TimestampSchema = z.string();
 /** The `:id` path parameter of an endpoint that addresses one resource. */
 export const IdParamsSchema = z.object({ id: UuidSchema });
 
+/** The name of a resource as a request gives it: trimmed, 1-255 characters. */
+export const NameSchema = z.string().trim().min(1).max(255);
+
 /** When a resource was made and last changed, as every mutable resource reports it: spread into its object. */
 export const timestampFields = { createdAt: TimestampSchema, updatedAt: TimestampSchema };
 
@@ -45,6 +48,11 @@ export function dataSchema<T extends z.ZodType>(item: T) {
 }
 
 export const SuccessSchema = z.object({ success: z.literal(true) });
+
+/** `{ success: true, ...shape }`: the envelope some areas (PAM above all) answer in. */
+export function successWith<S extends z.ZodRawShape>(shape: S) {
+  return SuccessSchema.extend(shape);
+}
 
 /** One error body everywhere (DESIGN.md "Errors", 04 wire notes "Cross-cutting"). */
 export const ErrorBodySchema = z

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { deleteById, getById, updateById } from './builders.js';
-import { IdParamsSchema as IdParams, JsonObjectSchema, PaginationSchema, QueryBooleanSchema, TimestampSchema, UuidSchema, timestampFields } from './common.js';
+import { IdParamsSchema as IdParams, JsonObjectSchema, NameSchema, PaginationSchema, QueryBooleanSchema, TimestampSchema, UuidSchema, successWith, timestampFields } from './common.js';
 import { endpoint } from './endpoint.js';
 
 
@@ -118,15 +118,14 @@ export const DeviceDetailSchema = DeviceSchema.extend({
 
 export const DeviceUpdateSchema = z
   .strictObject({
-    displayName: z.string().trim().min(1).max(255).optional(),
+    displayName: NameSchema.optional(),
     tags: z.array(z.string().trim().min(1).max(100)).max(100).optional().describe('The whole tag list'),
     customFields: JsonObjectSchema.optional().describe('Custom field values (merged; null removes a key)'),
     deviceRole: z.enum(DEVICE_ROLES).optional(),
   })
   .refine((b) => Object.keys(b).length > 0, 'give at least one field to change');
 
-export const DeviceDecommissionedSchema = z.object({
-  success: z.literal(true),
+export const DeviceDecommissionedSchema = successWith({
   message: z.string(),
   device: DeviceSchema,
 });

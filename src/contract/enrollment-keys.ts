@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { deleteById, getById } from './builders.js';
-import { DateTimeSchema, IdParamsSchema as IdParams, PageQuerySchema, QueryBooleanSchema, SuccessSchema, TimestampSchema, UuidSchema, pagedSchema, timestampFields } from './common.js';
+import { createOne, deleteById, getById, listPaged } from './builders.js';
+import { DateTimeSchema, IdParamsSchema as IdParams, NameSchema, PageQuerySchema, QueryBooleanSchema, SuccessSchema, TimestampSchema, UuidSchema, timestampFields } from './common.js';
 import { endpoint } from './endpoint.js';
 
 
@@ -36,7 +36,7 @@ export const EnrollmentKeyCreateSchema = z
   .strictObject({
     orgId: UuidSchema.optional().describe('Organization (required for partner and system callers)'),
     siteId: UuidSchema.nullable().optional().describe('Site that enrolled devices are pinned to'),
-    name: z.string().trim().min(1).max(255).describe('Name of the key (1-255 characters)'),
+    name: NameSchema.describe('Name of the key (1-255 characters)'),
     maxUsage: MaxUsage.optional().describe('How many devices may enroll with it, 1-100000 (default 1)'),
     expiresAt: DateTimeSchema.optional().describe('When the key expires (ISO 8601); default now plus the server TTL'),
     ttlMinutes: TtlMinutes.optional().describe('Lifetime in minutes, 1-525600, instead of expiresAt'),
@@ -62,23 +62,10 @@ const WRITE = { permission: 'organizations:write', mfa: true, sessionOnly: true 
 
 /** 01 §4.2: managed like API keys, by user sessions only, with MFA for changes (01 §5.5). */
 export const enrollmentKeys = {
-  list: endpoint({
-    method: 'GET',
-    path: '/enrollment-keys',
-    query: EnrollmentKeyListQuerySchema,
-    responses: { 200: pagedSchema(EnrollmentKeySchema) },
-    auth: READ,
-    summary: 'List enrollment keys, newest first',
-  }),
-  create: endpoint({
-    method: 'POST',
-    path: '/enrollment-keys',
-    body: EnrollmentKeyCreateSchema,
-    responses: { 201: EnrollmentKeyWithSecretSchema },
-    auth: WRITE,
-    idempotent: true,
-    summary: 'Create an enrollment key; the key is shown only in this response',
-  }),
+  list: listPaged('/enrollment-keys', EnrollmentKeyListQuerySchema, EnrollmentKeySchema, READ,
+    'List enrollment keys, newest first'),
+  create: createOne('/enrollment-keys', EnrollmentKeyCreateSchema, EnrollmentKeyWithSecretSchema, WRITE,
+    'Create an enrollment key; the key is shown only in this response'),
   get: getById('/enrollment-keys/:id', EnrollmentKeySchema, READ, 'Get an enrollment key (metadata only)'),
   rotate: endpoint({
     method: 'POST',

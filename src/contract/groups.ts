@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { deleteById } from './builders.js';
-import { IdParamsSchema as IdParams, TimestampSchema, UuidSchema, timestampFields } from './common.js';
+import { IdParamsSchema as IdParams, NameSchema as Name, TimestampSchema, UuidSchema, timestampFields } from './common.js';
 import { endpoint, type EndpointDef } from './endpoint.js';
 import { FilterConditionsSchema, FilterPreviewDeviceSchema } from './filters.js';
 
@@ -43,7 +43,6 @@ export const MembershipLogEntrySchema = z.object({
   createdAt: TimestampSchema,
 });
 
-const Name = z.string().trim().min(1).max(255);
 const DeviceIds = z.array(UuidSchema).min(1).max(1000);
 const READ = { permission: 'devices:read' } as const;
 const WRITE = { permission: 'devices:write', mfa: true } as const;

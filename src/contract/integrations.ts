@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JsonObjectSchema, UuidSchema } from './common.js';
+import { JsonObjectSchema, UuidSchema, successWith } from './common.js';
 import { endpoint } from './endpoint.js';
 
 /** 02 §4.4 chat providers: chat_a, chat_b, chat_c by their wire values (05-wire-notes 4.4). */
@@ -31,13 +31,12 @@ export const IntegrationTestResultSchema = z.object({ success: z.boolean(), mess
 
 const CommunicationSchema = z.object({ data: z.record(z.string(), IntegrationConfigSchema) });
 
-const ChatSaveResultSchema = z.object({
-  success: z.literal(true),
+const ChatSaveResultSchema = successWith({
   message: z.string().optional(),
   data: z.record(z.string(), IntegrationConfigSchema).optional(),
 });
 
-const SavedSchema = z.object({ success: z.literal(true), data: IntegrationConfigSchema });
+const SavedSchema = successWith({ data: IntegrationConfigSchema });
 const TicketingSavedSchema = SavedSchema.extend({ message: z.string() });
 
 const READ = { permission: 'organizations:read' } as const;

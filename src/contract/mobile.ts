@@ -1,34 +1,25 @@
 import { z } from 'zod';
 import { deleteById, getById } from './builders.js';
 import { AlertSeveritySchema, alerts } from './alerts.js';
-import { SuccessSchema, TimestampSchema, UuidSchema } from './common.js';
+import { IdParamsSchema as IdParams, PageQuerySchema, PaginationSchema, SuccessSchema, TimestampSchema, UuidSchema } from './common.js';
+import { DeviceStatusSchema } from './devices.js';
 import { endpoint } from './endpoint.js';
 import { PAM_DURATION, PAM_REASON_MAX, WebAuthnAssertionSchema } from './pam.js';
 
-const IdParams = z.object({ id: UuidSchema });
 export const MobilePlatformSchema = z.enum(['ios', 'android']);
 const Text = (max: number) => z.string().trim().min(1).max(max);
 
-/** 05 wire notes "4.6": limit default 50, max 100 (clamped like every paged list); `cursor` switches to keyset. */
-const limit = z.preprocess((v) => {
-  const n = typeof v === 'string' || typeof v === 'number' ? Number.parseInt(String(v), 10) : NaN;
-  return Number.isFinite(n) ? Math.min(100, Math.max(1, n)) : 50;
-}, z.number().int());
-const page = z.preprocess((v) => {
-  const n = typeof v === 'string' || typeof v === 'number' ? Number.parseInt(String(v), 10) : NaN;
-  return Number.isFinite(n) ? Math.min(1_000_000, Math.max(1, n)) : 1;
-}, z.number().int());
-export const MobilePageQuerySchema = z.object({
-  page: page.optional().default(1),
-  limit: limit.optional().default(50),
+/** 05 wire notes "4.6": page and limit as every paged list takes them (limit default 50, max 100, clamped);
+ * `cursor` switches to keyset. */
+export const MobilePageQuerySchema = PageQuerySchema.extend({
   cursor: z.string().min(1).max(500).optional().describe('Keyset cursor from pagination.nextCursor (base64url JSON {ts,id})'),
 });
-const MobilePaginationSchema = z.object({
-  page: z.number().int(),
-  limit: z.number().int(),
-  total: z.number().int(),
-  nextCursor: z.string().nullable(),
-});
+const MobilePaginationSchema = PaginationSchema.extend({ nextCursor: z.string().nullable() });
+
+/** A page of ITEM as the mobile lists answer: the pagination also carries `nextCursor`. */
+function mobilePagedSchema<T extends z.ZodType>(item: T) {
+  return z.object({ data: z.array(item), pagination: MobilePaginationSchema });
+}
 
 // ---- Registration and settings (02 §2.10) ----
 
@@ -119,7 +110,7 @@ export const MobileInboxAlertSchema = z.object({
 
 export const MobileDeviceListQuerySchema = MobilePageQuerySchema.extend({
   search: z.string().trim().min(1).max(255).optional().describe('Hostname contains this'),
-  status: z.enum(['online', 'offline', 'maintenance', 'decommissioned', 'quarantined', 'updating', 'pending']).optional(),
+  status: DeviceStatusSchema.optional(),
   orgId: UuidSchema.optional(),
 });
 export const MobileManagedDeviceSchema = z.object({
@@ -252,7 +243,7 @@ export const mobile = {
     method: 'GET',
     path: '/mobile/alerts/inbox',
     query: MobileInboxQuerySchema,
-    responses: { 200: z.object({ data: z.array(MobileInboxAlertSchema), pagination: MobilePaginationSchema }) },
+    responses: { 200: mobilePagedSchema(MobileInboxAlertSchema) },
     auth: { permission: 'alerts:read' },
     summary: 'Alerts newest first with their device; dismissed (suppressed) excluded unless asked for',
   }),
@@ -263,7 +254,7 @@ export const mobile = {
     method: 'GET',
     path: '/mobile/devices',
     query: MobileDeviceListQuerySchema,
-    responses: { 200: z.object({ data: z.array(MobileManagedDeviceSchema), pagination: MobilePaginationSchema }) },
+    responses: { 200: mobilePagedSchema(MobileManagedDeviceSchema) },
     auth: { permission: 'devices:read' },
     summary: 'Managed devices, last seen first; decommissioned ones only when asked for by status',
   }),
@@ -295,7 +286,7 @@ export const mobile = {
   pendingApprovals: endpoint({
     method: 'GET',
     path: '/mobile/approvals/pending',
-    query: z.object({ limit: limit.optional().default(50), cursor: MobilePageQuerySchema.shape.cursor }),
+    query: MobilePageQuerySchema.omit({ page: true }),
     responses: { 200: z.object({ approvals: z.array(MobileApprovalSchema), nextCursor: z.string().nullable() }) },
     auth: APPROVER,
     summary: 'Elevation requests awaiting a decision, newest first',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { deleteById, getById, updateById } from './builders.js';
-import { DateTimeSchema, IdParamsSchema as IdParams, PageQuerySchema, PaginationSchema, TimestampSchema, UuidSchema, timestampFields } from './common.js';
+import { createOne, deleteById, getById, updateById } from './builders.js';
+import { DateTimeSchema, IdParamsSchema as IdParams, PageQuerySchema, PaginationSchema, SuccessSchema, TimestampSchema, UuidSchema, successWith, timestampFields } from './common.js';
 import { endpoint } from './endpoint.js';
 
 /** Privileged elevation (01 §2.11, §2.12, §3, §4.9; 04 wire notes "PAM", "Audit export"). */
@@ -56,7 +56,8 @@ export const AssuranceLevelSchema = z.enum(['policy', 'session', 'reauth', 'weba
 /** Through what the decision arrived: the rule engine, the respond endpoint, the expiry enforcer. */
 export const DecidedViaSchema = z.enum(['policy', 'api', 'system']);
 
-export const ElevationEventTypeSchema = z.enum([
+/** The kinds of elevation audit event; the database column takes the same list (schema/pam.ts). */
+export const ELEVATION_EVENT_TYPES = [
   'requested',
   'auto_approved',
   'approved',
@@ -67,7 +68,8 @@ export const ElevationEventTypeSchema = z.enum([
   'session_ended',
   'command_executed',
   'evidence_attached',
-]);
+] as const;
+export const ElevationEventTypeSchema = z.enum(ELEVATION_EVENT_TYPES);
 export type ElevationEventType = z.infer<typeof ElevationEventTypeSchema>;
 export const ElevationActorSchema = z.enum(['end_user', 'technician', 'system', 'policy']);
 export type ElevationActor = z.infer<typeof ElevationActorSchema>;
@@ -446,8 +448,7 @@ export const ElevationRespondSchema = z.strictObject({
     .describe('TOTP code, for accounts without a password (critical-tier approvals)'),
 });
 
-export const ElevationDecisionSchema = z.object({
-  success: z.literal(true),
+export const ElevationDecisionSchema = successWith({
   id: UuidSchema,
   status: ElevationStatusSchema,
   enforcementStatus: EnforcementStatusSchema.nullable(),
@@ -557,31 +558,28 @@ export const ELEVATION_EXPORT_HEADERS = [
   'X-Export-Schema-Version',
 ] as const;
 
+/** The answers that carry one rule, signer group or configuration, in PAM's `{ success: true, … }` envelope. */
+const PamRuleAnswerSchema = successWith({ rule: PamRuleSchema });
+const PamSignerGroupAnswerSchema = successWith({ signerGroup: PamSignerGroupSchema });
+const PamConfigAnswerSchema = successWith({ config: PamConfigSchema });
+
 export const pam = {
   listRules: endpoint({
     method: 'GET',
     path: '/pam/rules',
     query: PamRuleListQuerySchema,
-    responses: { 200: z.object({ success: z.literal(true), rules: z.array(PamRuleSchema) }) },
+    responses: { 200: successWith({ rules: z.array(PamRuleSchema) }) },
     auth: { permission: 'devices:read' },
     summary: 'List elevation rules, by priority then creation time',
   }),
-  createRule: endpoint({
-    method: 'POST',
-    path: '/pam/rules',
-    body: PamRuleCreateSchema,
-    responses: { 201: z.object({ success: z.literal(true), rule: PamRuleSchema }) },
-    auth: { permission: 'pam:manage_policy', mfa: true },
-    idempotent: true,
-    summary: 'Create an elevation rule',
-  }),
+  createRule: createOne('/pam/rules', PamRuleCreateSchema, PamRuleAnswerSchema,
+    { permission: 'pam:manage_policy', mfa: true }, 'Create an elevation rule'),
   previewRule: endpoint({
     method: 'POST',
     path: '/pam/rules/preview',
     body: PamRulePreviewSchema,
     responses: {
-      200: z.object({
-        success: z.literal(true),
+      200: successWith({
         totalMatched: z.number().int(),
         totalScanned: z.number().int(),
         windowDays: z.number().int(),
@@ -593,45 +591,35 @@ export const pam = {
     auth: { permission: 'pam:manage_policy' },
     summary: "Which recent requests a rule's criteria would have matched",
   }),
-  getRule: getById('/pam/rules/:id', z.object({ success: z.literal(true), rule: PamRuleSchema }),
-    { permission: 'devices:read' }, 'Get an elevation rule'),
-  updateRule: updateById('/pam/rules/:id', PamRulePatchSchema,
-    z.object({ success: z.literal(true), rule: PamRuleSchema }), { permission: 'pam:manage_policy', mfa: true },
+  getRule: getById('/pam/rules/:id', PamRuleAnswerSchema, { permission: 'devices:read' }, 'Get an elevation rule'),
+  updateRule: updateById('/pam/rules/:id', PamRulePatchSchema, PamRuleAnswerSchema,
+    { permission: 'pam:manage_policy', mfa: true },
     'Update an elevation rule (partial), or re-approve a suspended one'),
-  deleteRule: deleteById('/pam/rules/:id', z.object({ success: z.literal(true) }),
-    { permission: 'pam:manage_policy', mfa: true }, 'Delete an elevation rule'),
+  deleteRule: deleteById('/pam/rules/:id', SuccessSchema, { permission: 'pam:manage_policy', mfa: true },
+    'Delete an elevation rule'),
 
   listSignerGroups: endpoint({
     method: 'GET',
     path: '/pam/signer-groups',
     query: OrgQuery,
-    responses: { 200: z.object({ success: z.literal(true), signerGroups: z.array(PamSignerGroupSchema) }) },
+    responses: { 200: successWith({ signerGroups: z.array(PamSignerGroupSchema) }) },
     auth: { permission: 'devices:read' },
     summary: 'List signer groups, by name',
   }),
-  createSignerGroup: endpoint({
-    method: 'POST',
-    path: '/pam/signer-groups',
-    body: PamSignerGroupCreateSchema,
-    responses: { 201: z.object({ success: z.literal(true), signerGroup: PamSignerGroupSchema }) },
-    auth: { permission: 'pam:manage_policy', mfa: true },
-    idempotent: true,
-    summary: 'Create a reusable signer group',
-  }),
-  getSignerGroup: getById('/pam/signer-groups/:id',
-    z.object({ success: z.literal(true), signerGroup: PamSignerGroupSchema }), { permission: 'devices:read' },
+  createSignerGroup: createOne('/pam/signer-groups', PamSignerGroupCreateSchema, PamSignerGroupAnswerSchema,
+    { permission: 'pam:manage_policy', mfa: true }, 'Create a reusable signer group'),
+  getSignerGroup: getById('/pam/signer-groups/:id', PamSignerGroupAnswerSchema, { permission: 'devices:read' },
     'Get a signer group'),
-  updateSignerGroup: updateById('/pam/signer-groups/:id', PamSignerGroupPatchSchema,
-    z.object({ success: z.literal(true), signerGroup: PamSignerGroupSchema }),
+  updateSignerGroup: updateById('/pam/signer-groups/:id', PamSignerGroupPatchSchema, PamSignerGroupAnswerSchema,
     { permission: 'pam:manage_policy', mfa: true }, 'Update a signer group (lists are replaced)'),
-  deleteSignerGroup: deleteById('/pam/signer-groups/:id', z.object({ success: z.literal(true) }),
-    { permission: 'pam:manage_policy', mfa: true }, 'Delete a signer group no rule uses'),
+  deleteSignerGroup: deleteById('/pam/signer-groups/:id', SuccessSchema, { permission: 'pam:manage_policy', mfa: true },
+    'Delete a signer group no rule uses'),
 
   getConfig: endpoint({
     method: 'GET',
     path: '/pam/config',
     query: OrgQuery,
-    responses: { 200: z.object({ success: z.literal(true), config: PamConfigSchema }) },
+    responses: { 200: PamConfigAnswerSchema },
     auth: { permission: 'devices:read' },
     summary: "The organization's elevation defaults",
   }),
@@ -639,7 +627,7 @@ export const pam = {
     method: 'PUT',
     path: '/pam/config',
     body: PamConfigPutSchema,
-    responses: { 200: z.object({ success: z.literal(true), config: PamConfigSchema }) },
+    responses: { 200: PamConfigAnswerSchema },
     auth: { permission: 'pam:manage_policy', mfa: true },
     summary: "Set the organization's elevation defaults",
   }),
@@ -658,7 +646,7 @@ export const pam = {
     method: 'POST',
     path: '/pam/elevation-requests',
     body: TechJitRequestSchema,
-    responses: { 201: z.object({ success: z.literal(true), request: ElevationRequestSchema }) },
+    responses: { 201: successWith({ request: ElevationRequestSchema }) },
     auth: { permission: 'devices:execute', sessionOnly: true },
     summary: 'Ask for just-in-time administrator rights on a device (always waits for an approver)',
   }),
@@ -667,8 +655,7 @@ export const pam = {
     path: '/pam/elevation-requests',
     query: ElevationListQuerySchema,
     responses: {
-      200: z.object({
-        success: z.literal(true),
+      200: successWith({
         requests: z.array(ElevationRequestSchema),
         pagination: PaginationSchema,
       }),
@@ -676,14 +663,13 @@ export const pam = {
     auth: { permission: 'devices:read' },
     summary: 'List elevation requests, newest first',
   }),
-  getRequest: getById('/pam/elevation-requests/:id',
-    z.object({ success: z.literal(true), request: ElevationRequestSchema }), { permission: 'devices:read' },
-    'Get an elevation request'),
+  getRequest: getById('/pam/elevation-requests/:id', successWith({ request: ElevationRequestSchema }),
+    { permission: 'devices:read' }, 'Get an elevation request'),
   listActive: endpoint({
     method: 'GET',
     path: '/pam/active',
     query: ElevationActiveQuerySchema,
-    responses: { 200: z.object({ success: z.literal(true), active: z.array(ElevationRequestSchema) }) },
+    responses: { 200: successWith({ active: z.array(ElevationRequestSchema) }) },
     auth: { permission: 'devices:read' },
     summary: 'Elevations in force now (at most 500), soonest expiry first',
   }),
@@ -726,19 +712,19 @@ export const pam = {
     method: 'POST',
     path: '/pam/approver-devices',
     body: ApproverDeviceRegisterSchema,
-    responses: { 201: z.object({ success: z.literal(true), device: ApproverDeviceSchema }) },
+    responses: { 201: successWith({ device: ApproverDeviceSchema }) },
     auth: { permission: 'pam:approve', mfa: true, sessionOnly: true },
     summary: 'Register a platform approver device of the caller from its attestation',
   }),
   listApproverDevices: endpoint({
     method: 'GET',
     path: '/pam/approver-devices',
-    responses: { 200: z.object({ success: z.literal(true), devices: z.array(ApproverDeviceSchema) }) },
+    responses: { 200: successWith({ devices: z.array(ApproverDeviceSchema) }) },
     auth: { sessionOnly: true },
     summary: "The caller's registered approver devices",
   }),
-  deleteApproverDevice: deleteById('/pam/approver-devices/:id', z.object({ success: z.literal(true) }),
-    { mfa: true, sessionOnly: true }, 'Remove one of the caller’s approver devices'),
+  deleteApproverDevice: deleteById('/pam/approver-devices/:id', SuccessSchema, { mfa: true, sessionOnly: true },
+    'Remove one of the caller’s approver devices'),
 
   exportAudit: endpoint({
     method: 'GET',

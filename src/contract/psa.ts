@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { deleteById, getById, updateById } from './builders.js';
-import { IdParamsSchema as IdParams, JsonObjectSchema, PageQuerySchema, SuccessSchema, TimestampSchema, UuidSchema, dataSchema, pagedSchema, timestampFields } from './common.js';
+import { createOne, deleteById, getById, listPaged, updateById } from './builders.js';
+import { IdParamsSchema as IdParams, JsonObjectSchema, NameSchema, PageQuerySchema, SuccessSchema, TimestampSchema, UuidSchema, dataSchema, pagedSchema, successWith, timestampFields } from './common.js';
 import { endpoint } from './endpoint.js';
 
 /** 02 §2.8 providers by wire value (05-wire-notes "2.8/4.4 PSA": psa_1 servicenow … psa_6 zendesk). */
@@ -83,14 +83,14 @@ const Settings = boundedObject('settings')
 export const PsaConnectionCreateSchema = z.strictObject({
   orgId: UuidSchema.optional().describe('Organization (required for partner callers with several and for system callers)'),
   provider: PsaProviderSchema.describe('servicenow, jira, connectwise, autotask, freshservice or zendesk'),
-  name: z.string().trim().min(1).max(255).describe('Name (1-255 characters)'),
+  name: NameSchema.describe('Name (1-255 characters)'),
   credentials: Credentials.optional(),
   settings: Settings.optional().default({}),
   enabled: z.boolean().optional().default(true).describe('Whether the connection opens tickets (default true)'),
 });
 
 export const PsaConnectionUpdateSchema = z.strictObject({
-  name: z.string().trim().min(1).max(255).optional(),
+  name: NameSchema.optional(),
   credentials: Credentials.optional().describe('New credentials, replacing the stored ones as a whole'),
   settings: Settings.optional().describe('New settings, replacing the stored ones as a whole'),
   enabled: z.boolean().optional(),
@@ -114,23 +114,10 @@ const WRITE = { permission: 'organizations:write', mfa: true } as const;
 
 /** 02 §4.4 PSA routes, with the bodies and messages of 05-wire-notes "2.8/4.4 PSA". */
 export const psa = {
-  list: endpoint({
-    method: 'GET',
-    path: '/psa/connections',
-    query: PsaConnectionListQuerySchema,
-    responses: { 200: pagedSchema(PsaConnectionSchema) },
-    auth: READ,
-    summary: 'List PSA connections, most recently updated first',
-  }),
-  create: endpoint({
-    method: 'POST',
-    path: '/psa/connections',
-    body: PsaConnectionCreateSchema,
-    responses: { 201: PsaConnectionSchema },
-    auth: WRITE,
-    idempotent: true,
-    summary: 'Create a PSA connection; the credentials are stored encrypted and never returned',
-  }),
+  list: listPaged('/psa/connections', PsaConnectionListQuerySchema, PsaConnectionSchema, READ,
+    'List PSA connections, most recently updated first'),
+  create: createOne('/psa/connections', PsaConnectionCreateSchema, PsaConnectionSchema, WRITE,
+    'Create a PSA connection; the credentials are stored encrypted and never returned'),
   get: getById('/psa/connections/:id', dataSchema(PsaConnectionSchema), READ, 'Get a PSA connection'),
   update: updateById('/psa/connections/:id', PsaConnectionUpdateSchema, PsaConnectionSchema, WRITE,
     'Change name, credentials (replaced as a whole), settings or enabled'),
@@ -161,7 +148,7 @@ export const psa = {
     path: '/psa/connections/:id/status',
     params: IdParams,
     body: PsaStatusBodySchema,
-    responses: { 200: z.object({ success: z.literal(true), status: PsaConnectionStatusSchema }) },
+    responses: { 200: successWith({ status: PsaConnectionStatusSchema }) },
     auth: WRITE,
     summary: 'Set the status of a connection: active, paused (opens no tickets) or error',
   }),
@@ -174,12 +161,6 @@ export const psa = {
     auth: READ,
     summary: 'List the tickets of a connection, most recently updated first',
   }),
-  tickets: endpoint({
-    method: 'GET',
-    path: '/psa/tickets',
-    query: PsaTicketListQuerySchema,
-    responses: { 200: pagedSchema(PsaTicketSchema) },
-    auth: READ,
-    summary: 'List the tickets of every connection the caller reaches, most recently updated first',
-  }),
+  tickets: listPaged('/psa/tickets', PsaTicketListQuerySchema, PsaTicketSchema, READ,
+    'List the tickets of every connection the caller reaches, most recently updated first'),
 } as const;

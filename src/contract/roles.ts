@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deleteById, getById, updateById } from './builders.js';
+import { createOne, deleteById, getById, updateById } from './builders.js';
 import { SuccessSchema, TimestampSchema, UuidSchema, timestampFields } from './common.js';
 import { endpoint } from './endpoint.js';
 
@@ -183,15 +183,8 @@ export const roles = {
     auth: READ,
     summary: "List the built-in roles and the caller's own custom roles, with how many users hold each",
   }),
-  create: endpoint({
-    method: 'POST',
-    path: '/roles',
-    body: RoleCreateSchema,
-    responses: { 201: RoleSchema },
-    auth: WRITE,
-    idempotent: true,
-    summary: "Create a custom role owned by the caller's partner or organization",
-  }),
+  create: createOne('/roles', RoleCreateSchema, RoleSchema, WRITE,
+    "Create a custom role owned by the caller's partner or organization"),
   availablePermissions: endpoint({
     method: 'GET',
     path: '/roles/permissions/available',

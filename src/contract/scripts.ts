@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { deleteById, getById } from './builders.js';
-import { IdParamsSchema as IdParams, JsonObjectSchema, PageQuerySchema, QueryBooleanSchema, SuccessSchema, TimestampSchema, UuidSchema, pagedSchema, timestampFields } from './common.js';
+import { createOne, deleteById, getById, listPaged } from './builders.js';
+import { IdParamsSchema as IdParams, JsonObjectSchema, NameSchema, PageQuerySchema, QueryBooleanSchema, SuccessSchema, TimestampSchema, UuidSchema, pagedSchema, successWith, timestampFields } from './common.js';
 import { OsTypeSchema } from './devices.js';
 import { endpoint } from './endpoint.js';
 
@@ -57,7 +57,7 @@ export const ScriptSchema = z.object({
 export type Script = z.infer<typeof ScriptSchema>;
 
 const Fields = {
-  name: z.string().trim().min(1).max(255).describe('Name, 1-255 characters'),
+  name: NameSchema.describe('Name, 1-255 characters'),
   description: z.string().max(5000).nullable().optional().describe('Description, at most 5000 characters'),
   category: z.string().trim().max(100).nullable().optional().describe('Category, at most 100 characters'),
   osTypes: z
@@ -162,8 +162,7 @@ export const ScriptExecutionListQuerySchema = PageQuerySchema.extend({
   batchId: UuidSchema.optional().describe('Only runs of this batch'),
 });
 
-export const ScriptExecutionCancelledSchema = z.object({
-  success: z.literal(true),
+export const ScriptExecutionCancelledSchema = successWith({
   execution: z.object({ id: UuidSchema, status: ScriptExecutionStatusSchema, completedAt: TimestampSchema.nullable() }),
 });
 
@@ -180,7 +179,7 @@ export const CustomFieldSchema = z.object({
 export const CustomFieldCreateSchema = z.strictObject({
   orgId: UuidSchema.optional().describe('Organization (required for partner callers of several and for system callers)'),
   key: z.string().regex(/^[A-Za-z][A-Za-z0-9_.-]{0,99}$/, 'a letter, then letters, digits, _ . -, at most 100').describe('Key in the device customFields'),
-  name: z.string().trim().min(1).max(255).describe('Display name'),
+  name: NameSchema.describe('Display name'),
   type: CustomFieldTypeSchema.default('text').describe('text, number or boolean (default text)'),
   allowScriptWrite: z.boolean().default(false).describe(`Scripts may write it with the ${CUSTOM_FIELDS_MARKER} output marker`),
 });
@@ -192,14 +191,7 @@ const EXECUTE = { permission: 'scripts:execute', mfa: true } as const;
 
 /** 03 §4.6, §4.7 scripts (05 wire notes 4.7), and the minimal custom field definitions the output marker writes. */
 export const scripts = {
-  list: endpoint({
-    method: 'GET',
-    path: '/scripts',
-    query: ScriptListQuerySchema,
-    responses: { 200: pagedSchema(ScriptSchema) },
-    auth: READ,
-    summary: 'List scripts, most recently updated first',
-  }),
+  list: listPaged('/scripts', ScriptListQuerySchema, ScriptSchema, READ, 'List scripts, most recently updated first'),
   systemLibrary: endpoint({
     method: 'GET',
     path: '/scripts/system-library',
@@ -217,15 +209,7 @@ export const scripts = {
     idempotent: true,
     summary: "Copy a system script into an organization's scripts",
   }),
-  create: endpoint({
-    method: 'POST',
-    path: '/scripts',
-    body: ScriptCreateSchema,
-    responses: { 201: ScriptSchema },
-    auth: WRITE,
-    idempotent: true,
-    summary: 'Create a script',
-  }),
+  create: createOne('/scripts', ScriptCreateSchema, ScriptSchema, WRITE, 'Create a script'),
   get: getById('/scripts/:id', ScriptSchema, READ, 'Get a script'),
   update: endpoint({
     method: 'PUT',
@@ -274,15 +258,8 @@ export const scripts = {
     auth: { permission: 'devices:read' },
     summary: 'Device custom field definitions, by key',
   }),
-  createCustomField: endpoint({
-    method: 'POST',
-    path: '/custom-fields',
-    body: CustomFieldCreateSchema,
-    responses: { 201: CustomFieldSchema },
-    auth: { permission: 'devices:write', mfa: true },
-    idempotent: true,
-    summary: 'Define a device custom field (and whether scripts may write it)',
-  }),
+  createCustomField: createOne('/custom-fields', CustomFieldCreateSchema, CustomFieldSchema,
+    { permission: 'devices:write', mfa: true }, 'Define a device custom field (and whether scripts may write it)'),
   deleteCustomField: deleteById('/custom-fields/:id', SuccessSchema, { permission: 'devices:write', mfa: true },
     'Delete a custom field definition (values already written stay on the devices)'),
 } as const;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { deleteById, getById, updateById } from './builders.js';
-import { IdParamsSchema as IdParams, SuccessSchema, TimestampSchema, UuidSchema, dataSchema } from './common.js';
+import { createOne, deleteById, getById, updateById } from './builders.js';
+import { IdParamsSchema as IdParams, NameSchema, SuccessSchema, TimestampSchema, UuidSchema, dataSchema, successWith } from './common.js';
 import { endpoint } from './endpoint.js';
 
 const OrgParams = z.object({ orgId: UuidSchema });
@@ -71,7 +71,7 @@ export const SsoProviderSchema = SsoProviderSummarySchema.extend({
 export type SsoProvider = z.infer<typeof SsoProviderSchema>;
 
 const providerFields = {
-  name: z.string().trim().min(1).max(255).describe('Name of the provider (1-255 characters)'),
+  name: NameSchema.describe('Name of the provider (1-255 characters)'),
   issuer: HttpUrl.nullable().optional().describe('OIDC issuer; its discovery document fills the endpoint URLs'),
   clientId: z.string().trim().min(1).max(512).nullable().optional().describe('OAuth client id at the provider'),
   clientSecret: z.string().min(1).max(4096).nullable().optional().describe('OAuth client secret; stored encrypted, never returned'),
@@ -116,8 +116,7 @@ export const SsoProviderListQuerySchema = z.object({
 
 export const SsoStatusBodySchema = z.strictObject({ status: SsoProviderStatusSchema.describe('inactive, testing or active') });
 
-export const SsoTestResultSchema = z.object({
-  success: z.literal(true),
+export const SsoTestResultSchema = successWith({
   message: z.string(),
   discovery: z
     .object({
@@ -206,15 +205,8 @@ export const sso = {
   }),
   getProvider: getById('/sso/providers/:id', dataSchema(SsoProviderSchema), READ,
     'Get an SSO provider (the client secret is never returned, only hasClientSecret)'),
-  createProvider: endpoint({
-    method: 'POST',
-    path: '/sso/providers',
-    body: SsoProviderCreateSchema,
-    responses: { 201: dataSchema(SsoProviderSchema) },
-    auth: WRITE,
-    idempotent: true,
-    summary: 'Create an SSO provider (inactive); an issuer is discovered, and a failed discovery only logs a warning',
-  }),
+  createProvider: createOne('/sso/providers', SsoProviderCreateSchema, dataSchema(SsoProviderSchema), WRITE,
+    'Create an SSO provider (inactive); an issuer is discovered, and a failed discovery only logs a warning'),
   updateProvider: updateById('/sso/providers/:id', SsoProviderUpdateSchema, dataSchema(SsoProviderSchema), WRITE,
     'Update an SSO provider; a changed issuer is discovered again'),
   deleteProvider: deleteById('/sso/providers/:id', SuccessSchema, WRITE,

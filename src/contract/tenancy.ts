@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { deleteById, getById, updateById } from './builders.js';
+import { createOne, deleteById, getById, listPaged, updateById } from './builders.js';
 import {
   DateTimeSchema,
   JsonObjectSchema,
+  NameSchema as Name,
   PageQuerySchema,
   SuccessSchema,
   TimestampSchema,
   UuidSchema,
-  pagedSchema,
   timestampFields,
 } from './common.js';
 import { endpoint } from './endpoint.js';
@@ -91,7 +91,6 @@ export const PartnerSchema = z.object({
 });
 export type Partner = z.infer<typeof PartnerSchema>;
 
-const Name = z.string().trim().min(1).max(255);
 const Cap = z.number().int().min(0).max(10_000_000);
 
 export const PartnerCreateSchema = z.strictObject({
@@ -197,23 +196,10 @@ export const SiteListQuerySchema = PageQuerySchema.extend({
 export const DeletedSchema = SuccessSchema;
 
 export const tenancy = {
-  listPartners: endpoint({
-    method: 'GET',
-    path: '/orgs/partners',
-    query: PageQuerySchema,
-    responses: { 200: pagedSchema(PartnerSchema) },
-    auth: { callerScopes: ['system'] },
-    summary: 'List partners',
-  }),
-  createPartner: endpoint({
-    method: 'POST',
-    path: '/orgs/partners',
-    body: PartnerCreateSchema,
-    responses: { 201: PartnerSchema },
-    auth: { callerScopes: ['system'] },
-    idempotent: true,
-    summary: 'Create a partner (active unless a status is given)',
-  }),
+  listPartners: listPaged('/orgs/partners', PageQuerySchema, PartnerSchema, { callerScopes: ['system'] },
+    'List partners'),
+  createPartner: createOne('/orgs/partners', PartnerCreateSchema, PartnerSchema, { callerScopes: ['system'] },
+    'Create a partner (active unless a status is given)'),
   getMyPartner: endpoint({
     method: 'GET',
     path: '/orgs/partners/me',
@@ -240,46 +226,18 @@ export const tenancy = {
     auth: {},
     summary: 'Every organization the caller can reach, ordered by name (unpaged)',
   }),
-  listOrganizations: endpoint({
-    method: 'GET',
-    path: '/orgs/organizations',
-    query: OrganizationListQuerySchema,
-    responses: { 200: pagedSchema(OrganizationSchema) },
-    auth: { callerScopes: ['partner', 'system'], permission: 'organizations:read' },
-    summary: 'List organizations',
-  }),
-  createOrganization: endpoint({
-    method: 'POST',
-    path: '/orgs/organizations',
-    body: OrganizationCreateSchema,
-    responses: { 201: OrganizationSchema },
-    auth: { callerScopes: ['partner', 'system'], permission: 'organizations:write' },
-    idempotent: true,
-    summary: 'Create an organization',
-  }),
+  listOrganizations: listPaged('/orgs/organizations', OrganizationListQuerySchema, OrganizationSchema,
+    { callerScopes: ['partner', 'system'], permission: 'organizations:read' }, 'List organizations'),
+  createOrganization: createOne('/orgs/organizations', OrganizationCreateSchema, OrganizationSchema,
+    { callerScopes: ['partner', 'system'], permission: 'organizations:write' }, 'Create an organization'),
   getOrganization: getById('/orgs/organizations/:id', OrganizationSchema,
     { callerScopes: ['partner', 'system'], permission: 'organizations:read' }, 'Get an organization'),
   updateOrganization: updateById('/orgs/organizations/:id', OrganizationUpdateSchema, OrganizationSchema,
     { callerScopes: ['partner', 'system'], permission: 'organizations:write' }, 'Update an organization'),
   deleteOrganization: deleteById('/orgs/organizations/:id', DeletedSchema,
     { callerScopes: ['partner', 'system'], permission: 'organizations:delete' }, 'Soft-delete an organization'),
-  listSites: endpoint({
-    method: 'GET',
-    path: '/orgs/sites',
-    query: SiteListQuerySchema,
-    responses: { 200: pagedSchema(SiteSchema) },
-    auth: { permission: 'sites:read' },
-    summary: 'List sites',
-  }),
-  createSite: endpoint({
-    method: 'POST',
-    path: '/orgs/sites',
-    body: SiteCreateSchema,
-    responses: { 201: SiteSchema },
-    auth: { permission: 'sites:write' },
-    idempotent: true,
-    summary: 'Create a site',
-  }),
+  listSites: listPaged('/orgs/sites', SiteListQuerySchema, SiteSchema, { permission: 'sites:read' }, 'List sites'),
+  createSite: createOne('/orgs/sites', SiteCreateSchema, SiteSchema, { permission: 'sites:write' }, 'Create a site'),
   getSite: getById('/orgs/sites/:id', SiteSchema, { permission: 'sites:read' }, 'Get a site'),
   updateSite: updateById('/orgs/sites/:id', SiteUpdateSchema, SiteSchema, { permission: 'sites:write' },
     'Update a site'),

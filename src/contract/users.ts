@@ -1,14 +1,13 @@
 import { z } from 'zod';
-import { deleteById, getById, updateById } from './builders.js';
+import { deleteById, getById, listPaged, updateById } from './builders.js';
 import { LookupEmail, SessionResponseSchema } from './auth.js';
-import { PageQuerySchema, SuccessSchema, TimestampSchema, UuidSchema, pagedSchema } from './common.js';
+import { NameSchema as Name, PageQuerySchema, SuccessSchema, TimestampSchema, UuidSchema, successWith } from './common.js';
 import { endpoint } from './endpoint.js';
 import { RoleScopeSchema } from './roles.js';
 
 const IdParams = z.object({ id: UuidSchema.describe('User id') });
 const Email = z.email().max(255);
 const PasswordInput = z.string().min(1).max(1024);
-const Name = z.string().trim().min(1).max(255);
 const Ids = z.array(UuidSchema).max(1000);
 
 export const UserStatusSchema = z.enum(['active', 'invited', 'disabled']);
@@ -122,14 +121,8 @@ const INVITE = { permission: 'users:invite', mfa: true, sessionOnly: true } as c
 
 /** 01 §4.4 users of the caller's partner or organization. */
 export const users = {
-  list: endpoint({
-    method: 'GET',
-    path: '/users',
-    query: UserListQuerySchema,
-    responses: { 200: pagedSchema(UserSchema) },
-    auth: READ,
-    summary: "List the users of the caller's partner or organization, by e-mail",
-  }),
+  list: listPaged('/users', UserListQuerySchema, UserSchema, READ,
+    "List the users of the caller's partner or organization, by e-mail"),
   listRoles: endpoint({
     method: 'GET',
     path: '/users/roles',
@@ -189,8 +182,7 @@ export const PhoneNumberSchema = z.string().regex(/^\+[1-9]\d{1,14}$/, 'expected
 
 export const MessageResultSchema = z.object({ success: z.boolean(), message: z.string() });
 
-export const CodeSentSchema = z.object({
-  success: z.literal(true),
+export const CodeSentSchema = successWith({
   message: z.string(),
   expiresInSeconds: z.number().int(),
 });
@@ -239,7 +231,7 @@ export const account = {
     method: 'POST',
     path: '/auth/phone/confirm',
     body: z.strictObject({ code: SmsCode.describe('The code from the SMS') }),
-    responses: { 200: z.object({ success: z.literal(true), phoneNumber: z.string(), phoneVerified: z.literal(true) }) },
+    responses: { 200: successWith({ phoneNumber: z.string(), phoneVerified: z.literal(true) }) },
     auth: { allowInactivePartner: true, sessionOnly: true },
     summary: 'Confirm the phone number with the code sent to it',
   }),
@@ -257,7 +249,7 @@ export const account = {
     method: 'POST',
     path: '/auth/mfa/sms/enable',
     responses: {
-      200: z.object({ success: z.literal(true), mfaMethod: z.literal('sms'), recoveryCodes: z.array(z.string()) }),
+      200: successWith({ mfaMethod: z.literal('sms'), recoveryCodes: z.array(z.string()) }),
     },
     auth: { allowInactivePartner: true, sessionOnly: true },
     summary: 'Turn on SMS multi-factor sign-in (needs a verified phone); returns recovery codes, shown once',

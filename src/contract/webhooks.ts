@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { deleteById, getById, updateById } from './builders.js';
-import { IdParamsSchema as IdParams, JsonObjectSchema, PageQuerySchema, SuccessSchema, TimestampSchema, UuidSchema, pagedSchema, timestampFields } from './common.js';
+import { createOne, deleteById, getById, listPaged, updateById } from './builders.js';
+import { IdParamsSchema as IdParams, JsonObjectSchema, NameSchema, PageQuerySchema, SuccessSchema, TimestampSchema, UuidSchema, pagedSchema, timestampFields } from './common.js';
 import { endpoint } from './endpoint.js';
 
 /** 02 §2.7 statuses: paused sends nothing; failed is set by PATCH or by the system (docs/api-notes.md). */
@@ -99,7 +99,7 @@ const Secret = z.string().min(1).max(255);
 
 export const WebhookCreateSchema = z.strictObject({
   orgId: UuidSchema.optional().describe('Organization (required for partner and system callers)'),
-  name: z.string().trim().min(1).max(255).describe('Name (1-255 characters)'),
+  name: NameSchema.describe('Name (1-255 characters)'),
   url: z.string().min(1).max(2048).describe('HTTPS URL the deliveries are POSTed to'),
   secret: Secret.describe('Signing secret (1-255 characters); write-only'),
   events: EventListSchema.describe('Event types (02 §6), or * for every event'),
@@ -107,7 +107,7 @@ export const WebhookCreateSchema = z.strictObject({
 });
 
 export const WebhookUpdateSchema = z.strictObject({
-  name: z.string().trim().min(1).max(255).optional(),
+  name: NameSchema.optional(),
   url: z.string().min(1).max(2048).optional(),
   secret: Secret.optional().describe('New signing secret, replacing the old one at once (see rotate-secret)'),
   events: EventListSchema.optional(),
@@ -148,23 +148,9 @@ const WRITE = { permission: 'organizations:write', mfa: true } as const;
 
 /** 02 §4.3 plus the list route of 05-wire-notes 4.3 and secret rotation. */
 export const webhooks = {
-  list: endpoint({
-    method: 'GET',
-    path: '/webhooks',
-    query: WebhookListQuerySchema,
-    responses: { 200: pagedSchema(WebhookSchema) },
-    auth: READ,
-    summary: 'List webhooks, newest first',
-  }),
-  create: endpoint({
-    method: 'POST',
-    path: '/webhooks',
-    body: WebhookCreateSchema,
-    responses: { 201: WebhookSchema },
-    auth: WRITE,
-    idempotent: true,
-    summary: 'Create a webhook; the URL must be HTTPS and public',
-  }),
+  list: listPaged('/webhooks', WebhookListQuerySchema, WebhookSchema, READ, 'List webhooks, newest first'),
+  create: createOne('/webhooks', WebhookCreateSchema, WebhookSchema, WRITE,
+    'Create a webhook; the URL must be HTTPS and public'),
   get: getById('/webhooks/:id', WebhookWithStatsSchema, READ, 'Get a webhook with its delivery statistics'),
   update: updateById('/webhooks/:id', WebhookUpdateSchema, WebhookSchema, WRITE,
     'Change any of name, url, secret, events, headers, status'),

@@ -1,11 +1,11 @@
 import fs from 'node:fs/promises';
 import { ApiCommand, listFlags } from '../../cli/api-command.js';
 import { Flags } from '../../cli/flags.js';
-import { queryFlags } from '../../cli/schema-flags.js';
+import { listFilterFlags } from '../../cli/schema-flags.js';
 import { devices } from '../../client/endpoints.js';
 
 const def = devices.list;
-const filters = queryFlags(def, { omit: ['page', 'limit', 'cursor', 'filter'] });
+const filters = listFilterFlags(def, { omit: ['cursor', 'filter'] });
 
 export default class DevicesList extends ApiCommand<typeof DevicesList> {
   static override summary = 'List devices, by hostname; narrow them with flags, a saved filter (--filter-id) or a condition tree (--where FILE)';

@@ -2,12 +2,12 @@ import { Flags } from '../../cli/flags.js';
 import { ApiCommand, listFlags } from '../../cli/api-command.js';
 import { CommandError } from '../../cli/base-command.js';
 import { ExitCode } from '../../cli/exit-codes.js';
-import { queryFlags } from '../../cli/schema-flags.js';
+import { listFilterFlags } from '../../cli/schema-flags.js';
 import { ApiError } from '../../client/errors.js';
 import { tenancy } from '../../client/endpoints.js';
 
 const def = tenancy.listOrganizations;
-const filters = queryFlags(def, { omit: ['page', 'limit'], descriptions: { partnerId: 'Only the organizations of this partner.' } });
+const filters = listFilterFlags(def, { descriptions: { partnerId: 'Only the organizations of this partner.' } });
 
 export default class OrgsList extends ApiCommand<typeof OrgsList> {
   static override summary = 'List organizations';

@@ -1,10 +1,10 @@
 import { ApiCommand, listFlags } from '../../../cli/api-command.js';
 import { TEMPLATE_COLUMNS, flatPage } from '../../../cli/alerts-command.js';
 import { Flags } from '../../../cli/flags.js';
-import { queryFlags } from '../../../cli/schema-flags.js';
+import { listFilterFlags } from '../../../cli/schema-flags.js';
 import { alertTemplates } from '../../../client/endpoints.js';
 
-const filters = queryFlags(alertTemplates.listTemplates, { omit: ['page', 'limit'] });
+const filters = listFilterFlags(alertTemplates.listTemplates);
 
 export default class AlertsTemplatesList extends ApiCommand<typeof AlertsTemplatesList> {
   static override summary = 'List alert templates: built-in ones first, then by name';

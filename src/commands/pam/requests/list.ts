@@ -1,11 +1,10 @@
 import { ApiCommand, listFlags } from '../../../cli/api-command.js';
 import { REQUEST_COLUMNS } from '../../../cli/pam-command.js';
-import { queryFlags } from '../../../cli/schema-flags.js';
+import { listFilterFlags } from '../../../cli/schema-flags.js';
 import { pam } from '../../../client/endpoints.js';
 
 const def = pam.listRequests;
-const filters = queryFlags(def, {
-  omit: ['page', 'limit'],
+const filters = listFilterFlags(def, {
   descriptions: {
     status: 'Only requests in this status.',
     flowType: 'Only requests of this flow: a UAC prompt, a technician asking for admin rights, or an AI tool action.',

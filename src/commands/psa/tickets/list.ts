@@ -1,9 +1,9 @@
 import { ApiCommand, listFlags } from '../../../cli/api-command.js';
 import { Flags } from '../../../cli/flags.js';
-import { queryFlags } from '../../../cli/schema-flags.js';
+import { listFilterFlags } from '../../../cli/schema-flags.js';
 import { psa } from '../../../client/endpoints.js';
 
-const filters = queryFlags(psa.tickets, { omit: ['page', 'limit'] });
+const filters = listFilterFlags(psa.tickets);
 
 export default class PsaTicketsList extends ApiCommand<typeof PsaTicketsList> {
   static override summary = 'List PSA tickets opened for alerts, most recently updated first (of one connection with --connection)';

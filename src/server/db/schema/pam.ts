@@ -1,4 +1,5 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { ELEVATION_EVENT_TYPES } from '../../../contract/pam.js';
 import type {
   ElevationActor,
   ElevationEventType,
@@ -163,20 +164,7 @@ export const elevationAuditEvents = sqliteTable(
     id: id(),
     orgId: ref(() => organizations.id),
     elevationRequestId: ref(() => elevationRequests.id),
-    eventType: text({
-      enum: [
-        'requested',
-        'auto_approved',
-        'approved',
-        'denied',
-        'expired',
-        'revoked',
-        'session_started',
-        'session_ended',
-        'command_executed',
-        'evidence_attached',
-      ],
-    })
+    eventType: text({ enum: ELEVATION_EVENT_TYPES })
       .$type<ElevationEventType>()
       .notNull(),
     actor: text({ enum: ['end_user', 'technician', 'system', 'policy'] })
