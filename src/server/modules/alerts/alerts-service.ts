@@ -2,12 +2,14 @@ import { and, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { AlertBulkSchema, AlertListQuerySchema } from '../../../contract/alerts.js';
 import type { Db } from '../../db/connection.js';
+import { inJson, preparedShapes } from '../../db/prepared.js';
 import { alerts } from '../../db/schema/index.js';
 import type { AlertSeverity, AlertStatus } from '../../db/schema/alerts.js';
 import { systemContext, type Caller, type RequestContext } from '../../context.js';
 import { DomainError, badRequest, notFound } from '../../errors.js';
 import { publishEvent } from '../../jobs/queue.js';
-import { paged, pageOfRows, type Paged } from '../../lib/paging.js';
+import { paged, type Paged } from '../../lib/paging.js';
+import { preparedPages } from '../../lib/prepared-page.js';
 import type { DevicesService } from '../devices/service.js';
 import { ruleOut, type AlertRulesService, type RuleRow } from './rules-service.js';
 import { orgById, readOrgIds } from './scope.js';
@@ -82,6 +84,44 @@ export interface RuleState {
   open: Map<string, AlertRow>;
 }
 
+/** A caller's reach as a shape (db/prepared.ts): 'o' within the organizations of the JSON array `orgIds`, 's'
+ * within the sites of `siteIds` (a site-restricted user). */
+function reachIn(shape: string): SQL | undefined {
+  return and(shape.includes('o') ? inJson(alerts.orgId, 'orgIds') : undefined, shape.includes('s') ? inJson(alerts.siteId, 'siteIds') : undefined);
+}
+
+/** A page of alerts, per shape: the reach (reachIn) and which filters of the list the request has, as letters
+ * (S statuses, v severity, d deviceId, r ruleId, a startDate, b endDate, u updatedSince). */
+const alertPageOf = preparedPages(alerts, [desc(alerts.triggeredAt), desc(alerts.id)], (shape) =>
+  and(
+    reachIn(shape),
+    shape.includes('S') ? inJson(alerts.status, 'statuses') : undefined,
+    shape.includes('v') ? eq(alerts.severity, sql.placeholder('severity')) : undefined,
+    shape.includes('d') ? eq(alerts.deviceId, sql.placeholder('deviceId')) : undefined,
+    shape.includes('r') ? eq(alerts.ruleId, sql.placeholder('ruleId')) : undefined,
+    shape.includes('a') ? sql`${alerts.triggeredAt} >= ${sql.placeholder('startDate')}` : undefined,
+    shape.includes('b') ? sql`${alerts.triggeredAt} <= ${sql.placeholder('endDate')}` : undefined,
+    shape.includes('u') ? sql`${alerts.updatedAt} >= ${sql.placeholder('updatedSince')}` : undefined,
+  ),
+);
+
+/** One alert within a reach, and the counts by status and severity within one, per reach shape (reachIn). */
+const alertReadsOf = preparedShapes((db, shape) => ({
+  byId: db
+    .select()
+    .from(alerts)
+    .where(and(eq(alerts.id, sql.placeholder('id')), reachIn(shape)))
+    .prepare(),
+  summary: db
+    .select({ status: alerts.status, severity: alerts.severity, n: count() })
+    .from(alerts)
+    .where(reachIn(shape))
+    .groupBy(alerts.status, alerts.severity)
+    .prepare(),
+}));
+
+const isoOf = (at: string | undefined) => (at ? new Date(at).toISOString() : null);
+
 /** Alerts and their state machine (02 §3, 05 wire notes "4.1 Core alerts"); events per ALERT-EVENTS.md. */
 export class AlertsService {
   constructor(
@@ -91,14 +131,26 @@ export class AlertsService {
     private readonly deliveries: AlertDeliveryLog,
   ) {}
 
-  /** The conditions every read applies: the organizations the caller reaches and, for site-restricted users, their sites. */
-  private visible(caller: Caller, orgId: string | undefined): SQL | undefined | false {
+  /** The reach every read applies, as a shape (reachIn) and its values: the organizations the caller reaches
+   * and, for site-restricted users, their sites; false when it is nothing. */
+  private visible(caller: Caller, orgId: string | undefined): { shape: string; orgIds: string | null; siteIds: string | null } | false {
     const orgIds = readOrgIds(this.db, caller, orgId);
     if (orgIds !== null && orgIds.length === 0) return false;
     if (caller.siteIds !== null && caller.siteIds.length === 0) return false;
+    return {
+      shape: `${orgIds === null ? '' : 'o'}${caller.siteIds === null ? '' : 's'}`,
+      orgIds: orgIds === null ? null : JSON.stringify(orgIds),
+      siteIds: caller.siteIds === null ? null : JSON.stringify(caller.siteIds),
+    };
+  }
+
+  /** The visible() condition for a statement built per call (bulk, whose id list varies). */
+  private visibleWhere(caller: Caller): SQL | undefined | false {
+    const scope = this.visible(caller, undefined);
+    if (scope === false) return false;
     return and(
-      orgIds === null ? undefined : sql`${alerts.orgId} IN (SELECT value FROM json_each(${JSON.stringify(orgIds)}))`,
-      caller.siteIds === null ? undefined : sql`${alerts.siteId} IN (SELECT value FROM json_each(${JSON.stringify(caller.siteIds)}))`,
+      scope.orgIds === null ? undefined : sql`${alerts.orgId} IN (SELECT value FROM json_each(${scope.orgIds}))`,
+      scope.siteIds === null ? undefined : sql`${alerts.siteId} IN (SELECT value FROM json_each(${scope.siteIds}))`,
     );
   }
 
@@ -113,17 +165,28 @@ export class AlertsService {
   list(ctx: RequestContext, query: z.infer<typeof AlertListQuerySchema>): Paged<AlertOut> {
     const scope = this.visible(ctx.caller, query.orgId);
     if (scope === false) return paged([], query, 0);
-    const where = and(
-      scope,
-      query.status ? inArray(alerts.status, query.status) : undefined,
-      query.severity ? eq(alerts.severity, query.severity) : undefined,
-      query.deviceId ? eq(alerts.deviceId, query.deviceId) : undefined,
-      query.ruleId ? eq(alerts.ruleId, query.ruleId) : undefined,
-      query.startDate ? sql`${alerts.triggeredAt} >= ${new Date(query.startDate).toISOString()}` : undefined,
-      query.endDate ? sql`${alerts.triggeredAt} <= ${new Date(query.endDate).toISOString()}` : undefined,
-      query.updatedSince ? sql`${alerts.updatedAt} >= ${new Date(query.updatedSince).toISOString()}` : undefined,
-    );
-    const { rows, total } = pageOfRows(this.db, alerts, where, [desc(alerts.triggeredAt), desc(alerts.id)], query);
+    const shape = [
+      scope.shape,
+      query.status ? 'S' : '',
+      query.severity ? 'v' : '',
+      query.deviceId ? 'd' : '',
+      query.ruleId ? 'r' : '',
+      query.startDate ? 'a' : '',
+      query.endDate ? 'b' : '',
+      query.updatedSince ? 'u' : '',
+    ].join('');
+    const values = {
+      orgIds: scope.orgIds,
+      siteIds: scope.siteIds,
+      statuses: query.status ? JSON.stringify(query.status) : null,
+      severity: query.severity,
+      deviceId: query.deviceId,
+      ruleId: query.ruleId,
+      startDate: isoOf(query.startDate),
+      endDate: isoOf(query.endDate),
+      updatedSince: isoOf(query.updatedSince),
+    };
+    const { rows, total } = alertPageOf(this.db, shape, values, query);
     return paged(this.withOrgNames(rows), query, total);
   }
 
@@ -132,12 +195,7 @@ export class AlertsService {
     const byStatus = { active: 0, acknowledged: 0, resolved: 0, suppressed: 0 };
     const scope = this.visible(ctx.caller, orgId);
     if (scope === false) return { bySeverity, byStatus, total: 0 };
-    const rows = this.db
-      .select({ status: alerts.status, severity: alerts.severity, n: count() })
-      .from(alerts)
-      .where(scope)
-      .groupBy(alerts.status, alerts.severity)
-      .all();
+    const rows = alertReadsOf(this.db, scope.shape).summary.all(scope);
     let total = 0;
     for (const { status, severity, n } of rows) {
       byStatus[status] += n;
@@ -150,7 +208,7 @@ export class AlertsService {
   /** An alert the caller sees: absent, out of reach or outside a site restriction all answer 404. */
   find(ctx: RequestContext, id: string): AlertRow {
     const scope = this.visible(ctx.caller, undefined);
-    const row = scope === false ? undefined : this.db.select().from(alerts).where(and(eq(alerts.id, id), scope)).get();
+    const row = scope === false ? undefined : alertReadsOf(this.db, scope.shape).byId.get({ ...scope, id });
     if (!row) throw notFound('Alert not found', 'ALERT_NOT_FOUND');
     return row;
   }
@@ -203,7 +261,7 @@ export class AlertsService {
   }
 
   bulk(ctx: RequestContext, body: z.infer<typeof AlertBulkSchema>) {
-    const scope = this.visible(ctx.caller, undefined);
+    const scope = this.visibleWhere(ctx.caller);
     const ids = scope === false ? [] : this.db.select({ id: alerts.id }).from(alerts).where(and(inArray(alerts.id, body.alertIds), scope)).all();
     if (ids.length === 0) throw notFound('No accessible alerts found', 'ALERT_NOT_FOUND');
     if (body.action === 'suppress') parseFutureTime(body.until);

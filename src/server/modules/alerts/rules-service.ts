@@ -10,10 +10,12 @@ import type {
   AlertTemplateUpdateSchema,
 } from '../../../contract/alerts.js';
 import type { Db } from '../../db/connection.js';
+import { inJson, preparedQueries } from '../../db/prepared.js';
 import { alertRules, alertTemplates } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { badRequest, conflict, forbidden, notFound } from '../../errors.js';
 import { countRows, pageOfRows, type PageQuery } from '../../lib/paging.js';
+import { preparedPages } from '../../lib/prepared-page.js';
 import { recordAudit } from '../audit/recorder.js';
 import { isSiteOfOrg, type Organization } from '../tenancy/access.js';
 import { messageTemplateFor, titleTemplateFor } from './builtin-templates.js';
@@ -49,6 +51,37 @@ export function ruleOut(row: RuleRow) {
 export type RuleOut = ReturnType<typeof ruleOut>;
 
 const lowerLike = (column: SQL | SQLiteColumn, needle: string) => sql`instr(lower(coalesce(${column}, '')), ${needle.toLowerCase()}) > 0`;
+
+/** A rule and a template by id, prepared once per database (db/prepared.ts). */
+const byId = preparedQueries((db) => ({
+  rule: db.select().from(alertRules).where(eq(alertRules.id, sql.placeholder('id'))).prepare(),
+  template: db.select().from(alertTemplates).where(eq(alertTemplates.id, sql.placeholder('id'))).prepare(),
+}));
+
+/** A page of rules, per shape: which filters of the list the request has, as letters (o the organizations of
+ * the JSON array `orgIds`, e enabled, v severity, t templateId, T targetType, V targetValue, q search `needle`,
+ * lower case). */
+const rulePageOf = preparedPages(alertRules, [desc(alertRules.createdAt), desc(alertRules.id)], (shape) => {
+  const scope = sql`json_extract(${alertRules.targets}, '$.scope')`;
+  const value = sql.placeholder('targetValue');
+  const needle = sql.placeholder('needle');
+  return and(
+    shape.includes('o') ? inJson(alertRules.orgId, 'orgIds') : undefined,
+    shape.includes('e') ? sql`${alertRules.enabled} = ${sql.placeholder('enabled')}` : undefined,
+    shape.includes('v') ? eq(alertRules.severity, sql.placeholder('severity')) : undefined,
+    shape.includes('t') ? eq(alertRules.templateId, sql.placeholder('templateId')) : undefined,
+    shape.includes('T') ? sql`${scope} = ${sql.placeholder('targetType')}` : undefined,
+    shape.includes('V')
+      ? sql`((${scope} = 'organization' AND coalesce(json_extract(${alertRules.targets}, '$.orgId'), ${alertRules.orgId}) = ${value})
+            OR EXISTS (SELECT 1 FROM json_each(${alertRules.targets}, '$.siteIds') WHERE value = ${value})
+            OR EXISTS (SELECT 1 FROM json_each(${alertRules.targets}, '$.deviceIds') WHERE value = ${value})
+            OR EXISTS (SELECT 1 FROM json_each(${alertRules.targets}, '$.tags') WHERE value = ${value}))`
+      : undefined,
+    shape.includes('q')
+      ? sql`(instr(lower(coalesce(${alertRules.name}, '')), ${needle}) > 0 OR instr(lower(coalesce(${alertRules.description}, '')), ${needle}) > 0)`
+      : undefined,
+  );
+});
 
 /** Templates and rules (02 §2.1, §2.2, §4.1, §7). */
 export class AlertRulesService {
@@ -146,29 +179,31 @@ export class AlertRulesService {
   listRules(ctx: RequestContext, query: z.infer<typeof AlertRuleListQuerySchema>): FlatPage<RuleOut> {
     const orgIds = readOrgIds(this.db, ctx.caller, query.orgId);
     if (orgIds !== null && orgIds.length === 0) return flat([], query, 0);
-    const scope = sql`json_extract(${alertRules.targets}, '$.scope')`;
-    const value = query.targetValue;
-    const where = and(
-      orgIds === null ? undefined : sql`${alertRules.orgId} IN (SELECT value FROM json_each(${JSON.stringify(orgIds)}))`,
-      query.enabled !== undefined ? eq(alertRules.enabled, query.enabled) : undefined,
-      query.severity ? eq(alertRules.severity, query.severity) : undefined,
-      query.templateId ? eq(alertRules.templateId, query.templateId) : undefined,
-      query.targetType ? sql`${scope} = ${query.targetType}` : undefined,
-      value !== undefined
-        ? sql`((${scope} = 'organization' AND coalesce(json_extract(${alertRules.targets}, '$.orgId'), ${alertRules.orgId}) = ${value})
-            OR EXISTS (SELECT 1 FROM json_each(${alertRules.targets}, '$.siteIds') WHERE value = ${value})
-            OR EXISTS (SELECT 1 FROM json_each(${alertRules.targets}, '$.deviceIds') WHERE value = ${value})
-            OR EXISTS (SELECT 1 FROM json_each(${alertRules.targets}, '$.tags') WHERE value = ${value}))`
-        : undefined,
-      query.search ? or(lowerLike(alertRules.name, query.search), lowerLike(sql`${alertRules.description}`, query.search)) : undefined,
-    );
-    const { rows, total } = pageOfRows(this.db, alertRules, where, [desc(alertRules.createdAt), desc(alertRules.id)], query);
+    const shape = [
+      orgIds === null ? '' : 'o',
+      query.enabled !== undefined ? 'e' : '',
+      query.severity ? 'v' : '',
+      query.templateId ? 't' : '',
+      query.targetType ? 'T' : '',
+      query.targetValue !== undefined ? 'V' : '',
+      query.search ? 'q' : '',
+    ].join('');
+    const values = {
+      orgIds: orgIds === null ? null : JSON.stringify(orgIds),
+      enabled: query.enabled === undefined ? null : Number(query.enabled),
+      severity: query.severity,
+      templateId: query.templateId,
+      targetType: query.targetType,
+      targetValue: query.targetValue,
+      needle: query.search?.toLowerCase(),
+    };
+    const { rows, total } = rulePageOf(this.db, shape, values, query);
     return flat(rows.map(ruleOut), query, total);
   }
 
   /** A rule the caller reaches; else 404 `Rule not found`. */
   rule(ctx: RequestContext, id: string): RuleRow {
-    const row = this.db.select().from(alertRules).where(eq(alertRules.id, id)).get();
+    const row = byId(this.db).rule.get({ id });
     if (!row || !reaches(this.db, ctx.caller, row.orgId)) throw notFound('Rule not found', 'RULE_NOT_FOUND');
     return row;
   }
@@ -257,11 +292,11 @@ export class AlertRulesService {
 
   /** The rule by id whatever the caller (the alerts service's own reads); undefined once deleted. */
   ruleById(id: string): RuleRow | undefined {
-    return this.db.select().from(alertRules).where(eq(alertRules.id, id)).get();
+    return byId(this.db).rule.get({ id });
   }
 
   templateById(id: string): TemplateRow | undefined {
-    return this.db.select().from(alertTemplates).where(eq(alertTemplates.id, id)).get();
+    return byId(this.db).template.get({ id });
   }
 
   /** Sites named by targets must be of the rule's organization, and an organization target must be it. */

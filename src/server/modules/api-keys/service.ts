@@ -57,6 +57,7 @@ function unique(values: readonly string[]): string[] {
 export class ApiKeysService {
   private readonly listQuery;
   private readonly countQuery;
+  private readonly byIdQuery;
 
   constructor(
     private readonly db: Db,
@@ -81,6 +82,7 @@ export class ApiKeysService {
       .offset(sql.placeholder('offset'))
       .prepare();
     this.countQuery = db.select({ n: count() }).from(apiKeys).where(where).prepare();
+    this.byIdQuery = db.select().from(apiKeys).where(eq(apiKeys.id, sql.placeholder('id'))).prepare();
   }
 
   // ---- Management (01 §4.1) ----
@@ -226,7 +228,7 @@ export class ApiKeysService {
 
   /** A key the caller may see: absent, in a deleted organization or out of reach all answer 404. */
   private findVisible(ctx: RequestContext, id: string): ApiKeyRow {
-    const row = this.db.select().from(apiKeys).where(eq(apiKeys.id, id)).get();
+    const row = this.byIdQuery.get({ id });
     return visibleOr404(row, (r) => requireOrg(this.db, ctx.caller, r.orgId), () => notFound('API key not found'));
   }
 

@@ -6,7 +6,8 @@ import type { Db } from '../../db/connection.js';
 import { deviceCommands } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { badRequest, conflict, notFound } from '../../errors.js';
-import { countRows, page, paged, type Paged } from '../../lib/paging.js';
+import { paged, type Paged } from '../../lib/paging.js';
+import { preparedPages } from '../../lib/prepared-page.js';
 import type { SecretBox } from '../../security/crypto.js';
 import { recordAudit } from '../audit/recorder.js';
 import type { DevicesService } from '../devices/service.js';
@@ -47,6 +48,12 @@ export function maskSecrets(text: string | undefined, secrets: readonly string[]
   for (const secret of [...secrets].filter((s) => s.length > 0).sort((a, b) => b.length - a.length)) out = out.split(secret).join(REDACTED);
   return out;
 }
+
+/** A page of a device's commands (placeholder `deviceId`), prepared once per database and shape (lib/prepared-page.ts):
+ * 's' of one `status` only. */
+const commandPageOf = preparedPages(deviceCommands, [desc(deviceCommands.createdAt), desc(deviceCommands.id)], (shape) =>
+  and(eq(deviceCommands.deviceId, sql.placeholder('deviceId')), shape.includes('s') ? eq(deviceCommands.status, sql.placeholder('status')) : undefined),
+);
 
 /**
  * Commands for a device's agent (03 §4.7, 05 wire notes 4.7): queued by users (`POST /devices/:id/commands`) or
@@ -98,9 +105,8 @@ export class DeviceCommandsService {
 
   list(ctx: RequestContext, deviceId: string, query: z.infer<typeof DeviceCommandListQuerySchema>): Paged<ReturnType<typeof shown>> {
     this.devices.findVisible(ctx, deviceId);
-    const where = and(eq(deviceCommands.deviceId, deviceId), query.status ? eq(deviceCommands.status, query.status) : undefined);
-    const rows = page(this.db.select().from(deviceCommands).where(where).orderBy(desc(deviceCommands.createdAt), desc(deviceCommands.id)).$dynamic(), query).all();
-    return paged(rows.map(shown), query, countRows(this.db, deviceCommands, where));
+    const { rows, total } = commandPageOf(this.db, query.status ? 's' : '', { deviceId, status: query.status }, query);
+    return paged(rows.map(shown), query, total);
   }
 
   /** The agent's fetch: its pending commands, oldest first, marked sent; waits up to `wait` seconds for one. */

@@ -2,6 +2,7 @@ import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { filters as filtersContract } from '../../../contract/filters.js';
 import type { Db } from '../../db/connection.js';
+import { inJson, preparedQueries, preparedShapes } from '../../db/prepared.js';
 import { devices, savedFilters } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { DomainError, forbidden, notFound } from '../../errors.js';
@@ -24,6 +25,26 @@ export interface PreviewOptions {
 function usesStatus(fields: string[]): boolean {
   return fields.includes('status');
 }
+
+/** One saved filter by id, prepared once per database (db/prepared.ts). */
+const filterById = preparedQueries((db) => db.select().from(savedFilters).where(eq(savedFilters.id, sql.placeholder('id'))).prepare());
+
+/** The saved filters of a list, one statement per shape: 'o' within the organizations of the JSON array `orgIds`,
+ * 's' whose name or description is LIKE `pattern`. */
+const filterListOf = preparedShapes((db, shape) => {
+  const pattern = sql.placeholder('pattern');
+  return db
+    .select()
+    .from(savedFilters)
+    .where(
+      and(
+        shape.includes('o') ? inJson(savedFilters.orgId, 'orgIds') : undefined,
+        shape.includes('s') ? sql`(${savedFilters.name} LIKE ${pattern} ESCAPE '\\' OR ${savedFilters.description} LIKE ${pattern} ESCAPE '\\')` : undefined,
+      ),
+    )
+    .orderBy(desc(savedFilters.createdAt), desc(savedFilters.id))
+    .prepare();
+});
 
 /**
  * Saved filters and previews (02 §2.9, §4.5): a saved filter is a condition tree of one organization; a
@@ -54,11 +75,8 @@ export class FiltersService {
     const reach = query.orgId ? [this.tenancy.requireOrg(ctx, query.orgId).id] : this.tenancy.accessibleOrgIds(ctx);
     if (reach !== null && reach.length === 0) return { data: [], total: 0 };
     const pattern = query.search ? `%${likeEscape(query.search)}%` : null;
-    const where = and(
-      reach === null ? undefined : sql`${savedFilters.orgId} IN (SELECT value FROM json_each(${JSON.stringify(reach)}))`,
-      pattern === null ? undefined : sql`(${savedFilters.name} LIKE ${pattern} ESCAPE '\\' OR ${savedFilters.description} LIKE ${pattern} ESCAPE '\\')`,
-    );
-    const data = this.db.select().from(savedFilters).where(where).orderBy(desc(savedFilters.createdAt), desc(savedFilters.id)).all();
+    const shape = `${reach === null ? '' : 'o'}${pattern === null ? '' : 's'}`;
+    const data = filterListOf(this.db, shape).all({ orgIds: JSON.stringify(reach), pattern });
     return { data, total: data.length };
   }
 
@@ -169,7 +187,7 @@ export class FiltersService {
   }
 
   private findVisible(ctx: RequestContext, id: string): FilterRow {
-    const row = this.db.select().from(savedFilters).where(eq(savedFilters.id, id)).get();
+    const row = filterById(this.db).get({ id });
     if (!row) throw notFound('Saved filter not found', 'FILTER_NOT_FOUND');
     const reach = this.tenancy.accessibleOrgIds(ctx);
     if (reach !== null && !reach.includes(row.orgId)) throw notFound('Saved filter not found', 'FILTER_NOT_FOUND');

@@ -3,6 +3,7 @@ import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { groups as groupsContract } from '../../../contract/groups.js';
 import type { Db } from '../../db/connection.js';
+import { inJson, preparedQueries, preparedShapes } from '../../db/prepared.js';
 import { deviceGroupMembers, deviceGroupMembershipLog, deviceGroups, devices } from '../../db/schema/index.js';
 import { systemContext, type RequestContext } from '../../context.js';
 import { badRequest, notFound } from '../../errors.js';
@@ -33,6 +34,37 @@ function isoNow(): string {
   return new Date().toISOString();
 }
 
+/** One group by id and the member counts of the groups of the JSON array `groupIds`, prepared once per database
+ * (db/prepared.ts). */
+const groupReads = preparedQueries((db) => ({
+  byId: db.select().from(deviceGroups).where(eq(deviceGroups.id, sql.placeholder('id'))).prepare(),
+  memberCounts: db
+    .select({ id: deviceGroupMembers.groupId, n: count() })
+    .from(deviceGroupMembers)
+    .where(inJson(deviceGroupMembers.groupId, 'groupIds'))
+    .groupBy(deviceGroupMembers.groupId)
+    .prepare(),
+}));
+
+/** The groups of a list, per shape: which filters the request has, as letters (o the organizations of the JSON
+ * array `orgIds`, s siteId, t type, p parentId, q name LIKE `pattern`). */
+const groupListOf = preparedShapes((db, shape) =>
+  db
+    .select()
+    .from(deviceGroups)
+    .where(
+      and(
+        shape.includes('o') ? inJson(deviceGroups.orgId, 'orgIds') : undefined,
+        shape.includes('s') ? eq(deviceGroups.siteId, sql.placeholder('siteId')) : undefined,
+        shape.includes('t') ? eq(deviceGroups.type, sql.placeholder('type')) : undefined,
+        shape.includes('p') ? eq(deviceGroups.parentId, sql.placeholder('parentId')) : undefined,
+        shape.includes('q') ? sql`${deviceGroups.name} LIKE ${sql.placeholder('pattern')} ESCAPE '\\'` : undefined,
+      ),
+    )
+    .orderBy(asc(deviceGroups.name), asc(deviceGroups.id))
+    .prepare(),
+);
+
 /**
  * Device groups (05 wire notes "4.7"). Membership is stored: static groups by hand, dynamic groups computed by
  * the filter compiler and re-evaluated by a durable per-organization job when devices change (and periodically),
@@ -54,14 +86,14 @@ export class GroupsService {
   list(ctx: RequestContext, query: z.infer<(typeof groupsContract)['list']['query']>) {
     const reach = query.orgId ? [this.tenancy.requireOrg(ctx, query.orgId).id] : this.tenancy.accessibleOrgIds(ctx);
     if (reach !== null && reach.length === 0) return { data: [], total: 0 };
-    const where = and(
-      reach === null ? undefined : inArray(deviceGroups.orgId, reach),
-      query.siteId ? eq(deviceGroups.siteId, query.siteId) : undefined,
-      query.type ? eq(deviceGroups.type, query.type) : undefined,
-      query.parentId ? eq(deviceGroups.parentId, query.parentId) : undefined,
-      query.search ? sql`${deviceGroups.name} LIKE ${`%${likeEscape(query.search)}%`} ESCAPE '\\'` : undefined,
-    );
-    const rows = this.db.select().from(deviceGroups).where(where).orderBy(asc(deviceGroups.name), asc(deviceGroups.id)).all();
+    const shape = [reach === null ? '' : 'o', query.siteId ? 's' : '', query.type ? 't' : '', query.parentId ? 'p' : '', query.search ? 'q' : ''].join('');
+    const rows = groupListOf(this.db, shape).all({
+      orgIds: JSON.stringify(reach),
+      siteId: query.siteId,
+      type: query.type,
+      parentId: query.parentId,
+      pattern: query.search ? `%${likeEscape(query.search)}%` : null,
+    });
     const counts = this.memberCounts(rows.map((r) => r.id));
     return { data: rows.map((r) => this.out(r, counts.get(r.id) ?? 0)), total: rows.length };
   }
@@ -359,12 +391,7 @@ export class GroupsService {
 
   private memberCounts(ids: string[]): Map<string, number> {
     if (ids.length === 0) return new Map();
-    const rows = this.db
-      .select({ id: deviceGroupMembers.groupId, n: count() })
-      .from(deviceGroupMembers)
-      .where(inArray(deviceGroupMembers.groupId, ids))
-      .groupBy(deviceGroupMembers.groupId)
-      .all();
+    const rows = groupReads(this.db).memberCounts.all({ groupIds: JSON.stringify(ids) });
     return new Map(rows.map((r) => [r.id, r.n]));
   }
 
@@ -386,7 +413,7 @@ export class GroupsService {
   }
 
   private findRow(id: string): GroupRow {
-    const row = this.db.select().from(deviceGroups).where(eq(deviceGroups.id, id)).get();
+    const row = groupReads(this.db).byId.get({ id });
     if (!row) throw notFound('Group not found', 'GROUP_NOT_FOUND');
     return row;
   }

@@ -1,18 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { ChannelCreateSchema, ChannelListQuerySchema, ChannelType, ChannelUpdateSchema } from '../../../contract/alert-channels.js';
 import { systemContext, type RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
+import { inJson, preparedQueries } from '../../db/prepared.js';
 import { notificationChannels } from '../../db/schema/index.js';
 import { badRequest, notFound } from '../../errors.js';
-import { countRows, page, paged, type Paged } from '../../lib/paging.js';
+import { paged, type Paged } from '../../lib/paging.js';
+import { preparedPages } from '../../lib/prepared-page.js';
 import type { SecretBox } from '../../security/crypto.js';
 import { recordAudit } from '../audit/recorder.js';
 import { visibleOr404 } from '../shared/visible.js';
 import type { TenancyService } from '../tenancy/service.js';
 import { assertValidConfig, maskConfig, unmaskConfig, type ChannelConfig } from './channel-config.js';
-import { listOrgCondition, resolveWriteOrg } from './org-scope.js';
+import { listOrgReach, resolveWriteOrg } from './org-scope.js';
 import type { Senders, SendResult } from './senders.js';
 
 export type ChannelRow = typeof notificationChannels.$inferSelect;
@@ -28,6 +30,19 @@ export const TEST_MESSAGE = {
   severity: 'info' as const,
   source: 'manual_test' as const,
 };
+
+/** One channel by id, prepared once per database (db/prepared.ts). */
+const channelQuery = preparedQueries((db) => db.select().from(notificationChannels).where(eq(notificationChannels.id, sql.placeholder('id'))).prepare());
+
+/** A page of channels, per shape: 'o' within the organizations of `orgIds` (JSON array), 't' of one `type`, 'e'
+ * whose `enabled` is the one asked. */
+const channelPageOf = preparedPages(notificationChannels, [desc(notificationChannels.updatedAt), sql`rowid DESC`], (shape) =>
+  and(
+    shape.includes('o') ? inJson(notificationChannels.orgId, 'orgIds') : undefined,
+    shape.includes('t') ? eq(notificationChannels.type, sql.placeholder('type')) : undefined,
+    shape.includes('e') ? sql`${notificationChannels.enabled} = ${sql.placeholder('enabled')}` : undefined,
+  ),
+);
 
 /** 02 §2.4 notification channels and 05-wire-notes 4.1 `/alerts/channels`. */
 export class ChannelsService {
@@ -53,17 +68,12 @@ export class ChannelsService {
   }
 
   list(ctx: RequestContext, query: z.infer<typeof ChannelListQuerySchema>): Paged<ReturnType<ChannelsService['view']>> {
-    const more: (SQL | undefined)[] = [
-      query.type ? eq(notificationChannels.type, query.type) : undefined,
-      query.enabled !== undefined ? eq(notificationChannels.enabled, query.enabled) : undefined,
-    ];
-    const where = listOrgCondition(this.tenancy, ctx, notificationChannels.orgId, query.orgId, more);
-    if (where === null) return paged([], query, 0);
-    const rows = page(
-      this.db.select().from(notificationChannels).where(where).orderBy(desc(notificationChannels.updatedAt), sql`rowid DESC`).$dynamic(),
-      query,
-    ).all();
-    return paged(rows.map((r) => this.view(r)), query, countRows(this.db, notificationChannels, where));
+    const reach = listOrgReach(this.tenancy, ctx, query.orgId);
+    if (reach === null) return paged([], query, 0);
+    const shape = `${reach.shape}${query.type ? 't' : ''}${query.enabled !== undefined ? 'e' : ''}`;
+    const values = { orgIds: reach.orgIds, type: query.type, enabled: query.enabled === undefined ? null : Number(query.enabled) };
+    const { rows, total } = channelPageOf(this.db, shape, values, query);
+    return paged(rows.map((r) => this.view(r)), query, total);
   }
 
   get(ctx: RequestContext, id: string) {
@@ -178,7 +188,7 @@ export class ChannelsService {
 
   /** One channel, opened, whatever its organization (the dispatcher; null when deleted since). */
   channelById(id: string): OpenChannel | null {
-    const row = this.db.select().from(notificationChannels).where(eq(notificationChannels.id, id)).get();
+    const row = channelQuery(this.db).get({ id });
     return row ? this.open(row) : null;
   }
 
@@ -194,7 +204,7 @@ export class ChannelsService {
   }
 
   private findVisible(ctx: RequestContext, id: string): ChannelRow {
-    const row = this.db.select().from(notificationChannels).where(eq(notificationChannels.id, id)).get();
+    const row = channelQuery(this.db).get({ id });
     return visibleOr404(row, (r) => this.tenancy.requireOrg(ctx, r.orgId), () => notFound(NOT_FOUND, 'CHANNEL_NOT_FOUND'));
   }
 

@@ -1,5 +1,6 @@
 import { and, asc, count, eq, gte, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
+import { preparedQueries } from '../../db/prepared.js';
 import { notificationDeliveries } from '../../db/schema/index.js';
 
 export type DeliveryRow = typeof notificationDeliveries.$inferSelect;
@@ -15,6 +16,25 @@ export interface AlertNotificationRow {
   channelName: string;
   channelType: string;
 }
+
+/** An alert's deliveries, oldest first, prepared once per database (db/prepared.ts). */
+const deliveriesOfAlert = preparedQueries((db) =>
+  db
+    .select({
+      id: notificationDeliveries.id,
+      channelId: notificationDeliveries.channelId,
+      status: notificationDeliveries.status,
+      sentAt: notificationDeliveries.sentAt,
+      errorMessage: notificationDeliveries.errorMessage,
+      createdAt: notificationDeliveries.createdAt,
+      channelName: notificationDeliveries.channelName,
+      channelType: notificationDeliveries.channelType,
+    })
+    .from(notificationDeliveries)
+    .where(eq(notificationDeliveries.alertId, sql.placeholder('alertId')))
+    .orderBy(asc(notificationDeliveries.createdAt), sql`rowid`)
+    .prepare(),
+);
 
 /** 02 §3 "Notification delivery": every send of an alert to a channel, pending, sent or failed. */
 export class DeliveryRecords {
@@ -57,20 +77,6 @@ export class DeliveryRecords {
 
   /** Every send of an alert, oldest first, for `GET /alerts/:id` (ALERT-EVENTS.md). */
   forAlert(alertId: string): AlertNotificationRow[] {
-    return this.db
-      .select({
-        id: notificationDeliveries.id,
-        channelId: notificationDeliveries.channelId,
-        status: notificationDeliveries.status,
-        sentAt: notificationDeliveries.sentAt,
-        errorMessage: notificationDeliveries.errorMessage,
-        createdAt: notificationDeliveries.createdAt,
-        channelName: notificationDeliveries.channelName,
-        channelType: notificationDeliveries.channelType,
-      })
-      .from(notificationDeliveries)
-      .where(eq(notificationDeliveries.alertId, alertId))
-      .orderBy(asc(notificationDeliveries.createdAt), sql`rowid`)
-      .all();
+    return deliveriesOfAlert(this.db).all({ alertId });
   }
 }

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { and, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { NotificationListQuerySchema, NotificationMarkSchema } from '../../../contract/notifications.js';
 import type { RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
+import { preparedQueries, preparedShapes } from '../../db/prepared.js';
 import { notifications } from '../../db/schema/index.js';
 import { notFound, unauthorized } from '../../errors.js';
 
@@ -14,6 +15,35 @@ const INSERT_NOTIFICATION = `INSERT INTO notifications (id, user_id, org_id, typ
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`;
 
 const view = ({ sourceKey: _sourceKey, ...row }: NotificationRow) => row;
+
+/** A user's unread count, prepared once per database (db/prepared.ts). */
+const unreadOf = preparedQueries((db) =>
+  db
+    .select({ n: count() })
+    .from(notifications)
+    .where(and(eq(notifications.userId, sql.placeholder('userId')), eq(notifications.read, false)))
+    .prepare(),
+);
+
+/** A page of a user's notifications and their total, per shape: 'u' unread only, 't' of one `type`. */
+const listOf = preparedShapes((db, shape) => {
+  const where = and(
+    eq(notifications.userId, sql.placeholder('userId')),
+    shape.includes('u') ? eq(notifications.read, false) : undefined,
+    shape.includes('t') ? eq(notifications.type, sql.placeholder('type')) : undefined,
+  );
+  return {
+    rows: db
+      .select()
+      .from(notifications)
+      .where(where)
+      .orderBy(desc(notifications.createdAt), sql`rowid DESC`)
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset'))
+      .prepare(),
+    total: db.select({ n: count() }).from(notifications).where(where).prepare(),
+  };
+});
 
 /** 02 §2.5 and §4.2: each user's own in-app notifications. Every read and write is bounded by the caller's
  * user id, so another user's notification answers exactly as an absent one (404). */
@@ -27,30 +57,15 @@ export class InboxService {
 
   list(ctx: RequestContext, query: z.infer<typeof NotificationListQuerySchema>) {
     const userId = this.owner(ctx);
-    const conditions: SQL[] = [eq(notifications.userId, userId)];
-    if (query.unreadOnly) conditions.push(eq(notifications.read, false));
-    if (query.type) conditions.push(eq(notifications.type, query.type));
-    const where = and(...conditions);
-    const rows = this.db
-      .select()
-      .from(notifications)
-      .where(where)
-      .orderBy(desc(notifications.createdAt), sql`rowid DESC`)
-      .limit(query.limit)
-      .offset(query.offset)
-      .all();
-    const total = this.db.select({ n: count() }).from(notifications).where(where).get()?.n ?? 0;
+    const statements = listOf(this.db, `${query.unreadOnly ? 'u' : ''}${query.type ? 't' : ''}`);
+    const values = { userId, type: query.type, limit: query.limit, offset: query.offset };
+    const rows = statements.rows.all(values);
+    const total = statements.total.get(values)?.n ?? 0;
     return { notifications: rows.map(view), total, unreadCount: this.unread(userId), limit: query.limit, offset: query.offset };
   }
 
   private unread(userId: string): number {
-    return (
-      this.db
-        .select({ n: count() })
-        .from(notifications)
-        .where(and(eq(notifications.userId, userId), eq(notifications.read, false)))
-        .get()?.n ?? 0
-    );
+    return unreadOf(this.db).get({ userId })?.n ?? 0;
   }
 
   unreadCount(ctx: RequestContext): { count: number } {

@@ -37,3 +37,13 @@ export function listOrgCondition(
   if (ids.length === 0) return null;
   return and(inArray(column, ids), ...more);
 }
+
+/** listOrgCondition for a prepared statement (db/prepared.ts): shape 'o' with the organizations as the JSON array
+ * `orgIds` (for `inJson`), or '' for every organization (system callers); null when the caller reaches none. */
+export function listOrgReach(tenancy: TenancyService, ctx: RequestContext, orgId: string | undefined): { shape: '' | 'o'; orgIds: string | null } | null {
+  if (orgId !== undefined) return { shape: 'o', orgIds: JSON.stringify([tenancy.requireOrg(ctx, orgId).id]) };
+  const ids = tenancy.accessibleOrgIds(ctx);
+  if (ids === null) return { shape: '', orgIds: null };
+  if (ids.length === 0) return null;
+  return { shape: 'o', orgIds: JSON.stringify(ids) };
+}

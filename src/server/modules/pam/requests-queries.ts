@@ -91,6 +91,25 @@ function filterConditions(shape: string): SQL[] {
   return Object.entries(LIST_FILTERS).flatMap(([name, [letter, condition]]) => (shape.includes(letter) ? [condition(name)] : []));
 }
 
+/** The active elevations (GET /pam/active): the reach part of the shape, and D of one `deviceId`; expiring after
+ * `now`, soonest first, at most `limit`. */
+const activeOf = preparedShapes((db, shape) =>
+  db
+    .select()
+    .from(elevationRequests)
+    .where(
+      and(
+        ...reachConditions(shape),
+        inArray(elevationRequests.status, [...ACTIVE_STATUSES]),
+        sql`${elevationRequests.expiresAt} > ${sql.placeholder('now')}`,
+        shape.includes('D') ? eq(elevationRequests.deviceId, sql.placeholder('deviceId')) : undefined,
+      ),
+    )
+    .orderBy(asc(elevationRequests.expiresAt), asc(elevationRequests.id))
+    .limit(sql.placeholder('limit'))
+    .prepare(),
+);
+
 /** The list's page and count, and the get, one prepared statement per shape (db/prepared.ts). */
 const listOf = preparedShapes((db, shape) => {
   const where = and(...reachConditions(shape), ...filterConditions(shape));
@@ -154,21 +173,6 @@ export class ElevationQueries {
     }));
   }
 
-  /** The requests a caller sees: organizations in reach (or the one named), and their sites when restricted.
-   * null when nothing is visible. */
-  private visibility(ctx: RequestContext, orgId?: string): SQL | null {
-    const { caller } = ctx;
-    const orgIds = listOrgs(this.db, caller, orgId);
-    if (orgIds !== null && orgIds.length === 0) return null;
-    const parts: SQL[] = [];
-    if (orgIds !== null) parts.push(inArray(elevationRequests.orgId, orgIds));
-    if (caller.siteIds !== null) {
-      if (caller.siteIds.length === 0) return null;
-      parts.push(inArray(elevationRequests.siteId, caller.siteIds));
-    }
-    return and(...parts) ?? sql`1 = 1`;
-  }
-
   /** What a caller reaches, as the prepared reads take it; null when nothing is visible. */
   private reach(ctx: RequestContext, orgId?: string): Reach | null {
     const orgIds = listOrgs(this.db, ctx.caller, orgId);
@@ -225,22 +229,15 @@ export class ElevationQueries {
   }
 
   active(ctx: RequestContext, query: z.infer<typeof ElevationActiveQuerySchema>): ElevationView[] {
-    const visible = this.visibility(ctx, query.orgId);
-    if (visible === null) return [];
-    const rows = this.db
-      .select()
-      .from(elevationRequests)
-      .where(
-        and(
-          visible,
-          inArray(elevationRequests.status, [...ACTIVE_STATUSES]),
-          sql`${elevationRequests.expiresAt} > ${new Date().toISOString()}`,
-          query.deviceId ? eq(elevationRequests.deviceId, query.deviceId) : undefined,
-        ),
-      )
-      .orderBy(asc(elevationRequests.expiresAt), asc(elevationRequests.id))
-      .limit(ACTIVE_LIMIT)
-      .all();
+    const reach = this.reach(ctx, query.orgId);
+    if (reach === null) return [];
+    const rows = activeOf(this.db, `${reachShape(reach)}${query.deviceId ? 'D' : ''}`).all({
+      orgIds: JSON.stringify(reach.orgIds),
+      siteIds: JSON.stringify(reach.siteIds),
+      now: new Date().toISOString(),
+      deviceId: query.deviceId,
+      limit: ACTIVE_LIMIT,
+    });
     return this.views(rows);
   }
 

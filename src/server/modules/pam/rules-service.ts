@@ -10,6 +10,7 @@ import type {
   PamSignerGroupPatchSchema,
 } from '../../../contract/pam.js';
 import type { Db } from '../../db/connection.js';
+import { inJson, preparedQueries, preparedShapes } from '../../db/prepared.js';
 import { elevationRequests, pamOrgConfig, pamRules, pamSignerGroups } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { DomainError, badRequest, conflict, fieldError, notFound } from '../../errors.js';
@@ -60,6 +61,27 @@ const nowIso = () => new Date().toISOString();
 /** Rule preview scans at most this many of the newest requests in its window (then `truncated`). */
 export const PREVIEW_SCAN_LIMIT = 5000;
 
+/** One rule by id, prepared once per database (db/prepared.ts). */
+const ruleById = preparedQueries((db) => db.select().from(pamRules).where(eq(pamRules.id, sql.placeholder('id'))).prepare());
+
+/** The rules of a list, per shape: o within the organizations of the JSON array `orgIds`, s of one `siteId`; a
+ * site-restricted caller sees organization-wide rules and, S, those of its sites (`siteIds`), or, N, no others. */
+const ruleListOf = preparedShapes((db, shape) =>
+  db
+    .select()
+    .from(pamRules)
+    .where(
+      and(
+        shape.includes('o') ? inJson(pamRules.orgId, 'orgIds') : undefined,
+        shape.includes('s') ? eq(pamRules.siteId, sql.placeholder('siteId')) : undefined,
+        shape.includes('S') ? or(isNull(pamRules.siteId), inJson(pamRules.siteId, 'siteIds')) : undefined,
+        shape.includes('N') ? isNull(pamRules.siteId) : undefined,
+      ),
+    )
+    .orderBy(asc(pamRules.priority), asc(pamRules.createdAt), asc(pamRules.id))
+    .prepare(),
+);
+
 /** Elevation rules, signer groups and organization defaults (01 §2.12, §4.9; 04 wire notes "PAM"). */
 export class PamRulesService {
   constructor(
@@ -73,28 +95,14 @@ export class PamRulesService {
     const { caller } = ctx;
     const orgIds = listOrgs(this.db, caller, query.orgId);
     if (orgIds !== null && orgIds.length === 0) return [];
-    const conditions: (SQL | undefined)[] = [orgIds === null ? undefined : inArray(pamRules.orgId, orgIds)];
-    if (query.siteId) {
-      requireSite(this.db, caller, query.siteId);
-      conditions.push(eq(pamRules.siteId, query.siteId));
-    }
-    if (caller.siteIds !== null) {
-      conditions.push(
-        caller.siteIds.length
-          ? or(isNull(pamRules.siteId), inArray(pamRules.siteId, caller.siteIds))
-          : isNull(pamRules.siteId),
-      );
-    }
-    return this.db
-      .select()
-      .from(pamRules)
-      .where(and(...conditions))
-      .orderBy(asc(pamRules.priority), asc(pamRules.createdAt), asc(pamRules.id))
-      .all();
+    if (query.siteId) requireSite(this.db, caller, query.siteId);
+    const restricted = caller.siteIds === null ? '' : caller.siteIds.length ? 'S' : 'N';
+    const shape = `${orgIds === null ? '' : 'o'}${query.siteId ? 's' : ''}${restricted}`;
+    return ruleListOf(this.db, shape).all({ orgIds: JSON.stringify(orgIds), siteId: query.siteId, siteIds: JSON.stringify(caller.siteIds) });
   }
 
   getRule(ctx: RequestContext, id: string): PamRuleRow {
-    const rule = this.db.select().from(pamRules).where(eq(pamRules.id, id)).get();
+    const rule = ruleById(this.db).get({ id });
     if (!rule || !canAccessOrg(this.db, ctx.caller, rule.orgId) || !siteVisible(ctx.caller, rule.siteId, true)) {
       throw notFound('Rule not found');
     }
@@ -150,7 +158,7 @@ export class PamRulesService {
 
   /** A rule the caller may change: 404 out of reach, 403 outside a site restriction (org-wide included). */
   private writableRule(ctx: RequestContext, id: string): PamRuleRow {
-    const rule = this.db.select().from(pamRules).where(eq(pamRules.id, id)).get();
+    const rule = ruleById(this.db).get({ id });
     if (!rule || !canAccessOrg(this.db, ctx.caller, rule.orgId)) throw notFound('Rule not found');
     assertWritableScope(this.db, ctx.caller, rule.orgId, rule.siteId);
     return rule;

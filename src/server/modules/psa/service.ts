@@ -9,13 +9,15 @@ import type {
 } from '../../../contract/psa.js';
 import type { RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
+import { inJson, preparedQueries } from '../../db/prepared.js';
 import { psaConnections, psaTicketMappings } from '../../db/schema/index.js';
 import { OutboundBlockedError, type OutboundClient } from '../../delivery/outbound.js';
 import { badRequest, DomainError, forbidden, notFound } from '../../errors.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import { countRows, page, paged } from '../../lib/paging.js';
+import { preparedPages } from '../../lib/prepared-page.js';
 import { recordAudit } from '../audit/recorder.js';
-import { listOrgCondition, resolveWriteOrg } from '../notifications/org-scope.js';
+import { listOrgCondition, listOrgReach, resolveWriteOrg } from '../notifications/org-scope.js';
 import type { TenancyService } from '../tenancy/service.js';
 import { missingSettings, PsaCallError, PsaCredentialsError } from './adapters.js';
 import { noCredentials, presentConnection, presentTicket, type ConnectionRow, type CredentialVault } from './connections.js';
@@ -27,6 +29,17 @@ type CreateBody = z.infer<typeof PsaConnectionCreateSchema>;
 type UpdateBody = z.infer<typeof PsaConnectionUpdateSchema>;
 
 const baseUrlRejected = (reason: string) => new DomainError('invalid', `credentials.baseUrl rejected: ${reason}`, 'PSA_BASE_URL_REJECTED');
+
+/** One connection by id, prepared once per database (db/prepared.ts). */
+const connectionById = preparedQueries((db) => db.select().from(psaConnections).where(eq(psaConnections.id, sql.placeholder('id'))).prepare());
+
+/** A page of connections, per shape: 'o' within the organizations of `orgIds` (JSON array), 'p' of one `provider`. */
+const connectionPageOf = preparedPages(psaConnections, [desc(psaConnections.updatedAt), sql`rowid DESC`], (shape) =>
+  and(
+    shape.includes('o') ? inJson(psaConnections.orgId, 'orgIds') : undefined,
+    shape.includes('p') ? eq(psaConnections.provider, sql.placeholder('provider')) : undefined,
+  ),
+);
 
 /**
  * PSA connections (02 §2.8, §3, §4.4): CRUD within the caller's organizations, credentials sealed with SecretBox
@@ -43,7 +56,7 @@ export class PsaService {
 
   /** 05-wire-notes: 404 `PSA connection not found`, 403 `Access denied` out of the caller's organizations. */
   private find(ctx: RequestContext, id: string): ConnectionRow {
-    const row = this.db.select().from(psaConnections).where(eq(psaConnections.id, id)).get();
+    const row = connectionById(this.db).get({ id });
     if (!row) throw notFound('PSA connection not found', 'PSA_CONNECTION_NOT_FOUND');
     const ids = this.tenancy.accessibleOrgIds(ctx);
     if (ids !== null && !ids.includes(row.orgId)) throw forbidden('Access denied', 'ACCESS_DENIED');
@@ -83,10 +96,11 @@ export class PsaService {
   }
 
   list(ctx: RequestContext, query: z.infer<typeof PsaConnectionListQuerySchema>) {
-    const where = listOrgCondition(this.tenancy, ctx, psaConnections.orgId, query.orgId, [query.provider ? eq(psaConnections.provider, query.provider) : undefined]);
-    if (where === null) return paged([], query, 0);
-    const rows = page(this.db.select().from(psaConnections).where(where).orderBy(desc(psaConnections.updatedAt), sql`rowid DESC`).$dynamic(), query).all();
-    return paged(rows.map(presentConnection), query, countRows(this.db, psaConnections, where));
+    const reach = listOrgReach(this.tenancy, ctx, query.orgId);
+    if (reach === null) return paged([], query, 0);
+    const shape = `${reach.shape}${query.provider ? 'p' : ''}`;
+    const { rows, total } = connectionPageOf(this.db, shape, { orgIds: reach.orgIds, provider: query.provider }, query);
+    return paged(rows.map(presentConnection), query, total);
   }
 
   get(ctx: RequestContext, id: string) {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type {
   DeliveryListQuerySchema,
@@ -11,10 +11,12 @@ import type {
 } from '../../../contract/webhooks.js';
 import type { RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
+import { inJson, preparedQueries } from '../../db/prepared.js';
 import { webhookDeliveries, webhooks } from '../../db/schema/index.js';
 import { OutboundBlockedError, type OutboundClient } from '../../delivery/outbound.js';
 import { badRequest, DomainError, notFound } from '../../errors.js';
 import { countRows, page, paged, type Paged } from '../../lib/paging.js';
+import { preparedPages } from '../../lib/prepared-page.js';
 import type { SecretBox } from '../../security/crypto.js';
 import { recordAudit } from '../audit/recorder.js';
 import { visibleOr404 } from '../shared/visible.js';
@@ -62,6 +64,31 @@ function urlRefusal(reason: string): DomainError {
   return new DomainError('invalid', 'Invalid webhook URL', 'INVALID_WEBHOOK_URL', { details: [detail, reason] });
 }
 
+/** One webhook by id and its deliveryStats (02 §2.7), prepared once per database (db/prepared.ts). */
+const webhookReads = preparedQueries((db) => {
+  const count = (status: string) => sql<number>`coalesce(sum(case when ${webhookDeliveries.status} = ${status} then 1 else 0 end), 0)`;
+  return {
+    byId: db.select().from(webhooks).where(eq(webhooks.id, sql.placeholder('id'))).prepare(),
+    stats: db
+      .select({
+        total: sql<number>`count(*)`,
+        pending: count('pending'),
+        delivered: count('delivered'),
+        failed: count('failed'),
+        retrying: count('retrying'),
+        lastDeliveredAt: sql<string | null>`max(${webhookDeliveries.deliveredAt})`,
+      })
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.webhookId, sql.placeholder('webhookId')))
+      .prepare(),
+  };
+});
+
+/** A page of webhooks within the organizations of the JSON array `orgIds`; shape 's' of one `status` only. */
+const webhookPageOf = preparedPages(webhooks, [desc(webhooks.createdAt), sql`rowid DESC`], (shape) =>
+  and(inJson(webhooks.orgId, 'orgIds'), shape.includes('s') ? eq(webhooks.status, sql.placeholder('status')) : undefined),
+);
+
 /**
  * Outgoing webhooks (02 §2.7, §3, §4.3): CRUD within the caller's organizations, the URL checked by the outbound
  * guard (with DNS) whenever it is set, the secret sealed with SecretBox, manual retry and test deliveries.
@@ -100,7 +127,7 @@ export class WebhooksService {
   }
 
   private find(ctx: RequestContext, id: string): WebhookRow {
-    const row = this.db.select().from(webhooks).where(eq(webhooks.id, id)).get();
+    const row = webhookReads(this.db).byId.get({ id });
     return visibleOr404(row, (r) => requireOrg(this.db, ctx.caller, r.orgId), () => notFound('Webhook not found'));
   }
 
@@ -109,19 +136,17 @@ export class WebhooksService {
   }
 
   list(ctx: RequestContext, query: z.infer<typeof WebhookListQuerySchema>): Paged<ReturnType<typeof presentWebhook>> {
-    const conditions: SQL[] = [];
+    let orgIds: string[];
     if (query.orgId) {
       requireOrg(this.db, ctx.caller, query.orgId);
-      conditions.push(eq(webhooks.orgId, query.orgId));
+      orgIds = [query.orgId];
     } else {
-      const ids = this.tenancy.listAccessibleOrganizations(ctx).map((o) => o.id);
-      if (ids.length === 0) return paged([], query, 0);
-      conditions.push(inArray(webhooks.orgId, ids));
+      orgIds = this.tenancy.listAccessibleOrganizations(ctx).map((o) => o.id);
+      if (orgIds.length === 0) return paged([], query, 0);
     }
-    if (query.status) conditions.push(eq(webhooks.status, query.status));
-    const where = and(...conditions);
-    const rows = page(this.db.select().from(webhooks).where(where).orderBy(desc(webhooks.createdAt), sql`rowid DESC`).$dynamic(), query).all();
-    return paged(rows.map(presentWebhook), query, countRows(this.db, webhooks, where));
+    const values = { orgIds: JSON.stringify(orgIds), status: query.status };
+    const { rows, total } = webhookPageOf(this.db, query.status ? 's' : '', values, query);
+    return paged(rows.map(presentWebhook), query, total);
   }
 
   get(ctx: RequestContext, id: string) {
@@ -131,19 +156,7 @@ export class WebhooksService {
 
   /** 02 §2.7 deliveryStats. */
   private stats(webhookId: string) {
-    const count = (status: string) => sql<number>`coalesce(sum(case when ${webhookDeliveries.status} = ${status} then 1 else 0 end), 0)`;
-    const row = this.db
-      .select({
-        total: sql<number>`count(*)`,
-        pending: count('pending'),
-        delivered: count('delivered'),
-        failed: count('failed'),
-        retrying: count('retrying'),
-        lastDeliveredAt: sql<string | null>`max(${webhookDeliveries.deliveredAt})`,
-      })
-      .from(webhookDeliveries)
-      .where(eq(webhookDeliveries.webhookId, webhookId))
-      .get();
+    const row = webhookReads(this.db).stats.get({ webhookId });
     return row ?? { total: 0, pending: 0, delivered: 0, failed: 0, retrying: 0, lastDeliveredAt: null };
   }
 
