@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type {
   OrganizationCreateSchema,
@@ -18,7 +18,7 @@ import { organizations, partnerUsers, partners, sites } from '../../db/schema/in
 import type { RequestContext } from '../../context.js';
 import { badRequest, conflict, fieldError, forbidden, notFound, siteAccessDenied } from '../../errors.js';
 import { deepMerge } from '../../lib/deep-merge.js';
-import { countRows, page, paged, type Paged } from '../../lib/paging.js';
+import { countRows, page, paged, preparedPage, type Paged } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
 import { accessibleOrgIds, canAccessSite, requireOrg, requireSite, requireSiteOfPartner, type Organization, type Site } from './access.js';
 
@@ -70,17 +70,8 @@ function prepareSiteLists(db: Db) {
       );
   const pair = (orgCondition: SQL) => {
     const where = and(orgCondition, ofSites);
-    return {
-      rows: db
-        .select()
-        .from(sites)
-        .where(where)
-        .orderBy(asc(sites.name), asc(sites.id))
-        .limit(sql.placeholder('limit'))
-        .offset(sql.placeholder('offset'))
-        .prepare(),
-      count: db.select({ n: count() }).from(sites).where(where).prepare(),
-    };
+    const { page, count: total } = preparedPage(db, sites, where, [asc(sites.name), asc(sites.id)]);
+    return { rows: page, count: total };
   };
   return {
     ofOrg: pair(eq(sites.orgId, sql.placeholder('orgId'))),
