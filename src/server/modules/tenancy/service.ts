@@ -13,7 +13,7 @@ import type {
 } from '../../../contract/tenancy.js';
 import type { PageQuerySchema } from '../../../contract/common.js';
 import type { Db } from '../../db/connection.js';
-import { insertRow, updateRow } from '../../db/prepared.js';
+import { inJson, insertRow, preparedShapes, updateRow } from '../../db/prepared.js';
 import { organizations, partnerUsers, partners, sites } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { badRequest, conflict, fieldError, forbidden, notFound, siteAccessDenied } from '../../errors.js';
@@ -48,6 +48,26 @@ function contractDates(
   if (start && end && end < start) throw fieldError('contractEnd', 'must not be before contractStart');
   return out;
 }
+
+/** The live organizations, by name, as prepared statements (db/prepared.ts) per shape: `i` only those whose ids
+ * are in the JSON array orgIds, `p` only the partner's (partnerId); every one (page, count) and all at once. */
+const organizationListOf = preparedShapes((db, shape) => {
+  const where = and(
+    isNull(organizations.deletedAt),
+    shape.includes('p') ? eq(organizations.partnerId, sql.placeholder('partnerId')) : undefined,
+    shape.includes('i') ? inJson(organizations.id, 'orgIds') : undefined,
+  );
+  const order = [asc(organizations.name), asc(organizations.id)];
+  return {
+    ...preparedPage(db, organizations, where, order),
+    all: db
+      .select()
+      .from(organizations)
+      .where(where)
+      .orderBy(...order)
+      .prepare(),
+  };
+});
 
 /**
  * The site list as prepared statements (rows and count), one pair per way of naming the organizations: one
@@ -204,40 +224,19 @@ export class TenancyService {
 
   listAccessibleOrganizations(ctx: RequestContext): Organization[] {
     const ids = accessibleOrgIds(this.db, ctx.caller);
-    const conditions: SQL[] = [isNull(organizations.deletedAt)];
-    if (ids !== null) {
-      if (ids.length === 0) return [];
-      conditions.push(inArray(organizations.id, ids));
-    }
-    return this.db
-      .select()
-      .from(organizations)
-      .where(and(...conditions))
-      .orderBy(asc(organizations.name), asc(organizations.id))
-      .all();
+    if (ids !== null && ids.length === 0) return [];
+    return organizationListOf(this.db, ids === null ? '' : 'i').all.all({ orgIds: JSON.stringify(ids) });
   }
 
   listOrganizations(ctx: RequestContext, query: z.infer<typeof OrganizationListQuerySchema>): Paged<Organization> {
     const { caller } = ctx;
     if (query.partnerId && caller.scope === 'partner' && query.partnerId !== caller.partnerId) throw forbidden();
     const ids = accessibleOrgIds(this.db, caller);
-    const conditions: SQL[] = [isNull(organizations.deletedAt)];
-    if (query.partnerId) conditions.push(eq(organizations.partnerId, query.partnerId));
-    if (ids !== null) {
-      if (ids.length === 0) return paged([], query, 0);
-      conditions.push(inArray(organizations.id, ids));
-    }
-    const where = and(...conditions);
-    const rows = page(
-      this.db
-        .select()
-        .from(organizations)
-        .where(where)
-        .orderBy(asc(organizations.name), asc(organizations.id))
-        .$dynamic(),
-      query,
-    ).all();
-    return paged(rows, query, countRows(this.db, organizations, where));
+    if (ids !== null && ids.length === 0) return paged([], query, 0);
+    const statements = organizationListOf(this.db, (ids === null ? '' : 'i') + (query.partnerId ? 'p' : ''));
+    const values = { orgIds: JSON.stringify(ids), partnerId: query.partnerId };
+    const rows = statements.page.all({ ...values, limit: query.limit, offset: (query.page - 1) * query.limit });
+    return paged(rows, query, statements.count.get(values)?.n ?? 0);
   }
 
   getOrganization(ctx: RequestContext, id: string): Organization {
