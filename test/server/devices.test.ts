@@ -84,6 +84,29 @@ describe('devices (01 §1, 04 notes "Enrollment keys and agents")', () => {
     expect(site.body.error).toBe('Access to this site denied');
   });
 
+  it('05§4.7 cursor mode walks every visible device once, in either direction, with filters', async () => {
+    const walk = async (query: string) => {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      for (let i = 0; i < 10; i++) {
+        const res = await as('system', 'GET', `/devices?limit=2${query}${cursor ? `&cursor=${cursor}` : ''}`);
+        expect(res.status).toBe(200);
+        seen.push(...res.body.data.map((d: any) => d.hostname));
+        cursor = res.body.pagination.nextCursor;
+        if (cursor === null) break;
+      }
+      return seen;
+    };
+    const all = ['a1-nosite', 'a1a-desk', 'a1a-web', 'a1b-mac', 'a2a-web', 'b1a-web'];
+    expect(await walk('')).toEqual(all);
+    expect(await walk('&sortDir=desc')).toEqual([...all].reverse());
+    expect(await walk('&search=web&sortDir=desc')).toEqual(['b1a-web', 'a2a-web', 'a1a-web']);
+    t.db.update(devices).set({ status: 'decommissioned' }).where(eq(devices.id, hosts['a1a-desk']?.deviceId ?? '')).run();
+    expect(await walk('')).toEqual(all.filter((h) => h !== 'a1a-desk'));
+    expect(await walk('&includeDecommissioned=true')).toEqual(all);
+    expect(await walk('&status=decommissioned')).toEqual(['a1a-desk']);
+  });
+
   it('01§7 05-4.7 GET /devices/:id returns the device fields and its detail; absent or out of scope is 404', async () => {
     const id = hosts['a1a-web']?.deviceId ?? '';
     const res = await as('orgUser', 'GET', `/devices/${id}`);

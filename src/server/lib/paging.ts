@@ -1,4 +1,4 @@
-import { count, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { count, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/connection.js';
 
@@ -40,4 +40,20 @@ export function pageOfRows<T extends SQLiteTable>(db: Db, table: T, where: SQL |
     p,
   ).all() as T['$inferSelect'][];
   return { rows, total: countRows(db, table, where) };
+}
+
+/** The two prepared statements of a list route (db/prepared.ts): one page of a table's rows matching `where` in
+ * `order`, with the placeholders `limit` and `offset`, and how many rows match in all (`n`). */
+export function preparedPage<T extends SQLiteTable>(db: Db, table: T, where: SQL | undefined, order: (SQL | SQLWrapper)[]) {
+  return {
+    page: db
+      .select()
+      .from(table as SQLiteTable)
+      .where(where)
+      .orderBy(...(order as SQL[]))
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset'))
+      .prepare() as { all(values: Record<string, unknown>): T['$inferSelect'][] },
+    count: db.select({ n: count() }).from(table as SQLiteTable).where(where).prepare(),
+  };
 }

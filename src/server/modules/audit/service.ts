@@ -8,7 +8,7 @@ import { inJson, preparedShapes } from '../../db/prepared.js';
 import { auditLogs } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { notFound, orgAccessDenied } from '../../errors.js';
-import { paged, type Paged } from '../../lib/paging.js';
+import { paged, preparedPage, type Paged } from '../../lib/paging.js';
 import { csvRecord } from '../../lib/csv.js';
 import { accessibleOrgIds, canAccessOrg } from '../tenancy/access.js';
 import { recordAudit, verifyChain, type ChainReport } from './recorder.js';
@@ -102,21 +102,7 @@ function shapeConditions(shape: string): SQL[] {
 
 const listOf = preparedShapes((db, shape) => {
   const where = and(...shapeConditions(shape));
-  return {
-    page: db
-      .select()
-      .from(auditLogs)
-      .where(where)
-      .orderBy(desc(auditLogs.timestamp), desc(auditLogs.id))
-      .limit(sql.placeholder('limit'))
-      .offset(sql.placeholder('offset'))
-      .prepare(),
-    count: db
-      .select({ n: sql<number>`count(*)` })
-      .from(auditLogs)
-      .where(where)
-      .prepare(),
-  };
+  return preparedPage(db, auditLogs, where, [desc(auditLogs.timestamp), desc(auditLogs.id)]);
 });
 const getOf = preparedShapes((db, shape) =>
   db

@@ -10,7 +10,7 @@ import { systemContext, type Caller, type RequestContext } from '../../context.j
 import { DomainError, badRequest, forbidden, notFound, partnerInactive, unauthorized } from '../../errors.js';
 import { publishEvent } from '../../jobs/queue.js';
 import { namesById } from '../../lib/names.js';
-import { countRows, paged, type Paged } from '../../lib/paging.js';
+import { countRows, paged, preparedPage, type Paged } from '../../lib/paging.js';
 import { sha256Hex } from '../../security/crypto.js';
 import { recentMetricSamples } from '../alerts/queries.js';
 import { recordAudit } from '../audit/recorder.js';
@@ -39,6 +39,44 @@ const statusCountsOf = preparedShapes((db, shape) => {
   if (shape.includes('s')) parts.push(inJson(devices.siteId, 'siteIds'));
   if (shape.includes('g')) parts.push(inGroupsJson);
   return db.select({ status: devices.status, n: count() }).from(devices).where(and(...parts)).groupBy(devices.status).prepare();
+});
+
+/** What a caller may see of the devices (visibleWhere): organizations, sites, device groups; null: all. */
+interface DeviceReach {
+  orgIds: string[] | null;
+  siteIds: string[] | null;
+  groupIds: string[] | null;
+}
+
+/**
+ * The device list without condition trees (DevicesService.list), prepared per shape: `P` a counted page or `C` a
+ * cursor page (`k`: after the position afterKey, afterId), the sort (`h` hostname, `l` lastSeen, `e` enrolled;
+ * `a` ascending, `z` descending), then the letters of the conditions: the reach (`o` orgIds, `s` siteIds, `g`
+ * groupIds), the query's sites (`S` querySiteIds), statuses (`T` statuses, else `d` not decommissioned), `O`
+ * osType, `R` role, `Q` a LIKE pattern on hostname or display name. Lists are JSON array placeholders.
+ */
+const deviceListOf = preparedShapes((db, shape) => {
+  const by = shape[1] === 'l' ? 'lastSeen' : shape[1] === 'e' ? 'enrolled' : 'hostname';
+  const ascending = shape[2] === 'a';
+  const flags = shape.slice(3);
+  const key = sortKey(by);
+  const pattern = sql.placeholder('pattern');
+  const [afterKey, afterId] = [sql.placeholder('afterKey'), sql.placeholder('afterId')];
+  const keyset = ascending
+    ? sql`(${key} > ${afterKey} OR (${key} = ${afterKey} AND ${devices.id} > ${afterId}))`
+    : sql`(${key} < ${afterKey} OR (${key} = ${afterKey} AND ${devices.id} < ${afterId}))`;
+  const where = and(
+    flags.includes('o') ? inJson(devices.orgId, 'orgIds') : undefined,
+    flags.includes('s') ? inJson(devices.siteId, 'siteIds') : undefined,
+    flags.includes('g') ? inGroupsJson : undefined,
+    flags.includes('S') ? inJson(devices.siteId, 'querySiteIds') : undefined,
+    flags.includes('T') ? inJson(devices.status, 'statuses') : flags.includes('d') ? ne(devices.status, 'decommissioned') : undefined,
+    flags.includes('O') ? eq(devices.osType, sql.placeholder('osType')) : undefined,
+    flags.includes('R') ? eq(devices.deviceRole, sql.placeholder('role')) : undefined,
+    flags.includes('Q') ? sql`(${devices.hostname} LIKE ${pattern} ESCAPE '\\' OR ${devices.displayName} LIKE ${pattern} ESCAPE '\\')` : undefined,
+    flags.includes('k') ? keyset : undefined,
+  );
+  return preparedPage(db, devices, where, ascending ? [asc(key), asc(devices.id)] : [desc(key), desc(devices.id)]);
 });
 
 export type { DeviceRow } from './out.js';
@@ -394,18 +432,25 @@ export class DevicesService {
    * `orgIds`, each access-checked: 403 when out of reach) and the caller's sites. null: nothing is visible.
    */
   visibleWhere(ctx: RequestContext, orgIds?: string[]): SQL | null {
+    const reach = this.reachOf(ctx, orgIds);
+    if (!reach) return null;
+    const parts: SQL[] = [];
+    if (reach.orgIds !== null) parts.push(sql`${devices.orgId} IN (SELECT value FROM json_each(${JSON.stringify(reach.orgIds)}))`);
+    if (reach.siteIds !== null) parts.push(sql`${devices.siteId} IN (SELECT value FROM json_each(${JSON.stringify(reach.siteIds)}))`);
+    // 01 §2.6: an organization user restricted to device groups sees only their members, wherever devices are read.
+    if (reach.groupIds !== null) parts.push(inDeviceGroups(reach.groupIds));
+    return and(...parts) ?? sql`1 = 1`;
+  }
+
+  /** What visibleWhere's condition is made of (null lists: no restriction); null when nothing is visible. */
+  private reachOf(ctx: RequestContext, orgIds?: string[]): DeviceReach | null {
     const { caller } = ctx;
     for (const orgId of orgIds ?? []) requireOrg(this.db, caller, orgId);
     const reach = orgIds ?? accessibleOrgIds(this.db, caller);
     if (reach !== null && reach.length === 0) return null;
     if (caller.siteIds !== null && caller.siteIds.length === 0) return null;
     if (caller.deviceGroupIds !== null && caller.deviceGroupIds.length === 0) return null;
-    const parts: SQL[] = [];
-    if (reach !== null) parts.push(sql`${devices.orgId} IN (SELECT value FROM json_each(${JSON.stringify(reach)}))`);
-    if (caller.siteIds !== null) parts.push(sql`${devices.siteId} IN (SELECT value FROM json_each(${JSON.stringify(caller.siteIds)}))`);
-    // 01 §2.6: an organization user restricted to device groups sees only their members, wherever devices are read.
-    if (caller.deviceGroupIds !== null) parts.push(inDeviceGroups(caller.deviceGroupIds));
-    return and(...parts) ?? sql`1 = 1`;
+    return { orgIds: reach, siteIds: caller.siteIds, groupIds: caller.deviceGroupIds };
   }
 
   /**
@@ -416,13 +461,18 @@ export class DevicesService {
   list(ctx: RequestContext, query: ListQuery, saved?: unknown): Paged<DeviceOut> | CursorPage;
   list(ctx: RequestContext, query: ListQuery, saved?: unknown): Paged<DeviceOut> | CursorPage {
     const orgIds = query.orgId ? [query.orgId, ...(query.orgIds ?? [])] : query.orgIds;
-    const scope = this.visibleWhere(ctx, orgIds);
+    const reach = this.reachOf(ctx, orgIds);
     const sortBy = query.sort ?? 'hostname';
     const dir = query.sortDir ?? 'asc';
     const pageMode = query.page !== undefined;
     const limit = pageMode ? Math.min(query.limit ?? 50, 100) : (query.limit ?? 500);
     const empty = pageMode ? paged([], { page: query.page ?? 1, limit }, 0) : { data: [], pagination: { nextCursor: null, limit }, sort: { by: sortBy, dir } };
-    if (!scope) return empty;
+    if (!reach) return empty;
+    // Without condition trees (saved or inline filters, tags, groups) the list is one of a few prepared shapes.
+    if (saved === undefined && query.filter === undefined && query.tag === undefined && !query.groupIds?.length) {
+      return this.preparedList(ctx, query, reach, limit);
+    }
+    const scope = this.visibleWhere(ctx, orgIds) as SQL;
     const where = and(scope, ...this.listConditions(ctx, query, saved)) as SQL;
     const key = sortKey(sortBy);
     const order = dir === 'asc' ? [asc(key), asc(devices.id)] : [desc(key), desc(devices.id)];
@@ -434,6 +484,52 @@ export class DevicesService {
     const after = query.cursor !== undefined ? decodeCursor(query.cursor) : undefined;
     const keyset = after && (dir === 'asc' ? sql`(${key} > ${after[0]} OR (${key} = ${after[0]} AND ${devices.id} > ${after[1]}))` : sql`(${key} < ${after[0]} OR (${key} = ${after[0]} AND ${devices.id} < ${after[1]}))`);
     const rows = this.db.select().from(devices).where(keyset ? and(where, keyset) : where).orderBy(...order).limit(limit + 1).all();
+    const more = rows.length > limit;
+    const data = rows.slice(0, limit);
+    const last = data.at(-1);
+    return { data: data.map(deviceOut), pagination: { nextCursor: more && last ? encodeCursor(sortValue(last, sortBy), last.id) : null, limit }, sort: { by: sortBy, dir } };
+  }
+
+  /** `list` as prepared statements (deviceListOf): the same conditions, order, pages and cursors. */
+  private preparedList(ctx: RequestContext, query: ListQuery, reach: DeviceReach, limit: number): Paged<DeviceOut> | CursorPage {
+    const siteIds = [...(query.siteId ? [query.siteId] : []), ...(query.siteIds ?? [])];
+    for (const siteId of siteIds) requireSite(this.db, ctx.caller, siteId);
+    const sortBy = query.sort ?? 'hostname';
+    const dir = query.sortDir ?? 'asc';
+    let shape = (sortBy === 'lastSeen' ? 'l' : sortBy === 'enrolled' ? 'e' : 'h') + (dir === 'asc' ? 'a' : 'z');
+    if (reach.orgIds !== null) shape += 'o';
+    if (reach.siteIds !== null) shape += 's';
+    if (reach.groupIds !== null) shape += 'g';
+    if (siteIds.length > 0) shape += 'S';
+    if (query.status && query.status.length > 0) shape += 'T';
+    else if (query.includeDecommissioned !== true) shape += 'd';
+    if (query.osType) shape += 'O';
+    if (query.role) shape += 'R';
+    if (query.search) shape += 'Q';
+    const values: Record<string, unknown> = {
+      orgIds: JSON.stringify(reach.orgIds),
+      siteIds: JSON.stringify(reach.siteIds),
+      groupIds: JSON.stringify(reach.groupIds),
+      querySiteIds: JSON.stringify(siteIds),
+      statuses: JSON.stringify(query.status ?? []),
+      osType: query.osType,
+      role: query.role,
+      pattern: query.search ? `%${likeEscape(query.search)}%` : undefined,
+    };
+    if (query.page !== undefined) {
+      const page = query.page;
+      const statements = deviceListOf(this.db, `P${shape}`);
+      const rows = statements.page.all({ ...values, limit, offset: (page - 1) * limit });
+      return paged(rows.map(deviceOut), { page, limit }, statements.count.get(values)?.n ?? 0);
+    }
+    const after = query.cursor !== undefined ? decodeCursor(query.cursor) : undefined;
+    const rows = deviceListOf(this.db, `C${shape}${after ? 'k' : ''}`).page.all({
+      ...values,
+      afterKey: after?.[0],
+      afterId: after?.[1],
+      limit: limit + 1,
+      offset: 0,
+    });
     const more = rows.length > limit;
     const data = rows.slice(0, limit);
     const last = data.at(-1);

@@ -1,6 +1,6 @@
-import { eq, inArray, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
-import { preparedQueries } from '../../db/prepared.js';
+import { inJson, preparedQueries } from '../../db/prepared.js';
 import { organizationUsers, organizations, partnerUsers, partners, roles, users } from '../../db/schema/index.js';
 import type { Caller } from '../../context.js';
 
@@ -124,5 +124,10 @@ export function resolveUserCaller(db: Db, userId: string, session: { sessionId: 
 
 export function roleNames(db: Db, ids: string[]): Map<string, string> {
   if (ids.length === 0) return new Map();
-  return new Map(db.select({ id: roles.id, name: roles.name }).from(roles).where(inArray(roles.id, ids)).all().map((r) => [r.id, r.name]));
+  return new Map(roleNamesOf(db).byIds.all({ ids: JSON.stringify(ids) }).map((r) => [r.id, r.name]));
 }
+
+/** The names of roles by a JSON array of ids, prepared once (a user list asks on every request). */
+const roleNamesOf = preparedQueries((db) => ({
+  byIds: db.select({ id: roles.id, name: roles.name }).from(roles).where(inJson(roles.id, 'ids')).prepare(),
+}));

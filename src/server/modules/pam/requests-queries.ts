@@ -10,6 +10,7 @@ import type { DevicesService } from '../devices/service.js';
 import type { Directory } from '../identity/directory.js';
 import { canAccessOrg, requireSite, siteNamesOf } from '../tenancy/access.js';
 import type { EngineRequest } from './engine.js';
+import { preparedPage } from '../../lib/paging.js';
 import { listOrgs } from './scope.js';
 
 export type ElevationRow = typeof elevationRequests.$inferSelect;
@@ -113,21 +114,7 @@ const activeOf = preparedShapes((db, shape) =>
 /** The list's page and count, and the get, one prepared statement per shape (db/prepared.ts). */
 const listOf = preparedShapes((db, shape) => {
   const where = and(...reachConditions(shape), ...filterConditions(shape));
-  return {
-    page: db
-      .select()
-      .from(elevationRequests)
-      .where(where)
-      .orderBy(desc(elevationRequests.requestedAt), desc(elevationRequests.id))
-      .limit(sql.placeholder('limit'))
-      .offset(sql.placeholder('offset'))
-      .prepare(),
-    count: db
-      .select({ n: sql<number>`count(*)` })
-      .from(elevationRequests)
-      .where(where)
-      .prepare(),
-  };
+  return preparedPage(db, elevationRequests, where, [desc(elevationRequests.requestedAt), desc(elevationRequests.id)]);
 });
 const getOf = preparedShapes((db, shape) =>
   db
@@ -163,14 +150,17 @@ export class ElevationQueries {
       rows.flatMap((r) => [r.approvedByUserId, r.deniedByUserId, r.revokedByUserId]),
     );
     const nameOf = (names: Map<string, string>, id: string | null) => (id === null ? null : (names.get(id) ?? null));
-    return rows.map((row) => ({
-      ...row,
-      deviceHostname: nameOf(hostnames, row.deviceId),
-      siteName: nameOf(siteNames, row.siteId),
-      approvedByName: nameOf(userNames, row.approvedByUserId),
-      deniedByName: nameOf(userNames, row.deniedByUserId),
-      revokedByName: nameOf(userNames, row.revokedByUserId),
-    }));
+    // The rows are this call's own (fresh from the driver): the names are added to them rather than to a copy of
+    // every column of each (the response schema puts the fields in its order anyway).
+    return rows.map((row) =>
+      Object.assign(row, {
+        deviceHostname: nameOf(hostnames, row.deviceId),
+        siteName: nameOf(siteNames, row.siteId),
+        approvedByName: nameOf(userNames, row.approvedByUserId),
+        deniedByName: nameOf(userNames, row.deniedByUserId),
+        revokedByName: nameOf(userNames, row.revokedByUserId),
+      }),
+    );
   }
 
   /** What a caller reaches, as the prepared reads take it; null when nothing is visible. */

@@ -15,7 +15,8 @@ import { customFieldDefinitions, scriptExecutions, scripts, type ScriptParameter
 import type { RequestContext } from '../../context.js';
 import { DomainError, badRequest, conflict, forbidden, notFound } from '../../errors.js';
 import { enqueueJob, publishEvent, type JobWorker } from '../../jobs/queue.js';
-import { countRows, page, paged, type Paged } from '../../lib/paging.js';
+import { countRows, page, paged, preparedPage, type Paged } from '../../lib/paging.js';
+import { inJson, preparedShapes } from '../../db/prepared.js';
 import { recordAudit } from '../audit/recorder.js';
 import { readOrgIds, reaches, resolveWriteOrg } from '../alerts/scope.js';
 import type { CommandRow, DeviceCommandsService } from '../device-commands/service.js';
@@ -72,6 +73,34 @@ function coerceFieldValue(type: 'text' | 'number' | 'boolean', value: unknown): 
   return undefined;
 }
 
+/** The optional filters of the script list and the letter that names each in a statement's shape (the values go
+ * in as placeholders of the same name). */
+const SCRIPT_FILTERS = [
+  ['category', 'c'],
+  ['language', 'l'],
+  ['osType', 't'],
+  ['search', 's'],
+] as const;
+
+/** The script list's page and count, one prepared statement per shape (db/prepared.ts): the reach (`A` every
+ * organization's scripts, `O` those of the organizations in `orgIds`, `N` none), `y` with the system library,
+ * then the letters of the filters given. */
+const scriptListOf = preparedShapes((db, shape) => {
+  const reach = shape[0];
+  const own = reach === 'A' ? sql`${scripts.orgId} IS NOT NULL` : reach === 'O' ? inJson(scripts.orgId, 'orgIds') : sql`0`;
+  const search = sql.placeholder('search');
+  const where = and(
+    shape.includes('y') ? or(own, eq(scripts.isSystem, true)) : own,
+    shape.includes('c') ? eq(scripts.category, sql.placeholder('category')) : undefined,
+    shape.includes('l') ? eq(scripts.language, sql.placeholder('language')) : undefined,
+    shape.includes('t') ? sql`EXISTS (SELECT 1 FROM json_each(${scripts.osTypes}) WHERE value = ${sql.placeholder('osType')})` : undefined,
+    shape.includes('s')
+      ? sql`(instr(lower(${scripts.name}), ${search}) > 0 OR instr(lower(coalesce(${scripts.description}, '')), ${search}) > 0)`
+      : undefined,
+  );
+  return preparedPage(db, scripts, where, [desc(scripts.updatedAt), desc(scripts.id)]);
+});
+
 interface ResolvedRun {
   content: string;
   shownParameters: Record<string, unknown>;
@@ -119,17 +148,21 @@ export class ScriptsService {
 
   list(ctx: RequestContext, query: z.infer<typeof ScriptListQuerySchema>): Paged<ScriptRow> {
     const orgIds = readOrgIds(this.db, ctx.caller, query.orgId);
-    const own = orgIds === null ? sql`${scripts.orgId} IS NOT NULL` : orgIds.length ? inArray(scripts.orgId, orgIds) : sql`0`;
-    const search = query.search?.toLowerCase();
-    const where = and(
-      query.includeSystem ? or(own, eq(scripts.isSystem, true)) : own,
-      query.category !== undefined ? eq(scripts.category, query.category) : undefined,
-      query.language !== undefined ? eq(scripts.language, query.language) : undefined,
-      query.osType !== undefined ? sql`EXISTS (SELECT 1 FROM json_each(${scripts.osTypes}) WHERE value = ${query.osType})` : undefined,
-      search ? sql`(instr(lower(${scripts.name}), ${search}) > 0 OR instr(lower(coalesce(${scripts.description}, '')), ${search}) > 0)` : undefined,
-    );
-    const rows = page(this.db.select().from(scripts).where(where).orderBy(desc(scripts.updatedAt), desc(scripts.id)).$dynamic(), query).all();
-    return paged(rows, query, countRows(this.db, scripts, where));
+    // An empty search matches everything (no condition); an empty category or language matches itself.
+    const search = query.search ? query.search.toLowerCase() : undefined;
+    const values = {
+      orgIds: JSON.stringify(orgIds ?? []),
+      category: query.category,
+      language: query.language,
+      osType: query.osType,
+      search,
+    };
+    let shape = orgIds === null ? 'A' : orgIds.length ? 'O' : 'N';
+    if (query.includeSystem) shape += 'y';
+    for (const [name, letter] of SCRIPT_FILTERS) if (values[name] !== undefined) shape += letter;
+    const statements = scriptListOf(this.db, shape);
+    const rows = statements.page.all({ ...values, limit: query.limit, offset: (query.page - 1) * query.limit });
+    return paged(rows, query, statements.count.get(values)?.n ?? 0);
   }
 
   systemLibrary(): { data: ScriptRow[] } {

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type {
   OrganizationCreateSchema,
@@ -13,12 +13,12 @@ import type {
 } from '../../../contract/tenancy.js';
 import type { PageQuerySchema } from '../../../contract/common.js';
 import type { Db } from '../../db/connection.js';
-import { insertRow, updateRow } from '../../db/prepared.js';
+import { inJson, insertRow, preparedShapes, updateRow } from '../../db/prepared.js';
 import { organizations, partnerUsers, partners, sites } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { badRequest, conflict, fieldError, forbidden, notFound, siteAccessDenied } from '../../errors.js';
 import { deepMerge } from '../../lib/deep-merge.js';
-import { countRows, page, paged, type Paged } from '../../lib/paging.js';
+import { countRows, page, paged, preparedPage, type Paged } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
 import { accessibleOrgIds, canAccessSite, requireOrg, requireSite, requireSiteOfPartner, type Organization, type Site } from './access.js';
 
@@ -49,6 +49,26 @@ function contractDates(
   return out;
 }
 
+/** The live organizations, by name, as prepared statements (db/prepared.ts) per shape: `i` only those whose ids
+ * are in the JSON array orgIds, `p` only the partner's (partnerId); every one (page, count) and all at once. */
+const organizationListOf = preparedShapes((db, shape) => {
+  const where = and(
+    isNull(organizations.deletedAt),
+    shape.includes('p') ? eq(organizations.partnerId, sql.placeholder('partnerId')) : undefined,
+    shape.includes('i') ? inJson(organizations.id, 'orgIds') : undefined,
+  );
+  const order = [asc(organizations.name), asc(organizations.id)];
+  return {
+    ...preparedPage(db, organizations, where, order),
+    all: db
+      .select()
+      .from(organizations)
+      .where(where)
+      .orderBy(...order)
+      .prepare(),
+  };
+});
+
 /**
  * The site list as prepared statements (rows and count), one pair per way of naming the organizations: one
  * organization, the live ones among listed ids (a JSON array), or every live one (system callers). A caller
@@ -70,17 +90,8 @@ function prepareSiteLists(db: Db) {
       );
   const pair = (orgCondition: SQL) => {
     const where = and(orgCondition, ofSites);
-    return {
-      rows: db
-        .select()
-        .from(sites)
-        .where(where)
-        .orderBy(asc(sites.name), asc(sites.id))
-        .limit(sql.placeholder('limit'))
-        .offset(sql.placeholder('offset'))
-        .prepare(),
-      count: db.select({ n: count() }).from(sites).where(where).prepare(),
-    };
+    const { page, count: total } = preparedPage(db, sites, where, [asc(sites.name), asc(sites.id)]);
+    return { rows: page, count: total };
   };
   return {
     ofOrg: pair(eq(sites.orgId, sql.placeholder('orgId'))),
@@ -213,40 +224,19 @@ export class TenancyService {
 
   listAccessibleOrganizations(ctx: RequestContext): Organization[] {
     const ids = accessibleOrgIds(this.db, ctx.caller);
-    const conditions: SQL[] = [isNull(organizations.deletedAt)];
-    if (ids !== null) {
-      if (ids.length === 0) return [];
-      conditions.push(inArray(organizations.id, ids));
-    }
-    return this.db
-      .select()
-      .from(organizations)
-      .where(and(...conditions))
-      .orderBy(asc(organizations.name), asc(organizations.id))
-      .all();
+    if (ids !== null && ids.length === 0) return [];
+    return organizationListOf(this.db, ids === null ? '' : 'i').all.all({ orgIds: JSON.stringify(ids) });
   }
 
   listOrganizations(ctx: RequestContext, query: z.infer<typeof OrganizationListQuerySchema>): Paged<Organization> {
     const { caller } = ctx;
     if (query.partnerId && caller.scope === 'partner' && query.partnerId !== caller.partnerId) throw forbidden();
     const ids = accessibleOrgIds(this.db, caller);
-    const conditions: SQL[] = [isNull(organizations.deletedAt)];
-    if (query.partnerId) conditions.push(eq(organizations.partnerId, query.partnerId));
-    if (ids !== null) {
-      if (ids.length === 0) return paged([], query, 0);
-      conditions.push(inArray(organizations.id, ids));
-    }
-    const where = and(...conditions);
-    const rows = page(
-      this.db
-        .select()
-        .from(organizations)
-        .where(where)
-        .orderBy(asc(organizations.name), asc(organizations.id))
-        .$dynamic(),
-      query,
-    ).all();
-    return paged(rows, query, countRows(this.db, organizations, where));
+    if (ids !== null && ids.length === 0) return paged([], query, 0);
+    const statements = organizationListOf(this.db, (ids === null ? '' : 'i') + (query.partnerId ? 'p' : ''));
+    const values = { orgIds: JSON.stringify(ids), partnerId: query.partnerId };
+    const rows = statements.page.all({ ...values, limit: query.limit, offset: (query.page - 1) * query.limit });
+    return paged(rows, query, statements.count.get(values)?.n ?? 0);
   }
 
   getOrganization(ctx: RequestContext, id: string): Organization {
