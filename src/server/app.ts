@@ -342,5 +342,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     await walCheckpoints.stop();
     if (!options.db) db.$client.close();
   });
+  // What the start wrote (built-in rows, the system script library) is committed before anyone uses the app.
+  commits.flush();
   return { app, db, services, worker, commits };
 }
