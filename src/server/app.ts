@@ -7,12 +7,14 @@ import type { ModuleContext, Services } from './app-context.js';
 import type { ServerConfig } from './config.js';
 import { applyMigrations, openDatabase, type Db } from './db/connection.js';
 import { startWalCheckpoints } from './db/checkpoint.js';
+import { groupCommits, type GroupCommit } from './db/group-commit.js';
 import { Mailer } from './delivery/mailer.js';
 import { OutboundClient } from './delivery/outbound.js';
 import { SmsSender } from './delivery/sms.js';
 import { bind, type Handler, type ResponseCache } from './http/bind.js';
 import { clientIpResolver, trustedProxyMatcher } from './http/client-ip.js';
 import { installErrorHandler } from './http/error-handler.js';
+import { installCommitBarrier } from './http/commit-barrier.js';
 import { installAdmission } from './http/admission.js';
 import { installJsonBodyParser } from './http/json-body.js';
 import { anonymous, bearerToken, createGuard, createNotFoundKeyCheck, type CredentialResolvers } from './http/guard.js';
@@ -112,6 +114,8 @@ export interface BuiltApp {
   db: Db;
   services: Services;
   worker: JobWorker;
+  /** The connection's group commit (db/group-commit.ts). */
+  commits: GroupCommit;
 }
 
 /** Builds the whole service as one Fastify instance: database, services, routes. Used by tests through
@@ -145,6 +149,9 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   });
   await app.register(fastifyCookie);
   installJsonBodyParser(app);
+  // The transactions of one event-loop turn commit together, and no reply leaves before its commit.
+  const commits = groupCommits(db.$client, (err) => app.log.error({ err }, 'group commit failed'));
+  installCommitBarrier(app, commits);
 
   const box = new SecretBox(secrets.encryptionKey);
   const signer = new TokenSigner(secrets.jwtSecret);
@@ -330,8 +337,12 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     await worker.stop();
     mailer.close();
     outbound.close();
+    // What the steps above wrote is committed, and the connection commits each transaction at once again.
+    commits.stop();
     await walCheckpoints.stop();
     if (!options.db) db.$client.close();
   });
-  return { app, db, services, worker };
+  // What the start wrote (built-in rows, the system script library) is committed before anyone uses the app.
+  commits.flush();
+  return { app, db, services, worker, commits };
 }

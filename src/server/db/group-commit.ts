@@ -1,0 +1,171 @@
+import { setImmediate as nextTurn } from 'node:timers';
+import type Database from 'better-sqlite3';
+import { DomainError } from '../errors.js';
+
+/**
+ * Group commit (README, Architecture: "Writes are committed in groups"): the transactions that start in one turn
+ * of the event loop share one SQLite transaction, committed once at the end of the turn (`setImmediate`), so the
+ * cost of a commit (taking the write lock, writing each touched page to the WAL once, ~10 pages for an audited
+ * insert) is paid once per group rather than once per request.
+ *
+ * - The first top-level `sqlite.transaction(fn)()` of a turn runs `BEGIN IMMEDIATE` (the write lock, waiting up
+ *   to busy_timeout for another process as before); its fn, and every later one of the turn, then runs as a
+ *   SAVEPOINT (better-sqlite3 nests that way inside an open transaction): a transaction function that throws
+ *   rolls back its own writes only, the others of the group stay.
+ * - Nothing is committed to a caller before the group is: `settled()` is what a reply waits for (the HTTP layer
+ *   holds every reply sent while a group is open until it settles, http/commit-barrier.ts), so a process that
+ *   stops before the commit loses only requests it had not answered.
+ * - A failed commit (or a group SQLite aborted) rolls the whole group back and rejects `settled()` of everyone in
+ *   it with COMMIT_FAILED (503): no one is told their change was saved.
+ * - The lock is held from the first write of a turn to the end of that turn only: synchronous work, never across
+ *   an await, so another process waiting on it waits about as long as before.
+ *
+ * Writes outside a transaction function join an open group and autocommit when none is open, as before.
+ */
+export interface GroupCommit {
+  /** Whether a group transaction is open now. */
+  readonly open: boolean;
+  /** How many groups were committed, and how many failed (tests, benchmarks). */
+  readonly committed: number;
+  readonly failed: number;
+  /** Settles when the group open now is committed (rejects when it failed); undefined when none is open. */
+  settled(): Promise<void> | undefined;
+  /** Commits the open group now (before the connection closes). */
+  flush(): void;
+  /** Commits the open group and gives the connection back its own transaction(): each commits at once again. */
+  stop(): void;
+}
+
+interface Group {
+  done: Promise<void>;
+  resolve(): void;
+  reject(err: Error): void;
+}
+
+const VARIANTS = ['default', 'deferred', 'immediate', 'exclusive'] as const;
+
+/** The error everyone in a failed group gets: their change was not saved, and trying again is safe. */
+export function commitFailed(cause: unknown): DomainError {
+  const err = new DomainError('unavailable', 'The change could not be saved; try again', 'COMMIT_FAILED');
+  (err as Error & { cause?: unknown }).cause = cause;
+  return err;
+}
+
+type Variant = (typeof VARIANTS)[number];
+/** better-sqlite3's transaction function and its variants (each one the others' property), as plain functions. */
+type TransactionFns = Record<Variant, (this: unknown, ...args: unknown[]) => unknown>;
+
+/** `onFailure` hears of each failed group once (the server logs it: every request in it was answered 503). */
+export function groupCommits(sqlite: Database.Database, onFailure: (err: unknown) => void = () => {}): GroupCommit {
+  // What stop() puts back: better-sqlite3's method (on the prototype) or whatever the connection had of its own.
+  const previous = Object.getOwnPropertyDescriptor(sqlite, 'transaction');
+  const ownTransaction = sqlite.transaction.bind(sqlite);
+  const begin = sqlite.prepare('BEGIN IMMEDIATE');
+  const commit = sqlite.prepare('COMMIT');
+  const rollback = sqlite.prepare('ROLLBACK');
+  let current: Group | null = null;
+  let committed = 0;
+  let failed = 0;
+  let stopped = false;
+
+  const fail = (group: Group, cause: unknown) => {
+    failed++;
+    onFailure(cause);
+    // Nobody may be waiting (a job's write): the rejection is handled here and passed on to those who are.
+    group.done.catch(() => {});
+    group.reject(commitFailed(cause));
+  };
+
+  const end = (group: Group) => {
+    if (current !== group) return;
+    current = null;
+    if (!sqlite.inTransaction) {
+      // SQLite rolled the whole transaction back (an I/O error, a full disk): the group's writes are gone.
+      fail(group, new Error('the group transaction was rolled back'));
+      return;
+    }
+    try {
+      commit.run();
+      committed++;
+      group.resolve();
+    } catch (err) {
+      // A commit can fail and leave the transaction open (a deferred foreign key): nothing of it may stay.
+      if (sqlite.inTransaction) rollback.run();
+      fail(group, err);
+    }
+  };
+
+  const open = (): Group => {
+    // A group SQLite aborted earlier in this turn is failed now, before a new one starts.
+    if (current) end(current);
+    begin.run();
+    let resolve!: () => void;
+    let reject!: (err: Error) => void;
+    const done = new Promise<void>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    const group: Group = { done, resolve, reject };
+    current = group;
+    nextTurn(() => end(group));
+    return group;
+  };
+
+  /** The group's first transaction failed: it held nothing else, so it ends here, rolled back whole. */
+  const discard = (group: Group) => {
+    if (current !== group) return;
+    current = null;
+    if (sqlite.inTransaction) rollback.run();
+    group.resolve();
+  };
+
+  const grouped = function transaction(this: Database.Database, fn: (...args: unknown[]) => unknown) {
+    const own = ownTransaction(fn) as unknown as TransactionFns;
+    const wrap = (variant: (...args: unknown[]) => unknown) =>
+      function groupedTransaction(this: unknown, ...args: unknown[]) {
+        if (stopped || sqlite.inTransaction) return variant.apply(this, args);
+        // The first transaction of a group runs in the group's BEGIN itself, without a savepoint of its own (two
+        // statements fewer when requests come one at a time): when it throws, the group holds nothing else yet.
+        const group = open();
+        try {
+          const result = fn.apply(this, args);
+          if (result instanceof Promise) throw new TypeError('Transaction function cannot return a promise');
+          return result;
+        } catch (err) {
+          discard(group);
+          throw err;
+        }
+      };
+    const wrapped = Object.fromEntries(VARIANTS.map((name) => [name, wrap(own[name])])) as TransactionFns;
+    const properties: PropertyDescriptorMap = {
+      ...Object.fromEntries(VARIANTS.map((name) => [name, { value: wrapped[name] }])),
+      database: { value: sqlite, enumerable: true },
+    };
+    for (const name of VARIANTS) Object.defineProperties(wrapped[name], properties);
+    return wrapped.default;
+  };
+  sqlite.transaction = grouped as unknown as Database.Database['transaction'];
+
+  return {
+    get open() {
+      return current !== null;
+    },
+    get committed() {
+      return committed;
+    },
+    get failed() {
+      return failed;
+    },
+    settled: () => current?.done,
+    flush: () => {
+      if (current) end(current);
+    },
+    stop: () => {
+      stopped = true;
+      if (current) end(current);
+      if (Object.getOwnPropertyDescriptor(sqlite, 'transaction')?.value !== grouped) return;
+      if (previous) Object.defineProperty(sqlite, 'transaction', previous);
+      else Reflect.deleteProperty(sqlite, 'transaction');
+    },
+  };
+}

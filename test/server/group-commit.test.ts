@@ -1,0 +1,264 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '../../src/server/db/connection.js';
+import { groupCommits, type GroupCommit } from '../../src/server/db/group-commit.js';
+import { installCommitBarrier } from '../../src/server/http/commit-barrier.js';
+import { installErrorHandler } from '../../src/server/http/error-handler.js';
+import { type TestApp, useAdminApp } from '../helpers/server.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const GROUP_COMMIT = path.join(ROOT, 'src/server/db/group-commit.ts');
+const CONNECTION = path.join(ROOT, 'src/server/db/connection.ts');
+/** Every child process is ended by then, whatever it is doing. */
+const CHILD_TIMEOUT_MS = 60_000;
+
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** db/group-commit.ts: the transactions of one event-loop turn commit together; nothing is answered before. */
+describe('group commit (db/group-commit.ts)', () => {
+  let dir: string;
+  let file: string;
+  let db: Db;
+  let commits: GroupCommit;
+  /** Another connection to the same file: what another process (or a restart) sees. */
+  let other: Database.Database;
+  const names = () => other.prepare<[], string>('SELECT name FROM t ORDER BY name').pluck().all();
+
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-group-'));
+    file = path.join(dir, 'svc.db');
+    db = openDatabase(file);
+    db.$client.exec(`
+      CREATE TABLE t (name TEXT PRIMARY KEY);
+      CREATE TABLE parent (id INTEGER PRIMARY KEY);
+      CREATE TABLE child (id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED);
+    `);
+    commits = groupCommits(db.$client);
+    other = new Database(file);
+    other.pragma('busy_timeout = 5000');
+  });
+  afterEach(() => {
+    commits.stop();
+    other.close();
+    db.$client.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const insert = (name: string) => db.$client.transaction(() => db.$client.prepare('INSERT INTO t (name) VALUES (?)').run(name))();
+
+  it('the transactions of one turn share one commit; a failing one rolls back only its own writes', async () => {
+    insert('a');
+    expect(() =>
+      db.$client.transaction(() => {
+        db.$client.prepare('INSERT INTO t (name) VALUES (?)').run('b');
+        throw new Error('refused');
+      })(),
+    ).toThrow('refused');
+    insert('c');
+    expect(commits.open).toBe(true);
+    // Not committed yet: another connection sees nothing of the group.
+    expect(names()).toEqual([]);
+    await commits.settled();
+    expect(names()).toEqual(['a', 'c']);
+    expect(commits.committed).toBe(1);
+    expect(commits.open).toBe(false);
+    expect(commits.settled()).toBeUndefined();
+  });
+
+  it('when the first transaction of a turn fails, no group stays open and the next one starts its own', async () => {
+    expect(() =>
+      db.$client.transaction(() => {
+        db.$client.prepare('INSERT INTO t (name) VALUES (?)').run('first');
+        throw new Error('refused');
+      })(),
+    ).toThrow('refused');
+    expect(commits.open).toBe(false);
+    expect(db.$client.inTransaction).toBe(false);
+    insert('second');
+    await commits.settled();
+    expect(names()).toEqual(['second']);
+  });
+
+  it('a commit that fails fails every transaction of its group, and the next group starts clean', async () => {
+    insert('kept-back');
+    // Checked only by the outermost COMMIT: a deferred foreign key to a parent that does not exist.
+    db.$client.transaction(() => db.$client.prepare('INSERT INTO child (parent_id) VALUES (42)').run())();
+    await expect(commits.settled()).rejects.toMatchObject({ kind: 'unavailable', code: 'COMMIT_FAILED' });
+    expect(commits.failed).toBe(1);
+    expect(db.$client.inTransaction).toBe(false);
+    expect(names()).toEqual([]);
+    insert('after');
+    await commits.settled();
+    expect(names()).toEqual(['after']);
+  });
+
+  it('stop commits what is open and gives the connection back its own transactions (each committed at once)', () => {
+    insert('open');
+    commits.stop();
+    expect(names()).toEqual(['open']);
+    insert('alone');
+    expect(commits.open).toBe(false);
+    expect(names()).toEqual(['alone', 'open']);
+  });
+
+  describe('over HTTP (http/commit-barrier.ts)', () => {
+    let app: FastifyInstance;
+    beforeEach(async () => {
+      app = Fastify();
+      installErrorHandler(app);
+      installCommitBarrier(app, commits);
+      app.post<{ Body: { name: string; orphan?: boolean } }>('/write', async (request) => {
+        if (request.body.orphan) db.$client.transaction(() => db.$client.prepare('INSERT INTO child (parent_id) VALUES (7)').run())();
+        else insert(request.body.name);
+        // What another process saw at the moment the handler was done.
+        return { seenElsewhere: names() };
+      });
+      app.get('/read', async () => ({ ok: true }));
+      await app.ready();
+    });
+    afterEach(async () => {
+      await app.close();
+    });
+
+    it('concurrent writes join one group and each reply is sent only after the commit', async () => {
+      const replies = await Promise.all(
+        ['x', 'y', 'z'].map(async (name) => {
+          const res = await app.inject({ method: 'POST', url: '/write', payload: { name } });
+          // The moment this reply arrived, the write it reports is on disk for everyone.
+          return { status: res.statusCode, body: res.json<{ seenElsewhere: string[] }>(), seen: names() };
+        }),
+      );
+      for (const reply of replies) {
+        expect(reply.status).toBe(200);
+        expect(reply.body.seenElsewhere).toEqual([]);
+        expect(reply.seen).toEqual(['x', 'y', 'z']);
+      }
+      expect(commits.committed).toBe(1);
+    });
+
+    it('when the commit fails, every request of the group is answered 503 COMMIT_FAILED and nothing is kept', async () => {
+      const [good, orphan] = await Promise.all([
+        app.inject({ method: 'POST', url: '/write', payload: { name: 'good' } }),
+        app.inject({ method: 'POST', url: '/write', payload: { name: 'unused', orphan: true } }),
+      ]);
+      for (const res of [good, orphan]) {
+        expect(res.statusCode).toBe(503);
+        expect(res.json()).toMatchObject({ code: 'COMMIT_FAILED' });
+      }
+      expect(names()).toEqual([]);
+      const again = await app.inject({ method: 'POST', url: '/write', payload: { name: 'good' } });
+      expect(again.statusCode).toBe(200);
+      expect(names()).toEqual(['good']);
+    });
+
+    it('a reply with no group open is sent at once', async () => {
+      const res = await app.inject({ method: 'GET', url: '/read' });
+      expect(res.statusCode).toBe(200);
+      expect(commits.committed).toBe(0);
+    });
+  });
+
+  /** A child process running TypeScript from src/ (tsx), given the database file; its stdout. */
+  function child(script: string, args: string[] = [], onLine?: (line: string) => void) {
+    return new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string }>((resolve, reject) => {
+      const proc = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, file, ...args], {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'inherit'],
+        timeout: CHILD_TIMEOUT_MS,
+      });
+      let stdout = '';
+      proc.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        if (onLine) for (const line of chunk.toString().split('\n').filter(Boolean)) onLine(line);
+      });
+      proc.on('error', reject);
+      proc.on('close', (code, signal) => resolve({ code, signal, stdout }));
+    });
+  }
+
+  it('a process that dies before the commit loses only the requests it had not answered', async () => {
+    const script = `
+      const { openDatabase } = await import(${JSON.stringify(CONNECTION)});
+      const { groupCommits } = await import(${JSON.stringify(GROUP_COMMIT)});
+      const db = openDatabase(process.argv[1]);
+      const commits = groupCommits(db.$client);
+      const insert = (name) => db.$client.transaction(() => db.$client.prepare('INSERT INTO t (name) VALUES (?)').run(name))();
+      insert('answered');
+      await commits.settled();
+      process.stdout.write('answered\\n');
+      insert('never-answered');
+      // Dies in the same turn, before the group's commit and before any answer.
+      process.kill(process.pid, 'SIGKILL');
+    `;
+    const result = await child(script);
+    expect(result.signal).toBe('SIGKILL');
+    expect(result.stdout).toBe('answered\n');
+    expect(names()).toEqual(['answered']);
+  });
+
+  it('another process writing the same file is serialised with the groups: every write of both is kept', async () => {
+    const ROWS = 150;
+    // The other process: plain better-sqlite3, one transaction per row, waiting on the lock as any writer does.
+    const script = `
+      const { default: Database } = await import('better-sqlite3');
+      const db = new Database(process.argv[1]);
+      db.pragma('busy_timeout = 5000');
+      const insert = db.prepare('INSERT INTO t (name) VALUES (?)');
+      process.stdout.write('ready\\n');
+      for (let i = 0; i < ${ROWS}; i++) db.transaction(() => insert.run('child-' + i))();
+      db.close();
+      process.stdout.write('done\\n');
+    `;
+    let ready!: () => void;
+    const started = new Promise<void>((resolve) => (ready = resolve));
+    const running = child(script, [], (line) => line === 'ready' && ready());
+    await started;
+    let failures = 0;
+    for (let i = 0; i < ROWS; i++) {
+      insert(`parent-${i}`);
+      insert(`parent-${i}-b`);
+      await commits.settled()?.catch(() => failures++);
+      await turn();
+    }
+    const result = await running;
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('ready\ndone\n');
+    expect(failures).toBe(0);
+    expect(other.prepare("SELECT count(*) FROM t WHERE name LIKE 'child-%'").pluck().get()).toBe(ROWS);
+    expect(other.prepare("SELECT count(*) FROM t WHERE name LIKE 'parent-%'").pluck().get()).toBe(2 * ROWS);
+  });
+});
+
+describe('group commit in the server (app.ts)', () => {
+  let t: TestApp, token: string;
+  useAdminApp((app, adminToken) => ([t, token] = [app, adminToken]));
+
+  it('01§4.3 concurrent site creates share commits; every one answered 201 is stored, with its audit entry', async () => {
+    const partner = await t.call('POST', '/api/v1/orgs/partners', { token, body: { name: 'Group MSP', slug: 'group' } });
+    const org = await t.call('POST', '/api/v1/orgs/organizations', { token, body: { name: 'G', slug: 'g', partnerId: partner.body.id } });
+    const before = t.commits.committed;
+    const created = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => t.call('POST', '/api/v1/orgs/sites', { token, body: { orgId: org.body.id, name: `S${i}` } })),
+    );
+    expect(created.map((r) => r.status)).toEqual(Array(12).fill(201));
+    expect(t.commits.committed - before).toBeLessThan(12);
+    const stored = new Database(t.db.$client.name, { readonly: true });
+    try {
+      const ids = created.map((r) => r.body.id as string);
+      const sites = stored.prepare('SELECT count(*) FROM sites WHERE id IN (SELECT value FROM json_each(?))').pluck().get(JSON.stringify(ids));
+      const audits = stored
+        .prepare("SELECT count(*) FROM audit_logs WHERE action = 'site.create' AND resource_id IN (SELECT value FROM json_each(?))")
+        .pluck()
+        .get(JSON.stringify(ids));
+      expect([sites, audits]).toEqual([12, 12]);
+    } finally {
+      stored.close();
+    }
+  });
+});
