@@ -2,17 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { ChannelCreateSchema, ChannelListQuerySchema, ChannelType, ChannelUpdateSchema } from '../../../contract/alert-channels.js';
-import { systemContext, type RequestContext } from '../../context.js';
+import type { RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
 import { notificationChannels } from '../../db/schema/index.js';
 import { badRequest, notFound } from '../../errors.js';
 import { countRows, page, paged, type Paged } from '../../lib/paging.js';
 import type { SecretBox } from '../../security/crypto.js';
-import { recordAudit } from '../audit/recorder.js';
 import { visibleOr404 } from '../shared/visible.js';
 import type { TenancyService } from '../tenancy/service.js';
 import { assertValidConfig, maskConfig, unmaskConfig, type ChannelConfig } from './channel-config.js';
-import { listOrgCondition, resolveWriteOrg } from './org-scope.js';
+import { auditOrgRow, listOrgCondition, resolveWriteOrg } from './org-scope.js';
 import type { Senders, SendResult } from './senders.js';
 
 export type ChannelRow = typeof notificationChannels.$inferSelect;
@@ -199,15 +198,7 @@ export class ChannelsService {
   }
 
   private audit(ctx: RequestContext, action: string, row: ChannelRow, details: Record<string, unknown>): void {
-    recordAudit(this.db, ctx, {
-      action,
-      resourceType: 'alert_channel',
-      resourceId: row.id,
-      resourceName: row.name,
-      orgId: row.orgId,
-      partnerId: this.tenancy.requireOrg(systemContext(), row.orgId).partnerId,
-      details,
-    });
+    auditOrgRow(this.db, this.tenancy, ctx, row, { action, resourceType: 'alert_channel', details });
   }
 }
 
