@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { audit, health, tenancy } from '../../src/client/endpoints.js';
 import type { Partner } from '../../src/contract/tenancy.js';
 import {
@@ -13,17 +13,9 @@ import {
   type HttpResponse,
   type RawBody,
 } from '../../src/client/index.js';
-import { JSON_HEADERS, harness, header, type Harness } from './helpers.js';
+import { JSON_HEADERS, header, useHarness } from './helpers.js';
 
-let h: Harness | undefined;
-async function setup(...args: Parameters<typeof harness>): Promise<Harness> {
-  h = await harness(...args);
-  return h;
-}
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const setup = useHarness();
 
 function partner(id: string, overrides: Partial<Partner> = {}): Partner {
   return {

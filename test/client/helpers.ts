@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import { afterEach } from 'vitest';
 import { HttpClient, type HttpClientOptions } from '../../src/client/index.js';
 
 export const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
@@ -159,6 +160,20 @@ export async function harness(options: Partial<HttpClientOptions> = {}, tls = fa
       await client.close();
       await server.close();
     },
+  };
+}
+
+/** For tests that start harnesses: the function returned starts one (as `harness` does); after each test, the
+ * one it started last is closed. */
+export function useHarness(): (...args: Parameters<typeof harness>) => Promise<Harness> {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+  return async (...args) => {
+    h = await harness(...args);
+    return h;
   };
 }
 

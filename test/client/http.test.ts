@@ -12,25 +12,19 @@ import {
 import {
   JSON_HEADERS,
   hangUp,
-  harness,
   header,
   refusingUrl,
   stall,
   until,
-  type Harness,
+  useHarness,
   type Responder,
 } from './helpers.js';
 
-let h: Harness | undefined;
-async function setup(...args: Parameters<typeof harness>): Promise<Harness> {
-  h = await harness(...args);
-  return h;
-}
-afterEach(async () => {
+const setup = useHarness();
+// Registered after useHarness's hook, so it runs before it: timers and mocks are restored before the close.
+afterEach(() => {
   vi.useRealTimers();
   vi.restoreAllMocks();
-  await h?.close();
-  h = undefined;
 });
 
 describe('query building', () => {

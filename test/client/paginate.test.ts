@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tenancy } from '../../src/client/endpoints.js';
 import {
   createApi,
@@ -11,13 +11,9 @@ import {
   paginateRaw,
   type Page,
 } from '../../src/client/index.js';
-import { JSON_HEADERS, harness, type Harness } from './helpers.js';
+import { JSON_HEADERS, useHarness } from './helpers.js';
 
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const setup = useHarness();
 
 async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -41,8 +37,7 @@ function site(n: number) {
 
 describe('paginatePages', () => {
   it('walks 3 pages of a contract list through a loopback server and stops at page × limit ≥ total', async () => {
-    h = await harness();
-    const { server, client, calls } = h;
+    const { server, client, calls } = await setup();
     const api = createApi(client, { tenancy });
     const sites = Array.from({ length: 5 }, (_, i) => site(i));
     for (const page of [1, 2, 3]) {

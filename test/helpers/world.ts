@@ -1,7 +1,8 @@
-import { afterEach, beforeEach } from 'vitest';
+import { afterEach, beforeEach, vi } from 'vitest';
 import { startReceiver, type Receiver, type Responder } from './https-receiver.js';
 import { createTestApp, type Answer, type TestApp } from './server.js';
 import { seedWorld, type World, type WorldCaller } from './seed.js';
+import { startSmtp, type Inbox } from './smtp.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -61,4 +62,30 @@ export function useReceiverWorld(env: Record<string, string>) {
       extraApps.push(other);
     },
   };
+}
+
+/**
+ * For server tests that send mail: before each test an SMTP inbox on loopback, a fresh app (createTestApp with
+ * SVC_SMTP_URL at the inbox, and `env`) and its seeded world (mfa claim only with `mfa: true`), handed to `ready`;
+ * after it, real timers again (a test may have faked them), then the app and the inbox are closed.
+ */
+export function useMailWorld(
+  env: Record<string, string>,
+  options: { mfa?: boolean },
+  ready: (fixture: { t: TestApp; w: World; inbox: Inbox }) => void,
+): void {
+  let app: TestApp | undefined;
+  let inbox: Inbox | undefined;
+  beforeEach(async () => {
+    inbox = await startSmtp();
+    app = await createTestApp({ SVC_SMTP_URL: inbox.url, ...env });
+    ready({ t: app, w: await seedWorld(app, { mfa: options.mfa ?? false }), inbox });
+  });
+  afterEach(async () => {
+    vi.useRealTimers();
+    await app?.close();
+    app = undefined;
+    await inbox?.close();
+    inbox = undefined;
+  });
 }

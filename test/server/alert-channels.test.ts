@@ -1,4 +1,6 @@
+import { asc, sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { auditLogs } from '../../src/server/db/schema/index.js';
 import { startReceiver, type Receiver } from '../helpers/https-receiver.js';
 import { seedOrg, seedPartner, seedUser, type SeededUser } from '../helpers/seed.js';
 import { createTestApp, type TestApp } from '../helpers/server.js';
@@ -7,11 +9,13 @@ import { startSmtp, type Inbox } from '../helpers/smtp.js';
 let t: TestApp;
 let admin: SeededUser;
 let orgId: string;
+let partnerId: string;
 const open: Array<{ close(): Promise<void> }> = [];
 
 async function setup(env: Record<string, string> = {}): Promise<void> {
   t = await createTestApp({ SVC_OUTBOUND_ALLOW: '127.0.0.1/32', ...env });
   const partner = seedPartner(t, { name: 'P', slug: 'p' });
+  partnerId = partner.id;
   orgId = seedOrg(t, partner.id, { name: 'Org One', slug: 'o' }).id;
   admin = await seedUser(t, { email: 'admin@o.test', org: { orgId }, login: 'mint', mfa: true });
 }
@@ -61,6 +65,30 @@ describe('notification channels (02 §2.4, 05-wire-notes 4.1)', () => {
     const gone = await t.call('GET', `/api/v1/alerts/channels/${id}`, { token: admin.token });
     expect(gone.status).toBe(404);
     expect(gone.body.error).toBe('Notification channel not found');
+  });
+
+  it('01§6 channel and escalation policy changes are audited with their organization and its partner', async () => {
+    const channel = await create({ type: 'email', config: { recipients: ['ops@example.com'] } });
+    const policy = await t.call('POST', '/api/v1/alerts/policies', {
+      token: admin.token,
+      body: { name: 'Escalate', steps: [{ delayMinutes: 5, channelIds: [channel.body.id] }] },
+    });
+    expect(policy.status).toBe(201);
+    await t.call('PUT', `/api/v1/alerts/policies/${policy.body.id}`, { token: admin.token, body: { name: 'Escalate 2' } });
+    await t.call('DELETE', `/api/v1/alerts/policies/${policy.body.id}`, { token: admin.token });
+    await t.call('DELETE', `/api/v1/alerts/channels/${channel.body.id}`, { token: admin.token });
+    const entries = t.db.select().from(auditLogs).orderBy(asc(auditLogs.timestamp), sql`rowid`).all();
+    const of = (type: string) => entries.filter((e) => e.resourceType === type);
+    expect(of('alert_channel').map((e) => [e.action, e.resourceId, e.resourceName])).toEqual([
+      ['alert_channel.create', channel.body.id, 'C'],
+      ['alert_channel.delete', channel.body.id, 'C'],
+    ]);
+    expect(of('escalation_policy').map((e) => [e.action, e.resourceId, e.resourceName])).toEqual([
+      ['escalation_policy.create', policy.body.id, 'Escalate'],
+      ['escalation_policy.update', policy.body.id, 'Escalate 2'],
+      ['escalation_policy.delete', policy.body.id, 'Escalate 2'],
+    ]);
+    for (const entry of [...of('alert_channel'), ...of('escalation_policy')]) expect(entry).toMatchObject({ orgId, partnerId });
   });
 
   it('05-wire 4.1 throttle bounds: throttleMaxPerWindow 1-10000 or null, throttleWindowSeconds 60-86400; name required', async () => {

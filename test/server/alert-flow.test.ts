@@ -1,10 +1,11 @@
 import { eq } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { notifications } from '../../src/server/db/schema/index.js';
 import { enrollAgent, instantOf, reportSeries } from '../helpers/alerts.js';
-import { startReceiver, type Receiver } from '../helpers/https-receiver.js';
-import { seedWorld, type World } from '../helpers/seed.js';
-import { createTestApp, type TestApp } from '../helpers/server.js';
+import type { Receiver } from '../helpers/https-receiver.js';
+import type { World } from '../helpers/seed.js';
+import type { TestApp } from '../helpers/server.js';
+import { useReceiverWorld } from '../helpers/world.js';
 
 // The whole alert path across its two modules, as one server runs it: agent samples → the evaluator (alerts) →
 // alert.triggered on the outbox → the notification pipeline (notifications) → in-app rows and channel sends on a
@@ -14,17 +15,12 @@ const CPU_HIGH = '00000000-0000-4000-a000-000000000001';
 const MIN = 60_000;
 
 describe('alert path from samples to notifications (02 §3, §6)', () => {
+  const world = useReceiverWorld({ SVC_OUTBOUND_ALLOW: '127.0.0.1/32' });
   let t: TestApp;
   let w: World;
   let r: Receiver;
   beforeEach(async () => {
-    r = await startReceiver();
-    t = await createTestApp({ SVC_OUTBOUND_ALLOW: '127.0.0.1/32' });
-    w = await seedWorld(t, { mfa: true });
-  });
-  afterEach(async () => {
-    await t.close();
-    await r.close();
+    ({ t, w, receiver: r } = await world.setup());
   });
 
   /** An org-A1 rule on one fresh device, with a first channel and an escalation step of `delay` minutes. */

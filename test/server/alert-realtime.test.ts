@@ -1,11 +1,12 @@
 import { and, eq } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { alertEscalations, alerts, jobs, outboxEvents } from '../../src/server/db/schema/index.js';
 import { EVALUATE_RECENT_JOB } from '../../src/server/modules/alerts/evaluator.js';
 import { enrollAgent, reportSeries, type Agent } from '../helpers/alerts.js';
-import { startReceiver, type Receiver } from '../helpers/https-receiver.js';
-import { seedWorld, type World } from '../helpers/seed.js';
-import { createTestApp, type TestApp } from '../helpers/server.js';
+import type { Receiver } from '../helpers/https-receiver.js';
+import type { World } from '../helpers/seed.js';
+import type { TestApp } from '../helpers/server.js';
+import { useReceiverWorld } from '../helpers/world.js';
 
 // Issue 11 latency and auto-resolve (brief alerts2 §1, §2): metrics ingest evaluates the reporting device at once
 // (the 30 s sweep stays for the rest), and an alert whose condition no longer holds resolves itself.
@@ -20,16 +21,11 @@ describe('event-driven evaluation and auto-resolve (02 §3; issue 11 latency)', 
   let w: World;
   let r: Receiver;
   let agent: Agent;
+  // A poll of a minute: anything that happens within a second happens because the worker was woken.
+  const world = useReceiverWorld({ SVC_OUTBOUND_ALLOW: '127.0.0.1/32', SVC_JOB_POLL_MS: '60000' });
   beforeEach(async () => {
-    r = await startReceiver();
-    // A poll of a minute: anything that happens within a second happens because the worker was woken.
-    t = await createTestApp({ SVC_OUTBOUND_ALLOW: '127.0.0.1/32', SVC_JOB_POLL_MS: '60000' });
-    w = await seedWorld(t, { mfa: true });
+    ({ t, w, receiver: r } = await world.setup());
     agent = await enrollAgent(t, w.tokens.system, w.orgA1.id, 'db-1');
-  });
-  afterEach(async () => {
-    await t.close();
-    await r.close();
   });
 
   async function rule(extra: Record<string, unknown> = {}) {

@@ -4,14 +4,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { eq } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { userTokens, users } from '../../src/server/db/schema/index.js';
 import { buildApp } from '../../src/server/app.js';
 import { loadConfig } from '../../src/server/config.js';
 import { sha256Hex } from '../../src/server/security/crypto.js';
 import { createTestApp, type TestApp } from '../helpers/server.js';
 import { ROLES, seedWorld, type World } from '../helpers/seed.js';
-import { linkIn, startSmtp, tokenOf, type Inbox } from '../helpers/smtp.js';
+import { linkIn, tokenOf, type Inbox } from '../helpers/smtp.js';
+import { useMailWorld } from '../helpers/world.js';
 
 const API = '/api/v1';
 const PASSWORD = 'Invited-Passw0rd';
@@ -35,15 +36,8 @@ describe('invitations (01 §4.4, 04 Users and roles)', () => {
   const accept = (token: string, password = PASSWORD, name?: string) =>
     t.call('POST', `${API}/auth/accept-invite`, { body: { token, password, ...(name ? { name } : {}) } });
 
-  beforeEach(async () => {
-    inbox = await startSmtp();
-    t = await createTestApp({ SVC_SMTP_URL: inbox.url, SVC_PUBLIC_URL: 'https://svc.example.test/', SVC_SMTP_FROM: 'svc <admin@svc.example.test>' });
-    w = await seedWorld(t, { mfa: true });
-  });
-  afterEach(async () => {
-    vi.useRealTimers();
-    await t.close();
-    await inbox.close();
+  useMailWorld({ SVC_PUBLIC_URL: 'https://svc.example.test/', SVC_SMTP_FROM: 'svc <admin@svc.example.test>' }, { mfa: true }, (f) => {
+    ({ t, w, inbox } = f);
   });
 
   it('01§4.4 the invitation goes out through a real SMTP server; the link in it accepts the invite, sets the password and signs in', async () => {

@@ -1,10 +1,11 @@
 import { eq } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { auditLogs, userTokens, users } from '../../src/server/db/schema/index.js';
 import { sha256Hex } from '../../src/server/security/crypto.js';
 import { createTestApp, loginAs, type TestApp } from '../helpers/server.js';
 import { SEED_PASSWORD, seedWorld, type World } from '../helpers/seed.js';
-import { linkIn, startSmtp, tokenOf, type Inbox } from '../helpers/smtp.js';
+import { linkIn, tokenOf, type Inbox } from '../helpers/smtp.js';
+import { useMailWorld } from '../helpers/world.js';
 
 const API = '/api/v1';
 const NEW_PASSWORD = 'Brand-New-Passw0rd';
@@ -20,15 +21,8 @@ describe('password reset (01 §4.5, §8)', () => {
     t.call('POST', `${API}/auth/forgot-password`, { body: { email }, headers: { 'x-forwarded-for': ip } });
   const reset = (token: string, password = NEW_PASSWORD) => t.call('POST', `${API}/auth/reset-password`, { body: { token, password } });
 
-  beforeEach(async () => {
-    inbox = await startSmtp();
-    t = await createTestApp({ SVC_SMTP_URL: inbox.url, SVC_PUBLIC_URL: 'https://svc.example.test', SVC_TRUSTED_PROXIES: '127.0.0.1' });
-    w = await seedWorld(t);
-  });
-  afterEach(async () => {
-    vi.useRealTimers();
-    await t.close();
-    await inbox.close();
+  useMailWorld({ SVC_PUBLIC_URL: 'https://svc.example.test', SVC_TRUSTED_PROXIES: '127.0.0.1' }, {}, (f) => {
+    ({ t, w, inbox } = f);
   });
 
   it('01§4.5 forgot-password answers 200 with the same body whether the account exists or not; only an active account gets mail', async () => {

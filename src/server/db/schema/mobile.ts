@@ -1,5 +1,5 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { createdAt, id, json, timestamps } from './columns.js';
+import { createdAt, id, json, ref, timestamps } from './columns.js';
 import { users } from './identity.js';
 
 export type MobilePlatform = 'ios' | 'android';
@@ -15,9 +15,7 @@ export const mobileDevices = sqliteTable(
   'mobile_devices',
   {
     id: id(),
-    userId: text()
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    userId: ref(() => users.id, { onDelete: 'cascade' }),
     /** The app's own install id (≤ 255); the upsert key of POST /mobile/devices. */
     deviceId: text().notNull(),
     platform: text({ enum: ['ios', 'android'] }).$type<MobilePlatform>().notNull(),
@@ -41,9 +39,7 @@ export const mobilePushTokens = sqliteTable(
   'mobile_push_tokens',
   {
     id: id(),
-    userId: text()
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    userId: ref(() => users.id, { onDelete: 'cascade' }),
     token: text().notNull(),
     platform: text({ enum: ['ios', 'android'] }).$type<MobilePlatform>().notNull(),
     ...timestamps(),
@@ -56,12 +52,8 @@ export const mobilePushNotifications = sqliteTable(
   'mobile_push_notifications',
   {
     id: id(),
-    mobileDeviceId: text()
-      .notNull()
-      .references(() => mobileDevices.id, { onDelete: 'cascade' }),
-    userId: text()
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    mobileDeviceId: ref(() => mobileDevices.id, { onDelete: 'cascade' }),
+    userId: ref(() => users.id, { onDelete: 'cascade' }),
     alertId: text(),
     title: text().notNull(),
     body: text().notNull(),

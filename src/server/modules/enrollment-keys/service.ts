@@ -14,6 +14,7 @@ import { DomainError, fieldError, notFound, siteAccessDenied, unauthorized } fro
 import { countRows, page, paged, type Paged } from '../../lib/paging.js';
 import { sha256Hex } from '../../security/crypto.js';
 import { recordAudit } from '../audit/recorder.js';
+import { deleteAudited } from '../shared/audited.js';
 import { visibleOr404 } from '../shared/visible.js';
 import { canAccessSite, requireOrg, requireSite } from '../tenancy/access.js';
 import type { TenancyService } from '../tenancy/service.js';
@@ -206,13 +207,9 @@ export class EnrollmentKeysService {
   delete(ctx: RequestContext, id: string): { success: true } {
     return this.db.$client.transaction(() => {
       const current = this.findVisible(ctx, id);
-      this.db.delete(enrollmentKeys).where(eq(enrollmentKeys.id, id)).run();
-      recordAudit(this.db, ctx, {
+      deleteAudited(this.db, ctx, enrollmentKeys, current, {
         action: 'enrollment_key.delete',
         resourceType: 'enrollment_key',
-        resourceId: id,
-        resourceName: current.name,
-        orgId: current.orgId,
         partnerId: this.partnerOf(current.orgId),
         details: { siteId: current.siteId, usageCount: current.usageCount },
       });

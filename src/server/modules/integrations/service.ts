@@ -163,6 +163,16 @@ export class IntegrationsService {
     return { row, config };
   }
 
+  /** Saves the body as the settings of `kind` (secrets sent back masked keep the stored values), checked
+   * field by field and URL by URL; answers the stored configuration. */
+  private async saveChecked(ctx: RequestContext, queryOrgId: string | undefined, body: unknown, kind: IntegrationKind, fields: Parameters<typeof checkFields>[1]) {
+    const orgId = this.orgFor(ctx, queryOrgId, body);
+    const config = unmask(parseConfigBody(body), this.open(this.row(orgId, kind)));
+    checkFields(config, fields);
+    await this.checkUrls(config);
+    return this.store(ctx, orgId, kind, config).config;
+  }
+
   // ---- communication (chat providers) ----
 
   private presentChat(row: Row): Config {
@@ -232,11 +242,7 @@ export class IntegrationsService {
   }
 
   async putMonitoring(ctx: RequestContext, queryOrgId: string | undefined, body: unknown) {
-    const orgId = this.orgFor(ctx, queryOrgId, body);
-    const config = unmask(parseConfigBody(body), this.open(this.row(orgId, 'monitoring')));
-    checkFields(config, MONITORING_FIELDS);
-    await this.checkUrls(config);
-    return { success: true as const, data: this.store(ctx, orgId, 'monitoring', config).config };
+    return { success: true as const, data: await this.saveChecked(ctx, queryOrgId, body, 'monitoring', MONITORING_FIELDS) };
   }
 
   /** POSTs a test event to the monitoring endpoint with the API key as a bearer token. */
@@ -260,11 +266,8 @@ export class IntegrationsService {
   }
 
   async saveTicketing(ctx: RequestContext, queryOrgId: string | undefined, body: unknown) {
-    const orgId = this.orgFor(ctx, queryOrgId, body);
-    const config = unmask(parseConfigBody(body), this.open(this.row(orgId, 'ticketing')));
-    checkFields(config, TICKETING_FIELDS);
-    await this.checkUrls(config);
-    return { success: true as const, message: 'Ticketing settings saved.', data: this.store(ctx, orgId, 'ticketing', config).config };
+    const data = await this.saveChecked(ctx, queryOrgId, body, 'ticketing', TICKETING_FIELDS);
+    return { success: true as const, message: 'Ticketing settings saved.', data };
   }
 
   /** GETs the ticketing API URL with the API key as a bearer token: 2xx means the credentials were accepted. */

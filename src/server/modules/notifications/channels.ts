@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { ChannelCreateSchema, ChannelListQuerySchema, ChannelType, ChannelUpdateSchema } from '../../../contract/alert-channels.js';
-import { systemContext, type RequestContext } from '../../context.js';
+import type { RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
 import { inJson, preparedQueries } from '../../db/prepared.js';
 import { notificationChannels } from '../../db/schema/index.js';
@@ -10,11 +10,10 @@ import { badRequest, notFound } from '../../errors.js';
 import { paged, type Paged } from '../../lib/paging.js';
 import { preparedPages } from '../../lib/prepared-page.js';
 import type { SecretBox } from '../../security/crypto.js';
-import { recordAudit } from '../audit/recorder.js';
 import { visibleOr404 } from '../shared/visible.js';
 import type { TenancyService } from '../tenancy/service.js';
 import { assertValidConfig, maskConfig, unmaskConfig, type ChannelConfig } from './channel-config.js';
-import { listOrgReach, resolveWriteOrg } from './org-scope.js';
+import { auditOrgRow, listOrgReach, resolveWriteOrg } from './org-scope.js';
 import type { Senders, SendResult } from './senders.js';
 
 export type ChannelRow = typeof notificationChannels.$inferSelect;
@@ -209,15 +208,7 @@ export class ChannelsService {
   }
 
   private audit(ctx: RequestContext, action: string, row: ChannelRow, details: Record<string, unknown>): void {
-    recordAudit(this.db, ctx, {
-      action,
-      resourceType: 'alert_channel',
-      resourceId: row.id,
-      resourceName: row.name,
-      orgId: row.orgId,
-      partnerId: this.tenancy.requireOrg(systemContext(), row.orgId).partnerId,
-      details,
-    });
+    auditOrgRow(this.db, this.tenancy, ctx, row, { action, resourceType: 'alert_channel', details });
   }
 }
 

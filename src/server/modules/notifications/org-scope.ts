@@ -1,6 +1,8 @@
 import { and, inArray, type SQL } from 'drizzle-orm';
-import type { RequestContext } from '../../context.js';
+import { systemContext, type RequestContext } from '../../context.js';
+import type { Db } from '../../db/connection.js';
 import { badRequest } from '../../errors.js';
+import { auditRow, type AuditedRow, type RowAuditEntry } from '../shared/audited.js';
 import type { TenancyService } from '../tenancy/service.js';
 
 /** 05-wire-notes "Org resolution (common)" for writes: an organization caller's own organization (another
@@ -46,4 +48,16 @@ export function listOrgReach(tenancy: TenancyService, ctx: RequestContext, orgId
   if (ids === null) return { shape: '', orgIds: null };
   if (ids.length === 0) return null;
   return { shape: 'o', orgIds: JSON.stringify(ids) };
+}
+
+/** Records the audit entry of a change to a row of one organization (a channel, a policy), naming that
+ * organization's partner. */
+export function auditOrgRow(
+  db: Db,
+  tenancy: TenancyService,
+  ctx: RequestContext,
+  row: AuditedRow & { orgId: string },
+  entry: Omit<RowAuditEntry, 'partnerId'>,
+): void {
+  auditRow(db, ctx, row, { ...entry, partnerId: tenancy.requireOrg(systemContext(), row.orgId).partnerId });
 }

@@ -5,16 +5,15 @@ import type {
   EscalationPolicyListQuerySchema,
   EscalationPolicyUpdateSchema,
 } from '../../../contract/alert-channels.js';
-import { systemContext, type RequestContext } from '../../context.js';
+import type { RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
 import { escalationPolicies, type EscalationStep } from '../../db/schema/index.js';
 import { badRequest, fieldError, notFound } from '../../errors.js';
 import { countRows, page, paged } from '../../lib/paging.js';
-import { recordAudit } from '../audit/recorder.js';
 import { visibleOr404 } from '../shared/visible.js';
 import type { TenancyService } from '../tenancy/service.js';
 import type { ChannelsService } from './channels.js';
-import { listOrgCondition, resolveWriteOrg } from './org-scope.js';
+import { auditOrgRow, listOrgCondition, resolveWriteOrg } from './org-scope.js';
 
 export type PolicyRow = typeof escalationPolicies.$inferSelect;
 type StepInput = z.infer<typeof EscalationPolicyCreateSchema>['steps'];
@@ -113,14 +112,6 @@ export class PoliciesService {
   }
 
   private audit(ctx: RequestContext, action: string, row: PolicyRow, details: Record<string, unknown>): void {
-    recordAudit(this.db, ctx, {
-      action,
-      resourceType: 'escalation_policy',
-      resourceId: row.id,
-      resourceName: row.name,
-      orgId: row.orgId,
-      partnerId: this.tenancy.requireOrg(systemContext(), row.orgId).partnerId,
-      details,
-    });
+    auditOrgRow(this.db, this.tenancy, ctx, row, { action, resourceType: 'escalation_policy', details });
   }
 }

@@ -15,6 +15,7 @@ import { elevationRequests, pamOrgConfig, pamRules, pamSignerGroups } from '../.
 import type { RequestContext } from '../../context.js';
 import { DomainError, badRequest, conflict, fieldError, notFound } from '../../errors.js';
 import { recordAudit } from '../audit/recorder.js';
+import { deleteAudited } from '../shared/audited.js';
 import { canAccessOrg, requireOrg, requireSite } from '../tenancy/access.js';
 import { ruleMatches, type EngineRule, type RuleCriteria, type SignerGroupData } from './engine.js';
 import { engineRequestOf, type ElevationQueries } from './requests-queries.js';
@@ -237,13 +238,9 @@ export class PamRulesService {
   deleteRule(ctx: RequestContext, id: string): void {
     this.db.$client.transaction(() => {
       const rule = this.writableRule(ctx, id);
-      this.db.delete(pamRules).where(eq(pamRules.id, id)).run();
-      recordAudit(this.db, ctx, {
+      deleteAudited(this.db, ctx, pamRules, rule, {
         action: 'pam.rule.delete',
         resourceType: 'pam_rule',
-        resourceId: id,
-        resourceName: rule.name,
-        orgId: rule.orgId,
         details: { verdict: rule.verdict, siteId: rule.siteId },
       });
     })();
@@ -421,13 +418,9 @@ export class PamRulesService {
       const used =
         this.db.select({ n: count() }).from(pamRules).where(eq(pamRules.matchSignerGroupId, id)).get()?.n ?? 0;
       if (used > 0) throw conflict(`Signer group is used by ${used} rule(s)`, 'PAM_SIGNER_GROUP_IN_USE');
-      this.db.delete(pamSignerGroups).where(eq(pamSignerGroups.id, id)).run();
-      recordAudit(this.db, ctx, {
+      deleteAudited(this.db, ctx, pamSignerGroups, group, {
         action: 'pam.signer_group.delete',
         resourceType: 'pam_signer_group',
-        resourceId: id,
-        resourceName: group.name,
-        orgId: group.orgId,
       });
     })();
   }

@@ -149,15 +149,33 @@ const need = (value: string | undefined, provider: PsaProviderName, what: string
   return value;
 };
 
+/** What every adapter holds: the provider's authenticated HTTP client and the organization's ticket settings. */
+abstract class ProviderAdapter {
+  abstract readonly provider: PsaProviderName;
+  constructor(
+    protected readonly http: ProviderHttp,
+    protected readonly settings: Json,
+  ) {}
+
+  /** Credentials checked by one authenticated GET: a 2xx answer means the provider accepted them. */
+  protected async verifiedBy(path: string): Promise<string> {
+    await this.http.must('GET', path);
+    return 'Credentials verified';
+  }
+
+  /** Throws PsaSettingsError naming the settings the provider needs to open a ticket and the organization lacks. */
+  protected requireTicketSettings(): void {
+    const missing = missingSettings(this.provider, this.settings);
+    if (missing.length) throw new PsaSettingsError(`${this.provider} needs settings.${missing.join(', settings.')} to open tickets`);
+  }
+}
+
 /** ServiceNow Table API (`/api/now/table/incident`), basic authentication. */
-class ServiceNowAdapter implements PsaAdapter {
+class ServiceNowAdapter extends ProviderAdapter implements PsaAdapter {
   readonly provider = 'servicenow' as const;
   private static readonly STATES: Record<string, string> = { '1': 'New', '2': 'In Progress', '3': 'On Hold', '6': 'Resolved', '7': 'Closed', '8': 'Canceled' };
-  constructor(private readonly http: ProviderHttp) {}
-
-  async testCredentials() {
-    await this.http.must('GET', '/api/now/table/incident?sysparm_limit=1&sysparm_fields=sys_id');
-    return 'Credentials verified';
+  testCredentials() {
+    return this.verifiedBy('/api/now/table/incident?sysparm_limit=1&sysparm_fields=sys_id');
   }
   private state(record: Json): TicketState {
     const sysId = need(str(record.sys_id), this.provider, 'sys_id');
@@ -193,13 +211,8 @@ const adf = (text: string) => ({
 
 /** Jira REST v3 (`/rest/api/3/issue`, `/myself`): email + API token basic, a personal access token as bearer, or
  * username + password basic. */
-class JiraAdapter implements PsaAdapter {
+class JiraAdapter extends ProviderAdapter implements PsaAdapter {
   readonly provider = 'jira' as const;
-  constructor(
-    private readonly http: ProviderHttp,
-    private readonly settings: Json,
-  ) {}
-
   async testCredentials() {
     const me = await this.http.must('GET', '/rest/api/3/myself');
     const who = str(me.displayName) ?? str(me.emailAddress);
@@ -244,16 +257,10 @@ const CW_API = '/v4_6_release/apis/3.0';
 
 /** ConnectWise Manage (`/v4_6_release/apis/3.0/service/tickets`), basic `companyId+publicKey:privateKey`, the
  * clientId header when configured. */
-class ConnectWiseAdapter implements PsaAdapter {
+class ConnectWiseAdapter extends ProviderAdapter implements PsaAdapter {
   readonly provider = 'connectwise' as const;
-  constructor(
-    private readonly http: ProviderHttp,
-    private readonly settings: Json,
-  ) {}
-
-  async testCredentials() {
-    await this.http.must('GET', `${CW_API}/system/info`);
-    return 'Credentials verified';
+  testCredentials() {
+    return this.verifiedBy(`${CW_API}/system/info`);
   }
   private state(ticket: Json): TicketState {
     const id = need(idOf(ticket.id), this.provider, 'a ticket id');
@@ -267,8 +274,7 @@ class ConnectWiseAdapter implements PsaAdapter {
     };
   }
   async createTicket(input: TicketInput) {
-    const missing = missingSettings(this.provider, this.settings);
-    if (missing.length) throw new PsaSettingsError(`connectwise needs settings.${missing.join(', settings.')} to open tickets`);
+    this.requireTicketSettings();
     const res = await this.http.must('POST', `${CW_API}/service/tickets`, {
       summary: input.title.slice(0, 100),
       initialDescription: input.description,
@@ -289,23 +295,16 @@ class ConnectWiseAdapter implements PsaAdapter {
 const AT_API = '/ATServicesRest/V1.0';
 
 /** Autotask REST (`/ATServicesRest/V1.0/Tickets`), headers UserName, Secret and ApiIntegrationCode. */
-class AutotaskAdapter implements PsaAdapter {
+class AutotaskAdapter extends ProviderAdapter implements PsaAdapter {
   readonly provider = 'autotask' as const;
   private static readonly STATUSES: Record<string, string> = { '1': 'New', '5': 'Complete', '7': 'Waiting Customer', '8': 'In Progress' };
   /** Autotask's priority picklist: 1 High, 2 Medium, 3 Low, 4 Critical. */
   private static readonly PRIORITY = { critical: 4, high: 1, medium: 2, low: 3, info: 3 } as const;
-  constructor(
-    private readonly http: ProviderHttp,
-    private readonly settings: Json,
-  ) {}
-
-  async testCredentials() {
-    await this.http.must('GET', `${AT_API}/Tickets/entityInformation`);
-    return 'Credentials verified';
+  testCredentials() {
+    return this.verifiedBy(`${AT_API}/Tickets/entityInformation`);
   }
   async createTicket(input: TicketInput) {
-    const missing = missingSettings(this.provider, this.settings);
-    if (missing.length) throw new PsaSettingsError(`autotask needs settings.${missing.join(', settings.')} to open tickets`);
+    this.requireTicketSettings();
     const res = await this.http.must('POST', `${AT_API}/Tickets`, {
       companyID: this.settings.companyId,
       queueID: this.settings.queueId,
@@ -336,18 +335,12 @@ class AutotaskAdapter implements PsaAdapter {
 }
 
 /** Freshservice (`/api/v2/tickets`), basic `apiKey:X`. */
-class FreshserviceAdapter implements PsaAdapter {
+class FreshserviceAdapter extends ProviderAdapter implements PsaAdapter {
   readonly provider = 'freshservice' as const;
   private static readonly STATUSES: Record<string, string> = { '2': 'Open', '3': 'Pending', '4': 'Resolved', '5': 'Closed' };
   private static readonly PRIORITY = { critical: 4, high: 3, medium: 2, low: 1, info: 1 } as const;
-  constructor(
-    private readonly http: ProviderHttp,
-    private readonly settings: Json,
-  ) {}
-
-  async testCredentials() {
-    await this.http.must('GET', '/api/v2/tickets?per_page=1');
-    return 'Credentials verified';
+  testCredentials() {
+    return this.verifiedBy('/api/v2/tickets?per_page=1');
   }
   private state(ticket: Json): TicketState {
     const id = need(idOf(ticket.id), this.provider, 'a ticket id');
@@ -382,11 +375,9 @@ class FreshserviceAdapter implements PsaAdapter {
 }
 
 /** Zendesk (`/api/v2/tickets.json`), basic `email/token:apiToken`. */
-class ZendeskAdapter implements PsaAdapter {
+class ZendeskAdapter extends ProviderAdapter implements PsaAdapter {
   readonly provider = 'zendesk' as const;
   private static readonly PRIORITY = { critical: 'urgent', high: 'high', medium: 'normal', low: 'low', info: 'low' } as const;
-  constructor(private readonly http: ProviderHttp) {}
-
   async testCredentials() {
     const res = await this.http.must('GET', '/api/v2/users/me.json');
     // Zendesk answers an anonymous user (id null) rather than 401 on some accounts.
@@ -447,7 +438,7 @@ export function createAdapter(provider: PsaProviderName, credentials: Json, sett
   const http = new ProviderHttp(outbound, provider, str(credentials.baseUrl) ?? '', authHeaders(provider, credentials));
   switch (provider) {
     case 'servicenow':
-      return new ServiceNowAdapter(http);
+      return new ServiceNowAdapter(http, settings);
     case 'jira':
       return new JiraAdapter(http, settings);
     case 'connectwise':
@@ -457,6 +448,6 @@ export function createAdapter(provider: PsaProviderName, credentials: Json, sett
     case 'freshservice':
       return new FreshserviceAdapter(http, settings);
     case 'zendesk':
-      return new ZendeskAdapter(http);
+      return new ZendeskAdapter(http, settings);
   }
 }

@@ -15,6 +15,7 @@ import { rolePermissions, roles } from '../../db/schema/index.js';
 import type { Caller, RequestContext } from '../../context.js';
 import { badRequest, conflict, forbidden, notFound, orgAccessDenied } from '../../errors.js';
 import { recordAudit } from '../audit/recorder.js';
+import { deleteAudited } from '../shared/audited.js';
 import { MAX_INHERITANCE_DEPTH, effectivePermissions } from '../identity/caller-resolver.js';
 import type { Directory } from '../identity/directory.js';
 import { accessibleOrgIds } from '../tenancy/access.js';
@@ -465,13 +466,9 @@ export class RolesService {
       if (this.db.select({ id: roles.id }).from(roles).where(eq(roles.parentRoleId, role.id)).get()) {
         throw badRequest('Cannot delete role with child roles', 'ROLE_HAS_CHILDREN');
       }
-      this.db.delete(roles).where(eq(roles.id, role.id)).run();
-      recordAudit(this.db, ctx, {
+      deleteAudited(this.db, ctx, roles, role, {
         action: 'role.delete',
         resourceType: 'role',
-        resourceId: role.id,
-        resourceName: role.name,
-        orgId: role.orgId,
         partnerId: role.partnerId ?? ctx.caller.partnerId,
       });
       return { success: true as const };

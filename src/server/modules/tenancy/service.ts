@@ -20,6 +20,7 @@ import { badRequest, conflict, fieldError, forbidden, notFound, siteAccessDenied
 import { deepMerge } from '../../lib/deep-merge.js';
 import { countRows, page, paged, preparedPage, type Paged } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
+import { deleteAudited } from '../shared/audited.js';
 import { accessibleOrgIds, canAccessSite, requireOrg, requireSite, requireSiteOfPartner, type Organization, type Site } from './access.js';
 
 type Partner = typeof partners.$inferSelect;
@@ -430,15 +431,7 @@ export class TenancyService {
   deleteSite(ctx: RequestContext, id: string): { success: true } {
     return this.db.$client.transaction(() => {
       const { site, partnerId } = requireSiteOfPartner(this.db, ctx.caller, id);
-      this.db.delete(sites).where(eq(sites.id, id)).run();
-      recordAudit(this.db, ctx, {
-        action: 'site.delete',
-        resourceType: 'site',
-        resourceId: id,
-        resourceName: site.name,
-        orgId: site.orgId,
-        partnerId,
-      });
+      deleteAudited(this.db, ctx, sites, site, { action: 'site.delete', resourceType: 'site', partnerId });
       return { success: true as const };
     })();
   }
