@@ -1,6 +1,7 @@
 import { count, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/connection.js';
+import { preparedShapes } from '../db/prepared.js';
 
 export interface PageQuery {
   page: number;
@@ -56,4 +57,34 @@ export function preparedPage<T extends SQLiteTable>(db: Db, table: T, where: SQL
       .prepare() as { all(values: Record<string, unknown>): T['$inferSelect'][] },
     count: db.select({ n: count() }).from(table as SQLiteTable).where(where).prepare(),
   };
+}
+
+/** Runs the two statements of `preparedPage` for page `p`: its rows and the total, with `values` for the
+ * condition's placeholders. */
+export function readPage<Row>(
+  statements: { page: { all(values: Record<string, unknown>): Row[] }; count: { get(values: Record<string, unknown>): { n: number } | undefined } },
+  values: Record<string, unknown>,
+  p: PageQuery,
+): { rows: Row[]; total: number } {
+  return {
+    rows: statements.page.all({ ...values, limit: p.limit, offset: (p.page - 1) * p.limit }),
+    total: statements.count.get(values)?.n ?? 0,
+  };
+}
+
+/**
+ * `preparedPage` built once per database and shape (db/prepared.ts `preparedShapes`) and read with `readPage`:
+ * `where(shape)` gives the condition of one shape, with `sql.placeholder`s for every value; the caller passes the
+ * shape (derived from which filters the request has, never from their values) and the placeholders' values.
+ *
+ *   const pageOf = preparedPages(psaConnections, [desc(psaConnections.updatedAt)], (shape) => and(…));
+ *   const { rows, total } = pageOf(db, shape, { orgIds: JSON.stringify(ids) }, query);
+ */
+export function preparedPages<T extends SQLiteTable>(
+  table: T,
+  order: (SQL | SQLWrapper)[],
+  where: (shape: string) => SQL | undefined,
+): (db: Db, shape: string, values: Record<string, unknown>, p: PageQuery) => { rows: T['$inferSelect'][]; total: number } {
+  const statements = preparedShapes((db, shape) => preparedPage(db, table, where(shape), order));
+  return (db, shape, values, p) => readPage(statements(db, shape), values, p);
 }

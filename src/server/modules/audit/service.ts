@@ -8,7 +8,7 @@ import { inJson, preparedShapes } from '../../db/prepared.js';
 import { auditLogs } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { notFound, orgAccessDenied } from '../../errors.js';
-import { paged, preparedPage, type Paged } from '../../lib/paging.js';
+import { paged, preparedPage, readPage, type Paged } from '../../lib/paging.js';
 import { csvRecord } from '../../lib/csv.js';
 import { accessibleOrgIds, canAccessOrg } from '../tenancy/access.js';
 import { recordAudit, verifyChain, type ChainReport } from './recorder.js';
@@ -198,8 +198,8 @@ export class AuditService {
   list(ctx: RequestContext, query: AuditFilter & { page: number; limit: number }): Paged<AuditRow> {
     const { shape, values } = this.shaped(ctx, query);
     const statements = listOf(this.db, shape);
-    const rows = statements.page.all({ ...values, limit: query.limit, offset: (query.page - 1) * query.limit });
-    return paged(rows, query, statements.count.get(values)?.n ?? 0);
+    const { rows, total } = readPage(statements, values, query);
+    return paged(rows, query, total);
   }
 
   get(ctx: RequestContext, id: string): AuditRow {

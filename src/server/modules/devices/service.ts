@@ -10,7 +10,7 @@ import { systemContext, type Caller, type RequestContext } from '../../context.j
 import { DomainError, badRequest, forbidden, notFound, partnerInactive, unauthorized } from '../../errors.js';
 import { publishEvent } from '../../jobs/queue.js';
 import { namesById } from '../../lib/names.js';
-import { countRows, paged, preparedPage, type Paged } from '../../lib/paging.js';
+import { countRows, paged, preparedPage, readPage, type Paged } from '../../lib/paging.js';
 import { sha256Hex } from '../../security/crypto.js';
 import { recentMetricSamples } from '../alerts/queries.js';
 import { recordAudit } from '../audit/recorder.js';
@@ -519,8 +519,8 @@ export class DevicesService {
     if (query.page !== undefined) {
       const page = query.page;
       const statements = deviceListOf(this.db, `P${shape}`);
-      const rows = statements.page.all({ ...values, limit, offset: (page - 1) * limit });
-      return paged(rows.map(deviceOut), { page, limit }, statements.count.get(values)?.n ?? 0);
+      const { rows, total } = readPage(statements, values, { page, limit });
+      return paged(rows.map(deviceOut), { page, limit }, total);
     }
     const after = query.cursor !== undefined ? decodeCursor(query.cursor) : undefined;
     const rows = deviceListOf(this.db, `C${shape}${after ? 'k' : ''}`).page.all({

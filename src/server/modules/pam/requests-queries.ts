@@ -10,7 +10,7 @@ import type { DevicesService } from '../devices/service.js';
 import type { Directory } from '../identity/directory.js';
 import { canAccessOrg, requireSite, siteNamesOf } from '../tenancy/access.js';
 import type { EngineRequest } from './engine.js';
-import { preparedPage } from '../../lib/paging.js';
+import { preparedPage, readPage } from '../../lib/paging.js';
 import { listOrgs } from './scope.js';
 
 export type ElevationRow = typeof elevationRequests.$inferSelect;
@@ -190,8 +190,7 @@ export class ElevationQueries {
     let shape = reachShape(reach);
     for (const [name, [letter]] of Object.entries(LIST_FILTERS)) if (values[name as ListFilter]) shape += letter;
     const statements = listOf(this.db, shape);
-    const rows = statements.page.all({ ...values, limit: query.limit, offset: (query.page - 1) * query.limit });
-    const total = statements.count.get(values)?.n ?? 0;
+    const { rows, total } = readPage(statements, values, query);
     return { success: true as const, requests: this.views(rows), pagination: { ...pagination, total } };
   }
 

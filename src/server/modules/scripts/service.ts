@@ -15,7 +15,7 @@ import { customFieldDefinitions, scriptExecutions, scripts, type ScriptParameter
 import type { RequestContext } from '../../context.js';
 import { DomainError, badRequest, conflict, forbidden, notFound } from '../../errors.js';
 import { enqueueJob, publishEvent, type JobWorker } from '../../jobs/queue.js';
-import { countRows, page, paged, preparedPage, type Paged } from '../../lib/paging.js';
+import { countRows, page, paged, preparedPage, readPage, type Paged } from '../../lib/paging.js';
 import { inJson, preparedShapes } from '../../db/prepared.js';
 import { recordAudit } from '../audit/recorder.js';
 import { readOrgIds, reaches, resolveWriteOrg } from '../alerts/scope.js';
@@ -161,8 +161,8 @@ export class ScriptsService {
     if (query.includeSystem) shape += 'y';
     for (const [name, letter] of SCRIPT_FILTERS) if (values[name] !== undefined) shape += letter;
     const statements = scriptListOf(this.db, shape);
-    const rows = statements.page.all({ ...values, limit: query.limit, offset: (query.page - 1) * query.limit });
-    return paged(rows, query, statements.count.get(values)?.n ?? 0);
+    const { rows, total } = readPage(statements, values, query);
+    return paged(rows, query, total);
   }
 
   systemLibrary(): { data: ScriptRow[] } {

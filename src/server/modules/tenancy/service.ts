@@ -18,7 +18,7 @@ import { organizations, partnerUsers, partners, sites } from '../../db/schema/in
 import type { RequestContext } from '../../context.js';
 import { badRequest, conflict, fieldError, forbidden, notFound, siteAccessDenied } from '../../errors.js';
 import { deepMerge } from '../../lib/deep-merge.js';
-import { countRows, page, paged, preparedPage, type Paged } from '../../lib/paging.js';
+import { countRows, page, paged, preparedPage, readPage, type Paged } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
 import { deleteAudited } from '../shared/audited.js';
 import { accessibleOrgIds, canAccessSite, requireOrg, requireSite, requireSiteOfPartner, type Organization, type Site } from './access.js';
@@ -91,8 +91,7 @@ function prepareSiteLists(db: Db) {
       );
   const pair = (orgCondition: SQL) => {
     const where = and(orgCondition, ofSites);
-    const { page, count: total } = preparedPage(db, sites, where, [asc(sites.name), asc(sites.id)]);
-    return { rows: page, count: total };
+    return preparedPage(db, sites, where, [asc(sites.name), asc(sites.id)]);
   };
   return {
     ofOrg: pair(eq(sites.orgId, sql.placeholder('orgId'))),
@@ -236,8 +235,8 @@ export class TenancyService {
     if (ids !== null && ids.length === 0) return paged([], query, 0);
     const statements = organizationListOf(this.db, (ids === null ? '' : 'i') + (query.partnerId ? 'p' : ''));
     const values = { orgIds: JSON.stringify(ids), partnerId: query.partnerId };
-    const rows = statements.page.all({ ...values, limit: query.limit, offset: (query.page - 1) * query.limit });
-    return paged(rows, query, statements.count.get(values)?.n ?? 0);
+    const { rows, total } = readPage(statements, values, query);
+    return paged(rows, query, total);
   }
 
   getOrganization(ctx: RequestContext, id: string): Organization {
@@ -373,10 +372,9 @@ export class TenancyService {
     }
     if (caller.siteIds !== null && caller.siteIds.length === 0) return paged([], query, 0);
     const siteIds = caller.siteIds === null ? null : JSON.stringify(caller.siteIds);
-    const lists = this.siteQueries[shape];
     const params = shape === 'ofOrg' ? { orgId: orgs, siteIds } : { orgIds: orgs, siteIds };
-    const rows = lists.rows.all({ ...params, limit: query.limit, offset: (query.page - 1) * query.limit });
-    return paged(rows, query, lists.count.get(params)?.n ?? 0);
+    const { rows, total } = readPage(this.siteQueries[shape], params, query);
+    return paged(rows, query, total);
   }
 
   getSite(ctx: RequestContext, id: string): Site {
