@@ -75,6 +75,8 @@ console.log(
     responses,
     seconds,
     rps: seconds > 0 ? responses / seconds : 0,
+    // Bytes read per response, headers included: what a route's answer costs on the wire.
+    bytesPerResponse: responses > 0 ? Math.round(result.throughput.total / responses) : 0,
     latencyMs: { mean: latency.average, p50: latency.p50, p90: latency.p90, p99: latency.p99, max: latency.max },
     errors: result.errors,
     timeouts: result.timeouts,

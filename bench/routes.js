@@ -347,7 +347,7 @@ async function main() {
         runs.get(route.name).health.push(health);
         runs.get(route.name).route.push(result);
         process.stderr.write(
-          `  ${route.name}: ${Math.round(result.rps)} req/s (/health ${Math.round(health.rps)}), p99 ${result.latencyMs.p99} ms, CPU ${round(result.cpuUs)} µs/req (/health ${round(health.cpuUs)}), ${JSON.stringify(result.statusCodes)}\n`,
+          `  ${route.name}: ${Math.round(result.rps)} req/s (/health ${Math.round(health.rps)}), p99 ${result.latencyMs.p99} ms, ${result.bytesPerResponse} bytes/response, CPU ${round(result.cpuUs)} µs/req (/health ${round(health.cpuUs)}), ${JSON.stringify(result.statusCodes)}\n`,
         );
       }
     }
