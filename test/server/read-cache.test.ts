@@ -337,7 +337,7 @@ describe('ReadCache', () => {
   });
   afterEach(async () => t.close());
 
-  it('keeps a value until any write, counts a rolled-back write as one, and keeps nothing inside a transaction', () => {
+  it('keeps a value until any write, counts a rolled-back write as one, keeps nothing new inside a transaction and serves what it kept until the transaction writes', () => {
     const cache = new ReadCache<{ n: number[] }>(t.db.$client);
     expect(cache.lookup('k')).toBeUndefined();
     const value = cache.store('k', { n: [1] });
@@ -361,6 +361,21 @@ describe('ReadCache', () => {
       expect(cache.lookup('k')).toBeUndefined();
       cache.store('k', { n: [3] });
     })();
+    expect(cache.lookup('k')).toBeUndefined();
+
+    // What was kept before a transaction serves inside it until the transaction writes; a write rolled back with
+    // it leaves nothing kept either. (The transactions above share the turn's group: commit it first.)
+    t.commits.flush();
+    cache.lookup('k');
+    const before = cache.store('k', { n: [4] });
+    expect(() =>
+      t.db.$client.transaction(() => {
+        expect(cache.lookup('k')).toBe(before);
+        t.db.run(sql`INSERT INTO scratch VALUES (3)`);
+        expect(cache.lookup('k')).toBeUndefined();
+        throw new Error('roll back');
+      })(),
+    ).toThrow('roll back');
     expect(cache.lookup('k')).toBeUndefined();
   });
 

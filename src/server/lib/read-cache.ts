@@ -17,8 +17,11 @@ export function freezeDeep<T>(value: T): T {
  * every lookup as two counters: `total_changes()` of this connection (every row it inserts, updates or deletes,
  * whether committed or rolled back) and `PRAGMA data_version` (changes when another connection commits), so a
  * write anywhere, through any module, drops every entry before the next lookup can return one. Inside a
- * transaction nothing is read or kept (it may still roll back). Values are frozen deep, cached or not, so that
- * no caller can change what the next one is given.
+ * transaction nothing is kept (what it read may still roll back), but what was kept before it still serves until
+ * the transaction writes (the counters count uncommitted and rolled-back writes too; no other connection can
+ * commit while it holds the write lock): with group commit (db/group-commit.ts) most requests of a busy turn run
+ * inside the turn's transaction. Values are frozen deep, cached or not, so that no caller can change what the
+ * next one is given.
  *
  * Only for reads whose result is a function of the database and the key alone (not of the caller beyond what
  * the key holds; of the clock at most within maxAgeMs). With better-sqlite3 a synchronous loader between lookup
@@ -70,7 +73,7 @@ export class ReadCache<V> {
 
   /** The value kept under key, if the database has not changed since it was stored (nor maxAgeMs passed). */
   lookup(key: string): V | undefined {
-    if (this.sqlite.inTransaction || !this.unchanged()) return undefined;
+    if (!this.unchanged()) return undefined;
     const entry = this.entries.get(key);
     if (entry && Date.now() - entry.at > this.maxAgeMs) {
       this.entries.delete(key);
