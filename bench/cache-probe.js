@@ -10,10 +10,8 @@
 //      write or by age, and the writes in that time (statement texts).
 // Prints counts only. Each loop is bounded in count and time.
 /* global process, console, setTimeout */
-import fs from 'node:fs';
-import path from 'node:path';
 import Database from 'better-sqlite3';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, ROOT, api, loadRun, printColumns, printMachine, tmp } from './common.js';
+import { api, distServer, loadRun, printColumns, printMachine, startInProcessApp } from './common.js';
 import { routesOf, seed } from './routes.js';
 
 const IDLE_SECONDS = Number(process.env.BENCH_PROBE_IDLE_SECONDS ?? 60);
@@ -52,12 +50,7 @@ const takeWrites = () => {
   return taken;
 };
 
-const dist = path.join(ROOT, 'dist', 'server');
-if (!fs.existsSync(path.join(dist, 'app.js'))) throw new Error('dist/ is missing: run `npm run build` first');
-const { buildApp } = await import(path.join(dist, 'app.js'));
-const { loadConfig } = await import(path.join(dist, 'config.js'));
-const { initDataDir } = await import(path.join(dist, 'ops', 'init.js'));
-const { ReadCache } = await import(path.join(dist, 'lib', 'read-cache.js'));
+const { ReadCache } = await distServer('lib/read-cache.js');
 
 // The answer cache's counts (the one keyed by 'GET /…'), by patching its methods on the prototype.
 const cache = { lookups: 0, hits: 0, staleByAge: 0, dropsByWrite: 0, entriesDropped: 0, stores: 0, kept: 0 };
@@ -95,18 +88,8 @@ ReadCache.prototype.store = function countedStore(key, value, since) {
 };
 
 printMachine('svc bench cache-probe');
-const env = {
-  SVC_DATA_DIR: path.join(tmp, 'probe-data'),
-  SVC_ADMIN_EMAIL: ADMIN_EMAIL,
-  SVC_ADMIN_PASSWORD: ADMIN_PASSWORD,
-  SVC_LOG_LEVEL: 'silent',
-  SVC_ACCESS_TOKEN_TTL_SECONDS: '7200',
-  SVC_OUTBOUND_ALLOW: '127.0.0.1/32',
-};
-await initDataDir(loadConfig(env), () => {});
-const built = await buildApp(loadConfig(env), { logger: false, announce: () => {} });
+const { built, url } = await startInProcessApp('probe-data');
 const { app, db } = built;
-const url = await app.listen({ host: '127.0.0.1', port: 0 });
 built.worker.start();
 const changesStmt = db.$client.prepare('SELECT total_changes()').pluck();
 const versionStmt = db.$client.prepare('PRAGMA data_version').pluck();

@@ -7,7 +7,7 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const BIN = path.join(ROOT, 'bin', 'run.js');
@@ -25,6 +25,33 @@ export const ADMIN_PASSWORD = 'Bench-Passw0rd!';
 
 /** This process's temp dir; removed, with every child still running killed, when the process exits. */
 export const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
+
+/** A module of dist/server (`npm run build` first), for the benches that run the app in their own process. */
+export async function distServer(module) {
+  const file = path.join(ROOT, 'dist', 'server', module);
+  if (!fs.existsSync(file)) throw new Error(`${path.relative(ROOT, file)} is missing: run \`npm run build\` first`);
+  return import(pathToFileURL(file).href);
+}
+
+/** The app of dist/ built in this process over a fresh data dir `name` under tmp (the settings bench/routes.js
+ * seeds with: the seed's webhook points at loopback), listening on 127.0.0.1: `{ built, url }`. */
+export async function startInProcessApp(name) {
+  const { buildApp } = await distServer('app.js');
+  const { loadConfig } = await distServer('config.js');
+  const { initDataDir } = await distServer('ops/init.js');
+  const env = {
+    SVC_DATA_DIR: path.join(tmp, name),
+    SVC_ADMIN_EMAIL: ADMIN_EMAIL,
+    SVC_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    SVC_LOG_LEVEL: 'silent',
+    SVC_ACCESS_TOKEN_TTL_SECONDS: '7200',
+    SVC_OUTBOUND_ALLOW: '127.0.0.1/32',
+  };
+  await initDataDir(loadConfig(env), () => {});
+  const built = await buildApp(loadConfig(env), { logger: false, announce: () => {} });
+  const url = await built.app.listen({ host: '127.0.0.1', port: 0 });
+  return { built, url };
+}
 export const children = new Set();
 process.on('exit', () => {
   for (const child of children) child.kill('SIGKILL');

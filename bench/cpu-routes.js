@@ -18,10 +18,8 @@
 // Environment: BENCH_CPU_CALLS (2000), BENCH_CPU_WARMUP (200), BENCH_ROUTES (a comma list of route names),
 // BENCH_CPU_UNCACHED (0).
 /* global process, console */
-import fs from 'node:fs';
-import path from 'node:path';
 import Database from 'better-sqlite3';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, ROOT, api, printColumns, printMachine, round, tmp } from './common.js';
+import { api, distServer, printColumns, printMachine, round, startInProcessApp } from './common.js';
 import { routesOf, seed } from './routes.js';
 
 const CALLS = Number(process.env.BENCH_CPU_CALLS ?? 2000);
@@ -39,13 +37,8 @@ Database.prototype.prepare = function countedPrepare(...args) {
   return compile.apply(this, args);
 };
 
-const dist = path.join(ROOT, 'dist', 'server');
-if (!fs.existsSync(path.join(dist, 'app.js'))) throw new Error('dist/ is missing: run `npm run build` first');
-const { buildApp } = await import(path.join(dist, 'app.js'));
-const { loadConfig } = await import(path.join(dist, 'config.js'));
-const { initDataDir } = await import(path.join(dist, 'ops', 'init.js'));
 if (UNCACHED) {
-  const { ReadCache } = await import(path.join(dist, 'lib', 'read-cache.js'));
+  const { ReadCache } = await distServer('lib/read-cache.js');
   const lookup = ReadCache.prototype.lookup;
   ReadCache.prototype.lookup = function answerNotKept(key) {
     const kept = lookup.call(this, key);
@@ -54,17 +47,7 @@ if (UNCACHED) {
 }
 
 printMachine('svc bench cpu-routes');
-const env = {
-  SVC_DATA_DIR: path.join(tmp, 'cpu-data'),
-  SVC_ADMIN_EMAIL: ADMIN_EMAIL,
-  SVC_ADMIN_PASSWORD: ADMIN_PASSWORD,
-  SVC_LOG_LEVEL: 'silent',
-  SVC_ACCESS_TOKEN_TTL_SECONDS: '7200',
-  // The webhook of the seed points at loopback.
-  SVC_OUTBOUND_ALLOW: '127.0.0.1/32',
-};
-await initDataDir(loadConfig(env), () => {});
-const built = await buildApp(loadConfig(env), { logger: false, announce: () => {} });
+const { built, url } = await startInProcessApp('cpu-data');
 const { app, db } = built;
 let built_ = 0;
 const connectionPrepare = db.$client.prepare;
@@ -72,7 +55,6 @@ db.$client.prepare = (source) => {
   built_++;
   return connectionPrepare(source);
 };
-const url = await app.listen({ host: '127.0.0.1', port: 0 });
 // The job worker (as `svc server start` runs it) during the seed: its alert is raised by the pipeline.
 built.worker.start();
 const rows = [];

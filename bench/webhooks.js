@@ -31,9 +31,8 @@ import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import v8 from 'node:v8';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, ROOT, printMachine, printTable, procStatus, round, tmp } from './common.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, ROOT, distServer, printMachine, printTable, procStatus, round, tmp } from './common.js';
 
 const WEBHOOKS = Number(process.env.BENCH_WEBHOOK_COUNT ?? 10);
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 20_000);
@@ -83,7 +82,6 @@ function memBreakdown() {
   const sockets = process.getActiveResourcesInfo().filter((r) => r === 'TLSSocket' || r === 'TCPSocketWrap' || r === 'TCPWRAP').length;
   return `rss ${mb(m.rss)} (anon ${round(anon, 1)}, file ${round(file, 1)}); heap ${mb(m.heapUsed)}/${mb(m.heapTotal)} (new ${of('new_space')}, old ${of('old_space')}, code ${of('code_space')}, large ${of('large_object_space')}); external ${mb(m.external)} (arrayBuffers ${mb(m.arrayBuffers)}); sockets ${sockets}`;
 }
-const dist = (file) => import(pathToFileURL(path.join(ROOT, 'dist', file)).href);
 
 // ---- the receivers (a child process) ----
 
@@ -142,11 +140,11 @@ function percentile(sorted, p) {
 
 async function main() {
   printMachine('svc bench: webhooks');
-  const { loadConfig } = await dist('server/config.js');
-  const { buildApp } = await dist('server/app.js');
-  const { publishEvent } = await dist('server/jobs/queue.js');
+  const { loadConfig } = await distServer('config.js');
+  const { buildApp } = await distServer('app.js');
+  const { publishEvent } = await distServer('jobs/queue.js');
   // The server's memory setting, as startServer (`svc server start`) applies it before it builds the app.
-  const { applyServerMemorySettings } = await dist('server/memory.js');
+  const { applyServerMemorySettings } = await distServer('memory.js');
   applyServerMemorySettings();
   const { Secret, TOTP } = await import('otpauth');
 
