@@ -5,7 +5,8 @@ import { deviceGroupMembers, deviceGroupMembershipLog, devices } from '../../src
 import { createTestApp, type TestApp } from '../helpers/server.js';
 import { seedWorld, type World } from '../helpers/seed.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+// Membership log ids are made by the server's SQL function: time-ordered UUIDs (db/ids.ts).
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const OS = ['windows', 'linux', 'macos'] as const;
 const TAGS = ['prod', 'web', 'db', 'lab'];
 const TREE = {

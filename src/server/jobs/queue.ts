@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { and, eq, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '../db/connection.js';
 import { jobs, outboxEvents } from '../db/schema/index.js';
+import { newId } from '../db/ids.js';
 
 export type Job = typeof jobs.$inferSelect;
 export type JobHandler = (payload: Record<string, unknown>, job: Job) => Promise<void> | void;
@@ -58,7 +58,7 @@ export function publishEvent(
   orgId: string | null = null,
 ): void {
   const now = new Date().toISOString();
-  statements(tx).publish.run(randomUUID(), type, orgId, JSON.stringify(payload), now);
+  statements(tx).publish.run(newId(), type, orgId, JSON.stringify(payload), now);
   signalWork();
 }
 
@@ -71,7 +71,7 @@ export function enqueueJob(
   options: EnqueueOptions = {},
 ): boolean {
   const result = statements(tx).enqueue.run(
-    randomUUID(),
+    newId(),
     type,
     JSON.stringify(payload),
     (options.runAt ?? new Date()).toISOString(),

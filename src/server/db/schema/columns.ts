@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { text, type ReferenceConfig } from 'drizzle-orm/sqlite-core';
+import { newId } from '../ids.js';
 
-/** Every row has a UUID primary key (01 §1). */
-export const id = () => text().primaryKey().$defaultFn(() => randomUUID());
+/** Every row has a UUID primary key (01 §1), time-ordered (db/ids.ts). */
+export const id = () => text().primaryKey().$defaultFn(newId);
 
 /** Timestamps are ISO 8601 strings in UTC: they sort, compare and serialize without conversion. */
 export const createdAt = () => text().notNull().$defaultFn(() => new Date().toISOString());

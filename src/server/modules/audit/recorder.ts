@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import { and, desc, eq, getTableColumns, sql, type Placeholder } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
@@ -7,6 +6,7 @@ import { auditLogs } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { sha256Hex } from '../../security/crypto.js';
 import { stableStringify } from '../../lib/stable-json.js';
+import { newId } from '../../db/ids.js';
 
 export const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
 export const GENESIS = '0'.repeat(64);
@@ -164,7 +164,7 @@ export function recordAudit(tx: Db, ctx: RequestContext, entry: AuditEntry): Aud
   if (ctx.ip && ipAddress === null) details.rawIpAddress = ctx.ip.slice(0, 100);
 
   const row: Omit<AuditRow, 'checksum'> = {
-    id: randomUUID(),
+    id: newId(),
     orgId,
     partnerId: partnerId ?? null,
     chain,

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { groups as groupsContract } from '../../../contract/groups.js';
@@ -14,6 +13,7 @@ import { compileFilter, likeEscape } from '../filters/compile.js';
 import { resolveWriteOrg } from '../filters/org.js';
 import type { FiltersService } from '../filters/service.js';
 import type { TenancyService } from '../tenancy/service.js';
+import { newId } from '../../db/ids.js';
 
 type Body<K extends 'create' | 'update'> = z.infer<(typeof groupsContract)[K]['body']>;
 type GroupRow = typeof deviceGroups.$inferSelect;
@@ -77,7 +77,7 @@ export class GroupsService {
     private readonly devices: DevicesService,
     private readonly filters: FiltersService,
   ) {
-    db.$client.function(UUID_FUNCTION, { deterministic: false }, () => randomUUID());
+    db.$client.function(UUID_FUNCTION, { deterministic: false }, newId);
     db.$client.exec(`CREATE TEMP TABLE IF NOT EXISTS ${DELTA} (device_id TEXT NOT NULL, action TEXT NOT NULL)`);
   }
 

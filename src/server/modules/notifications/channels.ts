@@ -14,6 +14,7 @@ import type { TenancyService } from '../tenancy/service.js';
 import { assertValidConfig, maskConfig, unmaskConfig, type ChannelConfig } from './channel-config.js';
 import { auditOrgRow, listOrgReach, resolveWriteOrg } from './org-scope.js';
 import type { Senders, SendResult } from './senders.js';
+import { newId } from '../../db/ids.js';
 
 export type ChannelRow = typeof notificationChannels.$inferSelect;
 /** A channel with its configuration opened (for senders). */
@@ -86,7 +87,7 @@ export class ChannelsService {
       const row = this.db
         .insert(notificationChannels)
         .values({
-          id: randomUUID(),
+          id: newId(),
           orgId: org.id,
           name: body.name,
           type: body.type,

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { NotificationListQuerySchema, NotificationMarkSchema } from '../../../contract/notifications.js';
@@ -7,6 +6,7 @@ import type { Db } from '../../db/connection.js';
 import { preparedQueries, preparedShapes } from '../../db/prepared.js';
 import { notifications } from '../../db/schema/index.js';
 import { notFound, unauthorized } from '../../errors.js';
+import { newId } from '../../db/ids.js';
 
 export type NotificationRow = typeof notifications.$inferSelect;
 export type NewNotification = Omit<typeof notifications.$inferInsert, 'id' | 'read' | 'readAt' | 'createdAt'>;
@@ -107,7 +107,7 @@ export class InboxService {
     let written = 0;
     for (const row of rows) {
       written += insert.run(
-        randomUUID(),
+        newId(),
         row.userId,
         row.orgId ?? null,
         row.type,

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { ElevationActor, ElevationEventType } from '../../../contract/pam.js';
 import type { Db } from '../../db/connection.js';
 import { elevationAuditEvents } from '../../db/schema/index.js';
+import { newId } from '../../db/ids.js';
 
 /**
  * Writes to the elevation audit trail that have started and not yet committed, by the time their rows are
@@ -62,7 +62,7 @@ export class ElevationTrail {
           this.db
             .insert(elevationAuditEvents)
             .values({
-              id: randomUUID(),
+              id: newId(),
               orgId: event.orgId,
               elevationRequestId: event.elevationRequestId,
               eventType: event.eventType,

@@ -22,6 +22,7 @@ import { readOrgIds, reaches, resolveWriteOrg } from '../alerts/scope.js';
 import type { CommandRow, DeviceCommandsService } from '../device-commands/service.js';
 import type { DeviceRow, DevicesService } from '../devices/service.js';
 import { SYSTEM_SCRIPTS } from './system-library.js';
+import { newId } from '../../db/ids.js';
 
 export type ScriptRow = typeof scripts.$inferSelect;
 export type ExecutionRow = typeof scriptExecutions.$inferSelect;
@@ -327,7 +328,7 @@ export class ScriptsService {
           }
           throw err;
         }
-        const executionId = randomUUID();
+        const executionId = newId();
         const command = this.commands.queue({
           orgId: device.orgId,
           deviceId,

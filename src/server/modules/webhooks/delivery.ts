@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { and, eq, gte, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import { signatureHeader } from '../../../lib/webhook-signature.js';
 import { systemContext } from '../../context.js';
@@ -8,6 +7,7 @@ import { OutboundBlockedError, type OutboundClient } from '../../delivery/outbou
 import { publishEvent, WakeSignal, type JobWorker, type RelayedEvent } from '../../jobs/queue.js';
 import type { SecretBox } from '../../security/crypto.js';
 import { recordAudit } from '../audit/recorder.js';
+import { newId } from '../../db/ids.js';
 
 /** Published when the system sets a webhook to failed (svc extension; docs/api-notes.md). */
 export const WEBHOOK_FAILED_EVENT = 'webhook.failed';
@@ -185,7 +185,7 @@ export class WebhookDispatcher {
       for (const hook of hooks) {
         if (!hook.events.includes(event.type) && !hook.events.includes('*')) continue;
         body ??= JSON.stringify({ id: event.id, type: event.type, timestamp: event.createdAt, orgId: event.orgId, data: event.payload });
-        created += statements.insert.run(randomUUID(), hook.id, event.orgId, event.type, event.id, body, dueAt, dueAt).changes;
+        created += statements.insert.run(newId(), hook.id, event.orgId, event.type, event.id, body, dueAt, dueAt).changes;
       }
     }
     if (created > 0) signalDeliveries();
