@@ -84,6 +84,36 @@ describe('devices (01 §1, 04 notes "Enrollment keys and agents")', () => {
     expect(site.body.error).toBe('Access to this site denied');
   });
 
+  it('05§4.7 the prepared list (no condition tree) answers exactly as the condition-tree list, for every caller and filter', async () => {
+    // A condition tree that every device matches sends the same query down the other path (DevicesService.list):
+    // the two must never drift apart.
+    const all = encodeURIComponent(JSON.stringify({ operator: 'AND', conditions: [{ field: 'hostname', operator: 'isNotNull' }] }));
+    t.db.update(devices).set({ status: 'decommissioned' }).where(eq(devices.id, hosts['a1a-desk']?.deviceId ?? '')).run();
+    const queries = [
+      '',
+      `?orgId=${w.orgA1.id}`,
+      `?siteId=${w.siteA1a.id}`,
+      '?status=decommissioned',
+      '?includeDecommissioned=true&sort=enrolled&sortDir=desc',
+      '?osType=linux&search=web',
+      '?role=workstation&sort=lastSeen',
+      '?page=1&limit=2&sortDir=desc',
+      '?page=2&limit=2&includeDecommissioned=true',
+      '?limit=2',
+    ];
+    let compared = 0;
+    for (const who of ['system', 'aAdmin', 'aSelAdmin', 'orgUser', 'siteUser'] as const) {
+      for (const query of queries) {
+        const prepared = await as(who, 'GET', `/devices${query}`);
+        const tree = await as(who, 'GET', `/devices${query}${query ? '&' : '?'}filter=${all}`);
+        expect(tree.status, `${who} ${query}`).toBe(prepared.status);
+        expect(tree.body, `${who} ${query}`).toEqual(prepared.body);
+        if (prepared.status === 200) compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(20);
+  });
+
   it('05§4.7 cursor mode walks every visible device once, in either direction, with filters', async () => {
     const walk = async (query: string) => {
       const seen: string[] = [];
