@@ -15,8 +15,10 @@
 // Every authenticated GET answer is kept until the next write (http/bind.ts, at most a second), so a sequential
 // loop mostly measures a kept answer being sent again. BENCH_CPU_UNCACHED=1 measures the read itself: the kept
 // answers are never found (lookups of the answer cache, whose keys start with the method, come back empty).
+// BENCH_CPU_CONCURRENCY=N sends the calls N at a time (as many connections would), so that writes share group
+// commits (db/group-commit.ts) as they do under load; 1 (the default) sends them one after another.
 // Environment: BENCH_CPU_CALLS (2000), BENCH_CPU_WARMUP (200), BENCH_ROUTES (a comma list of route names),
-// BENCH_CPU_UNCACHED (0).
+// BENCH_CPU_UNCACHED (0), BENCH_CPU_CONCURRENCY (1).
 /* global process, console */
 import Database from 'better-sqlite3';
 import { api, distServer, printColumns, printMachine, round, startInProcessApp } from './common.js';
@@ -25,7 +27,8 @@ import { routesOf, seed } from './routes.js';
 const CALLS = Number(process.env.BENCH_CPU_CALLS ?? 2000);
 const UNCACHED = process.env.BENCH_CPU_UNCACHED === '1';
 const WARMUP = Number(process.env.BENCH_CPU_WARMUP ?? 200);
-for (const [name, n] of Object.entries({ CALLS, WARMUP })) {
+const CONCURRENCY = Number(process.env.BENCH_CPU_CONCURRENCY ?? 1);
+for (const [name, n] of Object.entries({ CALLS, WARMUP, CONCURRENCY })) {
   if (!Number.isInteger(n) || n < 1 || n > 100_000) throw new Error(`BENCH_CPU_${name} must be an integer in 1..100000`);
 }
 
@@ -77,10 +80,13 @@ try {
       bytes = res.rawPayload.length;
       if (res.statusCode >= 300) throw new Error(`${route.name} answered ${res.statusCode}: ${res.body.slice(0, 200)}`);
     };
-    for (let i = 0; i < WARMUP; i++) await call();
+    const calls = async (n) => {
+      for (let i = 0; i < n; i += CONCURRENCY) await Promise.all(Array.from({ length: Math.min(CONCURRENCY, n - i) }, call));
+    };
+    await calls(WARMUP);
     const [b0, c0] = [built_, compiled];
     const cpu0 = process.cpuUsage();
-    for (let i = 0; i < CALLS; i++) await call();
+    await calls(CALLS);
     const cpu = process.cpuUsage(cpu0);
     rows.push([
       `${route.method} ${route.path.replace(/[0-9a-f-]{36}/g, ':id')} (${route.name}, ${route.auth})`,
@@ -96,7 +102,8 @@ try {
   db.$client.close();
 }
 console.log(
-  `\n${CALLS} calls per route after ${WARMUP} warm-up calls, sequential, Fastify inject in-process` +
+  `\n${CALLS} calls per route after ${WARMUP} warm-up calls, ${CONCURRENCY === 1 ? 'sequential' : `${CONCURRENCY} at a time`},` +
+    ` Fastify inject in-process` +
     `${UNCACHED ? ', answers never kept (BENCH_CPU_UNCACHED)' : ''}\n`,
 );
 printColumns([['route', 'CPU µs/req', 'statements built/req', 'compiled/req', 'answer bytes'], ...rows]);
