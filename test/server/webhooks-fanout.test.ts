@@ -1,5 +1,5 @@
 import { eq, inArray } from 'drizzle-orm';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { jobs, outboxEvents, webhookDeliveries } from '../../src/server/db/schema/index.js';
 import { enqueueJob, publishEvent } from '../../src/server/jobs/queue.js';
 import { startReceiver, type Receiver } from '../helpers/https-receiver.js';
@@ -134,5 +134,27 @@ describe('webhook fan-out per relayed batch (02 §6, §8)', () => {
     for (const x of got) expect(JSON.parse(x.body)).toEqual(stored.get(String(x.headers['x-svc-delivery-id']))?.payload);
     await new Promise((res) => setTimeout(res, 200));
     expect(r.received).toHaveLength(60);
+  });
+
+  it('02§8 an idle pump only reads: no claim (write lock) while nothing is due; a delivery another process queues is still sent at the next poll', async () => {
+    await setup();
+    const hook = await create({});
+    const dispatcher = t.services.webhooks.dispatcher;
+    const claims = vi.spyOn(dispatcher, 'claimDue');
+    t.worker.start();
+    // Over one poll interval of the pump (1 s) with nothing queued, it looked (nextDue) but never claimed.
+    const looks = vi.spyOn(dispatcher, 'nextDue');
+    await new Promise((res) => setTimeout(res, 1_300));
+    expect(looks).toHaveBeenCalled();
+    expect(claims).not.toHaveBeenCalled();
+    // A row written by another process wakes nothing here: the poll finds it due and claims it.
+    const now = new Date().toISOString();
+    t.db
+      .insert(webhookDeliveries)
+      .values({ webhookId: hook.id, orgId: w.orgA1.id, event: 'alert.triggered', eventId: 'evt-elsewhere', payload: { seq: 1 }, nextAttemptAt: now })
+      .run();
+    const [got] = await r.waitFor(1);
+    expect(got?.headers['x-svc-event-id']).toBe('evt-elsewhere');
+    expect(claims).toHaveBeenCalled();
   });
 });

@@ -488,7 +488,9 @@ export class DeliveryPump {
     this.filling = true;
     try {
       const room = this.options.concurrency - this.inFlight;
-      const claimed = room > 0 ? this.dispatcher.claimDue(room) : [];
+      // An idle poll only reads: the claim (a write transaction, the write lock) is made when a delivery is due.
+      const next = room > 0 ? this.dispatcher.nextDue() : null;
+      const claimed = next !== null && next <= new Date().toISOString() ? this.dispatcher.claimDue(room) : [];
       for (const { hook, delivery } of claimed) {
         this.inFlight++;
         void this.dispatcher
@@ -496,7 +498,8 @@ export class DeliveryPump {
           .then((outcome) => this.finished(outcome))
           .catch(() => this.finished(undefined));
       }
-      if (claimed.length < room) this.sleepUntilDue();
+      // Nothing claimed: what is due next is known already.
+      if (claimed.length < room) this.sleepUntilDue(claimed.length === 0 ? next : undefined);
     } catch {
       // The database was busy or closing: try again at the next poll.
       this.sleepUntilDue();
@@ -505,9 +508,9 @@ export class DeliveryPump {
     }
   }
 
-  private sleepUntilDue(): void {
+  private sleepUntilDue(known?: string | null): void {
     if (this.stopped) return;
-    const next = this.dispatcher.nextDue();
+    const next = known === undefined ? this.dispatcher.nextDue() : known;
     // Rows in flight and paused webhooks' rows are not in nextDue, so a due answer means a claim that just missed it
     // by a clock tick (timers fire by the loop's cached time): look again shortly, not after a whole poll interval.
     // Leases that run out elsewhere are found at the poll; what this process creates or finishes wakes it at once.
