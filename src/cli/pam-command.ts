@@ -8,6 +8,7 @@ import { idArg } from './args.js';
 import { withText, type CommandText } from './resource-commands.js';
 import { CommandError } from './base-command.js';
 import { ExitCode } from './exit-codes.js';
+import { Flags } from './flags.js';
 
 /** What the `svc pam …` commands share (01 §4.9; CLI.md "Output"). */
 
@@ -97,15 +98,24 @@ export function findableGetCommand<G extends EndpointDef, L extends EndpointDef,
   list: { def: ClientEndpoint<L>; paged?: boolean; items: (answer: CallResult<L>) => I[] | Page<I> },
   text: CommandText,
 ) {
-  class FindableGetCommand extends ApiCommand<{ args: ReturnType<typeof idArg> }> {
+  const flags = {
+    'org-id': Flags.string({
+      summary: 'Organization whose list is searched when the deployment has no get route (partner and system callers).',
+    }),
+  };
+  class FindableGetCommand extends ApiCommand<{ args: ReturnType<typeof idArg>; flags: typeof flags }> {
     static override args = idArg(what);
+    static override flags = flags;
 
     async run() {
       const id = this.args.id;
-      // A get endpoint takes `{params: {id}}` and a list endpoint `{query: {page, limit}}` or nothing: their
-      // requests by construction, which the generic types cannot show.
+      // The list's own filter: a deployment that lists one organization at a time needs it from a partner caller.
+      const orgId = this.flags['org-id'];
+      // A get endpoint takes `{params: {id}}` and a list endpoint `{query: {orgId?, page, limit}}`: their requests
+      // by construction, which the generic types cannot show.
       const page = async (n: number): Promise<Page<I>> => {
-        const items = list.items(await this.call(list.def, ...([list.paged ? { query: { page: n, limit: 100 } } : {}] as never)));
+        const query = { ...(orgId ? { orgId } : {}), ...(list.paged ? { page: n, limit: 100 } : {}) };
+        const items = list.items(await this.call(list.def, ...([{ query }] as never)));
         return Array.isArray(items) ? { data: items, pagination: { page: 1, limit: items.length, total: items.length } } : items;
       };
       return getOrFindInList({

@@ -80,6 +80,12 @@ describe('svc against a hosted deployment (issue 15)', { timeout: E2E_TIMEOUT_MS
     expect(group.name).toBe('Vendors');
     const request = await user.json(['pam', 'requests', 'get', '2a7c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e']);
     expect(request.status).toBe('pending');
+    // A partner caller names the organization whose list is searched (a hosted list needs it from them).
+    const orgId = '9c0d1e2f-3a4b-4c5d-8e6f-7a8b9c0d1e2f';
+    expect((await user.json(['pam', 'signer-groups', 'get', '4e8b1c2d-3e4f-4a5b-8c9d-0e1f2a3b4c5d', '--org-id', orgId])).name).toBe('Vendors');
+    expect((await user.json(['pam', 'requests', 'get', '2a7c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e', '--org-id', orgId])).status).toBe('pending');
+    expect(double.urls).toContain(`GET /api/v1/pam/signer-groups?orgId=${orgId}`);
+    expect(double.urls).toContain(`GET /api/v1/pam/elevation-requests?orgId=${orgId}&page=1&limit=100`);
     const missing = await user.run(['pam', 'rules', 'get', '00000000-0000-4000-8000-000000000000']);
     expect(missing.exitCode).toBe(5);
     const verify = await user.run(['audit', 'verify']);

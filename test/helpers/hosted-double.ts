@@ -29,6 +29,8 @@ export interface HostedDouble {
   readonly refreshes: number;
   /** The request log: method and path. */
   readonly requests: string[];
+  /** The same log with each request's query string (`GET /api/v1/pam/rules?orgId=…`). */
+  readonly urls: string[];
   close(): Promise<void>;
 }
 
@@ -86,6 +88,7 @@ export async function startHostedDouble(options: HostedDoubleOptions = {}): Prom
   let refreshes = 0;
   const reviews: Json[] = [];
   const requests: string[] = [];
+  const urls: string[] = [];
   // Oldest first here; the export answers newest first.
   const start = Date.parse('2026-01-01T00:00:00Z');
   const audit = Array.from({ length: options.auditRows ?? 10_050 }, (_, i) => ({
@@ -132,6 +135,7 @@ export async function startHostedDouble(options: HostedDoubleOptions = {}): Prom
     const url = new URL(req.url ?? '/', 'http://double');
     const route = `${req.method ?? 'GET'} ${url.pathname}`;
     requests.push(route);
+    urls.push(`${route}${url.search}`);
     const notFound = () => send(res, 404, { error: 'Not Found', path: url.pathname });
 
     if (route === 'POST /api/v1/auth/login') {
@@ -230,6 +234,7 @@ export async function startHostedDouble(options: HostedDoubleOptions = {}): Prom
       return refreshes;
     },
     requests,
+    urls,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
