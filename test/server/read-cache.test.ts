@@ -4,7 +4,8 @@ import { eq, sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { useWorld } from '../helpers/world.js';
 import { sites } from '../../src/server/db/schema/index.js';
-import { ReadCache } from '../../src/server/lib/read-cache.js';
+import { ReadCache, VERSION_READ_SERVES_MS } from '../../src/server/lib/read-cache.js';
+import { writeAsAnotherProcess } from '../helpers/other-process.js';
 import { ROLES, seedWorld, type World, type WorldCaller } from '../helpers/seed.js';
 import { createTestApp, type TestApp } from '../helpers/server.js';
 
@@ -96,12 +97,7 @@ describe('GET answers kept until the next write: the site list (01 §4.3)', () =
     expect(await names('aAdmin')).toEqual(['A1 Annex', 'A1 Main']);
 
     // Another connection to the same database file (another process would look the same).
-    const other = new Database(path.join(t.dataDir, 'svc.db'));
-    try {
-      other.prepare('UPDATE sites SET name = ? WHERE id = ?').run('A1 Elsewhere', w.siteA1a.id);
-    } finally {
-      other.close();
-    }
+    await writeAsAnotherProcess(path.join(t.dataDir, 'svc.db'), 'UPDATE sites SET name = ? WHERE id = ?', 'A1 Elsewhere', w.siteA1a.id);
     expect(await names('aAdmin')).toEqual(['A1 Annex', 'A1 Elsewhere']);
   });
 });
@@ -274,14 +270,8 @@ describe('API keys looked up until the next write (01 §5.2)', () => {
   let key: string;
   let keyId: string;
   const status = async () => (await t.call('GET', `${API}/orgs/sites`, { apiKey: key })).status;
-  const otherConnection = (statement: string, ...params: unknown[]) => {
-    const other = new Database(path.join(t.dataDir, 'svc.db'));
-    try {
-      other.prepare(statement).run(...params);
-    } finally {
-      other.close();
-    }
-  };
+  const otherConnection = (statement: string, ...params: unknown[]) =>
+    writeAsAnotherProcess(path.join(t.dataDir, 'svc.db'), statement, ...params);
 
   beforeEach(async () => {
     t = await createTestApp();
@@ -315,15 +305,15 @@ describe('API keys looked up until the next write (01 §5.2)', () => {
     expect(res.body.code).toBe('INSUFFICIENT_SCOPE');
   });
 
-  it('01§5.2 a key revoked by another connection to the database is refused at once', async () => {
-    otherConnection("UPDATE api_keys SET status = 'revoked' WHERE id = ?", keyId);
+  it('01§5.2 a key revoked by another connection to the database is refused from its next event-loop turn', async () => {
+    await otherConnection("UPDATE api_keys SET status = 'revoked' WHERE id = ?", keyId);
     expect(await status()).toBe(401);
   });
 
   it('01§5.2 a suspended partner or a deleted organization, written directly, stops the key at once', async () => {
-    otherConnection("UPDATE partners SET status = 'suspended' WHERE id = ?", w.partnerA.id);
+    await otherConnection("UPDATE partners SET status = 'suspended' WHERE id = ?", w.partnerA.id);
     expect(await status()).toBe(403);
-    otherConnection("UPDATE partners SET status = 'active' WHERE id = ?", w.partnerA.id);
+    await otherConnection("UPDATE partners SET status = 'active' WHERE id = ?", w.partnerA.id);
     expect(await status()).toBe(200);
     t.db.run(sql`UPDATE organizations SET deleted_at = ${new Date().toISOString()} WHERE id = ${w.orgA1.id}`);
     expect(await status()).toBe(403);
@@ -417,6 +407,43 @@ describe('ReadCache', () => {
     const fresh = cache.stamp();
     cache.store('k', { i: 2 }, fresh);
     expect(cache.lookup('k')?.i).toBe(2);
+  });
+
+  it("reads another connection's version once per turn and VERSION_READ_SERVES_MS, for every cache on the connection; its commits show after either", async () => {
+    const file = path.join(t.dataDir, 'svc.db');
+    t.db.run(sql`CREATE TABLE IF NOT EXISTS scratch (x)`);
+    t.commits.flush();
+    const [a, b] = [new ReadCache<{ i: number }>(t.db.$client), new ReadCache<{ i: number }>(t.db.$client)];
+    const keep = () => {
+      a.lookup('k');
+      a.store('k', { i: 1 });
+      b.lookup('k');
+      b.store('k', { i: 2 });
+    };
+    const other = new Database(file);
+    const now = vi.spyOn(performance, 'now');
+    try {
+      // The clock held: one turn, one version read, shared by both caches.
+      now.mockReturnValue(1_000);
+      keep();
+      other.prepare('INSERT INTO scratch VALUES (1)').run();
+      expect(a.lookup('k')?.i).toBe(1);
+      expect(b.lookup('k')?.i).toBe(2);
+      // Past the bound, in the same turn: read again, both dropped.
+      now.mockReturnValue(1_000 + VERSION_READ_SERVES_MS + 0.5);
+      expect(a.lookup('k')).toBeUndefined();
+      expect(b.lookup('k')).toBeUndefined();
+      // The next turn reads again whatever the clock says.
+      keep();
+      other.prepare('INSERT INTO scratch VALUES (2)').run();
+      expect(a.lookup('k')?.i).toBe(1);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(a.lookup('k')).toBeUndefined();
+      expect(b.lookup('k')).toBeUndefined();
+    } finally {
+      now.mockRestore();
+      other.close();
+    }
   });
 
   it('holds at most maxEntries values, dropping the oldest', () => {

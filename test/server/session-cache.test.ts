@@ -1,9 +1,9 @@
-import Database from 'better-sqlite3';
 import { and, eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { TokenSigner } from '../../src/server/security/tokens.js';
 import { partnerUsers, rolePermissions, sessions, users } from '../../src/server/db/schema/index.js';
 import { createTestApp, loginAs, type TestApp } from '../helpers/server.js';
+import { writeAsAnotherProcess } from '../helpers/other-process.js';
 import { ROLES, seedOrg, seedPartner, seedUser } from '../helpers/seed.js';
 
 /**
@@ -71,16 +71,11 @@ describe('session callers kept between requests', () => {
     expect(denied.status).toBe(403);
   });
 
-  it('01§4.5 a user disabled by another process (another connection to the database) is refused at once', async () => {
+  it('01§4.5 a user disabled by another process (another connection to the database) is refused from its next event-loop turn', async () => {
     t = await createTestApp();
     const tech = await technician(t);
     expect((await t.call('GET', ME, { token: tech.token })).status).toBe(200);
-    const other = new Database(t.db.$client.name);
-    try {
-      other.prepare('UPDATE users SET status = ? WHERE id = ?').run('disabled', tech.id);
-    } finally {
-      other.close();
-    }
+    await writeAsAnotherProcess(t.db.$client.name, 'UPDATE users SET status = ? WHERE id = ?', 'disabled', tech.id);
     expect((await t.call('GET', ME, { token: tech.token })).status).toBe(401);
     expect(t.db.select({ status: users.status }).from(users).where(eq(users.id, tech.id)).get()?.status).toBe('disabled');
   });

@@ -12,11 +12,50 @@ export function freezeDeep<T>(value: T): T {
   return value;
 }
 
+/** How long one read of `PRAGMA data_version` serves (ms), within one turn of the event loop. */
+export const VERSION_READ_SERVES_MS = 1;
+
+/**
+ * `PRAGMA data_version` of a connection, read at most once per turn of the event loop and millisecond, and shared
+ * by every cache on that connection. Outside a transaction each read opens and closes a WAL read transaction (~5 µs
+ * here, against 0.1 µs for `total_changes()`), and a request looked it up once per cache (its API key, its kept
+ * answer): under load one turn serves many requests, and they now share one read. What it costs: a commit by
+ * another connection (another process) is seen up to VERSION_READ_SERVES_MS later (as by a request that came that
+ * much earlier). Both bounds are needed: a turn may block in the poll for new connections after a read.
+ */
+class VersionProbe {
+  private static readonly byConnection = new WeakMap<Database.Database, VersionProbe>();
+  static of(sqlite: Database.Database): VersionProbe {
+    let probe = VersionProbe.byConnection.get(sqlite);
+    if (!probe) VersionProbe.byConnection.set(sqlite, (probe = new VersionProbe(sqlite)));
+    return probe;
+  }
+
+  private readonly stmt: Database.Statement<[], number | bigint>;
+  private value: number | bigint | undefined;
+  private readAt = 0;
+  private constructor(sqlite: Database.Database) {
+    // Plucked at each use: the connection shares a statement with everyone who prepares the same text.
+    this.stmt = sqlite.prepare<[], number | bigint>('PRAGMA data_version');
+  }
+
+  read(): number | bigint {
+    const now = performance.now();
+    if (this.value === undefined || now - this.readAt > VERSION_READ_SERVES_MS) {
+      if (this.value === undefined) setImmediate(() => (this.value = undefined));
+      this.value = this.stmt.pluck().get() ?? -1;
+      this.readAt = now;
+    }
+    return this.value;
+  }
+}
+
 /**
  * Results of reads kept for as long as the database is unchanged, by anyone. The database's state is read with
  * every lookup as two counters: `total_changes()` of this connection (every row it inserts, updates or deletes,
- * whether committed or rolled back) and `PRAGMA data_version` (changes when another connection commits), so a
- * write anywhere, through any module, drops every entry before the next lookup can return one. Inside a
+ * whether committed or rolled back) and `PRAGMA data_version` (changes when another connection commits; read once
+ * per event-loop turn, `VersionProbe`), so a write through this connection, by any module, drops every entry
+ * before the next lookup can return one, and a commit by another connection from the next turn on. Inside a
  * transaction nothing is kept (what it read may still roll back), but what was kept before it still serves until
  * the transaction writes (the counters count uncommitted and rolled-back writes too; no other connection can
  * commit while it holds the write lock): with group commit (db/group-commit.ts) most requests of a busy turn run
@@ -30,7 +69,7 @@ export function freezeDeep<T>(value: T): T {
  */
 export class ReadCache<V> {
   private readonly changesStmt: Database.Statement<[], number | bigint>;
-  private readonly versionStmt: Database.Statement<[], number | bigint>;
+  private readonly versions: VersionProbe;
   private readonly entries = new Map<string, { value: V; at: number }>();
   private changes: number | bigint = -1;
   private version: number | bigint = -1;
@@ -46,16 +85,16 @@ export class ReadCache<V> {
      * writes. Writes by other connections still drop everything (`data_version`). */
     changesSql = 'SELECT total_changes()',
   ) {
-    // Two statements: together in one SELECT (pragma_data_version as a table) they cost twice as much. Plucked
-    // at each use: the connection shares a statement with everyone who prepares the same text (db/connection.ts).
+    // Plucked at each use: the connection shares a statement with everyone who prepares the same text
+    // (db/connection.ts).
     this.changesStmt = sqlite.prepare<[], number | bigint>(changesSql);
-    this.versionStmt = sqlite.prepare<[], number | bigint>('PRAGMA data_version');
+    this.versions = VersionProbe.of(sqlite);
   }
 
   /** Whether the counters still read as at the last look; on a change every entry is dropped. */
   private unchanged(): boolean {
     const changes = this.changesStmt.pluck().get() ?? -1;
-    const version = this.versionStmt.pluck().get() ?? -1;
+    const version = this.versions.read();
     if (changes === this.changes && version === this.version) return true;
     this.entries.clear();
     this.changes = changes;
