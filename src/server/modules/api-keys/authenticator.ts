@@ -52,7 +52,8 @@ function sameRow(a: KeyAuthRow, b: KeyAuthRow): boolean {
  * connection's own, no migration): the key's row (but not usage_count / last_used_at, written every second by
  * the usage flush), its organization's and its partner's rows. Every other write (a site created, an alert
  * raised) leaves the kept keys alone. A rolled-back write takes its count back with it, and the data too.
- * Writes by another connection are seen through `data_version` and drop every kept key (lib/read-cache.ts).
+ * Writes by another connection are seen through `data_version` and drop every kept key (lib/read-cache.ts: from the
+ * next event-loop turn, at most a millisecond later).
  */
 const KEY_WRITES_SQL = 'SELECT n FROM temp.svc_key_auth_writes';
 const KEY_COLUMNS = 'id, org_id, name, scopes, expires_at, rate_limit, status, created_by, key_hash';
