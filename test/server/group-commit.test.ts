@@ -107,6 +107,37 @@ describe('group commit (db/group-commit.ts)', () => {
     expect(names()).toEqual(['alone', 'open']);
   });
 
+  it("every variant joins the group, nests in savepoints and carries better-sqlite3's properties; a made function called after stop commits at once", async () => {
+    type Insert = (this: void, name: string) => unknown;
+    type Variants = Insert & Record<'default' | 'deferred' | 'immediate' | 'exclusive', Insert> & { database: unknown };
+    const tx = db.$client.transaction((name: string) => db.$client.prepare('INSERT INTO t (name) VALUES (?)').run(name)) as unknown as Variants;
+    for (const variant of [tx, tx.deferred, tx.immediate, tx.exclusive] as Variants[]) {
+      expect(variant.database).toBe(db.$client);
+      expect([variant.default, variant.deferred, variant.immediate, variant.exclusive]).toEqual([tx, tx.deferred, tx.immediate, tx.exclusive]);
+    }
+    tx('v-default');
+    tx.immediate('v-immediate');
+    // A member with a nested transaction that fails: the inner one's writes go, the member's own stay.
+    db.$client.transaction(() => {
+      tx.deferred('v-deferred');
+      expect(() =>
+        db.$client.transaction(() => {
+          tx.exclusive('inner');
+          throw new Error('inner refused');
+        })(),
+      ).toThrow('inner refused');
+    })();
+    expect(() => db.$client.transaction(() => Promise.resolve())()).toThrow('Transaction function cannot return a promise');
+    expect(commits.committed).toBe(0);
+    await commits.settled();
+    expect(commits.committed).toBe(1);
+    expect(names()).toEqual(['v-default', 'v-deferred', 'v-immediate']);
+    commits.stop();
+    tx.immediate('after-stop');
+    expect(names()).toContain('after-stop');
+    expect(() => (db.$client.transaction as (fn: unknown) => unknown)('not a function')).toThrow(TypeError);
+  });
+
   describe('over HTTP (http/commit-barrier.ts)', () => {
     let app: FastifyInstance;
     beforeEach(async () => {
