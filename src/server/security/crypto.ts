@@ -1,8 +1,10 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { DomainError } from '../errors.js';
 
+/** One-shot `crypto.hash` (Node 20.12+): no Hash object per call, about half the time of createHash for the
+ * short texts hashed on every audited write and API-key lookup. */
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 export function randomToken(bytes = 32): string {
