@@ -136,7 +136,7 @@ describe('webhook fan-out per relayed batch (02 §6, §8)', () => {
     expect(r.received).toHaveLength(60);
   });
 
-  it('02§8 an idle pump only reads: no claim (write lock) while nothing is due; a delivery another process queues is still sent at the next poll', async () => {
+  it('02§8 an idle pump only reads: no claim (write lock) while nothing is due; a delivery queued without waking it (as by another process) is still sent at the next poll', async () => {
     await setup();
     const hook = await create({});
     const dispatcher = t.services.webhooks.dispatcher;
@@ -147,7 +147,7 @@ describe('webhook fan-out per relayed batch (02 §6, §8)', () => {
     await new Promise((res) => setTimeout(res, 1_300));
     expect(looks).toHaveBeenCalled();
     expect(claims).not.toHaveBeenCalled();
-    // A row written by another process wakes nothing here: the poll finds it due and claims it.
+    // A row written without waking the pump (as another process would write it): the poll finds it due and claims it.
     const now = new Date().toISOString();
     t.db
       .insert(webhookDeliveries)
