@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig, type ServerConfig } from '../../src/server/config.js';
-import { MIGRATIONS_DIR, applyMigrations, openDatabase } from '../../src/server/db/connection.js';
+import { openDatabase } from '../../src/server/db/connection.js';
 import { partners } from '../../src/server/db/schema/index.js';
 import { backupDatabase } from '../../src/server/ops/backup.js';
 import { shippedMigrations } from '../../src/server/ops/database.js';
@@ -18,6 +18,7 @@ import { serverStatus, statusExitCode } from '../../src/server/ops/status.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
 import { SecretBox } from '../../src/server/security/crypto.js';
 import { KEY_CHECK_META } from '../../src/server/security/server-secrets.js';
+import { olderDatabase } from '../helpers/migrations.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(ROOT, 'bin/run.js');
@@ -37,19 +38,6 @@ function rows(file: string, sql: string): unknown[] {
 
 const partnerNames = (file: string) =>
   (rows(file, 'SELECT name FROM partners ORDER BY name') as { name: string }[]).map((r) => r.name);
-
-/** A database with only the first `count` migrations applied: what an older svc left behind. */
-function olderDatabase(dir: string, file: string, count: number): void {
-  const folder = path.join(dir, `migrations-${count}`);
-  fs.cpSync(MIGRATIONS_DIR, folder, { recursive: true });
-  const journalFile = path.join(folder, 'meta/_journal.json');
-  const journal = JSON.parse(fs.readFileSync(journalFile, 'utf8')) as { entries: unknown[] };
-  journal.entries = journal.entries.slice(0, count);
-  fs.writeFileSync(journalFile, JSON.stringify(journal));
-  const db = openDatabase(file);
-  applyMigrations(db, folder);
-  db.$client.close();
-}
 
 describe('svc server operations', () => {
   let root: string;

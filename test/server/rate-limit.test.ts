@@ -1,12 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import { eq } from 'drizzle-orm';
+import os from 'node:os';
+import path from 'node:path';
+import { eq, sum } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { useWorld } from '../helpers/world.js';
 import { buildApp } from '../../src/server/app.js';
 import { loadConfig } from '../../src/server/config.js';
-import { apiKeyHits } from '../../src/server/db/schema/index.js';
+import { applyMigrations, openDatabase } from '../../src/server/db/connection.js';
+import { apiKeyHitSeconds } from '../../src/server/db/schema/index.js';
+import { shippedMigrations } from '../../src/server/ops/database.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, createTestApp, type TestApp } from '../helpers/server.js';
+import { olderDatabase } from '../helpers/migrations.js';
 import { seedWorld, type World } from '../helpers/seed.js';
 
 const API = '/api/v1';
@@ -31,11 +36,14 @@ describe('API key rate limit (01 §5.2, §5.6, §8)', () => {
     return res.body as { id: string; key: string };
   };
   const use = (key: string, url = '/devices') => t.call('GET', `${API}${url}`, { apiKey: key });
+  const hitsWritten = (keyId: string) =>
+    Number(t.db.select({ n: sum(apiKeyHitSeconds.hits) }).from(apiKeyHitSeconds).where(eq(apiKeyHitSeconds.keyId, keyId)).get()?.n ?? 0);
+  const secondOf = (keyId: string, first: number, last = first, hits = 1) => ({ keyId, second: Math.floor(first / 1000), hits, firstAt: first, lastAt: last });
 
   useWorld({ mfa: true }, (app, world) => ([t, w] = [app, world]));
 
   it('01§5.6 rateLimit 3 admits exactly three requests an hour; the fourth is 429 with Retry-After', async () => {
-    const { key } = await newKey(3);
+    const { id, key } = await newKey(3);
     const first = Date.now();
     const admitted = [await use(key), await use(key), await use(key)];
     const last = Date.now();
@@ -66,7 +74,7 @@ describe('API key rate limit (01 §5.2, §5.6, §8)', () => {
     }
     // Refusals are not entries of the window.
     t.services.apiKeyAuth.flush();
-    expect(t.db.select().from(apiKeyHits).all()).toHaveLength(3);
+    expect(hitsWritten(id)).toBe(3);
   });
 
   it('01§5.6 the headers come with every key-authenticated answer, errors after the key check included', async () => {
@@ -151,7 +159,7 @@ describe('API key rate limit (01 §5.2, §5.6, §8)', () => {
   it('01§5.6 the window is read back from the database on first use (entries written before this start count)', async () => {
     const { id, key } = await newKey(3);
     const now = Date.now();
-    t.db.insert(apiKeyHits).values([{ keyId: id, at: now - HOUR - 10 }, { keyId: id, at: now - HOUR + 5000 }, { keyId: id, at: now - 20_000 }]).run();
+    t.db.insert(apiKeyHitSeconds).values([secondOf(id, now - HOUR - 10), secondOf(id, now - HOUR + 5000), secondOf(id, now - 20_000)]).run();
     // Yet unseen by this process: the oldest row is outside the window, two are inside.
     expect(limits(await use(key))).toEqual({ status: 200, limit: '3', remaining: '0' });
     const refused = await use(key);
@@ -161,7 +169,33 @@ describe('API key rate limit (01 §5.2, §5.6, §8)', () => {
     // Pruning drops what is older than the window.
     t.services.apiKeyAuth.flush();
     t.services.apiKeyAuth.limiter.prune();
-    expect(t.db.select().from(apiKeyHits).where(eq(apiKeyHits.keyId, id)).all()).toHaveLength(3);
+    expect(t.db.select().from(apiKeyHitSeconds).where(eq(apiKeyHitSeconds.keyId, id)).all()).toHaveLength(3);
+  });
+
+  it('01§5.6 the window is written as one row per key and second; read back, a second keeps its first admission exact and the others at its last', async () => {
+    const { id } = await newKey(100);
+    const limiter = t.services.apiKeyAuth.limiter;
+    const base = Math.floor(Date.now() / 1000) * 1000 - 10_000;
+    for (const at of [base + 100, base + 400, base + 900, base + 1_050]) expect(limiter.hit(id, 100, at).allowed).toBe(true);
+    t.services.apiKeyAuth.flush();
+    // A second flushed twice adds up in its row.
+    expect(limiter.hit(id, 100, base + 1_500).allowed).toBe(true);
+    t.services.apiKeyAuth.flush();
+    const rows = t.db.select().from(apiKeyHitSeconds).where(eq(apiKeyHitSeconds.keyId, id)).orderBy(apiKeyHitSeconds.second).all();
+    expect(rows.map(({ second, hits, firstAt, lastAt }) => ({ second, hits, firstAt, lastAt }))).toEqual([
+      { second: base / 1000, hits: 3, firstAt: base + 100, lastAt: base + 900 },
+      { second: base / 1000 + 1, hits: 2, firstAt: base + 1_050, lastAt: base + 1_500 },
+    ]);
+
+    // Another process (a restart) reads it back: the oldest entry is exact, so X-RateLimit-Reset is unchanged;
+    // the two later admissions of the first second count from its last, so none leaves the window early.
+    const { ApiKeyRateLimiter } = await import('../../src/server/modules/api-keys/rate-limiter.js');
+    const restarted = new ApiKeyRateLimiter(t.db.$client);
+    expect(restarted.hit(id, 5, base + HOUR)).toMatchObject({ allowed: false, reset: Math.ceil((base + 100 + HOUR) / 1000) });
+    // At base+400+1h a log of every request would have room for a fourth with a limit of 4; this one counts
+    // base+400 as base+900 and refuses until that has left the window too.
+    expect(restarted.hit(id, 4, base + HOUR + 500)).toMatchObject({ allowed: false, reset: Math.ceil((base + 900 + HOUR) / 1000) });
+    expect(restarted.hit(id, 4, base + HOUR + 901)).toMatchObject({ allowed: true, remaining: 1 });
   });
 });
 
@@ -192,6 +226,40 @@ describe('API key rate limit across a restart (01 §5.6)', () => {
       await second?.app.close();
       await t.close();
       fs.rmSync(t.dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('API key rate window upgrade (01 §5.6)', () => {
+  it('01§5.6 the upgrade folds an older database\'s row per request into rows per second, so the window survives it', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-hits-'));
+    try {
+      const file = path.join(dir, 'svc.db');
+      const upgrade = shippedMigrations().findIndex((m) => m.tag === '0019_api_key_hit_seconds');
+      expect(upgrade).toBeGreaterThan(0);
+      olderDatabase(dir, file, upgrade);
+      const db = openDatabase(file);
+      try {
+        const sqlite = db.$client;
+        sqlite.exec(`INSERT INTO partners (id, name, slug, created_at, updated_at) VALUES ('p', 'P', 'p', 'x', 'x');
+          INSERT INTO organizations (id, partner_id, name, slug, created_at, updated_at) VALUES ('o', 'p', 'O', 'o', 'x', 'x');
+          INSERT INTO api_keys (id, org_id, name, key_prefix, key_hash, created_at, updated_at) VALUES ('k', 'o', 'K', 'svc_', 'h', 'x', 'x');`);
+        const base = 1_795_000_000_000;
+        const hit = sqlite.prepare('INSERT INTO api_key_hits (key_id, at) VALUES (?, ?)');
+        for (const at of [base + 100, base + 400, base + 900, base + 1_050, base + 1_500, base + 7_000]) hit.run('k', at);
+
+        applyMigrations(db);
+        expect(db.select().from(apiKeyHitSeconds).orderBy(apiKeyHitSeconds.second).all()).toEqual([
+          { keyId: 'k', second: base / 1000, hits: 3, firstAt: base + 100, lastAt: base + 900 },
+          { keyId: 'k', second: base / 1000 + 1, hits: 2, firstAt: base + 1_050, lastAt: base + 1_500 },
+          { keyId: 'k', second: base / 1000 + 7, hits: 1, firstAt: base + 7_000, lastAt: base + 7_000 },
+        ]);
+        expect(sqlite.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'api_key_hits'").get()).toEqual({ n: 0 });
+      } finally {
+        db.$client.close();
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { id, json, ref, timestamps } from './columns.js';
 import { users } from './identity.js';
 import { organizations, sites } from './tenancy.js';
@@ -26,16 +26,21 @@ export const apiKeys = sqliteTable(
   (t) => [uniqueIndex('api_keys_hash_unique').on(t.keyHash), index('api_keys_org_idx').on(t.orgId, t.createdAt)],
 );
 
-/** The sliding one-hour rate window of every key (01 §5.6): one row per admitted request, pruned after an
- * hour, so the window survives a restart. */
-export const apiKeyHits = sqliteTable(
-  'api_key_hits',
+/** The sliding one-hour rate window of every key (01 §5.6), one row per key and second in which it admitted
+ * requests: how many, the first and the last (Unix milliseconds). A restart rebuilds the window from them (the
+ * first exactly, the others at the last: never earlier than they were), pruned once the last is an hour old.
+ * One row per request cost the write of a row per request, and the prune of as many. */
+export const apiKeyHitSeconds = sqliteTable(
+  'api_key_hit_seconds',
   {
     keyId: ref(() => apiKeys.id, { onDelete: 'cascade' }),
-    /** Unix milliseconds. */
-    at: integer().notNull(),
+    /** Unix seconds. */
+    second: integer().notNull(),
+    hits: integer().notNull(),
+    firstAt: integer().notNull(),
+    lastAt: integer().notNull(),
   },
-  (t) => [index('api_key_hits_key_at_idx').on(t.keyId, t.at), index('api_key_hits_at_idx').on(t.at)],
+  (t) => [primaryKey({ columns: [t.keyId, t.second] }), index('api_key_hit_seconds_last_at_idx').on(t.lastAt)],
 );
 
 /** 01 §2.2 enrollment keys: the raw key is stored only as SHA-256 of `<pepper>:<key>`. Deletion is hard. */
