@@ -24,7 +24,9 @@
 // Targets (issue 10): every list and get route ≥ 0.5× /health with p99 < 25 ms; writes ≥ 0.2×; 0 non-2xx.
 // Environment: BENCH_LOAD_SECONDS (5), BENCH_LOAD_WARMUP_SECONDS (1), BENCH_ROUTE_ROUNDS (1),
 // BENCH_LOAD_CONNECTIONS (50), BENCH_ROUTES (a comma list of route names from the table below: only those),
-// BENCH_CPU_PROF_DIR (the server writes a V8 CPU profile there: node --cpu-prof).
+// BENCH_CPU_PROF_DIR (the server writes a V8 CPU profile there: node --cpu-prof), BENCH_ACCEPT_ENCODING (the
+// Accept-Encoding of every request, /health's too: `gzip` by default, as the svc CLI, browsers, fetch and Python's
+// requests send it; empty for none, to measure the plain bytes).
 /* global process, console, setTimeout, fetch */
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
@@ -41,6 +43,8 @@ const ONLY = process.env.BENCH_ROUTES?.split(',')
   .map((r) => r.trim())
   .filter(Boolean);
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF_DIR;
+const ACCEPT_ENCODING = process.env.BENCH_ACCEPT_ENCODING ?? 'gzip';
+const ENCODING_HEADERS = ACCEPT_ENCODING ? { 'accept-encoding': ACCEPT_ENCODING } : {};
 const SITES = 20;
 const USERS = 10;
 const RULES = 5;
@@ -307,7 +311,8 @@ async function main() {
   console.log(
     `routes: 127.0.0.1, autocannon in a separate process, ${CONNECTIONS} connections, ${SECONDS} s per run after a` +
       ` ${WARMUP_SECONDS} s warm-up, each route paired with a /health run just before it, ${ROUNDS} round(s)` +
-      ` (medians); a fresh API key with scope * per route and round (rate limit ${KEY_RATE_LIMIT}/h)`,
+      ` (medians); a fresh API key with scope * per route and round (rate limit ${KEY_RATE_LIMIT}/h);` +
+      ` Accept-Encoding: ${ACCEPT_ENCODING || '(none)'}`,
   );
   const dataDir = path.join(tmp, 'routes-data');
   const nodeArgs = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF_DIR)}`] : [];
@@ -330,11 +335,12 @@ async function main() {
     for (let n = 0; n < ROUNDS; n++) {
       for (const route of routes) {
         const auth = route.auth === 'key' ? { 'x-api-key': keys[k++] } : { authorization: `Bearer ${s.token}` };
+        const headers = { ...auth, ...ENCODING_HEADERS };
         const target = `${server.url}/api/v1${route.path}`;
         const options = {
           connections: CONNECTIONS,
           seconds: SECONDS,
-          headers: auth,
+          headers,
           method: route.method,
           body: route.body,
         };
@@ -342,6 +348,7 @@ async function main() {
         const health = await measuredRun(server.child.pid, `${server.url}/health`, {
           connections: CONNECTIONS,
           seconds: SECONDS,
+          headers: ENCODING_HEADERS,
         });
         const result = await measuredRun(server.child.pid, target, options);
         runs.get(route.name).health.push(health);

@@ -209,11 +209,15 @@ async function loadTransport(protocol: string): Promise<Transport> {
   return protocol === 'https:' ? import('node:https') : import('node:http');
 }
 
-/** Whole body as UTF-8 text, decoded once at the end (a chunk may split a character). */
+/** Whole body as UTF-8 text, decoded once at the end (a chunk may split a character); a gzipped body (JSON
+ * requests ask for one) is inflated first. */
 async function readAll(body: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of body) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  const bytes = Buffer.concat(chunks);
+  if (body.headers['content-encoding'] !== 'gzip') return bytes.toString('utf8');
+  const { gunzipSync } = await import('node:zlib');
+  return gunzipSync(bytes).toString('utf8');
 }
 
 function dump(body: IncomingMessage, limit: number): Promise<void> {
@@ -422,6 +426,8 @@ export class HttpClient {
       accept: options.raw ? '*/*' : 'application/json',
       'user-agent': this.userAgent,
     };
+    // A JSON answer may come gzipped (read whole, then inflated); a raw body is handed over as the stream it is.
+    if (!options.raw) headers['accept-encoding'] = 'gzip';
     for (const [name, value] of Object.entries(authHeaders)) headers[name.toLowerCase()] = value;
     for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
     if (payload !== undefined) {

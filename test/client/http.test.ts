@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   ApiError,
@@ -104,6 +105,23 @@ describe('HttpClient.request', () => {
     const raw = await client.request({ method: 'GET', path: '/export.csv', raw: true });
     expect(raw.headers['x-row-count']).toBe('1');
     expect(await raw.body.text()).toBe('a,b\n1,2\n');
+  });
+
+  it('asks for gzip on JSON requests and inflates the answer (errors too); a raw request takes the body as it is', async () => {
+    const { server, client, calls } = await setup();
+    const list = { data: Array.from({ length: 200 }, (_, i) => ({ id: i, name: `item ${i}` })) };
+    const gzipped = (status: number, body: unknown) => (_req: unknown, res: ServerResponse) =>
+      res.writeHead(status, { ...JSON_HEADERS, 'content-encoding': 'gzip' }).end(gzipSync(JSON.stringify(body)));
+    server.intercept({ path: '/list' }).respond(gzipped(200, list));
+    server.intercept({ path: '/refused', method: 'POST' }).respond(gzipped(409, { error: 'Already there', code: 'CONFLICT' }));
+    server.intercept({ path: '/export.csv' }).reply(200, 'a\n1\n', { headers: { 'content-type': 'text/csv' } });
+
+    expect((await client.request({ method: 'GET', path: '/list' })).body).toEqual(list);
+    const error = await client.request({ method: 'POST', path: '/refused', body: {} }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'ApiError', status: 409, code: 'CONFLICT', message: 'Already there' });
+    const raw = await client.request({ method: 'GET', path: '/export.csv', raw: true });
+    expect(await raw.body.text()).toBe('a\n1\n');
+    expect(calls().map((call) => header(call, 'accept-encoding'))).toEqual(['gzip', 'gzip', undefined]);
   });
 
   it('turns the JSON error body into ApiError with status, code, details and headers', async () => {

@@ -13,6 +13,7 @@ import type { ReadCache } from '../lib/read-cache.js';
 import { compileStrip, type Strip } from '../lib/schema-strip.js';
 import type { Caller, RequestContext } from '../context.js';
 import { validationError } from '../errors.js';
+import { sendJson } from './compression.js';
 
 export interface HandlerInput<E extends EndpointDef> {
   params: ParamsOf<E>;
@@ -39,8 +40,9 @@ export type IdempotencyWrapper = (
   run: () => Promise<{ status: number; body: unknown }>,
 ) => Promise<{ status: number; body: unknown; replayed: boolean }>;
 
-/** Answers of GET routes as the bytes sent (UTF-8 JSON, encoded once), kept until the next write to the database
- * (lib/read-cache.ts): sending a kept answer again costs the same whatever its size. */
+/** Answers of GET routes as the bytes sent (UTF-8 JSON, encoded once; gzipped once for clients that take it,
+ * http/compression.ts), kept until the next write to the database (lib/read-cache.ts): sending a kept answer
+ * again costs the same whatever its size. */
 export type ResponseCache = ReadCache<{ status: number; body: Buffer }>;
 
 export interface BindDeps {
@@ -52,7 +54,6 @@ export interface BindDeps {
 
 /** Larger answers are not kept: the cache's memory stays bounded by its entry count times this. */
 const MAX_KEPT_BYTES = 64 * 1024;
-const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** The caller whole (scope, reach, permissions, session) as text, so no kept answer reaches another caller;
  * computed once per caller object (the session and API key authenticators hand out the same frozen caller
@@ -137,8 +138,8 @@ export function bind<E extends EndpointDef>(app: FastifyInstance, deps: BindDeps
       if (responses) {
         key = `${routeKey} ${JSON.stringify([request.params, request.query])} ${callerKey(ctx.caller)}`;
         const kept = responses.lookup(key);
-        // A Buffer with its content type set is sent as is (no serialization, no re-encoding, its length known).
-        if (kept) return reply.code(kept.status).type(JSON_TYPE).send(kept.body);
+        // Sent as its bytes (no serialization, no re-encoding), gzipped once if the client takes it.
+        if (kept) return sendJson(request, reply, kept.status, kept.body);
       }
       const input: HandlerInput<E> = {
         params: parseInput(def.params, request.params, 'params') as ParamsOf<E>,
@@ -163,7 +164,7 @@ export function bind<E extends EndpointDef>(app: FastifyInstance, deps: BindDeps
         // The text Fastify would send for the object (JSON.stringify, the same content type), as its bytes.
         const body = Buffer.from(JSON.stringify(strip(result, chosen)), 'utf8');
         if (body.length <= MAX_KEPT_BYTES) responses.store(key, { status: chosen, body }, stamp);
-        return reply.code(chosen).type(JSON_TYPE).send(body);
+        return sendJson(request, reply, chosen, body);
       }
 
       const result = await handler(input);
