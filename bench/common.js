@@ -260,9 +260,10 @@ export function printColumns(table) {
 /**
  * One bounded autocannon run in a separate process (bench/load.js), so that the load generator does not share an
  * event loop with the bench; resolves with its JSON result. Bounded by `seconds`, or else by `amount` responses
- * and `maxSeconds`; `headers` and `body` travel in the environment (no secret in the process list).
+ * and `maxSeconds`; `headers` and `body` travel in the environment (no secret in the process list). `rotate`, a
+ * list of header sets (API keys), is taken in turn request by request on every connection.
  */
-export function loadRun(url, { connections, seconds, amount, maxSeconds = 60, headers = {}, method = 'GET', body }) {
+export function loadRun(url, { connections, seconds, amount, maxSeconds = 60, headers = {}, method = 'GET', body, rotate }) {
   return new Promise((resolve, reject) => {
     const args = [path.join(ROOT, 'bench', 'load.js'), '--url', url, '--connections', String(connections)];
     if (seconds === undefined) args.push('--amount', String(amount), '--max-seconds', String(maxSeconds));
@@ -273,7 +274,11 @@ export function loadRun(url, { connections, seconds, amount, maxSeconds = 60, he
       env: {
         PATH: process.env.PATH ?? '',
         BENCH_LOAD_HEADERS: JSON.stringify({ ...headers, ...json }),
-        BENCH_LOAD_REQUEST: JSON.stringify({ method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }),
+        BENCH_LOAD_REQUEST: JSON.stringify({
+          method,
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          ...(rotate === undefined ? {} : { requests: rotate.map((extra) => ({ headers: extra })) }),
+        }),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
