@@ -98,6 +98,29 @@ describe('group commit (db/group-commit.ts)', () => {
     expect(names()).toEqual(['after']);
   });
 
+  it('savepoint journals are kept in memory (temp_store MEMORY): a group past 64 KiB of them still rolls a failing member back alone', async () => {
+    expect(db.$client.pragma('temp_store', { simple: true })).toBe(2);
+    const big = 'x'.repeat(8 * 1024);
+    const write = (i: number, fail: boolean) =>
+      db.$client.transaction(() => {
+        db.$client.prepare('INSERT INTO t (name) VALUES (?)').run(`${String(i).padStart(3, '0')}${big}`);
+        if (fail) throw new Error('member fails');
+      })();
+    const outcomes = Array.from({ length: 40 }, (_, i) => {
+      try {
+        write(i, i % 10 === 3);
+        return 'ok';
+      } catch {
+        return 'failed';
+      }
+    });
+    expect(commits.open).toBe(true);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(outcomes.filter((o) => o === 'failed')).toHaveLength(4);
+    const kept = names().map((n) => Number(n.slice(0, 3)));
+    expect(kept).toEqual(Array.from({ length: 40 }, (_, i) => i).filter((i) => i % 10 !== 3));
+  });
+
   it('stop commits what is open and gives the connection back its own transactions (each committed at once)', () => {
     insert('open');
     commits.stop();
