@@ -96,6 +96,12 @@ describe('prepared statements per database (db/prepared.ts)', () => {
     const withJson = insertRow(db, sites, { orgId, name: 'J', address: { city: 'Berlin' }, timezone: 'Europe/Berlin' });
     expect(withJson.address).toEqual({ city: 'Berlin' });
     expect(withJson.timezone).toBe('Europe/Berlin');
+    // The row handed back (made from the values written, no RETURNING) is the row a read gives, every column.
+    expect(db.select().from(sites).where(eq(sites.id, withJson.id)).get()).toEqual(withJson);
+    const partner = insertRow(db, partners, { name: 'P2', slug: 'p2', settings: { theme: 'dark', n: 1.5 }, maxDevices: 10 });
+    expect(db.select().from(partners).where(eq(partners.id, partner.id)).get()).toEqual(partner);
+    const org = insertRow(db, organizations, { partnerId: partner.id, name: 'O2', slug: 'o2', ssoConfig: null });
+    expect(db.select().from(organizations).where(eq(organizations.id, org.id)).get()).toEqual(org);
   });
 
   it('updateRow sets only the named columns, null as NULL, and reuses one statement per set of columns', () => {

@@ -61,25 +61,36 @@ export function inJson(column: SQLiteColumn | SQL, name: string): SQL {
   return sql`${column} IN (SELECT value FROM json_each(${sql.placeholder(name)}))`;
 }
 
-/** What insertRow and updateRow keep per statement: run with the values of its placeholders, one row back. */
-interface RowStatement {
-  get(values: Record<string, unknown>): unknown;
-}
-
 /** How many write statements are kept per database (by table and set of columns); the oldest goes first. */
 export const WRITE_STATEMENTS_KEPT = 256;
 
-const writeStatements = new WeakMap<Db, Map<string, RowStatement>>();
+const writeStatements = new WeakMap<Db, Map<string, unknown>>();
 
-function keptStatement(db: Db, key: string, build: () => RowStatement): RowStatement {
+function keptStatement<S>(db: Db, key: string, build: () => S): S {
   let kept = writeStatements.get(db);
-  if (kept === undefined) writeStatements.set(db, (kept = new Map<string, RowStatement>()));
-  let stmt = kept.get(key);
+  if (kept === undefined) writeStatements.set(db, (kept = new Map<string, unknown>()));
+  let stmt = kept.get(key) as S | undefined;
   if (stmt === undefined) {
     if (kept.size >= WRITE_STATEMENTS_KEPT) kept.delete(kept.keys().next().value as string);
     kept.set(key, (stmt = build()));
   }
   return stmt;
+}
+
+/**
+ * A drizzle-built query as better-sqlite3 runs it: its statement, and `bind`, which puts named values in the
+ * order of the statement's `?`. For statements run where drizzle's own run adds more than SQLite does (the
+ * mapping of a returned row; a column list walked per call): audited inserts, insertRow.
+ */
+export function rawStatement(db: Db, query: { toSQL(): { sql: string; params: unknown[] } }) {
+  const { sql: text, params } = query.toSQL();
+  const stmt = db.$client.prepare(text);
+  const order = params.map((p) => (p !== null && typeof p === 'object' && 'name' in p ? (p as { name: string }).name : undefined));
+  const fixed = params.map((p, i) => (order[i] === undefined ? p : undefined));
+  return {
+    stmt,
+    bind: (values: Record<string, unknown>) => order.map((name, i) => (name === undefined ? fixed[i] : values[name])),
+  };
 }
 
 /** A column's value as the driver takes it. Placeholders are bare (`sql\`${placeholder}\``), not drizzle's
@@ -98,27 +109,30 @@ function placeholders(names: readonly string[]): Record<string, SQL> {
  * Inserts one row and returns it as stored, through one prepared statement per table that names every column.
  * A column the row leaves out takes its `$defaultFn` (run now), else its constant default, else null: what
  * drizzle's own insert does. A table with an SQL expression as a default cannot be written this way (throws).
+ * The row comes back from the values written, each mapped back as drizzle maps a column read (a JSON column
+ * parsed, a boolean from 0/1), not through `RETURNING`, which SQLite runs through a table of its own (an
+ * insert cost about half again as much in a micro-benchmark), and drizzle's mapping of the returned row.
  */
 export function insertRow<T extends SQLiteTable>(db: Db, table: T, row: InferInsertModel<T>): InferSelectModel<T> {
   const columns: Columns = getTableColumns(table);
-  const stmt = keptStatement(db, `insert\0${getTableName(table)}`, () => {
+  const insert = keptStatement(db, `insert\0${getTableName(table)}`, () => {
     for (const [name, column] of Object.entries(columns)) {
       if (is(column.default, SQL)) throw new Error(`insertRow: ${getTableName(table)}.${name} has an SQL default`);
     }
-    return db
-      .insert(table)
-      .values(placeholders(Object.keys(columns)) as never)
-      .returning()
-      .prepare();
+    return rawStatement(db, db.insert(table).values(placeholders(Object.keys(columns)) as never));
   });
   const given = row as Record<string, unknown>;
   const values: Record<string, unknown> = {};
+  const stored: Record<string, unknown> = {};
   for (const [name, column] of Object.entries(columns)) {
     let value = given[name];
     if (value === undefined) value = column.defaultFn ? column.defaultFn() : (column.default ?? null);
-    values[name] = driverValue(column, value);
+    const driver = driverValue(column, value);
+    values[name] = driver;
+    stored[name] = driver === null ? null : column.mapFromDriverValue(driver);
   }
-  return stmt.get(values) as InferSelectModel<T>;
+  insert.stmt.run(insert.bind(values));
+  return stored as InferSelectModel<T>;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
-import { and, desc, eq, getTableColumns, sql, type Placeholder } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
-import { preparedQueries } from '../../db/prepared.js';
+import { preparedQueries, rawStatement } from '../../db/prepared.js';
 import { auditLogs } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { sha256Hex } from '../../security/crypto.js';
@@ -74,20 +74,6 @@ function checksumText(fields: Omit<AuditRow, 'checksum' | 'prevChecksum'>, detai
     text += `${text.length > 1 ? ',' : ''}${label}${key === 'details' ? detailsJson : stableStringify(value)}`;
   }
   return `${text}}`;
-}
-
-/** A drizzle-built statement as better-sqlite3 runs it, with the order its `?` take the named values in. */
-function rawStatement(db: Db, query: { toSQL(): { sql: string; params: unknown[] } }) {
-  const { sql: text, params } = query.toSQL();
-  const stmt = db.$client.prepare(text);
-  const order = params.map((p) =>
-    p !== null && typeof p === 'object' && 'name' in p ? (p as Placeholder).name : undefined,
-  );
-  const fixed = params.map((p, i) => (order[i] === undefined ? p : undefined));
-  return {
-    stmt,
-    bind: (values: Record<string, unknown>) => order.map((name, i) => (name === undefined ? fixed[i] : values[name])),
-  };
 }
 
 /**
