@@ -15,6 +15,9 @@ const GZIP_LEVEL = constants.Z_BEST_SPEED;
 /** The gzip of each body sent so far, for as long as the body itself is kept (a kept answer, http/bind.ts). */
 const gzipped = new WeakMap<Buffer, Buffer>();
 
+/** A longer Accept-Encoding is not read (no client sends one; parsing one costs milliseconds): no gzip. */
+const MAX_ACCEPT_ENCODING_LENGTH = 1024;
+
 /** The last Accept-Encoding seen and what it said: clients send the same header with every request. */
 let lastHeader: string | undefined;
 let lastAccepts = false;
@@ -22,7 +25,7 @@ let lastAccepts = false;
 /** Whether an Accept-Encoding header takes gzip (q-values, `*` and case as RFC 9110 §12.5.3 reads them: an
  * explicit `gzip;q=0` wins over `*`). */
 export function acceptsGzip(header: string | string[] | undefined): boolean {
-  if (typeof header !== 'string' || header.length === 0) return false;
+  if (typeof header !== 'string' || header.length === 0 || header.length > MAX_ACCEPT_ENCODING_LENGTH) return false;
   if (header !== lastHeader) {
     lastAccepts = new Negotiator({ headers: { 'accept-encoding': header } }).encoding(['gzip']) === 'gzip';
     lastHeader = header;
