@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type * as Zlib from 'node:zlib';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
 import { MIN_GZIP_BYTES } from '../../src/server/http/compression.js';
@@ -11,10 +12,10 @@ const API = '/api/v1';
 /** zlib's gzipSync, counted: how often the server compresses. */
 const gzips = vi.hoisted(() => ({ count: 0 }));
 vi.mock('node:zlib', async (importOriginal) => {
-  const zlib = await importOriginal<typeof import('node:zlib')>();
+  const zlib = await importOriginal<typeof Zlib>();
   return {
     ...zlib,
-    gzipSync: (...args: Parameters<typeof zlib.gzipSync>) => {
+    gzipSync: (...args: Parameters<typeof Zlib.gzipSync>) => {
       gzips.count++;
       return zlib.gzipSync(...args);
     },
