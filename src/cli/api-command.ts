@@ -88,6 +88,9 @@ export interface CallOptions {
 type RequestArgs<E extends EndpointDef> =
   Partial<RequestOf<E>> extends RequestOf<E> ? [request?: RequestOf<E>, options?: CallOptions] : [request: RequestOf<E>, options?: CallOptions];
 
+/** A command's typed call (ApiCommand's `call`), for helpers that make calls on a command's behalf. */
+export type Call = <E extends EndpointDef>(def: ClientEndpoint<E>, ...request: RequestArgs<E>) => Promise<CallResult<E>>;
+
 /** A list request: the endpoint's request without the page and limit that `list` sets. */
 export type ListRequest<E extends EndpointDef> = Omit<RequestOf<E>, 'query'> & {
   query?: Omit<NonNullable<RequestOf<E>['query']>, 'page' | 'limit'>;

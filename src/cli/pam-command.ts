@@ -1,9 +1,6 @@
-import type { EndpointDef } from '../contract/endpoint.js';
-import type { ClientEndpoint } from '../contract/projection.js';
-import type { CallResult } from '../client/contract-client.js';
 import { ApiError, unknownRoutePath } from '../client/errors.js';
 import { paginatePages, type Page } from '../client/paginate.js';
-import { ApiCommand } from './api-command.js';
+import { ApiCommand, type Call } from './api-command.js';
 import { idArg } from './args.js';
 import { withText, type CommandText } from './resource-commands.js';
 import { CommandError } from './base-command.js';
@@ -91,11 +88,15 @@ export async function* onePage<I>(items: () => Promise<I[]>): AsyncGenerator<I[]
 }
 
 /** `pam … get <id>`: the get route, or on a deployment without it the item looked up in the list
- * (`getOrFindInList`); `list` reads the list, one page per call (`paged`: 100 items a page, by page number). */
-export function findableGetCommand<G extends EndpointDef, L extends EndpointDef, I extends { id: string }>(
+ * (`getOrFindInList`); `list` reads the list, one page per call (`paged`: 100 items a page, by page number). Each
+ * command makes its own calls, so the contract types every request. */
+export function findableGetCommand<I extends { id: string }>(
   what: string,
-  get: { def: ClientEndpoint<G>; pick: (answer: CallResult<G>) => I },
-  list: { def: ClientEndpoint<L>; paged?: boolean; items: (answer: CallResult<L>) => I[] | Page<I> },
+  lookups: {
+    get: (call: Call, id: string) => Promise<I>;
+    list: (call: Call, query: { orgId?: string; page?: number; limit?: number }) => Promise<I[] | Page<I>>;
+    paged?: boolean;
+  },
   text: CommandText,
 ) {
   const flags = {
@@ -109,18 +110,16 @@ export function findableGetCommand<G extends EndpointDef, L extends EndpointDef,
 
     async run() {
       const id = this.args.id;
+      const call: Call = (def, ...request) => this.call(def, ...request);
       // The list's own filter: a deployment that lists one organization at a time needs it from a partner caller.
       const orgId = this.flags['org-id'];
-      // A get endpoint takes `{params: {id}}` and a list endpoint `{query: {orgId?, page, limit}}`: their requests
-      // by construction, which the generic types cannot show.
       const page = async (n: number): Promise<Page<I>> => {
-        const query = { ...(orgId ? { orgId } : {}), ...(list.paged ? { page: n, limit: 100 } : {}) };
-        const items = list.items(await this.call(list.def, ...([{ query }] as never)));
+        const items = await lookups.list(call, { ...(orgId ? { orgId } : {}), ...(lookups.paged ? { page: n, limit: 100 } : {}) });
         return Array.isArray(items) ? { data: items, pagination: { page: 1, limit: items.length, total: items.length } } : items;
       };
       return getOrFindInList({
-        get: async () => get.pick(await this.call(get.def, ...([{ params: { id } }] as never))),
-        pages: () => (list.paged ? paginatePages(page) : onePage(async () => (await page(1)).data)),
+        get: () => lookups.get(call, id),
+        pages: () => (lookups.paged ? paginatePages(page) : onePage(async () => (await page(1)).data)),
         what,
         id,
         info: (line) => this.info(line),

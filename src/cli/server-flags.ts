@@ -20,7 +20,7 @@ export async function serverConfig(flags: {
       dataDir: flags['data-dir'],
       host: flags.host,
       port: flags.port,
-      logLevel: flags['log-level'] as never,
+      logLevel: flags['log-level'],
       logFile: flags['log-file'],
     });
   } catch (err) {

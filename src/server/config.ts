@@ -67,6 +67,8 @@ function splitList(value: string | undefined): string[] {
 export const LOG_FILE = 'server.log';
 
 /** Every setting the server reads from its environment, by the variable's own name. */
+const LogLevelSchema = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
 const EnvSchema = z.object({
   SVC_DATA_DIR: optionalString,
   HOST: optionalString.superRefine((value, ctx) => {
@@ -74,7 +76,7 @@ const EnvSchema = z.object({
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   }),
   PORT: int(3000, 0, 65535),
-  SVC_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional().default('info'),
+  SVC_LOG_LEVEL: LogLevelSchema.optional().default('info'),
   SVC_LOG_FILE: optionalString,
   SVC_PUBLIC_URL: z.url().optional(),
   // The users contract's own rule (z.email, at most 255): an address it would refuse could never be edited.
@@ -151,7 +153,7 @@ export interface ServerConfig {
   databaseFile: string;
   host: string;
   port: number;
-  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  logLevel: z.infer<typeof LogLevelSchema>;
   /** Where the request log goes: a file (default `<dataDir>/server.log`), or null for stderr (`-`). */
   logFile: string | null;
   publicUrl: string | undefined;
@@ -218,7 +220,8 @@ export interface ConfigOverrides {
   dataDir?: string | undefined;
   host?: string | undefined;
   port?: number | undefined;
-  logLevel?: ServerConfig['logLevel'] | undefined;
+  /** Checked here like SVC_LOG_LEVEL (a flag's text). */
+  logLevel?: string | undefined;
   /** A path, or `-` for stderr. */
   logFile?: string | undefined;
 }
@@ -237,6 +240,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
   const e = parsed.data;
   const hostFlagProblem = overrides.host === undefined ? undefined : hostProblem(overrides.host);
   if (hostFlagProblem) throw new ConfigError(`Invalid server configuration:\n  --host: ${hostFlagProblem}`);
+  const logLevelFlag = overrides.logLevel === undefined ? undefined : LogLevelSchema.safeParse(overrides.logLevel);
+  if (logLevelFlag?.success === false)
+    throw new ConfigError(`Invalid server configuration:\n  --log-level: one of ${LogLevelSchema.options.join(', ')}`);
   const dataDir = path.resolve(overrides.dataDir ?? e.SVC_DATA_DIR ?? defaultDataDir(env));
   const logFile = overrides.logFile || e.SVC_LOG_FILE || path.join(dataDir, LOG_FILE);
   const trustedProxies = splitList(e.SVC_TRUSTED_PROXIES);
@@ -245,7 +251,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     databaseFile: path.join(dataDir, 'svc.db'),
     host: overrides.host ?? e.HOST ?? '127.0.0.1',
     port: overrides.port ?? e.PORT,
-    logLevel: overrides.logLevel ?? e.SVC_LOG_LEVEL,
+    logLevel: logLevelFlag?.data ?? e.SVC_LOG_LEVEL,
     logFile: logFile === '-' ? null : path.resolve(logFile),
     publicUrl: e.SVC_PUBLIC_URL,
     admin: { email: e.SVC_ADMIN_EMAIL, password: e.SVC_ADMIN_PASSWORD },

@@ -282,6 +282,12 @@ describe('server configuration', () => {
       expect(() => loadConfig({}, { host })).toThrow(/--host: expected an IP address or a host name/);
     });
 
+    it('a --log-level override wins over SVC_LOG_LEVEL and is checked like it', () => {
+      expect(loadConfig({ SVC_LOG_LEVEL: 'warn' }, { logLevel: 'debug' }).logLevel).toBe('debug');
+      expect(loadConfig({ SVC_LOG_LEVEL: 'warn' }).logLevel).toBe('warn');
+      expect(() => loadConfig({}, { logLevel: 'loud' })).toThrow(/--log-level: one of fatal, error, warn, info, debug, trace, silent/);
+    });
+
     it.each([['127.0.0.1'], ['0.0.0.0'], ['::'], ['::1'], ['localhost'], ['svc.example.com']])('HOST %s is accepted', (host) => {
       expect(loadConfig({ HOST: host }).host).toBe(host);
     });

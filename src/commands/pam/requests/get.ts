@@ -3,8 +3,14 @@ import { pam } from '../../../client/endpoints.js';
 
 export default findableGetCommand(
   'Elevation request',
-  { def: pam.getRequest, pick: (answer) => answer.request },
-  { def: pam.listRequests, paged: true, items: (answer) => ({ data: answer.requests, pagination: answer.pagination }) },
+  {
+    get: async (call, id) => (await call(pam.getRequest, { params: { id } })).request,
+    list: async (call, query) => {
+      const answer = await call(pam.listRequests, { query });
+      return { data: answer.requests, pagination: answer.pagination };
+    },
+    paged: true,
+  },
   {
     summary: 'Show an elevation request: what was asked, on which device, and how it was decided',
     examples: ['<%= config.bin %> pam requests get 2a7c…', '<%= config.bin %> pam requests get 2a7c… --output json'],

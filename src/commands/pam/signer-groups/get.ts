@@ -3,7 +3,9 @@ import { pam } from '../../../client/endpoints.js';
 
 export default findableGetCommand(
   'Signer group',
-  { def: pam.getSignerGroup, pick: (answer) => answer.signerGroup },
-  { def: pam.listSignerGroups, items: (answer) => answer.signerGroups },
+  {
+    get: async (call, id) => (await call(pam.getSignerGroup, { params: { id } })).signerGroup,
+    list: async (call, query) => (await call(pam.listSignerGroups, { query })).signerGroups,
+  },
   { summary: 'Show a signer group', examples: ['<%= config.bin %> pam signer-groups get 4e8b…'] },
 );
