@@ -23,7 +23,8 @@ export const svcArgv = (args, nodeArgs = []) => [...nodeArgs, ...NODE_FLAGS, BIN
 export const ADMIN_EMAIL = 'bench@example.test';
 export const ADMIN_PASSWORD = 'Bench-Passw0rd!';
 
-/** This process's temp dir; removed, with every child still running killed, when the process exits. */
+/** This process's temp dir; removed, with every child still running killed, when the process exits (kept, and
+ * named on stderr, with BENCH_KEEP_TMP=1: a seeded database to look into). */
 export const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
 
 /** A module of dist/server (`npm run build` first), for the benches that run the app in their own process. */
@@ -55,7 +56,8 @@ export async function startInProcessApp(name) {
 export const children = new Set();
 process.on('exit', () => {
   for (const child of children) child.kill('SIGKILL');
-  fs.rmSync(tmp, { recursive: true, force: true });
+  if (process.env.BENCH_KEEP_TMP) console.error(`bench: kept ${tmp}`);
+  else fs.rmSync(tmp, { recursive: true, force: true });
 });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130));
 

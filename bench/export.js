@@ -19,7 +19,8 @@
 // Targets (the issue): ≥ 100,000 rows/s end to end (judged on the 1,000,000-row export); the CLI's and the server's peak RSS the same (within 15%)
 // for 100,000 and 1,000,000 rows. Environment: BENCH_EXPORT_ROWS, BENCH_EXPORT_SMALL_ROWS,
 // BENCH_EXPORT_MAX_SECONDS (per export, default 180), BENCH_CPU_PROF_DIR (when set, the servers and the CLIs of
-// the exports write V8 CPU profiles there: node --cpu-prof).
+// the exports write V8 CPU profiles there: node --cpu-prof), BENCH_KEEP_TMP=1 (keep the temp dir with the
+// seeded svc.db, named on stderr, for micro-benchmarks on real rows).
 /* global process, console, setTimeout, setInterval, clearTimeout, clearInterval, fetch */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

@@ -459,6 +459,34 @@ describe('platform audit log (03 §2.6, §4.4; 01 §6)', () => {
     expect(report2.firstBroken.id).toBe(other?.id);
   });
 
+  it('03§4.4 export: every matching entry once, oldest first, across read batches (1,000 and 1,001 rows; the header once)', async () => {
+    const w = await world({}, true);
+    const record = (count: number, action: string) =>
+      t.db.$client.transaction(() => {
+        for (let i = 0; i < count; i++)
+          recordAudit(t.db, systemContext(), { action, resourceType: 'test', resourceName: `row ${i} "quoted", naïve €` });
+      })();
+    record(1000, 'test.batch_a');
+    record(1001, 'test.batch_b');
+    for (const [action, count] of [
+      ['test.batch_a', 1000],
+      ['test.batch_b', 1001],
+    ] as const) {
+      const expected = t.db.select().from(auditLogs).where(eq(auditLogs.action, action)).orderBy(auditLogs.timestamp, auditLogs.id).all();
+      expect(expected).toHaveLength(count);
+      const csv = await send(t, w.tokens.system, 'GET', `/audit-logs/export?action=${action}`);
+      expect(csv.status).toBe(200);
+      const [header, ...records] = parseCsv(csv.text);
+      expect(header).toEqual([...AUDIT_EXPORT_COLUMNS]);
+      expect(records.map((r) => r[AUDIT_EXPORT_COLUMNS.indexOf('id')])).toEqual(expected.map((r) => r.id));
+      expect(records.every((r) => r[AUDIT_EXPORT_COLUMNS.indexOf('resourceName')]?.endsWith('"quoted", naïve €'))).toBe(true);
+      const jsonl = await send(t, w.tokens.system, 'GET', `/audit-logs/export?format=jsonl&action=${action}`);
+      const lines = jsonl.text.split('\n');
+      expect(lines.pop()).toBe('');
+      expect(lines.map((l) => (JSON.parse(l) as { id: string }).id)).toEqual(expected.map((r) => r.id));
+    }
+  });
+
   it('03§4.4 export: CSV (header, RFC 4180 quoting, formula neutralisation) and JSON lines; needs MFA and audit:export; is itself audited', async () => {
     const w = await world({}, true);
     const adminMfa = w.tokens.system;

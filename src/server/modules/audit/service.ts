@@ -10,6 +10,7 @@ import type { RequestContext } from '../../context.js';
 import { notFound, orgAccessDenied } from '../../errors.js';
 import { paged, preparedPage, readPage, type Paged } from '../../lib/paging.js';
 import { csvRecord } from '../../lib/csv.js';
+import { Utf8Builder } from '../../lib/utf8-builder.js';
 import { accessibleOrgIds, canAccessOrg } from '../tenancy/access.js';
 import { recordAudit, verifyChain, type ChainReport } from './recorder.js';
 
@@ -99,6 +100,9 @@ function shapeConditions(shape: string): SQL[] {
   }
   return parts;
 }
+
+/** Rows an export reads per statement and sends as one chunk. */
+const EXPORT_BATCH_ROWS = 500;
 
 const listOf = preparedShapes((db, shape) => {
   const where = and(...shapeConditions(shape));
@@ -209,12 +213,18 @@ export class AuditService {
     return row;
   }
 
-  /** Matching rows oldest first, read from the database in keyset-paged batches as the socket drains. */
+  /** Matching rows oldest first, read from the database in keyset-paged batches as the socket drains; each
+   * batch goes out as one chunk of bytes (lib/utf8-builder.ts), the CSV header in the first. */
   exportStream(ctx: RequestContext, filter: AuditFilter, format: 'csv' | 'jsonl'): Readable {
     const where = this.conditions(ctx, filter);
     const db = this.db;
-    async function* rows(): AsyncGenerator<AuditRow> {
+    const line =
+      format === 'jsonl'
+        ? (row: AuditRow) => `${JSON.stringify(Object.fromEntries(AUDIT_EXPORT_COLUMNS.map((c) => [c, row[c]])))}\n`
+        : (row: AuditRow) => csvRecord(AUDIT_EXPORT_COLUMNS.map((c) => row[c]));
+    async function* chunks(): AsyncGenerator<Buffer> {
       let after: { timestamp: string; id: string } | null = null;
+      let first = true;
       for (;;) {
         const keyset: SQL | undefined = after
           ? or(
@@ -227,30 +237,20 @@ export class AuditService {
           .from(auditLogs)
           .where(and(where, keyset))
           .orderBy(asc(auditLogs.timestamp), asc(auditLogs.id))
-          .limit(500)
+          .limit(EXPORT_BATCH_ROWS)
           .all();
-        if (batch.length === 0) return;
-        for (const row of batch) yield row;
+        const out = new Utf8Builder();
+        if (first && format === 'csv') out.append(csvRecord(AUDIT_EXPORT_COLUMNS));
+        first = false;
+        for (const row of batch) out.append(line(row));
+        if (out.byteLength > 0) yield out.bytes();
         const last: AuditRow | undefined = batch[batch.length - 1];
-        if (!last) return;
+        if (batch.length < EXPORT_BATCH_ROWS || !last) return;
         after = { timestamp: last.timestamp, id: last.id };
         await new Promise((resolve) => setImmediate(resolve));
       }
     }
-    if (format === 'jsonl') {
-      return Readable.from(
-        (async function* () {
-          for await (const row of rows())
-            yield `${JSON.stringify(Object.fromEntries(AUDIT_EXPORT_COLUMNS.map((c) => [c, row[c]])))}\n`;
-        })(),
-      );
-    }
-    return Readable.from(
-      (async function* () {
-        yield csvRecord(AUDIT_EXPORT_COLUMNS);
-        for await (const row of rows()) yield csvRecord(AUDIT_EXPORT_COLUMNS.map((c) => row[c]));
-      })(),
-    );
+    return Readable.from(chunks(), { objectMode: false });
   }
 
   /** An export is itself a data export worth auditing (03 §2.6 "data.export"): who pulled which entries. */

@@ -4,6 +4,7 @@ import type { Db } from '../../db/connection.js';
 import type { RequestContext } from '../../context.js';
 import { badRequest } from '../../errors.js';
 import { csvFields, csvRecord } from '../../lib/csv.js';
+import { Utf8Builder } from '../../lib/utf8-builder.js';
 import { recordAudit } from '../audit/recorder.js';
 import { requireSite } from '../tenancy/access.js';
 import { targetOrg } from './scope.js';
@@ -222,7 +223,7 @@ export class ElevationAuditExport {
         'cache-control': 'no-store',
       },
       contentType: query.format === 'jsonl' ? 'application/x-ndjson; charset=utf-8' : 'text/csv; charset=utf-8',
-      body: Buffer.from(query.format === 'jsonl' ? toJsonLines(rows, requests) : toCsv(rows, requests)),
+      body: query.format === 'jsonl' ? toJsonLines(rows, requests) : toCsv(rows, requests),
       rowCount: rows.length,
     };
   }
@@ -289,27 +290,28 @@ function parseDetails(value: string | number | null | undefined): unknown {
   }
 }
 
-function toJsonLines(events: Cells[], requests: Map<string, Cells>): string {
+function toJsonLines(events: Cells[], requests: Map<string, Cells>): Buffer {
   const requestFields = new Map<string, Record<string, unknown>>();
   for (const [id, cells] of requests)
     requestFields.set(id, Object.fromEntries(REQUEST_COLUMNS.map((column, i) => [column, cells[i]])));
-  let out = '';
+  const out = new Utf8Builder();
   for (const event of events) {
     const record: Record<string, unknown> = {};
     EVENT_COLUMNS.forEach((column, i) => {
       record[column] = i === DETAILS ? parseDetails(event[i]) : event[i];
     });
-    out += `${JSON.stringify(Object.assign(record, requestOf(requestFields, event)))}\n`;
+    out.append(`${JSON.stringify(Object.assign(record, requestOf(requestFields, event)))}\n`);
   }
-  return out;
+  return out.bytes();
 }
 
 /** A header on every page (even an empty one), details as its JSON text (lib/csv.ts). A request's fields are
  * formatted once per page and follow each of its events'. */
-function toCsv(events: Cells[], requests: Map<string, Cells>): string {
+function toCsv(events: Cells[], requests: Map<string, Cells>): Buffer {
   const requestFields = new Map<string, string>();
   for (const [id, cells] of requests) requestFields.set(id, csvFields(cells));
-  let out = csvRecord(ELEVATION_EXPORT_COLUMNS);
-  for (const event of events) out += `${csvFields(event)},${requestOf(requestFields, event)}\n`;
-  return out;
+  const out = new Utf8Builder();
+  out.append(csvRecord(ELEVATION_EXPORT_COLUMNS));
+  for (const event of events) out.append(`${csvFields(event)},${requestOf(requestFields, event)}\n`);
+  return out.bytes();
 }
