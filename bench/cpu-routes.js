@@ -22,7 +22,7 @@
 /* global process, console */
 import Database from 'better-sqlite3';
 import { api, distServer, printColumns, printMachine, round, startInProcessApp } from './common.js';
-import { routesOf, seed } from './routes.js';
+import { bearerOf, routesOf, seed } from './routes.js';
 
 const CALLS = Number(process.env.BENCH_CPU_CALLS ?? 2000);
 const UNCACHED = process.env.BENCH_CPU_UNCACHED === '1';
@@ -71,8 +71,7 @@ try {
   });
   const health = { name: 'health', method: 'GET', path: '/health', auth: 'none', url: '/health' };
   for (const route of [health, ...routesOf(s)]) {
-    const headers =
-      route.auth === 'key' ? { 'x-api-key': key } : route.auth === 'session' ? { authorization: `Bearer ${s.token}` } : {};
+    const headers = route.auth === 'key' ? { 'x-api-key': key } : bearerOf(route, s);
     const url_ = route.url ?? `/api/v1${route.path}`;
     let bytes = 0;
     const call = async () => {

@@ -6,7 +6,7 @@
 /* global process, console */
 import path from 'node:path';
 import { api, loadRun, startServer, tmp } from './common.js';
-import { routesOf, seed } from './routes.js';
+import { bearerOf, routesOf, seed } from './routes.js';
 
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_LOAD_CONNECTIONS ?? 50);
@@ -23,7 +23,7 @@ try {
     token: s.token,
     body: { orgId: s.orgId, name: 'bench-profile', scopes: ['*'], rateLimit: 100_000 },
   });
-  const headers = route.auth === 'key' ? { 'x-api-key': key.key } : { authorization: `Bearer ${s.token}` };
+  const headers = route.auth === 'key' ? { 'x-api-key': key.key } : bearerOf(route, s);
   const result = await loadRun(`${server.url}/api/v1${route.path}`, {
     connections: CONNECTIONS,
     seconds: SECONDS,

@@ -7,8 +7,9 @@
 //      /auth/register-partner: a partner admin whose permissions come from a role, as most callers' do), creates
 //      an organization with 20 sites, 10 invited users, a custom role, 5 PAM rules, an enrollment key, one enrolled
 //      agent/device with 20 elevation requests, one of each resource the other list/get families of the contract
-//      read (script, filter, group, webhook, alert channel, alert rule and its alert, PSA connection, access
-//      review, API key), and enables MFA (TOTP) to create the API keys: fresh keys with scope `*` (rate limit
+//      read (script and a run of it, filter, group, webhook, alert channel, alert rule and its alert, PSA
+//      connection, access review, API key, signer group, escalation policy, SSO provider, Slack and PSA integration
+//      settings), and enables MFA (TOTP) to create the API keys: fresh keys with scope `*` (rate limit
 //      100000/h, the spec's highest) per route and round, one for the warm-up and KEYS_PER_RUN that the measured
 //      run takes in turn request by request, so that no run ends in 429s (one key alone filled its hour within a
 //      warm-up and a 5 s run at 17,000 req/s).
@@ -186,6 +187,35 @@ export async function seed(url) {
     },
   });
   const review = await api(url, 'POST', '/access-reviews', { token, body: { name: 'Bench review' } });
+  const signerGroup = await api(url, 'POST', '/pam/signer-groups', {
+    token,
+    body: { orgId: org.id, name: 'Bench vendors', signers: ['Vendor 0', 'Vendor 1'] },
+  });
+  const policy = await api(url, 'POST', '/alerts/policies', {
+    token,
+    body: { orgId: org.id, name: 'Bench escalation', steps: [{ delayMinutes: 15, channelIds: [channel.id] }] },
+  });
+  // An OIDC provider with its endpoints given (no discovery), on the discard port: never signed in with.
+  const sso = await api(url, 'POST', '/sso/providers', {
+    token,
+    body: {
+      orgId: org.id,
+      type: 'oidc',
+      name: 'Bench IdP',
+      clientId: 'bench',
+      clientSecret: 'bench-client-secret',
+      authorizationUrl: 'https://127.0.0.1:9/authorize',
+      tokenUrl: 'https://127.0.0.1:9/token',
+      autoProvision: false,
+    },
+  });
+  const run = await api(url, 'POST', `/scripts/${script.id}/execute`, { token, body: { deviceIds: [deviceId] } });
+  // Settings for the integration reads that answer 404 while none are stored.
+  await api(url, 'POST', '/integrations/slack', { token, body: { orgId: org.id, webhookUrl: 'https://127.0.0.1:9/slack', channel: '#ops' } });
+  await api(url, 'POST', '/integrations/psa', {
+    token,
+    body: { orgId: org.id, provider: 'zendesk', baseUrl: 'https://127.0.0.1:9', credentials: { email: 'psa@bench.example', apiToken: 'bench-token' } },
+  });
   // An alert: the agent reports a sample over the rule's threshold; the pipeline raises it shortly after.
   const metrics = await fetch(`${url}/api/v1/agents/${agent.agentId}/metrics`, {
     method: 'POST',
@@ -226,7 +256,22 @@ export async function seed(url) {
     psaId: psa.id,
     reviewId: review.id,
     apiKeyId: apiKey.id,
+    signerGroupId: signerGroup.signerGroup.id,
+    policyId: policy.id,
+    ssoId: sso.data.id,
+    executionId: run.executions[0].executionId,
+    partnerId: registered.partner.id,
+    adminToken: admin.tokens.accessToken,
+    agentId: agent.agentId,
+    agentToken: agent.authToken,
   };
+}
+
+/** The headers of a route's caller other than an API key (`key` routes get theirs per run): the partner admin's
+ * session, the system administrator's, or the enrolled agent's token. */
+export function bearerOf(route, s) {
+  const token = { session: s.token, admin: s.adminToken, agent: s.agentToken }[route.auth];
+  return token === undefined ? {} : { authorization: `Bearer ${token}` };
 }
 
 /** The table: name, method, path, how it authenticates, and for writes the body. */
@@ -284,6 +329,59 @@ export function routesOf(s) {
     read('mobile devices', '/mobile/devices'),
     read('one mobile device metrics', `/mobile/devices/${s.deviceId}/metrics`),
     read('mobile summary', '/mobile/summary'),
+    // The rest of the contract's list and get routes (not /audit-logs/verify, which walks every chain, the exports,
+    // the public SSO flow and documents, or /health itself).
+    read('auth/me', '/auth/me', 'session'),
+    read('own partner', '/orgs/partners/me', 'session'),
+    read('partners list', '/orgs/partners', 'admin'),
+    read('one partner', `/orgs/partners/${s.partnerId}`, 'admin'),
+    read('user roles', '/users/roles'),
+    read('available permissions', '/roles/permissions/available'),
+    read('role users', `/roles/${s.roleId}/users`),
+    read('role effective permissions', `/roles/${s.roleId}/effective-permissions`),
+    read('audit list (/audit-logs)', '/audit-logs'),
+    read('audit search', '/audit-logs/search?q=site'),
+    read('device metrics', `/devices/${s.deviceId}/metrics`),
+    read('pam signer groups', '/pam/signer-groups'),
+    read('one signer group', `/pam/signer-groups/${s.signerGroupId}`),
+    read('pam config', '/pam/config'),
+    read('pam approver devices', '/pam/approver-devices', 'session'),
+    read('webhook deliveries', `/webhooks/${s.webhookId}/deliveries`),
+    read('alert templates', '/alert-templates/templates'),
+    read('built-in alert templates', '/alert-templates/templates/built-in'),
+    read('one alert template', `/alert-templates/templates/${CPU_HIGH_TEMPLATE}`),
+    read('alert correlations', '/alert-templates/correlations'),
+    read('alert correlation groups', '/alert-templates/correlations/groups'),
+    ...(s.alertId ? [read("one alert's correlations", `/alert-templates/correlations/${s.alertId}`)] : []),
+    read('alert rules (/alerts/rules)', '/alerts/rules'),
+    read('one alert rule (/alerts/rules)', `/alerts/rules/${s.alertRuleId}`),
+    read('escalation policies', '/alerts/policies'),
+    read('one escalation policy', `/alerts/policies/${s.policyId}`),
+    read('sso presets', '/sso/presets'),
+    read('sso providers', '/sso/providers'),
+    read('one sso provider', `/sso/providers/${s.ssoId}`),
+    read('psa connection tickets', `/psa/connections/${s.psaId}/tickets`),
+    read('psa tickets', '/psa/tickets'),
+    read('group membership log', `/groups/${s.groupId}/membership-log`),
+    read('device groups', '/device-groups'),
+    read('one device group', `/device-groups/${s.groupId}`),
+    read('device group devices', `/device-groups/${s.groupId}/devices`),
+    read('device group membership log', `/device-groups/${s.groupId}/membership-log`),
+    read('devices with a tag', '/tags/devices?tag=bench'),
+    read('search', '/search?q=bench', 'session'),
+    read('communication integrations', '/integrations/communication'),
+    read('monitoring integrations', '/integrations/monitoring'),
+    read('ticketing integrations', '/integrations/ticketing'),
+    read('psa integration', '/integrations/psa'),
+    read('agent command poll', `/agents/${s.agentId}/commands`, 'agent'),
+    read('script library', '/scripts/system-library'),
+    read('script executions', `/scripts/${s.scriptId}/executions`),
+    read('one script execution', `/scripts/executions/${s.executionId}`),
+    read('custom fields', '/custom-fields'),
+    read('mobile alert inbox', '/mobile/alerts/inbox'),
+    read('mobile pending approvals', '/mobile/approvals/pending', 'session'),
+    read('mobile pending count', '/mobile/approvals/pending/count', 'session'),
+    read('one mobile approval', `/mobile/approvals/${s.requestId}`, 'session'),
     {
       name: 'create site',
       method: 'POST',
@@ -340,8 +438,7 @@ async function main() {
     for (let n = 0; n < ROUNDS; n++) {
       for (const route of routes) {
         const byKey = route.auth === 'key';
-        const auth = byKey ? {} : { authorization: `Bearer ${s.token}` };
-        const headers = { ...auth, ...ENCODING_HEADERS };
+        const headers = { ...bearerOf(route, s), ...ENCODING_HEADERS };
         const target = `${server.url}/api/v1${route.path}`;
         const keyed = async (count) => {
           if (!byKey) return undefined;

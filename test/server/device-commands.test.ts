@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { useWorld } from '../helpers/world.js';
 import { auditLogs, deviceCommands } from '../../src/server/db/schema/index.js';
 import { type TestApp } from '../helpers/server.js';
@@ -107,5 +107,11 @@ describe('device commands and the agent command channel (03 §4.7, 05 wire notes
     expect((await waiting).map((c) => c.id)).toEqual([id]);
     expect(Date.now() - started).toBeLessThan(2000);
     expect((await t.call('GET', `${API}/agents/${agent.agentId}/commands?wait=31`, { token: agent.token })).status).toBe(400);
+  });
+
+  it('a poll is never answered from kept GET answers: each one reaches the service (which hands out, or long-polls)', async () => {
+    const fetches = vi.spyOn(t.services.deviceCommands, 'fetchForAgent');
+    for (let i = 0; i < 3; i++) expect(await agent.fetch()).toEqual([]);
+    expect(fetches).toHaveBeenCalledTimes(3);
   });
 });

@@ -113,8 +113,10 @@ export function bind<E extends EndpointDef>(app: FastifyInstance, deps: BindDeps
   const statusOf = (reply: FastifyReply) =>
     reply.statusCode !== 200 && def.responses[reply.statusCode] ? reply.statusCode : status;
   // An authenticated GET answer is a function of the database, the caller and the parsed input (and, within the
-  // cache's max age, of the clock): kept until the next write. Public routes (health) are left alone.
-  const responses = def.method === 'GET' && !raw && !def.auth.public ? deps.responses : undefined;
+  // cache's max age, of the clock): kept until the next write. Public routes (health) are left alone, and so are
+  // agents' routes: an agent's command poll hands commands out and long-polls (`wait`), which a kept empty
+  // answer would skip.
+  const responses = def.method === 'GET' && !raw && !def.auth.public && !def.auth.agent ? deps.responses : undefined;
   const routeKey = `${def.method} ${fullPath(def)}`;
 
   const respond = async (input: HandlerInput<E>): Promise<{ status: number; body: unknown }> => {

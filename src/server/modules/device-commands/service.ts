@@ -6,6 +6,7 @@ import type { Db } from '../../db/connection.js';
 import { deviceCommands } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { badRequest, conflict, notFound } from '../../errors.js';
+import { preparedQueries } from '../../db/prepared.js';
 import { paged, preparedPages, type Paged } from '../../lib/paging.js';
 import type { SecretBox } from '../../security/crypto.js';
 import { recordAudit } from '../audit/recorder.js';
@@ -53,6 +54,23 @@ export function maskSecrets(text: string | undefined, secrets: readonly string[]
 const commandPageOf = preparedPages(deviceCommands, [desc(deviceCommands.createdAt), desc(deviceCommands.id)], (shape) =>
   and(eq(deviceCommands.deviceId, sql.placeholder('deviceId')), shape.includes('s') ? eq(deviceCommands.status, sql.placeholder('status')) : undefined),
 );
+
+/** What an agent's poll reads (the hottest read of an agent), prepared once per database. */
+const commandQueries = preparedQueries((db) => ({
+  pendingOf: db
+    .select()
+    .from(deviceCommands)
+    .where(and(eq(deviceCommands.deviceId, sql.placeholder('deviceId')), eq(deviceCommands.status, 'pending')))
+    .orderBy(asc(deviceCommands.createdAt), asc(deviceCommands.id))
+    .limit(sql.placeholder('limit'))
+    .prepare(),
+  anyPending: db
+    .select({ id: deviceCommands.id })
+    .from(deviceCommands)
+    .where(and(eq(deviceCommands.deviceId, sql.placeholder('deviceId')), eq(deviceCommands.status, 'pending')))
+    .limit(1)
+    .prepare(),
+}));
 
 /**
  * Commands for a device's agent (03 §4.7, 05 wire notes 4.7): queued by users (`POST /devices/:id/commands`) or
@@ -121,14 +139,10 @@ export class DeviceCommandsService {
   }
 
   private handOut(deviceId: string, limit: number) {
+    // Most polls find nothing: a plain read answers those without a transaction; the transaction reads again.
+    if (commandQueries(this.db).anyPending.get({ deviceId }) === undefined) return [];
     return this.db.$client.transaction(() => {
-      const pending = this.db
-        .select()
-        .from(deviceCommands)
-        .where(and(eq(deviceCommands.deviceId, deviceId), eq(deviceCommands.status, 'pending')))
-        .orderBy(asc(deviceCommands.createdAt), asc(deviceCommands.id))
-        .limit(limit)
-        .all();
+      const pending = commandQueries(this.db).pendingOf.all({ deviceId, limit });
       if (pending.length === 0) return [];
       const now = isoNow();
       const sent = this.db

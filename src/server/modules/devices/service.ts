@@ -28,6 +28,13 @@ const inGroupsJson = sql`(${devices.id} IN (SELECT ${deviceGroupMembers.deviceId
 /** The read paths of one device, prepared once per database (db/prepared.ts). */
 const deviceQueries = preparedQueries((db) => ({
   byId: db.select().from(devices).where(eq(devices.id, sql.placeholder('id'))).prepare(),
+  // Every agent request finds its device by agent id: what the agent routes need of it, or (a heartbeat) all of it.
+  byAgentId: db
+    .select({ id: devices.id, orgId: devices.orgId, siteId: devices.siteId, status: devices.status, agentId: devices.agentId, hostname: devices.hostname })
+    .from(devices)
+    .where(eq(devices.agentId, sql.placeholder('agentId')))
+    .prepare(),
+  rowByAgentId: db.select().from(devices).where(eq(devices.agentId, sql.placeholder('agentId'))).prepare(),
   inGroups: db.select({ id: devices.id }).from(devices).where(and(eq(devices.id, sql.placeholder('id')), inGroupsJson)).prepare(),
 }));
 
@@ -328,18 +335,7 @@ export class DevicesService {
 
   /** The device of an agent id, if any (decommissioned ones included: the caller decides). */
   byAgentId(agentId: string): Pick<DeviceRow, 'id' | 'orgId' | 'siteId' | 'status' | 'agentId' | 'hostname'> | undefined {
-    return this.db
-      .select({
-        id: devices.id,
-        orgId: devices.orgId,
-        siteId: devices.siteId,
-        status: devices.status,
-        agentId: devices.agentId,
-        hostname: devices.hostname,
-      })
-      .from(devices)
-      .where(eq(devices.agentId, agentId))
-      .get();
+    return deviceQueries(this.db).byAgentId.get({ agentId });
   }
 
   /** The devices of an organization the alert evaluator checks (not decommissioned; only `ids` when given), with
@@ -390,7 +386,7 @@ export class DevicesService {
   /** A heartbeat: last seen now, and the reported state unless an administrator has quarantined the device.
    * Heartbeats are not audited (one a minute per device would drown the log). */
   heartbeat(ctx: RequestContext, agentId: string, body: z.infer<typeof AgentHeartbeatSchema>) {
-    const device = this.db.select().from(devices).where(eq(devices.agentId, agentId)).get();
+    const device = deviceQueries(this.db).rowByAgentId.get({ agentId });
     if (!device || device.status === 'decommissioned' || ctx.caller.agentId !== agentId) throw notFound('Agent not found');
     // The agent's own health words (ok, warning, error) all say "alive": the device is online (issue 15 item 10).
     const reported = body.status === undefined || isAgentHealth(body.status) ? 'online' : body.status;

@@ -13,7 +13,7 @@ import type {
 } from '../../../contract/tenancy.js';
 import type { PageQuerySchema } from '../../../contract/common.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, insertRow, preparedShapes, updateRow } from '../../db/prepared.js';
+import { inJson, insertRow, preparedQueries, preparedShapes, updateRow } from '../../db/prepared.js';
 import { organizations, partnerUsers, partners, sites } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { badRequest, conflict, fieldError, forbidden, notFound, siteAccessDenied } from '../../errors.js';
@@ -101,6 +101,15 @@ function prepareSiteLists(db: Db) {
 }
 type SiteLists = ReturnType<typeof prepareSiteLists>;
 
+
+/** Every agent's authentication reads its partner (devices/service.ts): prepared once per database. */
+const partnerQueries = preparedQueries((db) => ({
+  livePartner: db
+    .select()
+    .from(partners)
+    .where(and(eq(partners.id, sql.placeholder('id')), isNull(partners.deletedAt)))
+    .prepare(),
+}));
 /** Partners, organizations and sites (01 §2.3-2.5, §4.3), every query limited to the caller's reach. */
 export class TenancyService {
   private readonly siteQueries: SiteLists;
@@ -121,11 +130,7 @@ export class TenancyService {
   }
 
   getPartner(id: string): Partner {
-    const partner = this.db
-      .select()
-      .from(partners)
-      .where(and(eq(partners.id, id), isNull(partners.deletedAt)))
-      .get();
+    const partner = partnerQueries(this.db).livePartner.get({ id });
     if (!partner) throw notFound('Partner not found');
     return partner;
   }
