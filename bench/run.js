@@ -17,8 +17,9 @@
 //   GET /api/v1/orgs/sites      by X-API-Key, an organization of 20 sites  req/s ≥ 0.5× GET /health of the same
 //                                                                          server; p99 < 25 ms at 50 connections
 //   server RSS under load       VmRSS every 200 ms through the load                                (< 150 MB)
-// Routes (bench/routes.js, in a process of its own): some twenty list, get and write routes by API key or session,
-// each against a /health run just before it, with a fresh key per route (its header lists what and how).
+// Routes (bench/routes.js, in a process of its own): every list and get route of the contract and two writes, by
+// API key, session or agent token, each against a /health run just before it, with fresh keys per route (its
+// header lists what and how; some 22 minutes).
 // Export (bench/export.js, in a process of its own): 1,000,000 elevation audit events, then
 // `svc pam export --format csv --out FILE` against the local server: ≥ 100,000 rows/s end to end, and the CLI's and
 // the server's peak RSS within 15% between 100,000 and 1,000,000 rows (its environment is described there).
