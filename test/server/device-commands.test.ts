@@ -109,7 +109,7 @@ describe('device commands and the agent command channel (03 §4.7, 05 wire notes
     expect((await t.call('GET', `${API}/agents/${agent.agentId}/commands?wait=31`, { token: agent.token })).status).toBe(400);
   });
 
-  it('a poll is never answered from kept GET answers: each one reaches the service (which hands out, or long-polls)', async () => {
+  it('03§4.7 a poll is never answered from kept GET answers: each one reaches the service (which hands out, or long-polls)', async () => {
     const fetches = vi.spyOn(t.services.deviceCommands, 'fetchForAgent');
     for (let i = 0; i < 3; i++) expect(await agent.fetch()).toEqual([]);
     expect(fetches).toHaveBeenCalledTimes(3);

@@ -56,21 +56,19 @@ const commandPageOf = preparedPages(deviceCommands, [desc(deviceCommands.created
 );
 
 /** What an agent's poll reads (the hottest read of an agent), prepared once per database. */
-const commandQueries = preparedQueries((db) => ({
-  pendingOf: db
-    .select()
-    .from(deviceCommands)
-    .where(and(eq(deviceCommands.deviceId, sql.placeholder('deviceId')), eq(deviceCommands.status, 'pending')))
-    .orderBy(asc(deviceCommands.createdAt), asc(deviceCommands.id))
-    .limit(sql.placeholder('limit'))
-    .prepare(),
-  anyPending: db
-    .select({ id: deviceCommands.id })
-    .from(deviceCommands)
-    .where(and(eq(deviceCommands.deviceId, sql.placeholder('deviceId')), eq(deviceCommands.status, 'pending')))
-    .limit(1)
-    .prepare(),
-}));
+const commandQueries = preparedQueries((db) => {
+  const pendingOfDevice = and(eq(deviceCommands.deviceId, sql.placeholder('deviceId')), eq(deviceCommands.status, 'pending'));
+  return {
+    pendingOf: db
+      .select()
+      .from(deviceCommands)
+      .where(pendingOfDevice)
+      .orderBy(asc(deviceCommands.createdAt), asc(deviceCommands.id))
+      .limit(sql.placeholder('limit'))
+      .prepare(),
+    anyPending: db.select({ id: deviceCommands.id }).from(deviceCommands).where(pendingOfDevice).limit(1).prepare(),
+  };
+});
 
 /**
  * Commands for a device's agent (03 §4.7, 05 wire notes 4.7): queued by users (`POST /devices/:id/commands`) or

@@ -101,7 +101,6 @@ function prepareSiteLists(db: Db) {
 }
 type SiteLists = ReturnType<typeof prepareSiteLists>;
 
-
 /** Every agent's authentication reads its partner (devices/service.ts): prepared once per database. */
 const partnerQueries = preparedQueries((db) => ({
   livePartner: db
@@ -110,6 +109,7 @@ const partnerQueries = preparedQueries((db) => ({
     .where(and(eq(partners.id, sql.placeholder('id')), isNull(partners.deletedAt)))
     .prepare(),
 }));
+
 /** Partners, organizations and sites (01 §2.3-2.5, §4.3), every query limited to the caller's reach. */
 export class TenancyService {
   private readonly siteQueries: SiteLists;
