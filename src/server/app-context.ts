@@ -18,6 +18,7 @@ import type { AlertRulesService } from './modules/alerts/rules-service.js';
 import type { ApiKeyAuthenticator } from './modules/api-keys/authenticator.js';
 import type { ApiKeysService } from './modules/api-keys/service.js';
 import type { AuditService } from './modules/audit/service.js';
+import type { AgentAuthenticator } from './modules/devices/agent-authenticator.js';
 import type { DevicesService } from './modules/devices/service.js';
 import type { EnrollmentKeysService } from './modules/enrollment-keys/service.js';
 import type { AccountService } from './modules/identity/account-service.js';
@@ -65,6 +66,7 @@ export interface Services {
   apiKeyAuth: ApiKeyAuthenticator;
   enrollmentKeys: EnrollmentKeysService;
   devices: DevicesService;
+  agentAuth: AgentAuthenticator;
   mailer: Mailer;
   sms: SmsSender;
   directory: Directory;

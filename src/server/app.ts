@@ -38,6 +38,7 @@ import { ApiKeysService } from './modules/api-keys/service.js';
 import { registerAuditRoutes } from './modules/audit/routes.js';
 import { AuditService } from './modules/audit/service.js';
 import { registerDeviceRoutes } from './modules/devices/routes.js';
+import { AgentAuthenticator } from './modules/devices/agent-authenticator.js';
 import { DevicesService } from './modules/devices/service.js';
 import { registerEnrollmentKeyRoutes } from './modules/enrollment-keys/routes.js';
 import { EnrollmentKeysService } from './modules/enrollment-keys/service.js';
@@ -209,6 +210,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     apiKeyAuth,
     enrollmentKeys,
     devices,
+    agentAuth: new AgentAuthenticator(db),
     mailer,
     sms,
     directory,
@@ -252,7 +254,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   const resolvers: CredentialResolvers = {
     session: (token) => auth.callerForAccessToken(token),
     apiKey: async (key) => apiKeyAuth.authenticate(key),
-    agent: async (token) => services.devices.authenticateAgent(token),
+    agent: async (token) => services.agentAuth.authenticate(token),
   };
   installErrorHandler(app, createNotFoundKeyCheck(resolvers));
   const clientIp = clientIpResolver(isTrusted, config.trustedProxies.length > 0);

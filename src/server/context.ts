@@ -24,6 +24,8 @@ export interface Caller {
   sessionId: string | null;
   apiKeyId: string | null;
   agentId: string | null;
+  /** The device of an agent caller (its agentId's). */
+  deviceId: string | null;
   partnerStatus: string | null;
 }
 
@@ -56,6 +58,7 @@ export function systemContext(requestId = 'system'): RequestContext {
       sessionId: null,
       apiKeyId: null,
       agentId: null,
+      deviceId: null,
       partnerStatus: null,
     },
     ip: null,

@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { eq } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { STATEMENT_CACHE_SIZE, applyMigrations, keepStatements, openDatabase, type Db } from '../../src/server/db/connection.js';
+import { STATEMENT_CACHE_SIZE, applyMigrations, keepStatements, openDatabase, plannedOnce, type Db } from '../../src/server/db/connection.js';
 import { sites } from '../../src/server/db/schema/index.js';
 
 /** db/connection.ts: every connection keeps its compiled statements by SQL text, so drizzle's one-call queries
@@ -82,5 +82,26 @@ describe('statements kept by SQL text (db/connection.ts)', () => {
       sqlite.close();
     }
     expect(STATEMENT_CACHE_SIZE).toBeGreaterThanOrEqual(256);
+  });
+
+  it('a LIMIT parameter is compiled as `LIMIT +?` (the planner reads a plain one and recompiles at each bind); pages read the same', () => {
+    expect(plannedOnce('select "id" from "sites" order by "name" limit ? offset ?')).toBe('select "id" from "sites" order by "name" limit +? offset ?');
+    expect(plannedOnce('SELECT * FROM (SELECT a FROM t LIMIT ?) LIMIT ?')).toBe('SELECT * FROM (SELECT a FROM t LIMIT +?) LIMIT +?');
+    // Only the clause: a column whose name ends in "limit" and a literal limit are left as they are.
+    expect(plannedOnce('SELECT rate_limit ?, x FROM t LIMIT 5')).toBe('SELECT rate_limit ?, x FROM t LIMIT 5');
+
+    const sqlite = db.$client;
+    sqlite.exec("CREATE TABLE pages (n INTEGER PRIMARY KEY); INSERT INTO pages (n) VALUES (1), (2), (3), (4), (5)");
+    const page = sqlite.prepare<[number, number], number>('SELECT n FROM pages ORDER BY n LIMIT ? OFFSET ?');
+    expect(page.source).toBe('SELECT n FROM pages ORDER BY n LIMIT +? OFFSET ?');
+    const read = (limit: number, offset: number) => page.pluck().all(limit, offset);
+    expect(read(2, 0)).toEqual([1, 2]);
+    expect(read(2, 4)).toEqual([5]);
+    expect(read(0, 0)).toEqual([]);
+    expect(read(-1, 3)).toEqual([4, 5]); // a negative limit is no limit, as in SQLite
+    // drizzle's `.limit(n)` binds n: the same rewrite, the same rows.
+    const query = db.select({ name: sites.name }).from(sites).orderBy(asc(sites.name)).limit(2);
+    expect(query.toSQL().sql).toMatch(/limit \?$/);
+    expect(query.all()).toEqual([]);
   });
 });

@@ -33,6 +33,16 @@ export function openDatabase(file: string): Db {
   return drizzle({ client: sqlite, schema, casing: 'snake_case' });
 }
 
+/**
+ * The statement to compile for `source`: its `LIMIT ?` written `LIMIT +?` (the same value). SQLite's planner reads
+ * the value bound to a plain `LIMIT ?`, so it marks the statement to be compiled again whenever that parameter is
+ * bound, which better-sqlite3 does on every call: each page query was compiled anew on each request (a page of
+ * devices joined to their organization cost ~70 µs instead of ~24 here). The planner does not look into `+?`.
+ */
+export function plannedOnce(source: string): string {
+  return source.replace(/\blimit \?/gi, (limit) => `${limit.slice(0, -1)}+?`);
+}
+
 /** How many compiled statements a connection keeps by SQL text (the least recently used one goes first). */
 export const STATEMENT_CACHE_SIZE = 512;
 
@@ -57,7 +67,7 @@ export function keepStatements(sqlite: Database.Database, size = STATEMENT_CACHE
       if (stmt.reader) stmt.raw(false).pluck(false).expand(false);
       return stmt;
     }
-    const fresh = compile(source);
+    const fresh = compile(plannedOnce(source));
     if (!stmt) {
       if (kept.size >= size) kept.delete(kept.keys().next().value as string);
       kept.set(source, fresh);

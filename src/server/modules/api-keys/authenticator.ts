@@ -1,5 +1,6 @@
 import { API_KEY_PATTERN, type ApiKeyStatus } from '../../../contract/api-keys.js';
 import type { Db } from '../../db/connection.js';
+import { countWrites, type WatchedTable } from '../../db/write-counter.js';
 import type { Caller } from '../../context.js';
 import { unauthorized } from '../../errors.js';
 import { ReadCache } from '../../lib/read-cache.js';
@@ -48,31 +49,17 @@ function sameRow(a: KeyAuthRow, b: KeyAuthRow): boolean {
 }
 
 /**
- * The writes of this connection that can change what a key authenticates as, counted by TEMP triggers (this
- * connection's own, no migration): the key's row (but not usage_count / last_used_at, written every second by
- * the usage flush), its organization's and its partner's rows. Every other write (a site created, an alert
- * raised) leaves the kept keys alone. A rolled-back write takes its count back with it, and the data too.
- * Writes by another connection are seen through `data_version` and drop every kept key (lib/read-cache.ts: from the
- * next event-loop turn, at most a millisecond later).
+ * The writes of this connection that can change what a key authenticates as (db/write-counter.ts): the key's row
+ * (but not usage_count / last_used_at, written every second by the usage flush), its organization's and its
+ * partner's rows. Every other write (a site created, an alert raised) leaves the kept keys alone. Writes by another
+ * connection are seen through `data_version` and drop every kept key (lib/read-cache.ts: from the next event-loop
+ * turn, at most a millisecond later).
  */
-const KEY_WRITES_SQL = 'SELECT n FROM temp.svc_key_auth_writes';
-const KEY_COLUMNS = 'id, org_id, name, scopes, expires_at, rate_limit, status, created_by, key_hash';
-function countKeyWrites(sqlite: Db['$client']): void {
-  const bump = 'BEGIN UPDATE temp.svc_key_auth_writes SET n = n + 1; END';
-  sqlite.exec(`
-    CREATE TEMP TABLE IF NOT EXISTS svc_key_auth_writes (n INTEGER NOT NULL);
-    INSERT INTO temp.svc_key_auth_writes (n) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM temp.svc_key_auth_writes);
-    CREATE TEMP TRIGGER IF NOT EXISTS svc_key_auth_key_update AFTER UPDATE OF ${KEY_COLUMNS} ON api_keys ${bump};
-    CREATE TEMP TRIGGER IF NOT EXISTS svc_key_auth_key_delete AFTER DELETE ON api_keys ${bump};
-    CREATE TEMP TRIGGER IF NOT EXISTS svc_key_auth_key_insert AFTER INSERT ON api_keys ${bump};
-    CREATE TEMP TRIGGER IF NOT EXISTS svc_key_auth_org_update AFTER UPDATE ON organizations ${bump};
-    CREATE TEMP TRIGGER IF NOT EXISTS svc_key_auth_org_delete AFTER DELETE ON organizations ${bump};
-    CREATE TEMP TRIGGER IF NOT EXISTS svc_key_auth_org_insert AFTER INSERT ON organizations ${bump};
-    CREATE TEMP TRIGGER IF NOT EXISTS svc_key_auth_partner_update AFTER UPDATE ON partners ${bump};
-    CREATE TEMP TRIGGER IF NOT EXISTS svc_key_auth_partner_delete AFTER DELETE ON partners ${bump};
-    CREATE TEMP TRIGGER IF NOT EXISTS svc_key_auth_partner_insert AFTER INSERT ON partners ${bump};
-  `);
-}
+const KEY_WRITES: readonly WatchedTable[] = [
+  { table: 'api_keys', columns: ['id', 'org_id', 'name', 'scopes', 'expires_at', 'rate_limit', 'status', 'created_by', 'key_hash'] },
+  { table: 'organizations' },
+  { table: 'partners' },
+];
 
 /** A key found by its hash, and the caller it acts as. */
 interface KnownKey {
@@ -101,6 +88,7 @@ function keyCaller(row: KeyAuthRow): Caller {
     sessionId: null,
     apiKeyId: row.id,
     agentId: null,
+    deviceId: null,
     partnerStatus,
   };
 }
@@ -141,8 +129,7 @@ export class ApiKeyAuthenticator {
          LEFT JOIN partners p ON p.id = o.partner_id
         WHERE k.key_hash = ?`,
     );
-    countKeyWrites(db.$client);
-    this.keysByHash = new ReadCache<KnownKey>(db.$client, KEPT_KEYS, Infinity, KEY_WRITES_SQL);
+    this.keysByHash = new ReadCache<KnownKey>(db.$client, KEPT_KEYS, Infinity, countWrites(db.$client, 'key_auth', KEY_WRITES));
     this.markExpired = db.$client.prepare<[string, string]>(
       "UPDATE api_keys SET status = 'expired', updated_at = ? WHERE id = ? AND status = 'active'",
     );

@@ -7,6 +7,6 @@ export function registerDeviceCommandRoutes({ route, services }: ModuleContext):
   const commands = services.deviceCommands;
   route(d.create, ({ ctx, params, body }) => commands.create(ctx, params.id, body));
   route(d.list, ({ ctx, params, query }) => commands.list(ctx, params.id, query));
-  route(a.fetch, ({ params, query }) => commands.fetchForAgent(params.id, query));
-  route(a.result, ({ params, body }) => commands.reportResult(params.id, params.commandId, body));
+  route(a.fetch, ({ ctx, params, query }) => commands.fetchForAgent(ctx, params.id, query));
+  route(a.result, ({ ctx, params, body }) => commands.reportResult(ctx, params.id, params.commandId, body));
 }

@@ -70,6 +70,14 @@ const commandQueries = preparedQueries((db) => {
   };
 });
 
+/** The device of the agent calling: the guard has matched its token to the path's agent (01 §5.13), and a
+ * decommissioned device's token no longer authenticates. */
+function ownDevice(ctx: RequestContext, agentId: string): string {
+  const { caller } = ctx;
+  if (caller.kind !== 'agent' || caller.agentId !== agentId || caller.deviceId === null) throw notFound('Agent not found');
+  return caller.deviceId;
+}
+
 /**
  * Commands for a device's agent (03 §4.7, 05 wire notes 4.7): queued by users (`POST /devices/:id/commands`) or
  * by modules (script runs), fetched by the agent with its token, their results reported back. Durable: a command
@@ -125,12 +133,11 @@ export class DeviceCommandsService {
   }
 
   /** The agent's fetch: its pending commands, oldest first, marked sent; waits up to `wait` seconds for one. */
-  async fetchForAgent(agentId: string, query: z.infer<typeof AgentCommandQuerySchema>) {
-    const device = this.devices.byAgentId(agentId);
-    if (!device || device.status === 'decommissioned') throw notFound('Agent not found');
+  async fetchForAgent(ctx: RequestContext, agentId: string, query: z.infer<typeof AgentCommandQuerySchema>) {
+    const deviceId = ownDevice(ctx, agentId);
     const deadline = Date.now() + (query.wait ?? 0) * 1000;
     for (;;) {
-      const handed = this.handOut(device.id, query.limit ?? 10);
+      const handed = this.handOut(deviceId, query.limit ?? 10);
       if (handed.length > 0 || Date.now() + POLL_MS > deadline) return { commands: handed };
       await sleep(POLL_MS);
     }
@@ -159,14 +166,13 @@ export class DeviceCommandsService {
   }
 
   /** The agent's report. Secret values are masked out of the output before anything is stored. */
-  reportResult(agentId: string, commandId: string, body: z.infer<typeof AgentCommandResultSchema>): { success: true } {
-    const device = this.devices.byAgentId(agentId);
-    if (!device) throw notFound('Agent not found');
+  reportResult(ctx: RequestContext, agentId: string, commandId: string, body: z.infer<typeof AgentCommandResultSchema>): { success: true } {
+    const deviceId = ownDevice(ctx, agentId);
     return this.db.$client.transaction(() => {
       const command = this.db
         .select()
         .from(deviceCommands)
-        .where(and(eq(deviceCommands.id, commandId), eq(deviceCommands.deviceId, device.id)))
+        .where(and(eq(deviceCommands.id, commandId), eq(deviceCommands.deviceId, deviceId)))
         .get();
       if (!command) throw notFound('Command not found');
       if (TERMINAL.includes(command.status)) throw conflict(`Command is already ${command.status}`, 'COMMAND_FINISHED');

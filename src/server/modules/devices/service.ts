@@ -6,7 +6,7 @@ import type { DeviceListQuerySchema, DeviceUpdateSchema } from '../../../contrac
 import type { Db } from '../../db/connection.js';
 import { inJson, preparedQueries, preparedShapes } from '../../db/prepared.js';
 import { deviceGroupMembers, devices } from '../../db/schema/index.js';
-import { systemContext, type Caller, type RequestContext } from '../../context.js';
+import { systemContext, type RequestContext } from '../../context.js';
 import { DomainError, badRequest, forbidden, notFound, partnerInactive, unauthorized } from '../../errors.js';
 import { publishEvent } from '../../jobs/queue.js';
 import { namesById } from '../../lib/names.js';
@@ -19,6 +19,7 @@ import type { EnrollmentKeysService } from '../enrollment-keys/service.js';
 import { compileFilter, inDeviceGroups, likeEscape, type FilterCondition } from '../filters/compile.js';
 import { accessibleOrgIds, requireOrg, requireSite } from '../tenancy/access.js';
 import type { TenancyService } from '../tenancy/service.js';
+import { agentCaller } from './agent-authenticator.js';
 import { inventoryColumns } from './inventory.js';
 import { decodeCursor, deviceOut, type DeviceOut, encodeCursor, mergeCustomFields, parseInlineFilter, sortKey, sortValue, type DeviceRow } from './out.js';
 
@@ -138,57 +139,17 @@ function isAgentHealth(status: string): status is (typeof AGENT_HEALTH)[number] 
   return (AGENT_HEALTH as readonly string[]).includes(status);
 }
 
-interface AgentAuthRow {
-  id: string;
-  agentId: string;
-  orgId: string;
-  siteId: string | null;
-  partnerId: string;
-  hostname: string;
-  status: DeviceRow['status'];
-}
-
-/** The context of an agent's own request: attribution as the agent, organization scope, no permissions. */
-function agentCaller(device: Pick<AgentAuthRow, 'agentId' | 'orgId' | 'siteId' | 'hostname'>, partnerId: string | null, partnerStatus: string | null): Caller {
-  return {
-    kind: 'agent',
-    userId: null,
-    email: null,
-    name: device.hostname,
-    scope: 'organization',
-    partnerId,
-    orgId: device.orgId,
-    orgAccess: null,
-    orgIds: null,
-    siteIds: device.siteId ? [device.siteId] : [],
-    deviceGroupIds: null,
-    roleId: null,
-    permissions: [],
-    mfa: false,
-    sessionId: null,
-    apiKeyId: null,
-    agentId: device.agentId,
-    partnerStatus,
-  };
-}
-
 /**
- * Devices and their agents (01 §1, 04 wire notes "Enrollment keys and agents"): enrollment with a key,
- * the agent bearer token, heartbeats, and the scoped device reads and decommissioning.
+ * Devices and their agents (01 §1, 04 wire notes "Enrollment keys and agents"): enrollment with a key (the
+ * token it gives is checked by agent-authenticator.ts), heartbeats, and the scoped device reads and
+ * decommissioning.
  */
 export class DevicesService {
-  private readonly byTokenHash;
-
   constructor(
     private readonly db: Db,
     private readonly tenancy: TenancyService,
     private readonly enrollmentKeys: EnrollmentKeysService,
-  ) {
-    this.byTokenHash = db.$client.prepare<[string], AgentAuthRow>(
-      `SELECT id, agent_id AS agentId, org_id AS orgId, site_id AS siteId, partner_id AS partnerId, hostname, status
-         FROM devices WHERE agent_token_hash = ?`,
-    );
-  }
+  ) {}
 
   // ---- Agents ----
 
@@ -232,7 +193,7 @@ export class DevicesService {
         })
         .returning()
         .get();
-      const agentCtx: RequestContext = { ...ctx, caller: agentCaller(device, org.partnerId, partner.status) };
+      const agentCtx: RequestContext = { ...ctx, caller: agentCaller(device, partner.status) };
       recordAudit(this.db, agentCtx, {
         action: 'device.create',
         resourceType: 'device',
@@ -267,7 +228,7 @@ export class DevicesService {
     claimed: { key: { id: string; name: string; orgId: string; siteId: string | null }; org: { id: string; partnerId: string }; partnerStatus: string; authToken: string },
   ) {
     const { key, org, partnerStatus, authToken } = claimed;
-    const found = AGENT_TOKEN_PATTERN.test(token) ? this.byTokenHash.get(sha256Hex(token)) : undefined;
+    const found = AGENT_TOKEN_PATTERN.test(token) ? this.db.select().from(devices).where(eq(devices.agentTokenHash, sha256Hex(token))).get() : undefined;
     if (!found) throw unauthorized('Invalid re-enrollment token', 'INVALID_REENROLLMENT_TOKEN');
     if (found.status === 'decommissioned') throw unauthorized('Device has been decommissioned', 'DEVICE_DECOMMISSIONED');
     if (found.orgId !== key.orgId) {
@@ -294,7 +255,7 @@ export class DevicesService {
       .returning()
       .get();
     if (!device) throw unauthorized('Invalid re-enrollment token', 'INVALID_REENROLLMENT_TOKEN');
-    const agentCtx: RequestContext = { ...ctx, caller: agentCaller(device, org.partnerId, partnerStatus) };
+    const agentCtx: RequestContext = { ...ctx, caller: agentCaller(device, partnerStatus) };
     recordAudit(this.db, agentCtx, {
       action: 'device.reenroll',
       resourceType: 'device',
@@ -360,27 +321,6 @@ export class DevicesService {
       .set({ customFields: { ...row.customFields, ...values }, updatedAt: isoNow() })
       .where(eq(devices.id, deviceId))
       .run();
-  }
-
-  /**
-   * The caller of an agent route (01 §5.13): the bearer token must be a live device's. A decommissioned
-   * device's token stops working at once. That the token is the agent's the path names is checked by the
-   * guard, against the validated path parameter.
-   */
-  authenticateAgent(token: string): Caller {
-    if (!AGENT_TOKEN_PATTERN.test(token)) throw unauthorized('Invalid agent token', 'INVALID_AGENT_TOKEN');
-    const device = this.byTokenHash.get(sha256Hex(token));
-    if (!device) throw unauthorized('Invalid agent token', 'INVALID_AGENT_TOKEN');
-    if (device.status === 'decommissioned') throw unauthorized('Device has been decommissioned', 'DEVICE_DECOMMISSIONED');
-    let partnerStatus: string;
-    try {
-      requireOrg(this.db, SYSTEM, device.orgId);
-      partnerStatus = this.partnerState(device.partnerId).status;
-    } catch (err) {
-      if (!(err instanceof DomainError)) throw err;
-      partnerStatus = 'deleted';
-    }
-    return agentCaller(device, device.partnerId, partnerStatus);
   }
 
   /** A heartbeat: last seen now, and the reported state unless an administrator has quarantined the device.

@@ -68,6 +68,7 @@ export function resolveUserCaller(db: Db, userId: string, session: { sessionId: 
     sessionId: session.sessionId,
     apiKeyId: null,
     agentId: null,
+    deviceId: null,
   };
   if (user.isSystemAdmin) {
     return {

@@ -1,7 +1,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
 import { preparedQueries } from '../../db/prepared.js';
-import { organizations, sites } from '../../db/schema/index.js';
+import { organizations, partners, sites } from '../../db/schema/index.js';
 import type { Caller } from '../../context.js';
 import { notFound, orgAccessDenied, siteAccessDenied } from '../../errors.js';
 import { namesById } from '../../lib/names.js';
@@ -26,6 +26,13 @@ const queriesOf = preparedQueries((db) => {
     liveOrg: db
       .select()
       .from(organizations)
+      .where(and(eq(organizations.id, sql.placeholder('id')), live))
+      .prepare(),
+    // The status of the live organization's live partner: one statement (an agent's authentication).
+    partnerOfLiveOrg: db
+      .select({ status: partners.status })
+      .from(organizations)
+      .innerJoin(partners, and(eq(partners.id, organizations.partnerId), isNull(partners.deletedAt)))
       .where(and(eq(organizations.id, sql.placeholder('id')), live))
       .prepare(),
     // The site with its organization's partner, only while that organization is live: one statement.
@@ -60,6 +67,12 @@ export function accessibleOrgIds(db: Db, caller: Caller): string[] | null {
 export function canAccessOrg(db: Db, caller: Caller, orgId: string): boolean {
   const ids = accessibleOrgIds(db, caller);
   return ids === null || ids.includes(orgId);
+}
+
+/** The status of an organization's partner; `deleted` when the organization or its partner is absent or deleted
+ * (refused like any inactive partner, 01 §3). */
+export function partnerStatusOfOrg(db: Db, orgId: string): string {
+  return queriesOf(db).partnerOfLiveOrg.get({ id: orgId })?.status ?? 'deleted';
 }
 
 /** The live organization, if the caller may reach it: 404 when absent or deleted, 403 when out of scope. */
