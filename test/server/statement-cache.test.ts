@@ -84,11 +84,14 @@ describe('statements kept by SQL text (db/connection.ts)', () => {
     expect(STATEMENT_CACHE_SIZE).toBeGreaterThanOrEqual(256);
   });
 
-  it('a LIMIT parameter is compiled as `LIMIT +?` (the planner reads a plain one and recompiles at each bind); pages read the same', () => {
+  it('a LIMIT or LIKE parameter is compiled as `+?` (the planner reads a plain one and recompiles at each bind); pages and matches read the same', () => {
     expect(plannedOnce('select "id" from "sites" order by "name" limit ? offset ?')).toBe('select "id" from "sites" order by "name" limit +? offset ?');
     expect(plannedOnce('SELECT * FROM (SELECT a FROM t LIMIT ?) LIMIT ?')).toBe('SELECT * FROM (SELECT a FROM t LIMIT +?) LIMIT +?');
     // Only the clause: a column whose name ends in "limit" and a literal limit are left as they are.
     expect(plannedOnce('SELECT rate_limit ?, x FROM t LIMIT 5')).toBe('SELECT rate_limit ?, x FROM t LIMIT 5');
+    expect(plannedOnce("select 1 from t where (a LIKE ? ESCAPE '\\' OR b NOT LIKE ?) limit ?")).toBe(
+      "select 1 from t where (a LIKE +? ESCAPE '\\' OR b NOT LIKE +?) limit +?",
+    );
 
     const sqlite = db.$client;
     sqlite.exec("CREATE TABLE pages (n INTEGER PRIMARY KEY); INSERT INTO pages (n) VALUES (1), (2), (3), (4), (5)");
@@ -99,6 +102,11 @@ describe('statements kept by SQL text (db/connection.ts)', () => {
     expect(read(2, 4)).toEqual([5]);
     expect(read(0, 0)).toEqual([]);
     expect(read(-1, 3)).toEqual([4, 5]); // a negative limit is no limit, as in SQLite
+    const matching = sqlite.prepare<[string], number>("SELECT n FROM pages WHERE CAST(n AS TEXT) LIKE ? ESCAPE '\\' ORDER BY n");
+    expect(matching.source).toContain('LIKE +?');
+    expect(matching.pluck().all('%4%')).toEqual([4]);
+    expect(matching.pluck().all('_')).toEqual([1, 2, 3, 4, 5]);
+    expect(matching.pluck().all('\\_')).toEqual([]);
     // drizzle's `.limit(n)` binds n: the same rewrite, the same rows.
     const query = db.select({ name: sites.name }).from(sites).orderBy(asc(sites.name)).limit(2);
     expect(query.toSQL().sql).toMatch(/limit \?$/);
