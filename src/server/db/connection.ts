@@ -39,7 +39,8 @@ export function openDatabase(file: string): Db {
  * index could serve), so it marks the statement to be compiled again whenever that parameter is bound, which
  * better-sqlite3 does on every call: each page and search query was compiled anew on each request (a page of
  * devices joined to their organization cost ~70 µs instead of ~24 here). The planner does not look into `+?`.
- * Nothing is lost: no index here could serve a LIKE (LIKE ignores case, every index compares bytes).
+ * Nothing is lost: no index here could serve a LIKE (LIKE ignores case, every index compares bytes); a NOCASE
+ * index meant for prefix searches would need its LIKE kept plain here.
  */
 export function plannedOnce(source: string): string {
   return source.replace(/\b(?:limit|like) \?/gi, (clause) => `${clause.slice(0, -1)}+?`);
