@@ -101,7 +101,7 @@ function prepareSiteLists(db: Db) {
 }
 type SiteLists = ReturnType<typeof prepareSiteLists>;
 
-/** Every agent's authentication reads its partner (devices/service.ts): prepared once per database. */
+/** The live partner by id, behind every `getPartner` (routes, enrolment, MFA policy, users, roles): prepared once per database. */
 const partnerQueries = preparedQueries((db) => ({
   livePartner: db
     .select()
