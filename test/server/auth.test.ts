@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/server/config.js';
 import { auditLogs, users } from '../../src/server/db/schema/index.js';
+import { expectCommitFailure } from '../helpers/commit-failure.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, type CookieReply, sendWithCookies, type TestApp, useTestApp } from '../helpers/server.js';
 
 const LOGIN = '/api/v1/auth/login';
@@ -121,6 +122,20 @@ describe('sign-in (01 §4.5, §8; 04 "Sign-in")', () => {
     expect((await send(t, 'POST', REFRESH, { body: { refreshToken: r2 } })).status).toBe(401);
     expect((await send(t, 'GET', ME, { token: rotated.body.tokens.accessToken })).status).toBe(401);
     expect((await send(t, 'GET', ME, { token: first.body.tokens.accessToken })).status).toBe(401);
+  });
+
+  it('01§4.5 tokens are handed out only once their session is committed: a failed commit answers 503, and the refresh token presented stays good', async () => {
+    t = await startApp();
+    const app = t;
+    await expectCommitFailure(app.db, 'sessions', () => login(app, ADMIN_EMAIL, ADMIN_PASSWORD));
+    const first = await login(app, ADMIN_EMAIL, ADMIN_PASSWORD);
+    expect(first.status).toBe(200);
+    const refresh = () => send(app, 'POST', REFRESH, { body: { refreshToken: first.body.tokens.refreshToken } });
+    await expectCommitFailure(app.db, 'refresh_tokens', refresh);
+    // The rotation was not kept: the token presented is still the session's live one.
+    const rotated = await refresh();
+    expect(rotated.status).toBe(200);
+    expect((await send(app, 'GET', ME, { token: rotated.body.tokens.accessToken })).status).toBe(200);
   });
 
   it('01§4.5 refresh from the svc_refresh_token cookie requires the x-svc-csrf header', async () => {

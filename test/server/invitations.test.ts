@@ -11,6 +11,7 @@ import { loadConfig } from '../../src/server/config.js';
 import { sha256Hex } from '../../src/server/security/crypto.js';
 import { createTestApp, type TestApp } from '../helpers/server.js';
 import { ROLES, seedWorld, type World } from '../helpers/seed.js';
+import { expectCommitFailure } from '../helpers/commit-failure.js';
 import { linkIn, tokenOf, type Inbox } from '../helpers/smtp.js';
 import { useMailWorld } from '../helpers/world.js';
 
@@ -127,6 +128,26 @@ describe('invitations (01 §4.4, 04 Users and roles)', () => {
     // Accepted: no more resending.
     const after = await t.call('POST', `${API}/users/resend-invite`, { token: w.tokens.aAdmin, body: { userId: res.body.id } });
     expect(after.status).toBe(400);
+  });
+
+  it('01§4.4 the invitation is mailed only once its token is committed: a failed commit answers 503 and mails nothing', async () => {
+    await expectCommitFailure(t.db, 'user_tokens', () => invite('uncommitted@a.test'));
+    expect(t.db.select().from(users).where(eq(users.email, 'uncommitted@a.test')).get()).toBeUndefined();
+    const again = await invite('uncommitted@a.test');
+    expect(again.status).toBe(201);
+    // The one mail is the second invitation's, and its link works.
+    expect((await accept(tokenOf(linkIn(await inbox.next(), 'accept-invite')))).status).toBe(200);
+    expect(inbox.messages).toHaveLength(1);
+  });
+
+  it("01§4.5 an administrator's reset link is mailed only once its token is committed: a failed commit answers 503 and mails nothing", async () => {
+    const resetLink = () => t.call('POST', `${API}/users/${w.users.aTech.id}/reset-password`, { token: w.tokens.aAdmin });
+    await expectCommitFailure(t.db, 'user_tokens', resetLink);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(inbox.messages).toHaveLength(0);
+    expect(t.db.select().from(userTokens).all()).toEqual([]);
+    expect(await resetLink()).toMatchObject({ status: 200, body: { resetEmailSent: true, resetUrl: null } });
+    expect(tokenOf(linkIn(await inbox.next(), 'reset-password'))).toMatch(/^[A-Za-z0-9_-]{20,}$/);
   });
 
   it('01§4.4 removing an invited user ends the invitation', async () => {

@@ -4,6 +4,7 @@ import { auditLogs, userTokens, users } from '../../src/server/db/schema/index.j
 import { sha256Hex } from '../../src/server/security/crypto.js';
 import { createTestApp, loginAs, type TestApp } from '../helpers/server.js';
 import { SEED_PASSWORD, seedWorld, type World } from '../helpers/seed.js';
+import { expectCommitFailure } from '../helpers/commit-failure.js';
 import { linkIn, tokenOf, type Inbox } from '../helpers/smtp.js';
 import { useMailWorld } from '../helpers/world.js';
 
@@ -110,6 +111,15 @@ describe('password reset (01 §4.5, §8)', () => {
     expect(link.origin + link.pathname).toBe('https://svc.example.test/reset-password');
     expect((await reset(link.searchParams.get('token') ?? '')).status).toBe(200);
     expect((await t.call('POST', `${API}/users/${w.users.bAdmin.id}/reset-password`, { token: w.tokens.aAdmin })).status).toBe(404);
+  });
+
+  it('01§4.5 a reset link is mailed only once its token is committed: a failed commit answers 503 and mails nothing', async () => {
+    await expectCommitFailure(t.db, 'user_tokens', () => forgot('a-tech@a.test'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(inbox.messages).toHaveLength(0);
+    expect(t.db.select().from(userTokens).all()).toEqual([]);
+    expect((await forgot('a-tech@a.test')).status).toBe(200);
+    expect((await reset(resetTokenIn(await inbox.next()))).status).toBe(200);
   });
 
   it('01§4.5 a disabled account gets no reset, and a link issued before disabling stops working', async () => {

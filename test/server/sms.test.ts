@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { auditLogs, smsCodes, users } from '../../src/server/db/schema/index.js';
+import { expectCommitFailure } from '../helpers/commit-failure.js';
 import { createTestApp, type TestApp } from '../helpers/server.js';
 import { ROLES, SEED_PASSWORD, seedPartner, seedUser, type SeededUser } from '../helpers/seed.js';
 
@@ -109,6 +110,14 @@ describe('phone verification and SMS MFA (01 §4.5, §5.7)', () => {
     // A code works once.
     expect((await call('POST', '/auth/phone/confirm', { code })).status).toBe(400);
     expect(t.db.select().from(auditLogs).where(eq(auditLogs.action, 'user.phone.verify')).all()).toHaveLength(1);
+  });
+
+  it('01§4.5 a code is texted only once it is stored for good: a failed commit answers 503 and texts nothing', async () => {
+    await expectCommitFailure(t.db, 'sms_codes', () => call('POST', '/auth/phone/verify', { phoneNumber: PHONE }));
+    expect(gateway.received).toHaveLength(0);
+    expect(t.db.select().from(smsCodes).all()).toEqual([]);
+    await verifyPhone();
+    expect(gateway.received).toHaveLength(1);
   });
 
   it('01§4.5 the phone number must be E.164; the code must be 6 digits', async () => {

@@ -51,6 +51,19 @@ export function commitFailed(cause: unknown): DomainError {
   return err;
 }
 
+/** The group commit of each connection that has one, for `committed()`. */
+const groupsOf = new WeakMap<Database.Database, GroupCommit>();
+
+/**
+ * Settles when what the connection has written so far is committed: at once when no group is open, else with the
+ * open group (rejecting with COMMIT_FAILED when it fails). An effect outside the database that announces a write
+ * — a mail with a link to a token, a text with a code — waits for it, so that a failed group never leaves someone
+ * holding a link to a row that is not there. Call it in the turn of the write (before any other await).
+ */
+export function committed(sqlite: Database.Database): Promise<void> {
+  return groupsOf.get(sqlite)?.settled() ?? Promise.resolve();
+}
+
 type Variant = (typeof VARIANTS)[number];
 /** better-sqlite3's transaction function and its variants (each one the others' property), as plain functions. */
 type TransactionFns = Record<Variant, (this: unknown, ...args: unknown[]) => unknown>;
@@ -183,7 +196,7 @@ export function groupCommits(sqlite: Database.Database, onFailure: (err: unknown
   };
   sqlite.transaction = grouped as unknown as Database.Database['transaction'];
 
-  return {
+  const commits: GroupCommit = {
     get open() {
       return current !== null;
     },
@@ -200,9 +213,12 @@ export function groupCommits(sqlite: Database.Database, onFailure: (err: unknown
     stop: () => {
       stopped = true;
       if (current) end(current);
+      if (groupsOf.get(sqlite) === commits) groupsOf.delete(sqlite);
       if (Object.getOwnPropertyDescriptor(sqlite, 'transaction')?.value !== grouped) return;
       if (previous) Object.defineProperty(sqlite, 'transaction', previous);
       else Reflect.deleteProperty(sqlite, 'transaction');
     },
   };
+  groupsOf.set(sqlite, commits);
+  return commits;
 }

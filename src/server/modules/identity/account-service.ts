@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { ServerConfig } from '../../config.js';
 import type { Db } from '../../db/connection.js';
+import { committed } from '../../db/group-commit.js';
 import { users } from '../../db/schema/index.js';
 import { publicBaseUrl, tokenLink } from '../../delivery/links.js';
 import type { DeliveryLog, Mailer } from '../../delivery/mailer.js';
@@ -128,9 +129,10 @@ export class AccountService {
       return issued;
     })();
     const link = tokenLink(publicBaseUrl(this.config), 'reset-password', token.token);
-    // Not awaited: the answer must not wait for (or reveal) the mail. Failures are logged by the mailer.
-    this.mailer
-      .send(passwordResetMessage(user.email, { name: user.name, link, expiresAt: token.expiresAt }))
+    // Not awaited: the answer must not wait for (or reveal) the mail. Failures are logged by the mailer; the mail
+    // waits for the token's commit (a failed one is answered 503 and mails nothing).
+    committed(this.db.$client)
+      .then(() => this.mailer.send(passwordResetMessage(user.email, { name: user.name, link, expiresAt: token.expiresAt })))
       .catch((err: unknown) => this.log.warn({ error: err instanceof Error ? err.message : String(err) }, 'password reset e-mail failed'));
     return FORGOT_PASSWORD_ANSWER;
   }

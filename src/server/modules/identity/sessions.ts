@@ -1,5 +1,6 @@
 import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
+import { committed } from '../../db/group-commit.js';
 import { preparedQueries } from '../../db/prepared.js';
 import { refreshTokens, sessions } from '../../db/schema/index.js';
 import { unauthorized } from '../../errors.js';
@@ -78,8 +79,13 @@ export class SessionService {
     return { ...(await this.accessFor(userId, session.id, mfa)), refreshToken, sessionId: session.id };
   }
 
+  /** Called in the turn of the session's write: the tokens are handed out only once that write is committed
+   * (signing awaits, so the answer would otherwise leave after the group had ended, whether it committed or not;
+   * a failed commit is 503 COMMIT_FAILED and no token names a session that is not there). */
   private async accessFor(userId: string, sessionId: string, mfa: boolean) {
+    const written = committed(this.db.$client);
     const accessToken = await this.signer.sign({ sub: userId, sid: sessionId, mfa, typ: 'access' }, this.settings.accessTtlSeconds);
+    await written;
     return { accessToken, expiresInSeconds: this.settings.accessTtlSeconds };
   }
 

@@ -2,6 +2,7 @@ import { createHmac, randomInt } from 'node:crypto';
 import { and, desc, eq, isNull } from 'drizzle-orm';
 import type { ServerConfig } from '../../config.js';
 import type { Db } from '../../db/connection.js';
+import { committed } from '../../db/group-commit.js';
 import { mfaRecoveryCodes, smsCodes, users } from '../../db/schema/index.js';
 import { smsCodeText } from '../../delivery/messages.js';
 import type { SmsSender } from '../../delivery/sms.js';
@@ -71,6 +72,8 @@ export class SmsService {
         .returning({ id: smsCodes.id })
         .get();
     })();
+    // The code is sent once it is stored for good (a failed commit answers 503 and sends nothing).
+    await committed(this.db.$client);
     try {
       await this.sms.send(phoneNumber, smsCodeText(purpose, code, ttl));
     } catch (err) {

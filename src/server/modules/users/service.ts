@@ -8,6 +8,7 @@ import type {
 } from '../../../contract/users.js';
 import type { ServerConfig } from '../../config.js';
 import type { Db } from '../../db/connection.js';
+import { committed } from '../../db/group-commit.js';
 import { organizationUsers, partnerUsers, users } from '../../db/schema/index.js';
 import { publicBaseUrl, tokenLink } from '../../delivery/links.js';
 import type { Mailer } from '../../delivery/mailer.js';
@@ -269,6 +270,7 @@ export class UsersService {
   /** Mails an invitation link; the link comes back when the mail did not go out, so it can be passed on. */
   private async deliverInvite(ctx: RequestContext, user: UserRow, token: { token: string; expiresAt: string }) {
     const link = tokenLink(publicBaseUrl(this.config), 'accept-invite', token.token);
+    await committed(this.db.$client);
     const outcome = await this.mailer.send(
       inviteMessage(user.email, { name: user.name, inviter: ctx.caller.name ?? ctx.caller.email, link, expiresAt: token.expiresAt }),
     );
@@ -413,6 +415,7 @@ export class UsersService {
       return issued;
     })();
     const link = tokenLink(publicBaseUrl(this.config), 'reset-password', token.token);
+    await committed(this.db.$client);
     const outcome = await this.mailer.send(passwordResetMessage(user.email, { name: user.name, link, expiresAt: token.expiresAt }));
     return {
       id: user.id,
