@@ -72,20 +72,23 @@ class SchemaStripError extends Error {
   }
 }
 
-/** A leaf strip (a type, an enum or a literal) passes its value through unchanged or throws, so it also carries
- * the test alone: a union skips a branch whose test fails without building an error (every null of a nullable
- * field would otherwise be one). */
-interface LeafStrip extends Strip {
+/** A strip that also carries a test its value must pass, or it throws: a union skips a branch whose test fails
+ * without building an error (every null of a nullable field, or of a nullable object, would otherwise be one).
+ * A leaf (a type, an enum or a literal) passes whatever passes its test; an object or an array tests its type
+ * only, and may still throw for what is inside. */
+interface TestedStrip extends Strip {
   test: (value: unknown) => boolean;
 }
 
-function leaf(test: (value: unknown) => boolean, message: () => string): LeafStrip {
-  const strip = ((value: unknown) => {
+function tested(strip: Strip, test: (value: unknown) => boolean): TestedStrip {
+  return Object.assign(strip, { test });
+}
+
+function leaf(test: (value: unknown) => boolean, message: () => string): TestedStrip {
+  return tested((value: unknown) => {
     if (!test(value)) throw new SchemaStripError(message());
     return value;
-  }) as LeafStrip;
-  strip.test = test;
-  return strip;
+  }, test);
 }
 
 /** A node the compiler does not handle: the whole schema then goes through zod's own parse. */
@@ -120,8 +123,8 @@ function firstOf(branches: Strip[]): Strip {
   return (value) => {
     let first: unknown;
     for (const branch of branches) {
-      // A leaf that does not take the value is skipped without an error (one is made if nothing matches).
-      if ('test' in branch && !(branch as LeafStrip).test(value)) continue;
+      // A branch whose test fails is skipped without an error (one is made if nothing matches).
+      if ('test' in branch && !(branch as TestedStrip).test(value)) continue;
       try {
         return branch(value);
       } catch (err) {
@@ -130,9 +133,9 @@ function firstOf(branches: Strip[]): Strip {
       }
     }
     if (first instanceof SchemaStripError) throw first;
-    // Only leaves were tried: the first one's error, as when it was thrown.
-    const [leafBranch] = branches;
-    if (leafBranch) leafBranch(value);
+    // Every branch failed its test: the first one's error, as when it was thrown.
+    const [firstBranch] = branches;
+    if (firstBranch) firstBranch(value);
     throw new SchemaStripError('no option matched');
   };
 }
@@ -165,7 +168,7 @@ function object(node: JsonSchema): Strip {
       : extra === true || extra === undefined
         ? (v: unknown) => v
         : compileNode(extra);
-  return (value) => {
+  return tested((value) => {
     if (!isPlainObject(value)) throw new SchemaStripError('expected object');
     const out: Record<string, unknown> = {};
     for (const { key, strip, optional, fallback } of fields) {
@@ -185,17 +188,17 @@ function object(node: JsonSchema): Strip {
       }
     }
     return out;
-  };
+  }, isPlainObject);
 }
 
 function array(node: JsonSchema): Strip {
   const strip = node.items ? compileNode(node.items) : (v: unknown) => v;
-  return (value) => {
+  return tested((value) => {
     if (!Array.isArray(value)) throw new SchemaStripError('expected array');
     const out = new Array<unknown>(value.length);
     for (let i = 0; i < value.length; i++) out[i] = within(i, strip, value[i]);
     return out;
-  };
+  }, Array.isArray);
 }
 
 function compileNode(node: JsonSchema | boolean): Strip {
