@@ -4,7 +4,7 @@ import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyMigrations, openDatabase, type Db } from '../../src/server/db/connection.js';
-import { WRITE_STATEMENTS_KEPT, insertRow, preparedQueries, updateRow } from '../../src/server/db/prepared.js';
+import { WRITE_STATEMENTS_KEPT, insertRow, preparedQueries, rowById, updateRow } from '../../src/server/db/prepared.js';
 import { organizations, partners, sites } from '../../src/server/db/schema/index.js';
 
 /** Counts what the connection is handed to prepare: drizzle hands it the SQL of every query it builds. */
@@ -152,5 +152,26 @@ describe('prepared statements per database (db/prepared.ts)', () => {
     // The oldest (the partners insert) was dropped and is built again.
     insertRow(db, partners, { name: 'P2', slug: 'p2' });
     expect(builds.n).toBe(sets.length + 1);
+  });
+
+  it('rowById reads a row as drizzle maps it (JSON parsed, booleans), undefined when absent, one statement per table, uncommitted writes of its transaction included', () => {
+    const db = fresh('byid');
+    const orgId = orgIn(db);
+    const site = insertRow(db, sites, { orgId, name: 'S1', address: { city: 'Berlin' } });
+    const builds = countBuilds(db);
+    expect(rowById(db, sites, site.id)).toEqual(db.select().from(sites).where(eq(sites.id, site.id)).get());
+    expect(rowById(db, sites, site.id)?.address).toEqual({ city: 'Berlin' });
+    expect(rowById(db, sites, 'missing')).toBeUndefined();
+    expect(rowById(db, organizations, orgId)?.id).toBe(orgId);
+    const afterFirstUse = builds.n;
+    for (let i = 0; i < 5; i++) rowById(db, sites, site.id);
+    expect(builds.n).toBe(afterFirstUse);
+    db.$client.transaction(() => {
+      updateRow(db, sites, site.id, { name: 'S2' });
+      expect(rowById(db, sites, site.id)?.name).toBe('S2');
+    })();
+    // Another database gets its own statement.
+    const other = fresh('byid-other');
+    expect(rowById(other, sites, site.id)).toBeUndefined();
   });
 });

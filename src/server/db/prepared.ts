@@ -61,6 +61,26 @@ export function inJson(column: SQLiteColumn | SQL, name: string): SQL {
   return sql`${column} IN (SELECT value FROM json_each(${sql.placeholder(name)}))`;
 }
 
+/** Each table's statement of `rowById`, per database (one per table: no eviction needed). */
+const byIdStatements = new WeakMap<Db, Map<SQLiteTable, { get(values: { id: string }): unknown }>>();
+
+/**
+ * The row of TABLE whose `id` is ID, through one prepared statement per table and database, where
+ * `db.select().from(table).where(eq(table.id, id)).get()` builds the same SQL on every call. Run inside the
+ * caller's transaction like any other statement of the connection.
+ */
+export function rowById<T extends SQLiteTable & { id: SQLiteColumn }>(db: Db, table: T, id: string): InferSelectModel<T> | undefined {
+  let statements = byIdStatements.get(db);
+  if (statements === undefined) byIdStatements.set(db, (statements = new Map<SQLiteTable, { get(values: { id: string }): unknown }>()));
+  let statement = statements.get(table);
+  if (statement === undefined) {
+    const from = table as SQLiteTable & { id: SQLiteColumn };
+    statement = db.select().from(from).where(eq(from.id, sql.placeholder('id'))).prepare();
+    statements.set(table, statement);
+  }
+  return statement.get({ id }) as InferSelectModel<T> | undefined;
+}
+
 /** How many write statements are kept per database (by table and set of columns); the oldest goes first. */
 export const WRITE_STATEMENTS_KEPT = 256;
 

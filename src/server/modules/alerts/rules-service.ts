@@ -10,7 +10,7 @@ import type {
   AlertTemplateUpdateSchema,
 } from '../../../contract/alerts.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedQueries } from '../../db/prepared.js';
+import { inJson, preparedQueries, rowById } from '../../db/prepared.js';
 import { alertRules, alertTemplates } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { badRequest, conflict, forbidden, notFound } from '../../errors.js';
@@ -109,7 +109,7 @@ export class AlertRulesService {
 
   /** A template the caller sees: built-in, or of an organization it reaches; else 404 `Template not found`. */
   template(ctx: RequestContext, id: string): TemplateRow {
-    const row = this.db.select().from(alertTemplates).where(eq(alertTemplates.id, id)).get();
+    const row = rowById(this.db, alertTemplates, id);
     if (!row || (row.orgId !== null && !reaches(this.db, ctx.caller, row.orgId))) throw notFound('Template not found', 'TEMPLATE_NOT_FOUND');
     return row;
   }

@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { ServerConfig } from '../../config.js';
 import type { Db } from '../../db/connection.js';
+import { rowById } from '../../db/prepared.js';
 import { committed } from '../../db/group-commit.js';
 import { users } from '../../db/schema/index.js';
 import { publicBaseUrl, tokenLink } from '../../delivery/links.js';
@@ -80,7 +81,7 @@ export class AccountService {
     const passwordHash = await hashPassword(password);
     return this.db.$client.transaction(() => {
       const userId = consumeUserToken(this.db, token, 'invite');
-      const current = userId ? this.db.select().from(users).where(eq(users.id, userId)).get() : undefined;
+      const current = userId ? rowById(this.db, users, userId) : undefined;
       if (!current || current.status !== 'invited') throw badRequest(INVALID_INVITE, 'INVALID_INVITE_TOKEN');
       const now = new Date().toISOString();
       const user = this.db
@@ -145,7 +146,7 @@ export class AccountService {
     const passwordHash = await hashPassword(password);
     const userId = this.db.$client.transaction(() => {
       const userId = consumeUserToken(this.db, token, 'password_reset');
-      const current = userId ? this.db.select().from(users).where(eq(users.id, userId)).get() : undefined;
+      const current = userId ? rowById(this.db, users, userId) : undefined;
       if (!current || current.status !== 'active') throw badRequest(INVALID_RESET, 'INVALID_RESET_TOKEN');
       const now = new Date().toISOString();
       this.db

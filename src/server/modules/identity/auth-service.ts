@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { MeUpdateSchema } from '../../../contract/auth.js';
 import type { ServerConfig } from '../../config.js';
 import type { Db } from '../../db/connection.js';
+import { rowById } from '../../db/prepared.js';
 import { users } from '../../db/schema/index.js';
 import type { Caller, RequestContext } from '../../context.js';
 import { badRequest, notFound, tooManyRequests, unauthorized } from '../../errors.js';
@@ -55,7 +56,7 @@ export class AuthService {
   }
 
   getUser(id: string): User {
-    const user = this.db.select().from(users).where(eq(users.id, id)).get();
+    const user = rowById(this.db, users, id);
     if (!user) throw notFound('User not found');
     return user;
   }
@@ -199,7 +200,7 @@ export class AuthService {
       userId = caller.userId;
       stepUp = true;
     }
-    const user = this.db.select().from(users).where(eq(users.id, userId)).get();
+    const user = rowById(this.db, users, userId);
     if (!user || user.status !== 'active') throw unauthorized('Invalid or expired MFA token', 'INVALID_MFA_TOKEN');
     return { user, stepUp };
   }

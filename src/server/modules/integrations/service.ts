@@ -2,6 +2,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { CHAT_PROVIDERS, type ChatProvider } from '../../../contract/integrations.js';
 import { systemContext, type RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
+import { rowById } from '../../db/prepared.js';
 import { integrationSettings, type IntegrationKind } from '../../db/schema/index.js';
 import { OutboundBlockedError, type OutboundClient } from '../../delivery/outbound.js';
 import { badRequest, forbidden, notFound } from '../../errors.js';
@@ -225,7 +226,7 @@ export class IntegrationsService {
   /** The queued chat test: the provider's message POSTed to the stored webhook URL; the outcome is kept on the
    * settings (lastTestStatus, lastTestError) and in the audit log. */
   async runChatTest(settingsId: string): Promise<void> {
-    const row = this.db.select().from(integrationSettings).where(eq(integrationSettings.id, settingsId)).get();
+    const row = rowById(this.db, integrationSettings, settingsId);
     const config = this.open(row);
     if (!row || !config || typeof config.webhookUrl !== 'string') return;
     const label = CHAT_LABELS[row.kind as ChatProvider];

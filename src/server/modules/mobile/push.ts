@@ -2,6 +2,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { z } from 'zod';
 import type { MobilePushConfig } from '../../config.js';
 import type { Db } from '../../db/connection.js';
+import { rowById } from '../../db/prepared.js';
 import { mobileDevices, mobilePushNotifications, mobilePushTokens } from '../../db/schema/index.js';
 import type { QuietHours } from '../../db/schema/mobile.js';
 import type { OutboundClient } from '../../delivery/outbound.js';
@@ -109,9 +110,9 @@ export class PushDelivery {
 
   /** One attempt of one push. Idempotent: a record no longer pending (sent, failed, a replayed job) is left alone. */
   async send(job: z.infer<typeof SendJobSchema>, now = new Date()): Promise<void> {
-    const record = this.db.select().from(mobilePushNotifications).where(eq(mobilePushNotifications.id, job.recordId)).get();
+    const record = rowById(this.db, mobilePushNotifications, job.recordId);
     if (record?.status !== 'pending') return;
-    const device = this.db.select().from(mobileDevices).where(eq(mobileDevices.id, record.mobileDeviceId)).get();
+    const device = rowById(this.db, mobileDevices, record.mobileDeviceId);
     const provider = this.providers[record.platform];
     const token = device ? tokenOf(device) : null;
     const set = (values: Partial<typeof mobilePushNotifications.$inferInsert>) =>

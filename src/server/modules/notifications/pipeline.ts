@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { systemContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
+import { rowById } from '../../db/prepared.js';
 import { alertEscalations } from '../../db/schema/index.js';
 import { DomainError } from '../../errors.js';
 import { enqueueJob, publishEvent, type JobWorker, type RelayedEvent } from '../../jobs/queue.js';
@@ -194,7 +195,7 @@ export class AlertNotifier {
 
   /** An escalation step fires only while its record is still scheduled (not cancelled since). */
   async escalate(escalationId: string): Promise<void> {
-    const row = this.db.select().from(alertEscalations).where(eq(alertEscalations.id, escalationId)).get();
+    const row = rowById(this.db, alertEscalations, escalationId);
     if (!row) return;
     const alert = parseAlertEvent(row.payload);
     if (row.status === 'scheduled') {

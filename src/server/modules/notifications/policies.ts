@@ -7,6 +7,7 @@ import type {
 } from '../../../contract/alert-channels.js';
 import type { RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
+import { rowById } from '../../db/prepared.js';
 import { escalationPolicies, type EscalationStep } from '../../db/schema/index.js';
 import { badRequest, fieldError, notFound } from '../../errors.js';
 import { countRows, page, paged } from '../../lib/paging.js';
@@ -55,7 +56,7 @@ export class PoliciesService {
 
   /** A policy by id for the dispatcher: only one of the alert's own organization. */
   forOrg(orgId: string, id: string): PolicyRow | null {
-    const row = this.db.select().from(escalationPolicies).where(eq(escalationPolicies.id, id)).get();
+    const row = rowById(this.db, escalationPolicies, id);
     return row && row.orgId === orgId ? row : null;
   }
 
@@ -107,7 +108,7 @@ export class PoliciesService {
   }
 
   private findVisible(ctx: RequestContext, id: string): PolicyRow {
-    const row = this.db.select().from(escalationPolicies).where(eq(escalationPolicies.id, id)).get();
+    const row = rowById(this.db, escalationPolicies, id);
     return visibleOr404(row, (r) => this.tenancy.requireOrg(ctx, r.orgId), () => notFound(NOT_FOUND, 'ESCALATION_POLICY_NOT_FOUND'));
   }
 

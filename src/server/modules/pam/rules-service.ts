@@ -10,7 +10,7 @@ import type {
   PamSignerGroupPatchSchema,
 } from '../../../contract/pam.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedQueries, preparedShapes } from '../../db/prepared.js';
+import { inJson, preparedQueries, preparedShapes, rowById } from '../../db/prepared.js';
 import { elevationRequests, pamOrgConfig, pamRules, pamSignerGroups } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { DomainError, badRequest, conflict, fieldError, notFound } from '../../errors.js';
@@ -337,7 +337,7 @@ export class PamRulesService {
   }
 
   getSignerGroup(ctx: RequestContext, id: string): SignerGroupRow {
-    const group = this.db.select().from(pamSignerGroups).where(eq(pamSignerGroups.id, id)).get();
+    const group = rowById(this.db, pamSignerGroups, id);
     if (!group || !canAccessOrg(this.db, ctx.caller, group.orgId)) throw notFound('Signer group not found');
     return group;
   }

@@ -2,6 +2,7 @@ import { and, asc, eq, isNotNull, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { systemContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
+import { rowById } from '../../db/prepared.js';
 import { psaConnections, psaTicketMappings } from '../../db/schema/index.js';
 import { enqueueJob, type JobWorker, type RelayedEvent } from '../../jobs/queue.js';
 import { recordAudit } from '../audit/recorder.js';
@@ -113,7 +114,7 @@ export class PsaTicketing {
   }
 
   private connection(id: string): ConnectionRow | undefined {
-    return this.db.select().from(psaConnections).where(eq(psaConnections.id, id)).get();
+    return rowById(this.db, psaConnections, id);
   }
 
   private setSync(id: string, values: Partial<Pick<ConnectionRow, 'lastSyncStatus' | 'lastSyncError' | 'lastSyncAt'>>): void {

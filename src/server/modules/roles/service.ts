@@ -10,7 +10,7 @@ import {
   type RoleUpdateSchema,
 } from '../../../contract/roles.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedQueries, preparedShapes } from '../../db/prepared.js';
+import { inJson, preparedQueries, preparedShapes, rowById } from '../../db/prepared.js';
 import { rolePermissions, roles } from '../../db/schema/index.js';
 import type { Caller, RequestContext } from '../../context.js';
 import { badRequest, conflict, forbidden, notFound, orgAccessDenied } from '../../errors.js';
@@ -335,7 +335,7 @@ export class RolesService {
       seen.add(current.id);
       chain.push(current);
       const parentId: string | null = current.parentRoleId;
-      current = parentId ? this.db.select().from(roles).where(eq(roles.id, parentId)).get() : undefined;
+      current = parentId ? rowById(this.db, roles, parentId) : undefined;
     }
     const permissions = new Map<string, { resource: string; action: string; inherited: boolean; sourceRoleId: string; sourceRoleName: string }>();
     chain.forEach((source, index) => {

@@ -16,7 +16,7 @@ import type { RequestContext } from '../../context.js';
 import { DomainError, badRequest, conflict, forbidden, notFound } from '../../errors.js';
 import { enqueueJob, publishEvent, type JobWorker } from '../../jobs/queue.js';
 import { countRows, page, paged, preparedPage, readPage, type Paged } from '../../lib/paging.js';
-import { inJson, preparedShapes } from '../../db/prepared.js';
+import { inJson, preparedShapes, rowById } from '../../db/prepared.js';
 import { recordAudit } from '../audit/recorder.js';
 import { readOrgIds, reaches, resolveWriteOrg } from '../alerts/scope.js';
 import type { CommandRow, DeviceCommandsService } from '../device-commands/service.js';
@@ -171,7 +171,7 @@ export class ScriptsService {
   }
 
   get(ctx: RequestContext, id: string): ScriptRow {
-    const row = this.db.select().from(scripts).where(eq(scripts.id, id)).get();
+    const row = rowById(this.db, scripts, id);
     if (!row || (!row.isSystem && (row.orgId === null || !reaches(this.db, ctx.caller, row.orgId)))) throw notFound('Script not found');
     return row;
   }
@@ -473,7 +473,7 @@ export class ScriptsService {
   private finished(command: CommandRow): void {
     const current = this.db.select().from(scriptExecutions).where(eq(scriptExecutions.commandId, command.id)).get();
     if (!current || !ACTIVE.includes(current.status)) return;
-    const script = current.scriptId ? this.db.select().from(scripts).where(eq(scripts.id, current.scriptId)).get() : undefined;
+    const script = current.scriptId ? rowById(this.db, scripts, current.scriptId) : undefined;
     const succeeded = command.status === 'completed' && command.exitCode === 0;
     const severity = command.exitCode !== null ? (script?.exitCodeSeverityMapping?.[String(command.exitCode)] ?? null) : null;
     const { written, rejected } = this.writeCustomFields(current, command.stdout);
@@ -525,7 +525,7 @@ export class ScriptsService {
   /** The durable timeout: a run still active when its time is up ends as timeout and its command is closed. */
   timeOut(executionId: string): void {
     this.db.$client.transaction(() => {
-      const current = this.db.select().from(scriptExecutions).where(eq(scriptExecutions.id, executionId)).get();
+      const current = rowById(this.db, scriptExecutions, executionId);
       if (!current || !ACTIVE.includes(current.status)) return;
       const row = this.end(current, { status: 'timeout', errorMessage: `Timed out after ${current.timeoutSeconds} seconds` });
       if (current.commandId) this.commands.close(current.commandId, 'timeout');
@@ -584,7 +584,7 @@ export class ScriptsService {
 
   deleteCustomField(ctx: RequestContext, id: string): { success: true } {
     return this.db.$client.transaction(() => {
-      const row = this.db.select().from(customFieldDefinitions).where(eq(customFieldDefinitions.id, id)).get();
+      const row = rowById(this.db, customFieldDefinitions, id);
       if (!row || !reaches(this.db, ctx.caller, row.orgId)) throw notFound('Custom field not found');
       this.db.delete(customFieldDefinitions).where(eq(customFieldDefinitions.id, id)).run();
       recordAudit(this.db, ctx, { action: 'custom_field.delete', resourceType: 'custom_field', resourceId: row.id, resourceName: row.key, orgId: row.orgId, details: {} });

@@ -6,6 +6,7 @@ import type {
   SsoProviderUpdateSchema,
 } from '../../../contract/sso.js';
 import type { Db } from '../../db/connection.js';
+import { rowById } from '../../db/prepared.js';
 import { ssoProviders } from '../../db/schema/index.js';
 import { systemContext, type RequestContext } from '../../context.js';
 import { badRequest, DomainError, fieldError, forbidden, notFound } from '../../errors.js';
@@ -280,7 +281,7 @@ export class SsoProvidersService {
   }
 
   findById(id: string): SsoProviderRow | undefined {
-    return this.db.select().from(ssoProviders).where(eq(ssoProviders.id, id)).get();
+    return rowById(this.db, ssoProviders, id);
   }
 
   /** The client secret in the clear, for the token request. */
@@ -327,7 +328,7 @@ export class SsoProvidersService {
 
   /** 05 wire notes: 404 `Provider not found`, 403 `Access denied` outside the caller's organizations. */
   private findVisible(ctx: RequestContext, id: string): SsoProviderRow {
-    const row = this.db.select().from(ssoProviders).where(eq(ssoProviders.id, id)).get();
+    const row = rowById(this.db, ssoProviders, id);
     if (!row) throw notFound('Provider not found');
     try {
       requireOrg(this.db, ctx.caller, row.orgId);

@@ -8,6 +8,7 @@ import type {
 } from '../../../contract/users.js';
 import type { ServerConfig } from '../../config.js';
 import type { Db } from '../../db/connection.js';
+import { rowById } from '../../db/prepared.js';
 import { committed } from '../../db/group-commit.js';
 import { organizationUsers, partnerUsers, users } from '../../db/schema/index.js';
 import { publicBaseUrl, tokenLink } from '../../delivery/links.js';
@@ -103,7 +104,7 @@ export class UsersService {
 
   /** A user the caller can manage: system callers any user; others members of the links they reach (404). */
   requireMember(caller: Caller, userId: string): Member {
-    const user = this.db.select().from(users).where(eq(users.id, userId)).get();
+    const user = rowById(this.db, users, userId);
     if (!user) throw notFound('User not found');
     const membership = this.directory.membershipOf(user.id);
     if (caller.scope === 'system') return { user, membership };
