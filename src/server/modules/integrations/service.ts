@@ -1,8 +1,8 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { CHAT_PROVIDERS, type ChatProvider } from '../../../contract/integrations.js';
 import { systemContext, type RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
-import { rowById } from '../../db/prepared.js';
+import { preparedQueries, rowById } from '../../db/prepared.js';
 import { integrationSettings, type IntegrationKind } from '../../db/schema/index.js';
 import { OutboundBlockedError, type OutboundClient } from '../../delivery/outbound.js';
 import { badRequest, forbidden, notFound } from '../../errors.js';
@@ -15,6 +15,15 @@ import { bodyOrgId, checkFields, maskConfig, parseConfigBody, unmask, wantsTest,
 import { authorizationOf, chatMessage, probe, type ProbeResult } from './probe.js';
 
 type Row = typeof integrationSettings.$inferSelect;
+
+/** An organization's settings of one kind, and of every chat provider, prepared once per database. */
+const settingsQueries = preparedQueries((db) => {
+  const ofOrg = eq(integrationSettings.orgId, sql.placeholder('orgId'));
+  return {
+    ofKind: db.select().from(integrationSettings).where(and(ofOrg, eq(integrationSettings.kind, sql.placeholder('kind')))).prepare(),
+    chat: db.select().from(integrationSettings).where(and(ofOrg, inArray(integrationSettings.kind, [...CHAT_PROVIDERS]))).prepare(),
+  };
+});
 
 const CHAT_TEST_JOB = 'integrations.chat-test';
 
@@ -78,11 +87,7 @@ export class IntegrationsService {
   // ---- storage ----
 
   private row(orgId: string, kind: IntegrationKind): Row | undefined {
-    return this.db
-      .select()
-      .from(integrationSettings)
-      .where(and(eq(integrationSettings.orgId, orgId), eq(integrationSettings.kind, kind)))
-      .get();
+    return settingsQueries(this.db).ofKind.get({ orgId, kind });
   }
 
   private open(row: Row | undefined): Config | undefined {
@@ -181,11 +186,7 @@ export class IntegrationsService {
   }
 
   private chatSettings(orgId: string): Record<string, Config> {
-    const rows = this.db
-      .select()
-      .from(integrationSettings)
-      .where(and(eq(integrationSettings.orgId, orgId), inArray(integrationSettings.kind, [...CHAT_PROVIDERS])))
-      .all();
+    const rows = settingsQueries(this.db).chat.all({ orgId });
     return Object.fromEntries(rows.map((r) => [r.kind, this.presentChat(r)]));
   }
 

@@ -65,6 +65,9 @@ export const PREVIEW_SCAN_LIMIT = 5000;
 /** One rule by id, prepared once per database (db/prepared.ts). */
 const ruleById = preparedQueries((db) => db.select().from(pamRules).where(eq(pamRules.id, sql.placeholder('id'))).prepare());
 
+/** An organization's PAM defaults row (absent until they are first set), prepared once per database. */
+const orgConfigOf = preparedQueries((db) => db.select().from(pamOrgConfig).where(eq(pamOrgConfig.orgId, sql.placeholder('orgId'))).prepare());
+
 /** The rules of a list, per shape: o within the organizations of the JSON array `orgIds`, s of one `siteId`; a
  * site-restricted caller sees organization-wide rules and, S, those of its sites (`siteIds`), or, N, no others. */
 const ruleListOf = preparedShapes((db, shape) =>
@@ -428,7 +431,7 @@ export class PamRulesService {
   // ---- organization defaults ----
 
   defaultsOf(orgId: string): PamOrgDefaults {
-    const row = this.db.select().from(pamOrgConfig).where(eq(pamOrgConfig.orgId, orgId)).get();
+    const row = orgConfigOf(this.db).get({ orgId });
     return {
       orgId,
       defaultUnmatchedVerdict: row?.defaultUnmatchedVerdict ?? 'require_approval',
