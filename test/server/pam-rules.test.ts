@@ -201,6 +201,12 @@ describe('PAM rules, signer groups and defaults (01 §2.12, §4.9; 04 wire notes
     const foreign = await create({ matchSignerGroupId: other.body.signerGroup.id });
     expect(foreign.status).toBe(400);
     expect(foreign.body.error).toContain('matchSignerGroupId');
+    // The preview checks the group the same way.
+    const previewOf = (groupId: string) => rules(sys, 'POST', { orgId: w.orgA1.id, matchSignerGroupId: groupId }, '/preview');
+    expect((await previewOf(gid)).status).toBe(200);
+    const foreignPreview = await previewOf(other.body.signerGroup.id);
+    expect(foreignPreview.status).toBe(400);
+    expect(foreignPreview.body.error).toContain('matchSignerGroupId');
   });
 
   it('01§4.9 ignore is invalid for tool-action rules (valid for executable and user rules)', async () => {
@@ -501,6 +507,13 @@ describe('PAM rules, signer groups and defaults (01 §2.12, §4.9; 04 wire notes
     );
     const list = await t.call('GET', `${API}/pam/signer-groups?orgId=${w.orgA1.id}`, { token: sys });
     expect(list.body).toEqual({ success: true, signerGroups: [expect.objectContaining({ id })] });
+    // Without orgId: every group the caller reaches, by name.
+    await t.call('POST', `${API}/pam/signer-groups`, { token: sys, body: { orgId: w.orgA2.id, name: 'Another' } });
+    const names = async (token: string) =>
+      ((await t.call('GET', `${API}/pam/signer-groups`, { token })).body.signerGroups as { name: string }[]).map((g) => g.name);
+    expect(await names(sys)).toEqual(['Another', 'Trusted']);
+    expect(await names(w.tokens.orgUser)).toEqual(['Trusted']);
+    expect(await names(w.tokens.bAdmin)).toEqual([]);
     expect(
       (await t.call('GET', `${API}/pam/signer-groups/${id}`, { token: w.tokens.orgUser })).body.signerGroup.id,
     ).toBe(id);

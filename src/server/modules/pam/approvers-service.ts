@@ -1,12 +1,18 @@
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
-import { and, asc, eq, lt } from 'drizzle-orm';
+import { and, asc, eq, lt, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { ApproverDeviceRegisterSchema, WebAuthnAssertionSchema } from '../../../contract/pam.js';
 import type { Db } from '../../db/connection.js';
+import { preparedQueries } from '../../db/prepared.js';
 import { pamApproverDevices, pamWebauthnChallenges } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { badRequest, conflict, notFound, unauthorized } from '../../errors.js';
 import { recordAudit } from '../audit/recorder.js';
+
+/** A user's approver devices, oldest first, prepared once per database. */
+const devicesOfUser = preparedQueries((db) =>
+  db.select().from(pamApproverDevices).where(eq(pamApproverDevices.userId, sql.placeholder('userId'))).orderBy(asc(pamApproverDevices.createdAt)).prepare(),
+);
 
 /** @simplewebauthn/server, loaded on first use: importing it costs a quarter of the server's start. */
 const webauthn = () => import('@simplewebauthn/server');
@@ -53,12 +59,7 @@ export class PamApproversService {
 
   listDevices(ctx: RequestContext): ApproverDeviceRow[] {
     const user = this.userOf(ctx);
-    return this.db
-      .select()
-      .from(pamApproverDevices)
-      .where(eq(pamApproverDevices.userId, user.id))
-      .orderBy(asc(pamApproverDevices.createdAt))
-      .all();
+    return devicesOfUser(this.db).all({ userId: user.id });
   }
 
   private storeChallenge(

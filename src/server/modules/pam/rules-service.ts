@@ -65,6 +65,22 @@ export const PREVIEW_SCAN_LIMIT = 5000;
 /** One rule by id, prepared once per database (db/prepared.ts). */
 const ruleById = preparedQueries((db) => db.select().from(pamRules).where(eq(pamRules.id, sql.placeholder('id'))).prepare());
 
+/** Signer groups: an organization's (the engine's), every one or those of some organizations (the list, by name),
+ * and whether one is of an organization; prepared once per database. */
+const signerGroupQueries = preparedQueries((db) => {
+  const byName = [asc(pamSignerGroups.name), asc(pamSignerGroups.id)];
+  return {
+    ofOrg: db.select().from(pamSignerGroups).where(eq(pamSignerGroups.orgId, sql.placeholder('orgId'))).prepare(),
+    all: db.select().from(pamSignerGroups).orderBy(...byName).prepare(),
+    ofOrgs: db.select().from(pamSignerGroups).where(inJson(pamSignerGroups.orgId, 'orgIds')).orderBy(...byName).prepare(),
+    inOrg: db
+      .select({ id: pamSignerGroups.id })
+      .from(pamSignerGroups)
+      .where(and(eq(pamSignerGroups.id, sql.placeholder('id')), eq(pamSignerGroups.orgId, sql.placeholder('orgId'))))
+      .prepare(),
+  };
+});
+
 /** An organization's PAM defaults row (absent until they are first set), prepared once per database. */
 const orgConfigOf = preparedQueries((db) => db.select().from(pamOrgConfig).where(eq(pamOrgConfig.orgId, sql.placeholder('orgId'))).prepare());
 
@@ -116,12 +132,7 @@ export class PamRulesService {
   /** A signer group referenced by a rule must be one of the rule's organization. */
   private assertGroupOfOrg(orgId: string, groupId: string | null): void {
     if (groupId === null) return;
-    const group = this.db
-      .select({ id: pamSignerGroups.id })
-      .from(pamSignerGroups)
-      .where(and(eq(pamSignerGroups.id, groupId), eq(pamSignerGroups.orgId, orgId)))
-      .get();
-    if (!group) throw fieldError('matchSignerGroupId', 'no such signer group in the organization');
+    if (!signerGroupQueries(this.db).inOrg.get({ id: groupId, orgId })) throw fieldError('matchSignerGroupId', 'no such signer group in the organization');
   }
 
   createRule(ctx: RequestContext, body: PamRuleCreate): PamRuleRow {
@@ -271,7 +282,7 @@ export class PamRulesService {
   }
 
   groupsOf(orgId: string): Map<string, SignerGroupData> {
-    const groups = this.db.select().from(pamSignerGroups).where(eq(pamSignerGroups.orgId, orgId)).all();
+    const groups = signerGroupQueries(this.db).ofOrg.all({ orgId });
     return new Map(groups.map((g) => [g.id, { signers: g.signers, thumbprints: g.thumbprints }]));
   }
 
@@ -288,14 +299,7 @@ export class PamRulesService {
     }
     const criteria = criteriaOf(body);
     validateRuleShape({ verdict: body.verdict ?? 'require_approval', ...criteria });
-    if (criteria.matchSignerGroupId !== null) {
-      const group = this.db
-        .select({ id: pamSignerGroups.id })
-        .from(pamSignerGroups)
-        .where(and(eq(pamSignerGroups.id, criteria.matchSignerGroupId), eq(pamSignerGroups.orgId, org.id)))
-        .get();
-      if (!group) throw fieldError('matchSignerGroupId', 'no such signer group in the organization');
-    }
+    this.assertGroupOfOrg(org.id, criteria.matchSignerGroupId);
     const since = new Date(Date.now() - body.windowDays * 86_400_000).toISOString();
     let siteFilter: SQL | undefined;
     if (siteId !== null) siteFilter = eq(elevationRequests.siteId, siteId);
@@ -331,12 +335,8 @@ export class PamRulesService {
   listSignerGroups(ctx: RequestContext, orgId: string | undefined): SignerGroupRow[] {
     const orgIds = listOrgs(this.db, ctx.caller, orgId);
     if (orgIds !== null && orgIds.length === 0) return [];
-    return this.db
-      .select()
-      .from(pamSignerGroups)
-      .where(orgIds === null ? undefined : inArray(pamSignerGroups.orgId, orgIds))
-      .orderBy(asc(pamSignerGroups.name), asc(pamSignerGroups.id))
-      .all();
+    const queries = signerGroupQueries(this.db);
+    return orgIds === null ? queries.all.all() : queries.ofOrgs.all({ orgIds: JSON.stringify(orgIds) });
   }
 
   getSignerGroup(ctx: RequestContext, id: string): SignerGroupRow {

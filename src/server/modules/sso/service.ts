@@ -1,4 +1,4 @@
-import { and, asc, eq, ne } from 'drizzle-orm';
+import { and, asc, eq, ne, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type {
   SsoProviderCreateSchema,
@@ -6,7 +6,7 @@ import type {
   SsoProviderUpdateSchema,
 } from '../../../contract/sso.js';
 import type { Db } from '../../db/connection.js';
-import { rowById } from '../../db/prepared.js';
+import { preparedQueries, rowById } from '../../db/prepared.js';
 import { ssoProviders } from '../../db/schema/index.js';
 import { systemContext, type RequestContext } from '../../context.js';
 import { badRequest, DomainError, fieldError, forbidden, notFound } from '../../errors.js';
@@ -18,6 +18,11 @@ import { requireOrg, type Organization } from '../tenancy/access.js';
 import { describeOidcError, discover, type OidcEndpoints, type OidcTransport } from './oidc.js';
 import { DEFAULT_MAPPING, DEFAULT_SCOPES, SSO_PRESETS, findPreset } from './presets.js';
 import { normalizeCertificate, type IdentityProvider } from './saml.js';
+
+/** An organization's providers, oldest first, prepared once per database. */
+const providersOfOrg = preparedQueries((db) =>
+  db.select().from(ssoProviders).where(eq(ssoProviders.orgId, sql.placeholder('orgId'))).orderBy(asc(ssoProviders.createdAt)).prepare(),
+);
 
 export type SsoProviderRow = typeof ssoProviders.$inferSelect;
 type CreateBody = z.infer<typeof SsoProviderCreateSchema>;
@@ -82,7 +87,7 @@ export class SsoProvidersService {
 
   list(ctx: RequestContext, query: z.infer<typeof SsoProviderListQuerySchema>) {
     const org = this.orgOf(ctx, query.orgId);
-    const rows = this.db.select().from(ssoProviders).where(eq(ssoProviders.orgId, org.id)).orderBy(asc(ssoProviders.createdAt)).all();
+    const rows = providersOfOrg(this.db).all({ orgId: org.id });
     return { data: rows.map(providerView) };
   }
 
