@@ -10,7 +10,7 @@ import type {
   AlertTemplateUpdateSchema,
 } from '../../../contract/alerts.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedQueries, rowById } from '../../db/prepared.js';
+import { inJson, rowById } from '../../db/prepared.js';
 import { alertRules, alertTemplates } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { badRequest, conflict, forbidden, notFound } from '../../errors.js';
@@ -50,12 +50,6 @@ export function ruleOut(row: RuleRow) {
 export type RuleOut = ReturnType<typeof ruleOut>;
 
 const lowerLike = (column: SQL | SQLiteColumn, needle: string) => sql`instr(lower(coalesce(${column}, '')), ${needle.toLowerCase()}) > 0`;
-
-/** A rule and a template by id, prepared once per database (db/prepared.ts). */
-const byId = preparedQueries((db) => ({
-  rule: db.select().from(alertRules).where(eq(alertRules.id, sql.placeholder('id'))).prepare(),
-  template: db.select().from(alertTemplates).where(eq(alertTemplates.id, sql.placeholder('id'))).prepare(),
-}));
 
 /** A page of rules, per shape: which filters of the list the request has, as letters (o the organizations of
  * the JSON array `orgIds`, e enabled, v severity, t templateId, T targetType, V targetValue, q search `needle`,
@@ -202,7 +196,7 @@ export class AlertRulesService {
 
   /** A rule the caller reaches; else 404 `Rule not found`. */
   rule(ctx: RequestContext, id: string): RuleRow {
-    const row = byId(this.db).rule.get({ id });
+    const row = rowById(this.db, alertRules, id);
     if (!row || !reaches(this.db, ctx.caller, row.orgId)) throw notFound('Rule not found', 'RULE_NOT_FOUND');
     return row;
   }
@@ -291,11 +285,11 @@ export class AlertRulesService {
 
   /** The rule by id whatever the caller (the alerts service's own reads); undefined once deleted. */
   ruleById(id: string): RuleRow | undefined {
-    return byId(this.db).rule.get({ id });
+    return rowById(this.db, alertRules, id);
   }
 
   templateById(id: string): TemplateRow | undefined {
-    return byId(this.db).template.get({ id });
+    return rowById(this.db, alertTemplates, id);
   }
 
   /** Sites named by targets must be of the rule's organization, and an organization target must be it. */

@@ -8,6 +8,7 @@ import {
   type ApiKeyUpdateSchema,
 } from '../../../contract/api-keys.js';
 import type { Db } from '../../db/connection.js';
+import { rowById } from '../../db/prepared.js';
 import { apiKeys } from '../../db/schema/index.js';
 import { grants, systemContext, type RequestContext } from '../../context.js';
 import { badRequest, fieldError, forbidden, notFound, siteAccessDenied } from '../../errors.js';
@@ -57,7 +58,6 @@ function unique(values: readonly string[]): string[] {
 export class ApiKeysService {
   private readonly listQuery;
   private readonly countQuery;
-  private readonly byIdQuery;
 
   constructor(
     private readonly db: Db,
@@ -82,7 +82,6 @@ export class ApiKeysService {
       .offset(sql.placeholder('offset'))
       .prepare();
     this.countQuery = db.select({ n: count() }).from(apiKeys).where(where).prepare();
-    this.byIdQuery = db.select().from(apiKeys).where(eq(apiKeys.id, sql.placeholder('id'))).prepare();
   }
 
   // ---- Management (01 §4.1) ----
@@ -228,7 +227,7 @@ export class ApiKeysService {
 
   /** A key the caller may see: absent, in a deleted organization or out of reach all answer 404. */
   private findVisible(ctx: RequestContext, id: string): ApiKeyRow {
-    const row = this.byIdQuery.get({ id });
+    const row = rowById(this.db, apiKeys, id);
     return visibleOr404(row, (r) => requireOrg(this.db, ctx.caller, r.orgId), () => notFound('API key not found'));
   }
 

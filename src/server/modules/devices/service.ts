@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { AGENT_HEALTH, AGENT_TOKEN_PATTERN, type AgentEnrollSchema, type AgentHeartbeatSchema } from '../../../contract/agents.js';
 import type { DeviceListQuerySchema, DeviceUpdateSchema } from '../../../contract/devices.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedQueries, preparedShapes } from '../../db/prepared.js';
+import { inJson, preparedQueries, preparedShapes, rowById } from '../../db/prepared.js';
 import { deviceGroupMembers, devices } from '../../db/schema/index.js';
 import { systemContext, type RequestContext } from '../../context.js';
 import { DomainError, badRequest, forbidden, notFound, partnerInactive, unauthorized } from '../../errors.js';
@@ -28,7 +28,6 @@ const inGroupsJson = sql`(${devices.id} IN (SELECT ${deviceGroupMembers.deviceId
 
 /** The read paths of one device, prepared once per database (db/prepared.ts). */
 const deviceQueries = preparedQueries((db) => ({
-  byId: db.select().from(devices).where(eq(devices.id, sql.placeholder('id'))).prepare(),
   // Every agent request finds its device by agent id: what the agent routes need of it, or (a heartbeat) all of it.
   byAgentId: db
     .select({ id: devices.id, orgId: devices.orgId, siteId: devices.siteId, status: devices.status, agentId: devices.agentId, hostname: devices.hostname })
@@ -669,7 +668,7 @@ export class DevicesService {
   /** A device the caller may see: absent, out of reach or outside a site or device-group restriction all answer 404. */
   findVisible(ctx: RequestContext, id: string): DeviceRow {
     const row = visibleOr404(
-      deviceQueries(this.db).byId.get({ id }),
+      rowById(this.db, devices, id),
       (r) => requireOrg(this.db, ctx.caller, r.orgId),
       () => notFound('Device not found'),
     );

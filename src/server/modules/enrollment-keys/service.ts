@@ -7,7 +7,7 @@ import type {
   EnrollmentKeyRotateSchema,
 } from '../../../contract/enrollment-keys.js';
 import type { Db } from '../../db/connection.js';
-import { insertRow, preparedQueries, updateRow } from '../../db/prepared.js';
+import { insertRow, preparedQueries, updateRow, rowById } from '../../db/prepared.js';
 import { enrollmentKeys } from '../../db/schema/index.js';
 import { systemContext, type RequestContext } from '../../context.js';
 import { DomainError, fieldError, notFound, siteAccessDenied, unauthorized } from '../../errors.js';
@@ -29,7 +29,6 @@ export type EnrollmentRefusal = 'enrollment_key_not_found' | 'enrollment_key_exp
  * database (db/prepared.ts). The conditional UPDATE re-checks expiry and maxUsage. */
 const keyQueries = preparedQueries((db) => ({
   byHash: db.select().from(enrollmentKeys).where(eq(enrollmentKeys.keyHash, sql.placeholder('keyHash'))).prepare(),
-  byId: db.select().from(enrollmentKeys).where(eq(enrollmentKeys.id, sql.placeholder('id'))).prepare(),
   takeUse: db
     .update(enrollmentKeys)
     .set({ usageCount: sql`${enrollmentKeys.usageCount} + 1` })
@@ -241,7 +240,7 @@ export class EnrollmentKeysService {
     if (early) throw enrollmentRefused(early);
     const taken = keyQueries(this.db).takeUse.run({ id: row.id, now });
     if (taken.changes !== 1) {
-      const again = keyQueries(this.db).byId.get({ id: row.id });
+      const again = rowById(this.db, enrollmentKeys, row.id);
       throw enrollmentRefused(again ? (refusal(again) ?? 'enrollment_key_exhausted') : 'enrollment_key_not_found');
     }
     return { ...row, usageCount: row.usageCount + 1 };
@@ -251,7 +250,7 @@ export class EnrollmentKeysService {
    * their sites all answer 404. */
   private findVisible(ctx: RequestContext, id: string): EnrollmentKeyRow {
     const row = visibleOr404(
-      keyQueries(this.db).byId.get({ id }),
+      rowById(this.db, enrollmentKeys, id),
       (r) => requireOrg(this.db, ctx.caller, r.orgId),
       () => notFound('Enrollment key not found'),
     );

@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { filters as filtersContract } from '../../../contract/filters.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedQueries, preparedShapes } from '../../db/prepared.js';
+import { inJson, preparedShapes, rowById } from '../../db/prepared.js';
 import { devices, savedFilters } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { DomainError, forbidden, notFound } from '../../errors.js';
@@ -27,7 +27,6 @@ function usesStatus(fields: string[]): boolean {
 }
 
 /** One saved filter by id, prepared once per database (db/prepared.ts). */
-const filterById = preparedQueries((db) => db.select().from(savedFilters).where(eq(savedFilters.id, sql.placeholder('id'))).prepare());
 
 /** The saved filters of a list, one statement per shape: 'o' within the organizations of the JSON array `orgIds`,
  * 's' whose name or description is LIKE `pattern`. */
@@ -187,7 +186,7 @@ export class FiltersService {
   }
 
   private findVisible(ctx: RequestContext, id: string): FilterRow {
-    const row = filterById(this.db).get({ id });
+    const row = rowById(this.db, savedFilters, id);
     if (!row) throw notFound('Saved filter not found', 'FILTER_NOT_FOUND');
     const reach = this.tenancy.accessibleOrgIds(ctx);
     if (reach !== null && !reach.includes(row.orgId)) throw notFound('Saved filter not found', 'FILTER_NOT_FOUND');

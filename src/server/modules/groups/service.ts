@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { groups as groupsContract } from '../../../contract/groups.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedQueries, preparedShapes } from '../../db/prepared.js';
+import { inJson, preparedQueries, preparedShapes, rowById } from '../../db/prepared.js';
 import { deviceGroupMembers, deviceGroupMembershipLog, deviceGroups, devices } from '../../db/schema/index.js';
 import { systemContext, type RequestContext } from '../../context.js';
 import { badRequest, notFound } from '../../errors.js';
@@ -37,7 +37,6 @@ function isoNow(): string {
 /** One group by id and the member counts of the groups of the JSON array `groupIds`, prepared once per database
  * (db/prepared.ts). */
 const groupReads = preparedQueries((db) => ({
-  byId: db.select().from(deviceGroups).where(eq(deviceGroups.id, sql.placeholder('id'))).prepare(),
   memberCounts: db
     .select({ id: deviceGroupMembers.groupId, n: count() })
     .from(deviceGroupMembers)
@@ -413,7 +412,7 @@ export class GroupsService {
   }
 
   private findRow(id: string): GroupRow {
-    const row = groupReads(this.db).byId.get({ id });
+    const row = rowById(this.db, deviceGroups, id);
     if (!row) throw notFound('Group not found', 'GROUP_NOT_FOUND');
     return row;
   }

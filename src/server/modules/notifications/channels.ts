@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { ChannelCreateSchema, ChannelListQuerySchema, ChannelType, ChannelUpdateSchema } from '../../../contract/alert-channels.js';
 import type { RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedQueries } from '../../db/prepared.js';
+import { inJson, rowById } from '../../db/prepared.js';
 import { notificationChannels } from '../../db/schema/index.js';
 import { badRequest, notFound } from '../../errors.js';
 import { paged, preparedPages, type Paged } from '../../lib/paging.js';
@@ -31,7 +31,6 @@ export const TEST_MESSAGE = {
 };
 
 /** One channel by id, prepared once per database (db/prepared.ts). */
-const channelQuery = preparedQueries((db) => db.select().from(notificationChannels).where(eq(notificationChannels.id, sql.placeholder('id'))).prepare());
 
 /** A page of channels, per shape: 'o' within the organizations of `orgIds` (JSON array), 't' of one `type`, 'e'
  * whose `enabled` is the one asked. */
@@ -187,7 +186,7 @@ export class ChannelsService {
 
   /** One channel, opened, whatever its organization (the dispatcher; null when deleted since). */
   channelById(id: string): OpenChannel | null {
-    const row = channelQuery(this.db).get({ id });
+    const row = rowById(this.db, notificationChannels, id);
     return row ? this.open(row) : null;
   }
 
@@ -203,7 +202,7 @@ export class ChannelsService {
   }
 
   private findVisible(ctx: RequestContext, id: string): ChannelRow {
-    const row = channelQuery(this.db).get({ id });
+    const row = rowById(this.db, notificationChannels, id);
     return visibleOr404(row, (r) => this.tenancy.requireOrg(ctx, r.orgId), () => notFound(NOT_FOUND, 'CHANNEL_NOT_FOUND'));
   }
 

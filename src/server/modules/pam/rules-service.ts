@@ -62,9 +62,6 @@ const nowIso = () => new Date().toISOString();
 /** Rule preview scans at most this many of the newest requests in its window (then `truncated`). */
 export const PREVIEW_SCAN_LIMIT = 5000;
 
-/** One rule by id, prepared once per database (db/prepared.ts). */
-const ruleById = preparedQueries((db) => db.select().from(pamRules).where(eq(pamRules.id, sql.placeholder('id'))).prepare());
-
 /** Signer groups: an organization's (the engine's), every one or those of some organizations (the list, by name),
  * and whether one is of an organization; prepared once per database. */
 const signerGroupQueries = preparedQueries((db) => {
@@ -122,7 +119,7 @@ export class PamRulesService {
   }
 
   getRule(ctx: RequestContext, id: string): PamRuleRow {
-    const rule = ruleById(this.db).get({ id });
+    const rule = rowById(this.db, pamRules, id);
     if (!rule || !canAccessOrg(this.db, ctx.caller, rule.orgId) || !siteVisible(ctx.caller, rule.siteId, true)) {
       throw notFound('Rule not found');
     }
@@ -173,7 +170,7 @@ export class PamRulesService {
 
   /** A rule the caller may change: 404 out of reach, 403 outside a site restriction (org-wide included). */
   private writableRule(ctx: RequestContext, id: string): PamRuleRow {
-    const rule = ruleById(this.db).get({ id });
+    const rule = rowById(this.db, pamRules, id);
     if (!rule || !canAccessOrg(this.db, ctx.caller, rule.orgId)) throw notFound('Rule not found');
     assertWritableScope(this.db, ctx.caller, rule.orgId, rule.siteId);
     return rule;

@@ -9,7 +9,7 @@ import type {
 } from '../../../contract/psa.js';
 import type { RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedQueries } from '../../db/prepared.js';
+import { inJson, rowById } from '../../db/prepared.js';
 import { psaConnections, psaTicketMappings } from '../../db/schema/index.js';
 import { OutboundBlockedError, type OutboundClient } from '../../delivery/outbound.js';
 import { badRequest, DomainError, forbidden, notFound } from '../../errors.js';
@@ -30,7 +30,6 @@ type UpdateBody = z.infer<typeof PsaConnectionUpdateSchema>;
 const baseUrlRejected = (reason: string) => new DomainError('invalid', `credentials.baseUrl rejected: ${reason}`, 'PSA_BASE_URL_REJECTED');
 
 /** One connection by id, prepared once per database (db/prepared.ts). */
-const connectionById = preparedQueries((db) => db.select().from(psaConnections).where(eq(psaConnections.id, sql.placeholder('id'))).prepare());
 
 /** A page of connections, per shape: 'o' within the organizations of `orgIds` (JSON array), 'p' of one `provider`. */
 const connectionPageOf = preparedPages(psaConnections, [desc(psaConnections.updatedAt), sql`rowid DESC`], (shape) =>
@@ -55,7 +54,7 @@ export class PsaService {
 
   /** 05-wire-notes: 404 `PSA connection not found`, 403 `Access denied` out of the caller's organizations. */
   private find(ctx: RequestContext, id: string): ConnectionRow {
-    const row = connectionById(this.db).get({ id });
+    const row = rowById(this.db, psaConnections, id);
     if (!row) throw notFound('PSA connection not found', 'PSA_CONNECTION_NOT_FOUND');
     const ids = this.tenancy.accessibleOrgIds(ctx);
     if (ids !== null && !ids.includes(row.orgId)) throw forbidden('Access denied', 'ACCESS_DENIED');

@@ -11,7 +11,7 @@ import type {
 } from '../../../contract/webhooks.js';
 import type { RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedQueries } from '../../db/prepared.js';
+import { inJson, preparedQueries, rowById } from '../../db/prepared.js';
 import { webhookDeliveries, webhooks } from '../../db/schema/index.js';
 import { OutboundBlockedError, type OutboundClient } from '../../delivery/outbound.js';
 import { badRequest, DomainError, notFound } from '../../errors.js';
@@ -67,7 +67,6 @@ function urlRefusal(reason: string): DomainError {
 const webhookReads = preparedQueries((db) => {
   const count = (status: string) => sql<number>`coalesce(sum(case when ${webhookDeliveries.status} = ${status} then 1 else 0 end), 0)`;
   return {
-    byId: db.select().from(webhooks).where(eq(webhooks.id, sql.placeholder('id'))).prepare(),
     stats: db
       .select({
         total: sql<number>`count(*)`,
@@ -126,7 +125,7 @@ export class WebhooksService {
   }
 
   private find(ctx: RequestContext, id: string): WebhookRow {
-    const row = webhookReads(this.db).byId.get({ id });
+    const row = rowById(this.db, webhooks, id);
     return visibleOr404(row, (r) => requireOrg(this.db, ctx.caller, r.orgId), () => notFound('Webhook not found'));
   }
 
