@@ -12,9 +12,11 @@ import type { Db } from './connection.js';
  * one process; a closed database's statements go with it):
  *
  *   const queries = preparedQueries((db) => ({
- *     byId: db.select().from(sites).where(eq(sites.id, sql.placeholder('id'))).prepare(),
+ *     ofOrg: db.select().from(sites).where(eq(sites.orgId, sql.placeholder('orgId'))).prepare(),
  *   }));
- *   queries(this.db).byId.get({ id });
+ *   queries(this.db).ofOrg.all({ orgId });
+ *
+ * One row by its id needs no declaration: `rowById(db, table, id)` keeps one statement per table.
  *
  * Writes whose columns vary with the request (a PATCH sets only what it names, an insert leaves defaults out)
  * go through `insertRow` and `updateRow`, which keep one statement per table and set of columns and fill the
