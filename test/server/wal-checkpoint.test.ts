@@ -12,6 +12,11 @@ const INTERVAL_MS = 20;
 const MAX_WAIT_MS = 250;
 /** What the WAL may reach with checkpoints between chunks: one chunk's commits are far below it. */
 const BOUND_BYTES = 4 * 1024 * 1024;
+/** How long, and how many rows at most, the unpaused writes run; the WAL they may reach with RESTART checkpoints
+ * (11-27 MB here, two runs at once). */
+const UNPAUSED_MS = 1500;
+const UNPAUSED_ROWS = 24_000;
+const UNPAUSED_BOUND_BYTES = 48 * 1024 * 1024;
 
 /** db/checkpoint.ts: the server's WAL checkpoints run on a timer in a worker thread, not inside a request's commit
  * nor on the event loop. */
@@ -32,14 +37,18 @@ describe('WAL checkpoints in a worker thread (db/checkpoint.ts)', () => {
   });
 
   /**
-   * Whether every frame of the WAL has been copied back, read from the WAL index (the -shm file, SQLite's
-   * documented layout, native byte order): mxFrame at offset 16 of the header, nBackfill at offset 96. Lets the
-   * test wait for the worker's timer (another thread, which a loaded machine may run late) without asking it.
+   * The WAL index's header (the -shm file, SQLite's documented layout, native byte order): mxFrame (frames in the
+   * log) at offset 16, nBackfill (frames copied back) at offset 96. Lets the test watch the worker (another
+   * thread, which a loaded machine may run late) without asking it.
    */
-  const copiedBack = (): boolean => {
+  const walIndex = (): { frames: number; copied: number } => {
     const shm = fs.readFileSync(`${file}-shm`).subarray(0, 100);
     const u32 = (offset: number) => (os.endianness() === 'LE' ? shm.readUInt32LE(offset) : shm.readUInt32BE(offset));
-    return u32(96) === u32(16);
+    return { frames: u32(16), copied: u32(96) };
+  };
+  const copiedBack = (): boolean => {
+    const { frames, copied } = walIndex();
+    return frames === copied;
   };
 
   /** CHUNKS × PER_CHUNK one-row transactions (bounded), a pause after each chunk (waiting, when asked, up to
@@ -90,6 +99,43 @@ describe('WAL checkpoints in a worker thread (db/checkpoint.ts)', () => {
     await expect(checkpoints.stop()).resolves.toBeUndefined();
     db = openDatabase(file);
     expect(db.$client.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: CHUNKS * PER_CHUNK });
+  });
+
+  /** Ten-row commits for UNPAUSED_MS (UNPAUSED_ROWS at most), a turn of the event loop (setImmediate) after
+   * each, as a loaded server commits: never a pause long enough for a PASSIVE checkpoint to catch up. The largest
+   * WAL file seen, and how many times the log started over (its frame count fell). */
+  async function unpausedWrites(): Promise<{ largest: number; restarts: number }> {
+    const insert = db.$client.prepare('INSERT INTO t (v) VALUES (?)');
+    const commit = db.$client.transaction((from: number) => {
+      for (let n = from; n < from + 10; n++) insert.run(`${n}:${'x'.repeat(200)}`);
+    });
+    let largest = 0;
+    let restarts = 0;
+    let frames = 0;
+    for (let n = 0, end = Date.now() + UNPAUSED_MS; n < UNPAUSED_ROWS && Date.now() < end; n += 10) {
+      commit(n);
+      largest = Math.max(largest, walSize());
+      const now = walIndex().frames;
+      if (now < frames) restarts++;
+      frames = now;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return { largest, restarts };
+  }
+
+  // Without the RESTART checkpoints (restartBytes: Infinity) the same writes started the log over 0-1 times and
+  // left a 47-134 MB WAL here (not a test of its own: a lucky pause on a loaded machine lets a PASSIVE one catch up).
+  it('under writes that never pause, a RESTART checkpoint past restartBytes starts the log over and bounds the WAL; idle, the worker empties it', async () => {
+    const checkpoints = startWalCheckpoints(db.$client, { intervalMs: INTERVAL_MS, restartBytes: 256 * 1024 });
+    await checkpoints.ready;
+    const { largest, restarts } = await unpausedWrites();
+    expect(restarts).toBeGreaterThanOrEqual(3);
+    expect(largest).toBeLessThan(UNPAUSED_BOUND_BYTES);
+    // No writes: the second tick that finds it all copied back runs a TRUNCATE checkpoint, which empties the file.
+    for (const end = Date.now() + 2000; walSize() > 0 && Date.now() < end; )
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(walSize()).toBe(0);
+    await checkpoints.stop();
   });
 
   it('checkpoint() runs one in the worker and reports the pages it copied back', async () => {

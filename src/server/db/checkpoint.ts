@@ -3,8 +3,15 @@ import type Database from 'better-sqlite3';
 
 /** How often the server copies the WAL back into the database (ms). */
 export const CHECKPOINT_INTERVAL_MS = 500;
-/** What the WAL file is cut back to after a checkpoint that emptied it (bytes): a burst does not keep its size. */
-export const WAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
+/** How long the WAL may grow (bytes of frames) before the worker restarts it with a RESTART checkpoint, which
+ * makes writers wait for its last copy (checkpoint-worker.js): under writes that never pause long enough for a
+ * PASSIVE checkpoint to catch up, the log would otherwise never start over. */
+export const WAL_RESTART_BYTES = 16 * 1024 * 1024;
+/** What the writer cuts the WAL file back to when it starts the log over (bytes; `journal_size_limit`). Above what
+ * the log reaches between two ticks under load (WAL_RESTART_BYTES and one interval of writes), so a loaded server
+ * never truncates in a commit (it did at each restart with 16 MB: 12 ms in the event loop and 5% of the CPU of
+ * a create-site benchmark); an idle WAL is emptied by the worker instead. */
+export const WAL_SIZE_LIMIT_BYTES = 256 * 1024 * 1024;
 /** How long stop waits for the worker to close its connection before it truncates the WAL anyway (ms). */
 export const STOP_WAIT_MS = 5000;
 
@@ -112,16 +119,18 @@ function errorFrom(error: WorkerError): Error {
  * whichever it is, copies pages back to the database and waits for its sync. While the server runs, automatic
  * checkpoints are off on its connection and a worker thread, with a connection of its own to the same file, runs
  * a PASSIVE checkpoint every intervalMs (it never waits for a reader or a writer, and pages written many times in
- * the interval are copied once). At stop, after the worker closed its connection, a TRUNCATE checkpoint on this
+ * the interval are copied once); when the WAL is longer than restartBytes after it, a RESTART one that makes the
+ * log start over, and when the WAL is idle, a TRUNCATE one that empties it (checkpoint-worker.js says why and
+ * what each waits for). At stop, after the worker closed its connection, a TRUNCATE checkpoint on this
  * connection leaves an empty WAL. In-memory and non-WAL databases have no WAL to checkpoint: nothing starts.
  * When the worker cannot serve the database, onError hears why and the connection gets its automatic
  * checkpoints back, so the WAL stays bounded as it was before.
  */
 export function startWalCheckpoints(
   sqlite: Database.Database,
-  options: { intervalMs?: number; onError?: (err: unknown) => void } = {},
+  options: { intervalMs?: number; restartBytes?: number; onError?: (err: unknown) => void } = {},
 ): WalCheckpoints {
-  const { intervalMs = CHECKPOINT_INTERVAL_MS, onError = () => {} } = options;
+  const { intervalMs = CHECKPOINT_INTERVAL_MS, restartBytes = WAL_RESTART_BYTES, onError = () => {} } = options;
   if (sqlite.memory || sqlite.pragma('journal_mode', { simple: true }) !== 'wal') {
     return { mode: 'none', ready: Promise.resolve(), checkpoint: async () => undefined, stop: async () => {} };
   }
@@ -173,7 +182,8 @@ export function startWalCheckpoints(
     },
     onGone: fallBack,
   });
-  worker.send({ type: 'add', id, file: sqlite.name, intervalMs });
+  const pageBytes = sqlite.pragma('page_size', { simple: true }) as number;
+  worker.send({ type: 'add', id, file: sqlite.name, intervalMs, restartAfterFrames: Math.ceil(restartBytes / pageBytes) });
 
   return {
     get mode() {
