@@ -1,12 +1,16 @@
 import fs from 'node:fs';
 import { UsageError } from './prompts.js';
+import { readStdin } from './stdin.js';
 
-/** The text of a file named by a flag (`-` for standard input); an unreadable file is a usage error (exit 2). */
-export function readFlagFile(file: string, flag: string): string {
-  if (file === '-' && process.stdin.isTTY)
-    throw new UsageError(`${flag} - reads standard input, but it is a terminal: pipe the data in`, flag);
+/** The text of a file named by a flag (`-` for standard input, read as a stream: see readStdin); an unreadable
+ * file is a usage error (exit 2). */
+export async function readFlagFile(file: string, flag: string): Promise<string> {
+  if (file === '-') {
+    if (process.stdin.isTTY) throw new UsageError(`${flag} - reads standard input, but it is a terminal: pipe the data in`, flag);
+    return readStdin();
+  }
   try {
-    return fs.readFileSync(file === '-' ? 0 : file, 'utf8');
+    return fs.readFileSync(file, 'utf8');
   } catch (err) {
     throw new UsageError(`Cannot read ${flag} ${file}: ${(err as Error).message}`, flag);
   }
@@ -14,7 +18,7 @@ export function readFlagFile(file: string, flag: string): string {
 
 /** A JSON or YAML file (JSON is YAML), parsed; a file that does not parse is a usage error. */
 export async function readDataFile(file: string, flag: string): Promise<unknown> {
-  const text = readFlagFile(file, flag);
+  const text = await readFlagFile(file, flag);
   const { parse } = await import('yaml');
   try {
     return parse(text) as unknown;

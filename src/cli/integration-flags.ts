@@ -27,7 +27,7 @@ export async function secretField(flags: Record<string, unknown>, name: string):
   if (flags[`${name}-stdin`] === true) return readSecretFromStdin(`--${name}-stdin`);
   const file = flags[`${name}-file`];
   if (typeof file !== 'string') return undefined;
-  const value = readFlagFile(file, `--${name}-file`).split(/\r?\n/)[0] ?? '';
+  const value = (await readFlagFile(file, `--${name}-file`)).split(/\r?\n/)[0] ?? '';
   if (!value) throw new UsageError(`--${name}-file ${file} is empty`, `--${name}-file`);
   return value;
 }

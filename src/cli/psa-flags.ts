@@ -18,7 +18,7 @@ export async function credentialsFrom(flags: { 'credentials-stdin'?: boolean; 'c
     text = await readSecretFromStdin(flag);
   } else if (flags['credentials-file'] !== undefined) {
     flag = '--credentials-file';
-    text = readFlagFile(flags['credentials-file'], flag);
+    text = await readFlagFile(flags['credentials-file'], flag);
   } else return undefined;
   let value: unknown;
   try {

@@ -1,6 +1,11 @@
 import { UsageError } from './prompts.js';
 
-/** All of standard input, as UTF-8 text. */
+/**
+ * All of standard input, as UTF-8 text, read as a stream. Never `fs.readFileSync(0)`: every command looks at
+ * `process.stdin.isTTY` first (cli/terminal.ts), which opens a pipe on stdin in non-blocking mode, so a
+ * synchronous read fails with EAGAIN whenever the writer has not written yet (`jq … | svc api … --input -`
+ * failed now and then, by how fast jq was).
+ */
 export async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);

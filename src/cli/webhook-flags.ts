@@ -14,7 +14,7 @@ export async function secretFrom(flags: { 'secret-stdin'?: boolean; 'secret-file
   if (flags['secret-stdin']) return readSecretFromStdin('--secret-stdin');
   const file = flags['secret-file'];
   if (file === undefined) return undefined;
-  const value = readFlagFile(file, '--secret-file').split(/\r?\n/)[0] ?? '';
+  const value = (await readFlagFile(file, '--secret-file')).split(/\r?\n/)[0] ?? '';
   if (!value) throw new UsageError(`--secret-file ${file} is empty`, '--secret-file');
   return value;
 }

@@ -1,10 +1,10 @@
-import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { Args, Flags } from '../cli/flags.js';
 import { ApiCommand, mutationFlags } from '../cli/api-command.js';
 import { apiPath, fieldsToObject, fieldsToQuery, parseHeader, type RawField } from '../cli/api-fields.js';
 import { readFlagFile } from '../cli/files.js';
 import { UsageError } from '../cli/prompts.js';
+import { readStdin } from '../cli/stdin.js';
 import { headerValue } from '../client/errors.js';
 import type { RequestMethod } from '../client/http.js';
 import { detectPage, paginateRaw } from '../client/paginate.js';
@@ -52,16 +52,6 @@ Fields: -f/--raw-field key=value sends a string; -F/--field key=value sends true
   };
   static override defaultOutput = 'json' as const;
 
-  private stdinText: string | undefined;
-  private stdinUsers = 0;
-
-  private readStdin = (): string => {
-    this.stdinUsers += 1;
-    if (this.stdinUsers > 1) throw new UsageError('Standard input can be read only once (--input - or one @- field)');
-    if (process.stdin.isTTY) throw new UsageError('Standard input is a terminal: pipe the data in');
-    return (this.stdinText ??= fs.readFileSync(0, 'utf8'));
-  };
-
   async run() {
     const { flags, args } = this;
     let pathArg = args.path;
@@ -87,19 +77,26 @@ Fields: -f/--raw-field key=value sends a string; -F/--field key=value sends true
       query[key] = existing === undefined ? value : [...(Array.isArray(existing) ? (existing as unknown[]) : [existing]), value];
     }
 
+    // Standard input is read ahead, as a stream (cli/stdin.ts says why), by the one flag or field that takes it.
+    const stdinUses = (flags.input === '-' ? 1 : 0) + (flags.field ?? []).filter((text) => text.slice(text.indexOf('=') + 1) === '@-').length;
+    if (stdinUses > 1) throw new UsageError('Standard input can be read only once (--input - or one @- field)');
+    if (stdinUses === 1 && process.stdin.isTTY) throw new UsageError('Standard input is a terminal: pipe the data in');
+    const stdinText = stdinUses === 1 ? await readStdin() : '';
+    const fromStdin = (): string => stdinText;
+
     let body: unknown;
     if (flags.input !== undefined) {
-      const text = flags.input === '-' ? this.readStdin() : readFlagFile(flags.input, '--input');
+      const text = flags.input === '-' ? stdinText : await readFlagFile(flags.input, '--input');
       try {
         body = JSON.parse(text) as unknown;
       } catch {
         throw new UsageError(`--input ${flags.input} is not JSON`, '--input');
       }
-      Object.assign(query, fieldsToQuery(fields, this.readStdin));
+      Object.assign(query, fieldsToQuery(fields, fromStdin));
     } else if (method === 'GET' || method === 'HEAD') {
-      Object.assign(query, fieldsToQuery(fields, this.readStdin));
+      Object.assign(query, fieldsToQuery(fields, fromStdin));
     } else if (fields.length > 0) {
-      body = fieldsToObject(fields, this.readStdin);
+      body = fieldsToObject(fields, fromStdin);
     }
 
     const headers = Object.fromEntries((flags.header ?? []).map(parseHeader));

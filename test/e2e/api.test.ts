@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cliUser, E2E_TIMEOUT_MS, http } from '../helpers/cli.js';
 import { signedInServer } from '../helpers/fixtures.js';
@@ -22,6 +23,22 @@ describe('e2e: svc api, the raw escape hatch (CLI.md "Scripting conveniences")',
     const result = await shared.user.run(['api', 'POST', '/api/v1/orgs/partners', '-f', 'name=Typed', '-f', 'slug=typed', '-F', 'maxDevices=250', '-F', 'billingEmail=null', '-f', 'settings[timezone]=Europe/Berlin']);
     expect(result.exitCode).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ slug: 'typed', maxDevices: 250, billingEmail: null, settings: { timezone: 'Europe/Berlin' } });
+  });
+
+  // A writer slower than the CLI's start (`jq … | svc api … --input -`): the CLI's first look at stdin (is it a
+  // terminal?) makes the pipe non-blocking, and a synchronous read of it failed with EAGAIN.
+  it.concurrent('--input - and -F key=@- wait for a slow writer on stdin', async () => {
+    const later = (text: string) => {
+      const stream = new PassThrough();
+      setTimeout(() => stream.end(text), 700);
+      return stream;
+    };
+    const input = await shared.user.run(['api', 'POST', 'orgs/partners', '--input', '-'], { input: later(JSON.stringify({ name: 'Slow', slug: 'slow' })) });
+    expect(input.exitCode, input.stderr).toBe(0);
+    expect(JSON.parse(input.stdout).slug).toBe('slow');
+    const field = await shared.user.run(['api', 'POST', 'orgs/partners', '-f', 'slug=slow-field', '-F', 'name=@-'], { input: later('Slow field') });
+    expect(field.exitCode, field.stderr).toBe(0);
+    expect(JSON.parse(field.stdout)).toMatchObject({ slug: 'slow-field', name: 'Slow field' });
   });
 
   it.concurrent('--input - sends a JSON body from stdin', async () => {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { execa, type ResultPromise } from 'execa';
 import { copyTemplate, templateFor } from './template.js';
 
@@ -110,8 +111,9 @@ export interface RunResult {
 }
 
 export interface RunOptions {
-  /** Standard input; without it the child gets none (never a terminal, never a hang). */
-  input?: string;
+  /** Standard input (a stream: written when the test writes it); without it the child gets none (never a
+   * terminal, never a hang). */
+  input?: string | Readable;
   env?: Record<string, string>;
 }
 

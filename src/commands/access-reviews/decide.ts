@@ -84,7 +84,7 @@ Then each row is sent and its outcome printed, one row per decision: {itemId, de
     const itemIds = new Set(review.items.map((i) => i.id));
     const structured = /\.(json|ya?ml)$/i.test(file);
     const parsed = parseDecisions(
-      structured ? { data: await readDataFile(file, '--from-file') } : { csv: readFlagFile(file, '--from-file') },
+      structured ? { data: await readDataFile(file, '--from-file') } : { csv: await readFlagFile(file, '--from-file') },
       itemIds,
     );
     if (parsed.problems.length > 0) throw new UsageError(describeProblems(file, parsed.problems), '--from-file');

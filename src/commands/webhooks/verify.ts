@@ -25,7 +25,7 @@ export default class WebhooksVerify extends BaseCommand<typeof WebhooksVerify> {
     if (this.flags.body === '-' && this.flags['secret-stdin']) throw new UsageError('--body - and --secret-stdin cannot both read standard input', '--body');
     const secret = await secretFrom(this.flags);
     if (secret === undefined) throw new UsageError('The secret is required: --secret-stdin or --secret-file', '--secret-stdin');
-    const body = readFlagFile(this.flags.body, '--body');
+    const body = await readFlagFile(this.flags.body, '--body');
     const result = verifySignature({ secret, body, signature: this.flags.signature, timestamp: this.flags.timestamp, toleranceSeconds: this.flags.tolerance });
     if (!result.valid) {
       this.warn(`Invalid: ${result.reason}`);
