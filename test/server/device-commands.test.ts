@@ -5,6 +5,8 @@ import { auditLogs, deviceCommands } from '../../src/server/db/schema/index.js';
 import { type TestApp } from '../helpers/server.js';
 import { mintToken, seedOrgRole, seedUser, type World } from '../helpers/seed.js';
 import { SimulatedAgent } from '../helpers/simulated-agent.js';
+import { writeAsAnotherProcess } from '../helpers/other-process.js';
+import type { ReadCache } from '../../src/server/lib/read-cache.js';
 
 const API = '/api/v1';
 
@@ -113,5 +115,45 @@ describe('device commands and the agent command channel (03 §4.7, 05 wire notes
     const fetches = vi.spyOn(t.services.deviceCommands, 'fetchForAgent');
     for (let i = 0; i < 3; i++) expect(await agent.fetch()).toEqual([]);
     expect(fetches).toHaveBeenCalledTimes(3);
+  });
+
+  describe('polls that find nothing are answered from a kept answer (modules/device-commands/service.ts)', () => {
+    const keptAnswer = () =>
+      (t.services.deviceCommands as unknown as { hasPending: ReadCache<boolean> }).hasPending.lookup(agent.deviceId);
+    // The cache keeps nothing while a group transaction is open (db/group-commit.ts): commit what came before.
+    const emptyPoll = async () => {
+      t.commits.flush();
+      expect(await agent.fetch()).toEqual([]);
+      expect(keptAnswer()).toBe(false);
+    };
+
+    it('03§4.7 a command queued after an empty poll is handed out by the next poll', async () => {
+      await emptyPoll();
+      const id = (await send(w.tokens.system, agent.deviceId, { type: 'reboot' })).body.id as string;
+      expect((await agent.fetch()).map((c) => c.id)).toEqual([id]);
+      await emptyPoll();
+    });
+
+    it('03§4.7 a command queued for another device keeps the answer of this one right', async () => {
+      const other = await SimulatedAgent.enroll(t, w.tokens.system, w.orgA1.id, { hostname: 'other' });
+      await emptyPoll();
+      const id = (await send(w.tokens.system, other.deviceId, { type: 'wake' })).body.id as string;
+      expect(await agent.fetch()).toEqual([]);
+      expect((await other.fetch()).map((c) => c.id)).toEqual([id]);
+    });
+
+    it('03§4.7 a command that becomes pending again, or one queued by another process, is handed out by the next poll', async () => {
+      const id = (await send(w.tokens.system, agent.deviceId, { type: 'reboot' })).body.id as string;
+      expect((await agent.fetch()).map((c) => c.id)).toEqual([id]);
+      await emptyPoll();
+      // A status change through the server's own connection (as a module would write it).
+      t.db.update(deviceCommands).set({ status: 'pending' }).where(eq(deviceCommands.id, id)).run();
+      expect((await agent.fetch()).map((c) => c.id)).toEqual([id]);
+
+      await emptyPoll();
+      const file = t.db.$client.name;
+      await writeAsAnotherProcess(file, "UPDATE device_commands SET status = 'pending' WHERE id = ?", id);
+      expect((await agent.fetch()).map((c) => c.id)).toEqual([id]);
+    });
   });
 });

@@ -7,6 +7,8 @@ import { deviceCommands } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { badRequest, conflict, notFound } from '../../errors.js';
 import { preparedQueries } from '../../db/prepared.js';
+import { countWrites, type WatchedTable } from '../../db/write-counter.js';
+import { ReadCache } from '../../lib/read-cache.js';
 import { paged, preparedPages, type Paged } from '../../lib/paging.js';
 import type { SecretBox } from '../../security/crypto.js';
 import { recordAudit } from '../audit/recorder.js';
@@ -70,6 +72,13 @@ const commandQueries = preparedQueries((db) => {
   };
 });
 
+/** The writes that can give a device a pending command (db/write-counter.ts): a command queued or deleted, a
+ * command's status or device changed. Writes by another connection drop every kept answer (lib/read-cache.ts). */
+const PENDING_WRITES: readonly WatchedTable[] = [{ table: 'device_commands', columns: ['status', 'device_id'] }];
+
+/** How many devices' "nothing pending" answers are kept. */
+const KEPT_DEVICES = 4096;
+
 /** The device of the agent calling: the guard has matched its token to the path's agent (01 §5.13), and a
  * decommissioned device's token no longer authenticates. */
 function ownDevice(ctx: RequestContext, agentId: string): string {
@@ -85,12 +94,17 @@ function ownDevice(ctx: RequestContext, agentId: string): string {
  */
 export class DeviceCommandsService {
   private readonly listeners = new Map<CommandType, CommandListener>();
+  /** Whether a device has a pending command, by device id, kept until a command is queued or changes status:
+   * most polls of most agents find nothing, and then read no table. */
+  private readonly hasPending: ReadCache<boolean>;
 
   constructor(
     private readonly db: Db,
     private readonly box: SecretBox,
     private readonly devices: DevicesService,
-  ) {}
+  ) {
+    this.hasPending = new ReadCache<boolean>(db.$client, KEPT_DEVICES, Infinity, countWrites(db.$client, 'pending_commands', PENDING_WRITES));
+  }
 
   /** Registers the module that owns commands of `type` (one per type). */
   on(type: CommandType, listener: CommandListener): void {
@@ -144,8 +158,13 @@ export class DeviceCommandsService {
   }
 
   private handOut(deviceId: string, limit: number) {
-    // Most polls find nothing: a plain read answers those without a transaction; the transaction reads again.
-    if (commandQueries(this.db).anyPending.get({ deviceId }) === undefined) return [];
+    // Most polls find nothing: a kept answer or a plain read answers those without a transaction; the
+    // transaction reads again.
+    let waiting = this.hasPending.lookup(deviceId);
+    if (waiting === undefined) {
+      waiting = this.hasPending.store(deviceId, commandQueries(this.db).anyPending.get({ deviceId }) !== undefined);
+    }
+    if (!waiting) return [];
     return this.db.$client.transaction(() => {
       const pending = commandQueries(this.db).pendingOf.all({ deviceId, limit });
       if (pending.length === 0) return [];
