@@ -211,10 +211,63 @@ describe('group commit (db/group-commit.ts)', () => {
       expect(names()).toEqual(['good']);
     });
 
-    it('a reply with no group open is sent at once', async () => {
+    it('a reply with no group open is sent at the end of its turn, with no commit', async () => {
       const res = await app.inject({ method: 'GET', url: '/read' });
       expect(res.statusCode).toBe(200);
       expect(commits.committed).toBe(0);
+    });
+  });
+
+  describe('the replies of a turn leave together at its end (http/commit-barrier.ts)', () => {
+    let app: FastifyInstance;
+    /** What happened, in order: a handler's turn ending, a reply leaving. */
+    let events: string[];
+    beforeEach(async () => {
+      events = [];
+      app = Fastify();
+      installErrorHandler(app);
+      installCommitBarrier(app, commits);
+      app.addHook('onRequest', async (request, reply) => {
+        const end = reply.raw.end.bind(reply.raw) as (...args: unknown[]) => unknown;
+        reply.raw.end = ((...args: unknown[]) => {
+          events.push(`sent ${request.url}`);
+          return end(...args);
+        }) as typeof reply.raw.end;
+      });
+      app.get('/read', async (request) => {
+        // Queued before the reply is made: runs when the turn of the handler is over.
+        setImmediate(() => events.push(`turn of ${request.url} over`));
+        return { ok: true };
+      });
+      app.get('/fails', async () => {
+        throw Object.assign(new Error('nope'), { statusCode: 418 });
+      });
+      await app.ready();
+    });
+    afterEach(async () => {
+      await app.close();
+    });
+
+    it('a reply made with no group open leaves when its turn is over, not at once', async () => {
+      const res = await app.inject({ method: 'GET', url: '/read?a' });
+      expect(res.statusCode).toBe(200);
+      expect(events).toEqual(['turn of /read?a over', 'sent /read?a']);
+    });
+
+    it('replies made in one turn leave one after the other, errors too, each with its own answer', async () => {
+      const [a, b, c] = await Promise.all([
+        app.inject({ method: 'GET', url: '/read?a' }),
+        app.inject({ method: 'GET', url: '/read?b' }),
+        app.inject({ method: 'GET', url: '/fails' }),
+      ]);
+      expect([a.statusCode, b.statusCode, c.statusCode]).toEqual([200, 200, 418]);
+      expect(a.json()).toEqual({ ok: true });
+      const sent = events.filter((e) => e.startsWith('sent'));
+      expect(sent).toHaveLength(3);
+      // Both handlers' turns were over before the first reply left, and nothing came between the replies.
+      const first = events.findIndex((e) => e.startsWith('sent'));
+      expect(events.slice(first)).toEqual(sent);
+      expect(events.slice(0, first).sort()).toEqual(['turn of /read?a over', 'turn of /read?b over']);
     });
   });
 
