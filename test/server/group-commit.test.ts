@@ -222,14 +222,19 @@ describe('group commit (db/group-commit.ts)', () => {
     let app: FastifyInstance;
     /** What happened, in order: a handler's turn ending, a reply leaving. */
     let events: string[];
+    /** What the server logged. */
+    let logs: string[];
     beforeEach(async () => {
       events = [];
-      app = Fastify();
+      logs = [];
+      app = Fastify({ logger: { level: 'error', stream: { write: (line: string) => logs.push(line) } } });
       installErrorHandler(app);
       installCommitBarrier(app, commits);
       app.addHook('onRequest', async (request, reply) => {
         const end = reply.raw.end.bind(reply.raw) as (...args: unknown[]) => unknown;
         reply.raw.end = ((...args: unknown[]) => {
+          // A socket that fails as the reply is written (`?broken`).
+          if (request.url.includes('broken')) throw new Error('the socket is gone');
           events.push(`sent ${request.url}`);
           return end(...args);
         }) as typeof reply.raw.end;
@@ -268,6 +273,15 @@ describe('group commit (db/group-commit.ts)', () => {
       const first = events.findIndex((e) => e.startsWith('sent'));
       expect(events.slice(first)).toEqual(sent);
       expect(events.slice(0, first).sort()).toEqual(['turn of /read?a over', 'turn of /read?b over']);
+    });
+
+    it('a reply that fails to go out is logged, and the other replies of its turn still leave', async () => {
+      const broken = app.inject({ method: 'GET', url: '/read?broken' });
+      const [a, b] = await Promise.all([app.inject({ method: 'GET', url: '/read?a' }), app.inject({ method: 'GET', url: '/read?b' })]);
+      expect([a.statusCode, b.statusCode]).toEqual([200, 200]);
+      expect(events.filter((e) => e.startsWith('sent'))).toEqual(['sent /read?a', 'sent /read?b']);
+      expect(logs.join('')).toContain('the socket is gone');
+      void broken.catch(() => {});
     });
   });
 
