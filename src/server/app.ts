@@ -14,7 +14,7 @@ import { SmsSender } from './delivery/sms.js';
 import { bind, type Handler, type ResponseCache } from './http/bind.js';
 import { clientIpResolver, trustedProxyMatcher } from './http/client-ip.js';
 import { installErrorHandler } from './http/error-handler.js';
-import { installCommitBarrier } from './http/commit-barrier.js';
+import { installReplyRelease } from './http/reply-release.js';
 import { installAdmission } from './http/admission.js';
 import { installJsonBodyParser } from './http/json-body.js';
 import { anonymous, bearerToken, createGuard, createNotFoundKeyCheck, type CredentialResolvers } from './http/guard.js';
@@ -150,9 +150,10 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   });
   await app.register(fastifyCookie);
   installJsonBodyParser(app);
-  // The transactions of one event-loop turn commit together, and no reply leaves before its commit.
+  // The transactions of one event-loop turn commit together, no reply leaves before its commit, and the replies
+  // of a turn leave together at its end.
   const commits = groupCommits(db.$client, (err) => app.log.error({ err }, 'group commit failed'));
-  installCommitBarrier(app, commits);
+  installReplyRelease(app, commits);
 
   const box = new SecretBox(secrets.encryptionKey);
   const signer = new TokenSigner(secrets.jwtSecret);

@@ -8,7 +8,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/server/db/connection.js';
 import { groupCommits, type GroupCommit } from '../../src/server/db/group-commit.js';
-import { installCommitBarrier } from '../../src/server/http/commit-barrier.js';
+import { installReplyRelease } from '../../src/server/http/reply-release.js';
 import { installErrorHandler } from '../../src/server/http/error-handler.js';
 import { type TestApp, useAdminApp } from '../helpers/server.js';
 
@@ -161,12 +161,12 @@ describe('group commit (db/group-commit.ts)', () => {
     expect(() => (db.$client.transaction as (fn: unknown) => unknown)('not a function')).toThrow(TypeError);
   });
 
-  describe('over HTTP (http/commit-barrier.ts)', () => {
+  describe('over HTTP (http/reply-release.ts)', () => {
     let app: FastifyInstance;
     beforeEach(async () => {
       app = Fastify();
       installErrorHandler(app);
-      installCommitBarrier(app, commits);
+      installReplyRelease(app, commits);
       app.post<{ Body: { name: string; orphan?: boolean } }>('/write', async (request) => {
         if (request.body.orphan) db.$client.transaction(() => db.$client.prepare('INSERT INTO child (parent_id) VALUES (7)').run())();
         else insert(request.body.name);
@@ -218,7 +218,7 @@ describe('group commit (db/group-commit.ts)', () => {
     });
   });
 
-  describe('the replies of a turn leave together at its end (http/commit-barrier.ts)', () => {
+  describe('the replies of a turn leave together at its end (http/reply-release.ts)', () => {
     let app: FastifyInstance;
     /** What happened, in order: a handler's turn ending, a reply leaving. */
     let events: string[];
@@ -229,7 +229,7 @@ describe('group commit (db/group-commit.ts)', () => {
       logs = [];
       app = Fastify({ logger: { level: 'error', stream: { write: (line: string) => logs.push(line) } } });
       installErrorHandler(app);
-      installCommitBarrier(app, commits);
+      installReplyRelease(app, commits);
       app.addHook('onRequest', async (request, reply) => {
         const end = reply.raw.end.bind(reply.raw) as (...args: unknown[]) => unknown;
         reply.raw.end = ((...args: unknown[]) => {

@@ -13,7 +13,7 @@ import { DomainError } from '../errors.js';
  *   SAVEPOINT (as better-sqlite3 nests a transaction in an open one): a transaction function that throws rolls
  *   back its own writes only, the others of the group stay.
  * - Nothing is committed to a caller before the group is: `settled()` is what a reply waits for (the HTTP layer
- *   holds every reply sent while a group is open until it settles, http/commit-barrier.ts), so a process that
+ *   holds every reply sent while a group is open until it settles, http/reply-release.ts), so a process that
  *   stops before the commit loses only requests it had not answered.
  * - A failed commit (or a group SQLite aborted) rolls the whole group back and rejects `settled()` of everyone in
  *   it with COMMIT_FAILED (503): no one is told their change was saved.

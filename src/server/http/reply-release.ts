@@ -13,7 +13,7 @@ import type { GroupCommit } from '../db/group-commit.js';
  * sleep since the last one, and in a batch the client is still awake for all but the first. What it costs a
  * reply: the rest of the turn it was made in, the time the requests read with it take to run.
  */
-export function installCommitBarrier(app: FastifyInstance, commits: GroupCommit): void {
+export function installReplyRelease(app: FastifyInstance, commits: GroupCommit): void {
   let leaving: (() => void)[] | null = null;
   const sendAll = () => {
     const replies = leaving ?? [];
