@@ -14,10 +14,21 @@ export interface RawField {
 
 const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
 
-function split(text: string, flag: string): [string, string] {
+/** `key=value` as [key, value]; undefined when there is no key. */
+function keyValue(text: string): [string, string] | undefined {
   const at = text.indexOf('=');
-  if (at <= 0) throw new UsageError(`${flag} expects key=value, got "${text}"`, flag);
-  return [text.slice(0, at), text.slice(at + 1)];
+  return at <= 0 ? undefined : [text.slice(0, at), text.slice(at + 1)];
+}
+
+function split(text: string, flag: string): [string, string] {
+  const pair = keyValue(text);
+  if (!pair) throw new UsageError(`${flag} expects key=value, got "${text}"`, flag);
+  return pair;
+}
+
+/** Whether the field takes standard input (`-F key=@-`); one with no key takes nothing: it is a usage error. */
+export function readsStdin(field: RawField): boolean {
+  return field.typed && keyValue(field.text)?.[1] === '@-';
 }
 
 /** `a[b][]` → ['a', 'b', ''] ('' appends to a list). */

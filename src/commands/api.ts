@@ -1,7 +1,7 @@
 import { pipeline } from 'node:stream/promises';
 import { Args, Flags } from '../cli/flags.js';
 import { ApiCommand, mutationFlags } from '../cli/api-command.js';
-import { apiPath, fieldsToObject, fieldsToQuery, parseHeader, type RawField } from '../cli/api-fields.js';
+import { apiPath, fieldsToObject, fieldsToQuery, parseHeader, readsStdin, type RawField } from '../cli/api-fields.js';
 import { readFlagFile } from '../cli/files.js';
 import { UsageError } from '../cli/prompts.js';
 import { readStdin } from '../cli/stdin.js';
@@ -78,7 +78,7 @@ Fields: -f/--raw-field key=value sends a string; -F/--field key=value sends true
     }
 
     // Standard input is read ahead, as a stream (cli/stdin.ts says why), by the one flag or field that takes it.
-    const stdinUses = (flags.input === '-' ? 1 : 0) + (flags.field ?? []).filter((text) => text.indexOf('=') > 0 && text.slice(text.indexOf('=') + 1) === '@-').length;
+    const stdinUses = (flags.input === '-' ? 1 : 0) + fields.filter(readsStdin).length;
     if (stdinUses > 1) throw new UsageError('Standard input can be read only once (--input - or one @- field)');
     if (stdinUses === 1 && process.stdin.isTTY) throw new UsageError('Standard input is a terminal: pipe the data in');
     const stdinText = stdinUses === 1 ? await readStdin() : '';

@@ -32,6 +32,12 @@ describe('e2e: svc webhooks (02 §4.3, §5; CLI.md "Secrets")', { timeout: E2E_T
     const stale = await tenant.admin.run(['webhooks', 'verify', '--body', bodyFile, '--signature', String(got?.headers['x-svc-signature']), '--timestamp', '1000', '--secret-stdin'], { input: SECRET });
     expect(stale.exitCode).toBe(1);
     expect(stale.stderr).toContain('tolerance');
+    // 02§5 standard input holds one thing: the body or the secret, never both (exit 2, nothing verified).
+    for (const secretFlag of [['--secret-stdin'], ['--secret-file', '-']]) {
+      const both = await tenant.admin.run(['webhooks', 'verify', '--body', '-', '--signature', 'x', '--timestamp', '1', ...secretFlag], { input: SECRET });
+      expect(both.exitCode, both.stderr).toBe(2);
+      expect(both.stderr).toContain('cannot both read standard input');
+    }
 
     let deliveries: any[] = [];
     for (let i = 0; i < 50 && deliveries[0]?.status !== 'delivered'; i++) {

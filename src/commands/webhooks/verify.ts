@@ -23,6 +23,7 @@ export default class WebhooksVerify extends BaseCommand<typeof WebhooksVerify> {
 
   async run() {
     if (this.flags.body === '-' && this.flags['secret-stdin']) throw new UsageError('--body - and --secret-stdin cannot both read standard input', '--body');
+    if (this.flags.body === '-' && this.flags['secret-file'] === '-') throw new UsageError('--body - and --secret-file - cannot both read standard input', '--body');
     const secret = await secretFrom(this.flags);
     if (secret === undefined) throw new UsageError('The secret is required: --secret-stdin or --secret-file', '--secret-stdin');
     const body = await readFlagFile(this.flags.body, '--body');
