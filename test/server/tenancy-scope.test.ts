@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { organizations, partners, sites } from '../../src/server/db/schema/index.js';
+import { accessibleOrgIds, canAccessOrg } from '../../src/server/modules/tenancy/access.js';
 import { loginAs, type TestApp } from '../helpers/server.js';
 import { useWorld } from '../helpers/world.js';
 import {
@@ -409,6 +410,30 @@ describe('tenancy scope matrix (01 §1, §2.6, §4.3)', () => {
     expect((await as('aAdmin', 'POST', '/orgs/organizations', { name: 'Alpha Two', slug: 'alpha-two' })).status).toBe(
       201,
     );
+  });
+
+  it('01§1 one organization is reached exactly when the reachable list holds it: every caller and organization, before and after one is deleted', async () => {
+    const orgs = [w.orgA1.id, w.orgA2.id, w.orgB1.id, randomUUID()];
+    const callerOf = async (who: WorldCaller) => {
+      const caller = await t.services.auth.callerForAccessToken(w.tokens[who]);
+      if (!caller) throw new Error(`no caller for ${who}`);
+      return caller;
+    };
+    const compare = async (when: string) => {
+      for (const who of CALLERS) {
+        const caller = await callerOf(who);
+        const listed = accessibleOrgIds(t.db, caller);
+        for (const orgId of orgs) {
+          const expected = listed === null || listed.includes(orgId);
+          expect({ when, who, orgId, reached: canAccessOrg(t.db, caller, orgId) }).toEqual({ when, who, orgId, reached: expected });
+        }
+      }
+    };
+    await compare('all live');
+    // A1 is in the selected callers' grants: a deleted organization leaves their reach.
+    expect((await as('aAdmin', 'DELETE', `/orgs/organizations/${w.orgA1.id}`)).status).toBe(200);
+    await compare('A1 deleted');
+    expect(canAccessOrg(t.db, await callerOf('aSelAdmin'), w.orgA1.id)).toBe(false);
   });
 
   it('01§1 a soft-deleted partner vanishes from every query and 404s; its organizations go with it', async () => {

@@ -188,8 +188,7 @@ export class FiltersService {
   private findVisible(ctx: RequestContext, id: string): FilterRow {
     const row = rowById(this.db, savedFilters, id);
     if (!row) throw notFound('Saved filter not found', 'FILTER_NOT_FOUND');
-    const reach = this.tenancy.accessibleOrgIds(ctx);
-    if (reach !== null && !reach.includes(row.orgId)) throw notFound('Saved filter not found', 'FILTER_NOT_FOUND');
+    if (!this.tenancy.canAccessOrg(ctx, row.orgId)) throw notFound('Saved filter not found', 'FILTER_NOT_FOUND');
     return row;
   }
 

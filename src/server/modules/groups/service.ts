@@ -419,8 +419,7 @@ export class GroupsService {
 
   private findVisible(ctx: RequestContext, id: string): GroupRow {
     const row = this.findRow(id);
-    const reach = this.tenancy.accessibleOrgIds(ctx);
-    if (reach !== null && !reach.includes(row.orgId)) throw notFound('Group not found', 'GROUP_NOT_FOUND');
+    if (!this.tenancy.canAccessOrg(ctx, row.orgId)) throw notFound('Group not found', 'GROUP_NOT_FOUND');
     return row;
   }
 

@@ -56,8 +56,7 @@ export class PsaService {
   private find(ctx: RequestContext, id: string): ConnectionRow {
     const row = rowById(this.db, psaConnections, id);
     if (!row) throw notFound('PSA connection not found', 'PSA_CONNECTION_NOT_FOUND');
-    const ids = this.tenancy.accessibleOrgIds(ctx);
-    if (ids !== null && !ids.includes(row.orgId)) throw forbidden('Access denied', 'ACCESS_DENIED');
+    if (!this.tenancy.canAccessOrg(ctx, row.orgId)) throw forbidden('Access denied', 'ACCESS_DENIED');
     return row;
   }
 

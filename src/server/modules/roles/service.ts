@@ -18,7 +18,7 @@ import { recordAudit } from '../audit/recorder.js';
 import { deleteAudited } from '../shared/audited.js';
 import { MAX_INHERITANCE_DEPTH, effectivePermissions } from '../identity/caller-resolver.js';
 import type { Directory } from '../identity/directory.js';
-import { accessibleOrgIds } from '../tenancy/access.js';
+import { accessibleOrgIds, canAccessOrg } from '../tenancy/access.js';
 import type { TenancyService } from '../tenancy/service.js';
 import { uncovered } from './permissions.js';
 
@@ -143,7 +143,7 @@ export class RolesService {
     if (caller.scope === 'system') return true;
     if (caller.scope === 'partner') {
       if (role.partnerId !== null) return role.partnerId === caller.partnerId;
-      return role.orgId !== null && (accessibleOrgIds(this.db, caller) ?? []).includes(role.orgId);
+      return role.orgId !== null && canAccessOrg(this.db, caller, role.orgId);
     }
     return role.orgId !== null && role.orgId === caller.orgId;
   }

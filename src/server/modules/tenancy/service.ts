@@ -21,7 +21,7 @@ import { deepMerge } from '../../lib/deep-merge.js';
 import { countRows, page, paged, preparedPage, readPage, type Paged } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
 import { deleteAudited } from '../shared/audited.js';
-import { accessibleOrgIds, canAccessSite, requireOrg, requireSite, requireSiteOfPartner, type Organization, type Site } from './access.js';
+import { accessibleOrgIds, canAccessOrg, canAccessSite, requireOrg, requireSite, requireSiteOfPartner, type Organization, type Site } from './access.js';
 
 type Partner = typeof partners.$inferSelect;
 type PageQuery = z.infer<typeof PageQuerySchema>;
@@ -442,6 +442,11 @@ export class TenancyService {
   /** Used by other modules: the organizations a caller reaches, and the site check. */
   accessibleOrgIds(ctx: RequestContext): string[] | null {
     return accessibleOrgIds(this.db, ctx.caller);
+  }
+
+  /** Whether the caller reaches this one organization (a row's): one lookup, not the list of all. */
+  canAccessOrg(ctx: RequestContext, orgId: string): boolean {
+    return canAccessOrg(this.db, ctx.caller, orgId);
   }
 
   requireOrg(ctx: RequestContext, orgId: string): Organization {
