@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { organizations, partners, sites } from '../../src/server/db/schema/index.js';
 import { accessibleOrgIds, canAccessOrg } from '../../src/server/modules/tenancy/access.js';
 import { loginAs, type TestApp } from '../helpers/server.js';
+import { openDatabase } from '../../src/server/db/connection.js';
+import { writeAsAnotherProcess } from '../helpers/other-process.js';
 import { useWorld } from '../helpers/world.js';
 import {
   ROLES,
@@ -53,6 +55,10 @@ function siteReach(w: World): Record<WorldCaller, string[]> {
     orgUser: [w.siteA1b.id, w.siteA1a.id],
     siteUser: [w.siteA1a.id],
   };
+}
+
+function sorted(...list: string[]): string[] {
+  return [...list].sort();
 }
 
 function ids(rows: { id: string }[]): string[] {
@@ -434,6 +440,67 @@ describe('tenancy scope matrix (01 §1, §2.6, §4.3)', () => {
     expect((await as('aAdmin', 'DELETE', `/orgs/organizations/${w.orgA1.id}`)).status).toBe(200);
     await compare('A1 deleted');
     expect(canAccessOrg(t.db, await callerOf('aSelAdmin'), w.orgA1.id)).toBe(false);
+  });
+
+  it('01§1 a partner caller\'s reach follows every change of its organizations: created, deleted, moved, written by another process', async () => {
+    // The reach itself (every list query takes it), and what GET /orgs/ answers from it.
+    const reach = async (who: WorldCaller) => {
+      const caller = await t.services.auth.callerForAccessToken(w.tokens[who]);
+      if (!caller) throw new Error(`no caller for ${who}`);
+      const listed = ids((await as(who, 'GET', '/orgs/')).body.data).sort();
+      expect({ who, reach: [...(accessibleOrgIds(t.db, caller) ?? [])].sort() }).toEqual({ who, reach: listed });
+      return listed;
+    };
+    expect(await reach('aAdmin')).toEqual(sorted(w.orgA1.id, w.orgA2.id));
+    expect(await reach('aSelAdmin')).toEqual([w.orgA1.id]);
+
+    const created = await as('aAdmin', 'POST', '/orgs/organizations', { name: 'Alpha Three', slug: 'alpha-three' });
+    expect(created.status).toBe(201);
+    expect(await reach('aAdmin')).toEqual(sorted(w.orgA1.id, w.orgA2.id, created.body.id));
+    // The selected caller's reach is its own: unchanged by the new organization, and it loses a deleted one.
+    expect(await reach('aSelAdmin')).toEqual([w.orgA1.id]);
+    expect((await as('aAdmin', 'DELETE', `/orgs/organizations/${w.orgA1.id}`)).status).toBe(200);
+    expect(await reach('aSelAdmin')).toEqual([]);
+    expect(await reach('aAdmin')).toEqual(sorted(w.orgA2.id, created.body.id));
+
+    // Moved to another partner (no route does this; the reach must still follow the table).
+    t.db.update(organizations).set({ partnerId: w.partnerB.id }).where(eq(organizations.id, w.orgA2.id)).run();
+    expect(await reach('aAdmin')).toEqual([created.body.id]);
+    expect(await reach('bAdmin')).toEqual(sorted(w.orgB1.id, w.orgA2.id));
+
+    const now = new Date().toISOString();
+    const outside = randomUUID();
+    await writeAsAnotherProcess(
+      t.db.$client.name,
+      'INSERT INTO organizations (id, partner_id, name, slug, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
+      outside,
+      w.partnerA.id,
+      'Alpha Four',
+      'alpha-four',
+      now,
+      now,
+    );
+    expect(await reach('aAdmin')).toEqual(sorted(created.body.id, outside));
+  });
+
+  it('01§1 a reach first read inside a transaction that rolls back leaves the connection able to read it again', async () => {
+    // A connection of its own, whose reach cache does not exist yet (the server's is made when it starts).
+    const db = openDatabase(t.db.$client.name);
+    try {
+      const caller = await t.services.auth.callerForAccessToken(w.tokens.aAdmin);
+      if (!caller) throw new Error('no caller');
+      const expected = sorted(w.orgA1.id, w.orgA2.id);
+      expect(() =>
+        db.$client.transaction(() => {
+          expect([...(accessibleOrgIds(db, caller) ?? [])].sort()).toEqual(expected);
+          throw new Error('rolled back');
+        })(),
+      ).toThrow('rolled back');
+      expect([...(accessibleOrgIds(db, caller) ?? [])].sort()).toEqual(expected);
+      expect([...(accessibleOrgIds(db, caller) ?? [])].sort()).toEqual(expected);
+    } finally {
+      db.$client.close();
+    }
   });
 
   it('01§1 a soft-deleted partner vanishes from every query and 404s; its organizations go with it', async () => {

@@ -46,6 +46,11 @@ describe('write counters kept by TEMP triggers (db/write-counter.ts)', () => {
     expect(counter()).toBe(2); // one trigger per write still, and the count kept
   });
 
+  it('refuses to be created inside a transaction (its TEMP table and triggers would roll back with it)', () => {
+    expect(() => sqlite.transaction(() => countWrites(sqlite, 'inside', [{ table: 'watched' }]))()).toThrow(/outside a transaction/);
+    expect(sqlite.prepare("SELECT count(*) FROM sqlite_temp_master WHERE name LIKE 'svc_inside%'").pluck().get()).toBe(0);
+  });
+
   it('takes plain SQL names only (they are written into the triggers)', () => {
     expect(() => countWrites(sqlite, 'x; DROP TABLE watched', [])).toThrow(/not a plain SQL name/);
     expect(() => countWrites(sqlite, 'ok', [{ table: 'watched', columns: ['status = 1 OR 1'] }])).toThrow(/not a plain SQL name/);

@@ -14,9 +14,12 @@ const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
  * migration, nothing in the file), for a ReadCache (lib/read-cache.ts) whose values are read from those tables
  * alone: every other write keeps its entries. An update counts only when it changes a watched column (a heartbeat
  * that writes the same status again does not). A rolled-back write takes its count back with it, as the data.
- * Creating the same counter again on a connection is a no-op. Returns the statement that reads the counter.
+ * Creating the same counter again on a connection is a no-op; creating one inside a transaction throws. Returns the
+ * statement that reads the counter.
  */
 export function countWrites(sqlite: Database.Database, name: string, watched: readonly WatchedTable[]): string {
+  // Its TEMP table and triggers would go with a rollback of the transaction, and the counter's reads then fail.
+  if (sqlite.inTransaction) throw new Error(`countWrites: ${name} must be created outside a transaction`);
   const names = [name, ...watched.flatMap((w) => [w.table, ...(w.columns ?? [])])];
   const bad = names.find((n) => !IDENTIFIER.test(n));
   if (bad !== undefined) throw new Error(`countWrites: not a plain SQL name: ${bad}`);

@@ -239,7 +239,7 @@ export class CorrelationService {
   }
 
   /** Groups over the links of these organizations, with only the alerts the caller sees; empty groups omitted. */
-  private groupsFor(ctx: RequestContext, orgIds: string[] | null): GroupOut[] {
+  private groupsFor(ctx: RequestContext, orgIds: readonly string[] | null): GroupOut[] {
     if (orgIds !== null && orgIds.length === 0) return [];
     const links = this.db
       .select()

@@ -26,7 +26,7 @@ export function recentMetricSamples(db: Db, deviceId: string, limit: number, met
 
 /** Alerts whose title or message contains `q` (case-insensitive), newest first, within organizations and sites
  * (null: no restriction); for GET /search. */
-export function searchAlerts(db: Db, reach: { orgIds: string[] | null; siteIds: string[] | null }, q: string, limit: number) {
+export function searchAlerts(db: Db, reach: { orgIds: readonly string[] | null; siteIds: string[] | null }, q: string, limit: number) {
   const pattern = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   return db
     .select({ id: alerts.id, title: alerts.title, message: alerts.message, severity: alerts.severity })

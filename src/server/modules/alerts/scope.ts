@@ -24,7 +24,7 @@ export function resolveWriteOrg(db: Db, caller: Caller, orgId: string | undefine
 
 /** The organizations a read covers: the given one (access-checked), else every one the caller reaches (null =
  * all, for system callers). A partner with no reachable organization gets an empty list, not an error. */
-export function readOrgIds(db: Db, caller: Caller, orgId: string | undefined): string[] | null {
+export function readOrgIds(db: Db, caller: Caller, orgId: string | undefined): readonly string[] | null {
   if (orgId !== undefined) return [requireOrg(db, caller, orgId).id];
   return accessibleOrgIds(db, caller);
 }

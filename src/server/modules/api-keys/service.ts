@@ -87,7 +87,7 @@ export class ApiKeysService {
   // ---- Management (01 §4.1) ----
 
   list(ctx: RequestContext, query: z.infer<typeof ApiKeyListQuerySchema>): Paged<Omit<ApiKeyRow, 'keyHash'>> {
-    let orgIds: string[];
+    let orgIds: readonly string[];
     if (query.orgId) {
       requireOrg(this.db, ctx.caller, query.orgId);
       orgIds = [query.orgId];

@@ -50,7 +50,7 @@ const statusCountsOf = preparedShapes((db, shape) => {
 
 /** What a caller may see of the devices (visibleWhere): organizations, sites, device groups; null: all. */
 interface DeviceReach {
-  orgIds: string[] | null;
+  orgIds: readonly string[] | null;
   siteIds: string[] | null;
   groupIds: string[] | null;
 }

@@ -58,7 +58,7 @@ export interface LinkFilter {
   /** null: every partner; []: none. */
   partnerIds: string[] | null;
   /** null: every organization; []: none. */
-  orgIds: string[] | null;
+  orgIds: readonly string[] | null;
 }
 
 /** The members queries, one statement per shape (db/prepared.ts): a shape says which of the partner ids

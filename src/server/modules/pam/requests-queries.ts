@@ -60,7 +60,7 @@ export function engineRequestOf(row: ElevationRow): EngineRequest {
 
 /** A caller's reach over requests: organizations (null: all) and sites (null: all). */
 interface Reach {
-  orgIds: string[] | null;
+  orgIds: readonly string[] | null;
   siteIds: string[] | null;
 }
 

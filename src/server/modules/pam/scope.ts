@@ -20,7 +20,7 @@ export function targetOrg(db: Db, caller: Caller, orgId: string | undefined): Or
 }
 
 /** The organizations a PAM list covers: the one named (checked), else all the caller reaches (null = all). */
-export function listOrgs(db: Db, caller: Caller, orgId: string | undefined): string[] | null {
+export function listOrgs(db: Db, caller: Caller, orgId: string | undefined): readonly string[] | null {
   if (orgId !== undefined) {
     requireOrg(db, caller, orgId);
     return [orgId];

@@ -21,7 +21,7 @@ import { deepMerge } from '../../lib/deep-merge.js';
 import { countRows, page, paged, preparedPage, readPage, type Paged } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
 import { deleteAudited } from '../shared/audited.js';
-import { accessibleOrgIds, canAccessOrg, canAccessSite, requireOrg, requireSite, requireSiteOfPartner, type Organization, type Site } from './access.js';
+import { accessibleOrgIds, canAccessOrg, canAccessSite, reachCache, requireOrg, requireSite, requireSiteOfPartner, type Organization, type Site } from './access.js';
 
 type Partner = typeof partners.$inferSelect;
 type PageQuery = z.infer<typeof PageQuerySchema>;
@@ -116,6 +116,8 @@ export class TenancyService {
 
   constructor(private readonly db: Db) {
     this.siteQueries = prepareSiteLists(db);
+    // Made now, outside any transaction (see reachCache).
+    reachCache(db);
   }
 
   // ---- Partners ----
@@ -440,7 +442,7 @@ export class TenancyService {
   }
 
   /** Used by other modules: the organizations a caller reaches, and the site check. */
-  accessibleOrgIds(ctx: RequestContext): string[] | null {
+  accessibleOrgIds(ctx: RequestContext): readonly string[] | null {
     return accessibleOrgIds(this.db, ctx.caller);
   }
 
