@@ -22,24 +22,50 @@ export interface KnownCommand {
   takesArgs: boolean;
 }
 
+/** Whether a candidate this many edits away from what was typed is a plausible typo of it. */
+const plausible = (distance: number, candidate: string) => distance <= Math.max(2, Math.floor(candidate.length / 3));
+
 /**
  * The command closest to what was typed. oclif joins every word before the first flag into the id
  * (`orgs gte 3b9e` → `orgs:gte:3b9e`), so commands that take arguments are also compared with the same number
- * of leading words. Undefined when nothing is close enough to be a plausible typo.
+ * of leading words; and a command typed under a topic it is not in (`orgs sites create`) is compared without its
+ * leading words too. Undefined when nothing is close enough to be a plausible typo.
  */
 export function closestCommand(typed: string, commands: readonly KnownCommand[]): string | undefined {
   const words = typed.split(':').filter(Boolean);
   let best: { id: string; distance: number } | undefined;
   for (const command of commands) {
     const parts = command.id.split(':');
-    const candidates = [words.join(':')];
-    if (command.takesArgs && words.length > parts.length) candidates.push(words.slice(0, parts.length).join(':'));
-    for (const candidate of candidates) {
-      const distance = editDistance(candidate, command.id);
-      if (!best || distance < best.distance) best = { id: command.id, distance };
+    // Without and with its first word: an extra leading word costs one edit, so a plain typo still wins.
+    for (const dropped of words.length > parts.length ? [0, 1] : [0]) {
+      const kept = words.slice(dropped);
+      const candidates = [kept.join(':')];
+      if (command.takesArgs && kept.length > parts.length) candidates.push(kept.slice(0, parts.length).join(':'));
+      for (const candidate of candidates) {
+        const distance = editDistance(candidate, command.id) + dropped;
+        if (!best || distance < best.distance) best = { id: command.id, distance };
+      }
     }
   }
-  if (!best) return undefined;
-  const allowed = Math.max(2, Math.floor(best.id.length / 3));
-  return best.distance <= allowed ? best.id : undefined;
+  return best && plausible(best.distance, best.id) ? best.id : undefined;
+}
+
+/**
+ * The flag an unknown one was probably meant to be: the one flag of which what was typed is a whole part
+ * (`--url` → `base-url`, `--org=…` → `org-id`), else a typo of one (`--ouptut` → `output`), held to one edit per
+ * three characters (`--url` is no typo of `--all`). NAMES are the command's long flag names; undefined when none
+ * is close.
+ */
+export function closestFlag(typed: string, names: readonly string[]): string | undefined {
+  const word = typed.replace(/^--?/, '').replace(/=.*$/s, '');
+  if (word.length >= 3) {
+    const parts = names.filter((name) => name.startsWith(`${word}-`) || name.endsWith(`-${word}`));
+    if (parts.length === 1) return parts[0];
+  }
+  let best: { name: string; distance: number } | undefined;
+  for (const name of names) {
+    const distance = editDistance(word, name);
+    if (!best || distance < best.distance) best = { name, distance };
+  }
+  return best && best.distance <= Math.max(1, Math.floor(best.name.length / 3)) ? best.name : undefined;
 }

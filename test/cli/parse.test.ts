@@ -75,12 +75,12 @@ const cases: [string, CommandLike, string[]][] = [
   ['dependsOn unmet', PamExport, ['--from', 'a', '--to', 'b', '--resume']],
   ['dependsOn met, defaults applied', PamExport, ['--from', 'a', '--to', 'b', '--resume', '--out', 'x.csv']],
   ['a required argument missing', OrgsGet, []],
-  ['a required argument missing, with a multiple flag', RolesUpdate, ['--permissions', 'a:read']],
+  ['a required argument missing, with a multiple flag', RolesUpdate, ['--permission', 'a:read']],
   ['an argument too many', OrgsGet, ['a', 'b']],
   ['-- ends the flags', OrgsGet, ['--', '-q']],
   ['a negative number is an argument', OrgsGet, ['-5']],
-  ['a multiple flag takes the words after it', RolesUpdate, ['r1', '--permissions', 'a:read', 'b:write', '--name', 'x']],
-  ['a multiple flag repeated', RolesUpdate, ['r1', '--permissions', 'a:read', '--permissions', 'b:write']],
+  ['a multiple flag takes the words after it', RolesUpdate, ['r1', '--permission', 'a:read', 'b:write', '--name', 'x']],
+  ['a multiple flag repeated', RolesUpdate, ['r1', '--permission', 'a:read', '--permission', 'b:write']],
   ['arguments of a command with several', Api, ['GET', '/orgs/partners', '--paginate']],
   ['exclusive flags of login', Login, ['--api-key-stdin', '--email', 'a@b.c']],
 ];
@@ -120,6 +120,18 @@ describe('CLI.md "Grammar": svc parses argv as oclif does', () => {
     expect(failure).toBe(
       'The following errors occurred:\n  --follow=true cannot also be provided when using --allow-incomplete\n  --allow-incomplete=true cannot also be provided when using --follow\nSee more help with --help',
     );
+  });
+
+  // A deliberate difference (docs/api-notes.md "The CLI"): an unknown flag is followed by the one it probably meant.
+  it('CLI.md "Grammar": an unknown flag is followed by the flag it probably meant, otherwise oclif\'s message', async () => {
+    const { ours, theirs } = await both(OrgsList, ['--url', 'http://x.test', '--ouptut=csv', '--bogus']);
+    expect(theirs).toEqual({ error: 'Nonexistent flags: --url, --ouptut=csv, --bogus\nSee more help with --help' });
+    expect(ours).toEqual({
+      error:
+        'Nonexistent flags: --url, --ouptut=csv, --bogus\nDid you mean --base-url for --url?\nDid you mean --output for --ouptut?\nSee more help with --help',
+    });
+    const one = await both(OrgsList, ['--lmit', '5']);
+    expect(one.ours).toEqual({ error: 'Nonexistent flag: --lmit\nDid you mean --limit?\nSee more help with --help' });
   });
 
   // A deliberate difference (docs/api-notes.md "The CLI"): a required flag is named as typed.

@@ -102,7 +102,23 @@ describe('e2e: help topics and unknown commands (CLI.md "Scripting conveniences"
     expect(topic.stderr).toContain('Did you mean `svc partners list`?');
     const withArgs = await user.run(['sites', 'gte', '3b9e']);
     expect(withArgs.stderr).toContain('Did you mean `svc sites get`?');
+    const underTopic = await user.run(['orgs', 'sites', 'create', '--name', 'x']);
+    expect(underTopic.exitCode).toBe(2);
+    expect(underTopic.stderr).toContain('Did you mean `svc sites create`?');
     const nonsense = await user.run(['zzzzzzzz']);
+    expect(nonsense.exitCode).toBe(2);
+    expect(nonsense.stderr).not.toContain('Did you mean');
+  });
+
+  it.concurrent('an unknown flag names the flag it probably meant and exits 2 without calling anything', async () => {
+    const part = await user.run(['sites', 'list', '--url', 'http://127.0.0.1:9']);
+    expect(part.exitCode).toBe(2);
+    expect(part.stderr).toContain('Nonexistent flag: --url\nDid you mean --base-url?\nSee more help with --help');
+    expect(part.stdout).toBe('');
+    const typo = await user.run(['sites', 'list', '--ouptut=csv']);
+    expect(typo.exitCode).toBe(2);
+    expect(typo.stderr).toContain('Did you mean --output?');
+    const nonsense = await user.run(['sites', 'list', '--zzzzzz']);
     expect(nonsense.exitCode).toBe(2);
     expect(nonsense.stderr).not.toContain('Did you mean');
   });

@@ -4,6 +4,7 @@
 // greedy multiple-value flags, `--` ending the flags, env and default values, and the exclusive, dependsOn and
 // required rules. Not supported (svc declares none): variadic args, relationships, delimiters, stdin values.
 import { UsageError } from '../prompts.js';
+import { closestFlag } from '../suggest.js';
 
 export interface FlagDef {
   type: 'boolean' | 'option';
@@ -183,8 +184,15 @@ export async function parseArgv(argv: readonly string[], input: ParseInput): Pro
   }
 
   // Unknown flags are an error even without `strict` (which only admits extra arguments), as in oclif.
-  if (nonExistent.length > 0)
-    throw new ParseError(`Nonexistent flag${nonExistent.length === 1 ? '' : 's'}: ${nonExistent.join(', ')}`);
+  if (nonExistent.length > 0) {
+    // Not in oclif's message (docs/api-notes.md "The CLI"): the flag each unknown long one may have meant.
+    const names = Object.keys(defs);
+    const hints = [...new Set(nonExistent)].flatMap((word) => {
+      const meant = word.startsWith('--') ? closestFlag(word, names) : undefined;
+      return meant === undefined ? [] : [`\nDid you mean --${meant}${nonExistent.length === 1 ? '' : ` for ${word.replace(/=.*$/s, '')}`}?`];
+    });
+    throw new ParseError(`Nonexistent flag${nonExistent.length === 1 ? '' : 's'}: ${nonExistent.join(', ')}${hints.join('')}`);
+  }
   const extra = argTokens.slice(argNames.length);
   if (input.strict && extra.length > 0) throw new ParseError(`Unexpected argument${extra.length === 1 ? '' : 's'}: ${extra.join(', ')}`);
   const missing = argNames.filter((name) => argDefs[name]?.required && args[name] === undefined);
