@@ -36,11 +36,12 @@ export default class Login extends ApiCommand<typeof Login> {
     const storage = flags.storage as 'keychain' | 'file' | undefined;
     const { CliSession } = await import('../cli/session.js');
     const saving = await CliSession.open({ profile: profileName, baseUrl, storage, env: {} });
-    const store = await saving.secrets();
+    // The store is opened once the sign-in succeeded: a refused one stores nothing and says nothing of where.
 
     if (flags['api-key-stdin']) {
       const apiKey = await readSecretFromStdin('--api-key-stdin');
       await this.call(tenancy.listAccessibleOrganizations, { headers: { 'x-api-key': apiKey } }, { anonymous: true });
+      const store = await saving.secrets();
       await saving.forgetSecrets();
       await store.set(`${profileName}:apiKey`, apiKey);
       await saving.profiles.upsert(profileName, { baseUrl, authKind: 'apiKey', storage: store.kind });
@@ -53,6 +54,7 @@ export default class Login extends ApiCommand<typeof Login> {
       const { receiveSsoCode } = await import('../cli/sso-login.js');
       const received = await receiveSsoCode({ baseUrl, orgId: flags['org-id'] ?? '', terminal: this.terminal, announce: (m) => this.info(m) });
       const signedIn = await this.call(sso.exchange, { body: received }, { anonymous: true });
+      const store = await saving.secrets();
       await saving.forgetSecrets();
       await saving.saveTokens(signedIn);
       await saving.profiles.upsert(profileName, { baseUrl, email: signedIn.user.email, authKind: 'sso', storage: store.kind, userId: signedIn.user.id });
@@ -77,6 +79,7 @@ export default class Login extends ApiCommand<typeof Login> {
       tokens = outcome.tokens;
       user = outcome.user;
     }
+    const store = await saving.secrets();
     await saving.forgetSecrets();
     await saving.saveTokens(tokens, session.capturedCookies);
     await saving.profiles.upsert(profileName, { baseUrl, email: user.email, authKind: 'password', storage: store.kind, userId: user.id });

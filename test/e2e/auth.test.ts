@@ -94,6 +94,15 @@ describe('e2e: sign-in, credentials and profiles (CLI.md "Connection and credent
     expect(result.stderr.match(/No OS keychain available/g)).toHaveLength(1);
   });
 
+  it.concurrent('CLI.md credentials: a refused login is exit 3, saves nothing and says nothing of where it would have', async () => {
+    const user = fresh();
+    const result = await login(user, server.url, { ...ADMIN, password: 'not-the-password' });
+    expect(result.exitCode).toBe(3);
+    expect(result.stderr).toContain('INVALID_CREDENTIALS');
+    expect(result.stderr).not.toMatch(/keychain|credentials in/i);
+    expect(filesUnder(user.home)).toEqual([]);
+  });
+
   it('CLI.md credentials: whoami says who is signed in and where the credentials live', async () => {
     const admin = await signedIn();
     const me = await admin.json(['whoami']);
