@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { UntracedError } from './lib/untraced-error.js';
 
 /**
  * What went wrong, in the terms of the business rules. The one error handler (http/error-handler.ts) maps a
@@ -26,8 +27,15 @@ export interface DomainErrorOptions {
   retryAfterSeconds?: number;
 }
 
-/** An error the client may see: kind, the spec's message and machine code, optional details (DESIGN.md "Errors"). */
-export class DomainError extends Error {
+/** The kinds that are a dependency's failure rather than the caller's: answered 5xx and logged with their stack. */
+const SERVER_FAULTS: ReadonlySet<ErrorKind> = new Set(['upstream_failed', 'unavailable']);
+
+/**
+ * An error the client may see: kind, the spec's message and machine code, optional details (DESIGN.md "Errors").
+ * A client fault (a 4xx) is an answer, not a failure to trace, and is made without a stack trace (UntracedError:
+ * capturing one was most of what a 401, 404 or 429 cost of its own); a server fault keeps its stack.
+ */
+export class DomainError extends UntracedError {
   override name = 'DomainError';
   readonly details?: unknown;
   readonly extra?: Record<string, unknown>;
@@ -38,7 +46,7 @@ export class DomainError extends Error {
     readonly code?: string,
     options: DomainErrorOptions = {},
   ) {
-    super(message);
+    super(message, SERVER_FAULTS.has(kind));
     this.details = options.details;
     this.extra = options.extra;
     this.retryAfterSeconds = options.retryAfterSeconds;
@@ -46,7 +54,7 @@ export class DomainError extends Error {
 
   /** The caller's fault (bad input, no access, gone), as opposed to a dependency failing. */
   get isClientFault(): boolean {
-    return this.kind !== 'upstream_failed' && this.kind !== 'unavailable';
+    return !SERVER_FAULTS.has(this.kind);
   }
 }
 

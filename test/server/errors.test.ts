@@ -38,6 +38,21 @@ describe('domain errors through the one error handler', () => {
     expect(res.body).toBe(JSON.stringify(body));
   });
 
+  // A 4xx is an answer: its error is made without a stack trace (the capture cost more than the rest of it).
+  it('DESIGN.md "Errors": client faults carry no stack frames; server faults (5xx) keep theirs', () => {
+    const limit = Error.stackTraceLimit;
+    for (const [kind, make] of Object.entries(thrown)) {
+      const err = make() as DomainError;
+      const frames = (err.stack ?? '').split('\n').filter((line) => line.trimStart().startsWith('at '));
+      if (err.isClientFault) expect(frames, kind).toEqual([]);
+      else expect(frames.length, kind).toBeGreaterThan(0);
+      expect(err.stack, kind).toContain(err.message);
+      expect(err, kind).toBeInstanceOf(Error);
+    }
+    // The process-wide limit is left as it was.
+    expect(Error.stackTraceLimit).toBe(limit);
+  });
+
   it('a rate-limited error sends Retry-After in whole seconds, at least 1', async () => {
     const res = await app.inject({ method: 'GET', url: '/rate_limited' });
     expect(res.headers['retry-after']).toBe('1');

@@ -1,4 +1,5 @@
 import { ZodError, z } from 'zod';
+import { UntracedError } from './untraced-error.js';
 
 /** A compiled strip: the value reduced to what its schema lists, or a thrown ZodError like zod's parse. */
 export type Strip = (value: unknown) => unknown;
@@ -55,17 +56,8 @@ const UNDERSTOOD = new Set([
 /** A value whose type does not match its schema, on its way up to the compiled strip's entry point. Made
  * without a stack trace: a union tries its branches by catching these (every null of a nullable field is
  * one), and capturing a stack costs more than the rest of the strip; the ZodError it becomes has its own. */
-class SchemaStripError extends Error {
+class SchemaStripError extends UntracedError {
   readonly path: (string | number)[] = [];
-  constructor(message: string) {
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
-    try {
-      super(message);
-    } finally {
-      Error.stackTraceLimit = limit;
-    }
-  }
   within(key: string | number): this {
     this.path.unshift(key);
     return this;
