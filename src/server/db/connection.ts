@@ -111,14 +111,6 @@ export function appliedMigrationCount(db: Db): number {
   return row.n;
 }
 
-/** How many migrations this build ships (the schema version `svc server status` reports). */
-export function shippedMigrationCount(): number {
-  const journal = JSON.parse(fs.readFileSync(path.join(MIGRATIONS_DIR, 'meta/_journal.json'), 'utf8')) as {
-    entries: unknown[];
-  };
-  return journal.entries.length;
-}
-
 /** Runs fn in one SQLite transaction. better-sqlite3 is synchronous: fn must not await. */
 export function transaction<T>(db: Db, fn: (tx: Db) => T): T {
   return db.$client.transaction(() => fn(db))();

@@ -7,10 +7,6 @@ export function localBaseUrl(host: string, port: number): string {
   return `http://${probe.includes(':') ? `[${probe}]` : probe}:${port}`;
 }
 
-export function isWildcard(host: string): boolean {
-  return host === '0.0.0.0' || host === '::' || host === '';
-}
-
 /** Why a listen failed, as the refusal `svc server start` ends with; undefined for an error it does not know. */
 function listenError(err: NodeJS.ErrnoException, host: string, port: number): OpsError | undefined {
   const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
