@@ -4,6 +4,7 @@
 //   oclif.manifest.json  the command manifest bin/run.js loads instead of importing every command
 //   docs/commands.md     the command reference: every command with summary, usage, arguments, flags, examples
 //   docs/openapi.json    the OpenAPI 3.1 document of the contract
+//   docs/command-results.json  the type of what each command prints with -o json (scripts/command-results.js)
 //   src/client/endpoints.ts  the contract as the CLI needs it at run time, as data (src/contract/projection.ts):
 //                        commands import it instead of the contract, so they never load zod to start
 // Output is deterministic (sorted, no timestamps, no absolute paths), so a test can regenerate into a temp dir
@@ -16,6 +17,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Config, Plugin } from '@oclif/core';
 import * as prettier from 'prettier';
+import { commandResults } from './command-results.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const { values } = parseArgs({ options: { out: { type: 'string' }, root: { type: 'string' } } });
@@ -179,4 +181,10 @@ write('docs/commands.md', `${lines.join('\n').trimEnd()}\n`);
 const { buildOpenApi } = await distModule('contract/openapi.js');
 write('docs/openapi.json', `${JSON.stringify(buildOpenApi(contract, pjson.version), null, 2)}\n`);
 
-process.stderr.write(`Wrote src/client/endpoints.ts, oclif.manifest.json, docs/commands.md and docs/openapi.json under ${out}\n`);
+// ---- docs/command-results.json ----
+// From this repository's sources (the types are not in dist/), for the commands of the manifest just written.
+write('docs/command-results.json', `${JSON.stringify(commandResults(path.join(here, '..'), manifest), null, 2)}\n`);
+
+process.stderr.write(
+  `Wrote src/client/endpoints.ts, oclif.manifest.json, docs/commands.md, docs/openapi.json and docs/command-results.json under ${out}\n`,
+);

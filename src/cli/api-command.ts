@@ -95,7 +95,7 @@ export type Call = <E extends EndpointDef>(def: ClientEndpoint<E>, ...request: R
 export type ListRequest<E extends EndpointDef> = Omit<RequestOf<E>, 'query'> & {
   query?: Omit<NonNullable<RequestOf<E>['query']>, 'page' | 'limit'>;
 };
-type ItemOf<E extends EndpointDef> = ResponseOf<E> extends Page<infer I> ? I : never;
+export type ItemOf<E extends EndpointDef> = ResponseOf<E> extends Page<infer I> ? I : never;
 
 /** A command that calls the API: a lazily opened session, one typed call (with --dry-run for everything but
  * GET), confirmation, bodies from flags and files, paging, and Ctrl-C passed on to the request in flight. */

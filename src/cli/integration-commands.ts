@@ -3,19 +3,19 @@ import type { ClientEndpoint } from '../contract/projection.js';
 import type { CallResult } from '../client/contract-client.js';
 import { ApiCommand, mutationFlags } from './api-command.js';
 import { NO_FIELDS, configFileFlag, given, orgFlag, orgQuery, secretField, secretFieldFlags } from './integration-flags.js';
-import { requestOf, withText, type CommandText } from './resource-commands.js';
+import { asIs, requestOf, withText, type CommandText } from './resource-commands.js';
 
 /**
  * The shapes of `svc integrations <kind> …`: each command names its endpoint and texts (and, to save settings,
  * its fields); flags, help and output are those of the hand-written commands these replace.
  */
 
-type Picked<E extends EndpointDef> = { pick?: (answer: CallResult<E>) => unknown };
+type Picked<E extends EndpointDef, R> = { pick?: (answer: CallResult<E>) => R };
 
 /** `get` and `test`: one call on the organization's settings; a call that is not a GET (a test) sends an empty
  * body and takes --dry-run. */
-export function orgSettingsCommand<E extends EndpointDef>(def: ClientEndpoint<E>, text: CommandText & Picked<E>) {
-  const pick = text.pick ?? ((answer) => answer);
+export function orgSettingsCommand<E extends EndpointDef, R = CallResult<E>>(def: ClientEndpoint<E>, text: CommandText & Picked<E, R>) {
+  const pick = text.pick ?? asIs<CallResult<E>, R>;
   const reads = def.method === 'GET';
   const flags = reads ? { ...orgFlag } : { ...orgFlag, ...mutationFlags };
   class OrgSettingsCommand extends ApiCommand<{ flags: typeof flags }> {
@@ -44,12 +44,12 @@ const fieldName = (name: string, field: SettingsField) => ('field' in field ? fi
 
 /** `update` and `create`: the settings from --from-file with the field flags given laid over them (each body
  * field is its flag's name in camelCase unless named with bodyField), sent for the organization. */
-export function orgSettingsSaveCommand<E extends EndpointDef>(
+export function orgSettingsSaveCommand<E extends EndpointDef, R = CallResult<E>>(
   def: ClientEndpoint<E>,
   fields: Readonly<Record<string, SettingsField>>,
-  text: CommandText & Picked<E>,
+  text: CommandText & Picked<E, R>,
 ) {
-  const pick = text.pick ?? ((answer) => answer);
+  const pick = text.pick ?? asIs<CallResult<E>, R>;
   const fieldFlags = Object.entries(fields).flatMap(([name, field]) =>
     'secretOf' in field ? Object.entries(secretFieldFlags(name, field.secretOf)) : [[name, flagOf(field)]],
   );

@@ -10,11 +10,11 @@ import { requestOf } from './resource-commands.js';
  * `svc mobile approvals approve|deny <id>`: the decision of the approvals inbox. Critical-tier approvals need the
  * password, which this command never takes from argv: use `svc pam requests approve --reauth-password-stdin`.
  */
-export function decisionCommand<E extends EndpointDef>(
+export function decisionCommand<E extends EndpointDef, R>(
   decision: 'approve' | 'deny',
   def: ClientEndpoint<E>,
   summary: string,
-  pick: (answer: CallResult<E>) => unknown,
+  pick: (answer: CallResult<E>) => R,
 ) {
   class DecisionCommand extends ApiCommand<typeof DecisionCommand> {
     static override summary = summary;

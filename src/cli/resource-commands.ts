@@ -1,7 +1,7 @@
 import type { EndpointDef, RequestOf } from '../contract/endpoint.js';
 import type { ClientEndpoint, FieldDescriptor } from '../contract/projection.js';
 import type { CallResult } from '../client/contract-client.js';
-import { ApiCommand, createFlags, listFlags, mutationFlags, updateFlags, type ListRequest } from './api-command.js';
+import { ApiCommand, createFlags, listFlags, mutationFlags, updateFlags, type ItemOf, type ListRequest } from './api-command.js';
 import { idArg } from './args.js';
 import { Args } from './flags.js';
 import type { Page } from '../client/paginate.js';
@@ -61,6 +61,11 @@ export function requestOf<E extends EndpointDef>(request: { params?: Record<stri
   return request as RequestOf<E>;
 }
 
+/** The answer as it is: the `pick` of a factory given none, where R is left at its default, the answer's type. */
+export function asIs<A, R>(answer: A): R {
+  return answer as unknown as R;
+}
+
 /** The statics every shape sets from its texts (also for the shapes of one family, such as pam-command's). */
 export function withText<
   C extends { summary?: string; description?: string; examples?: string[]; columns?: string[]; quietField?: string },
@@ -76,12 +81,12 @@ export function withText<
 
 /** `<topic> get <id>` (or another read of one resource): one GET by id; `pick` takes the result out of its
  * envelope. */
-export function getCommand<E extends ByIdEndpoint>(
+export function getCommand<E extends ByIdEndpoint, R = CallResult<E>>(
   def: ClientEndpoint<E>,
   what: string,
-  text: CommandText & { pick?: (answer: CallResult<E>) => unknown },
+  text: CommandText & { pick?: (answer: CallResult<E>) => R },
 ) {
-  const pick = text.pick ?? ((answer) => answer);
+  const pick = text.pick ?? asIs<CallResult<E>, R>;
   class GetCommand extends ApiCommand<{ args: IdArgs }> {
     static override args = idArg(what);
 
@@ -95,12 +100,12 @@ export function getCommand<E extends ByIdEndpoint>(
 /** A change to one resource by id (delete, revoke, complete, test, sync), or by several path parameters (pin a
  * device into a group): confirmation (or --yes) where a `confirm` text is given, --dry-run, one call; `pick`
  * shapes the answer. */
-export function confirmCommand<E extends ByIdEndpoint>(
+export function confirmCommand<E extends ByIdEndpoint, R = CallResult<E>>(
   def: ClientEndpoint<E>,
   what: Addressed,
-  text: CommandText & { confirm?: (id: string) => string; pick?: (answer: CallResult<E>, id: string) => unknown },
+  text: CommandText & { confirm?: (id: string) => string; pick?: (answer: CallResult<E>, id: string) => R },
 ) {
-  const pick = text.pick ?? ((answer) => answer);
+  const pick = text.pick ?? asIs<CallResult<E>, R>;
   class ConfirmCommand extends ApiCommand<{ args: IdArgs; flags: typeof mutationFlags }> {
     static override args = addressArgs(what);
     static override flags = { ...mutationFlags };
@@ -117,7 +122,7 @@ export function confirmCommand<E extends ByIdEndpoint>(
 /** `<topic> list`: the endpoint's query filters as flags (less `omit`, help from `descriptions` where the
  * contract's is not what a CLI user needs), with --limit, --page and --all; `items` finds the page in an answer
  * that does not put it in `data`. */
-export function listCommand<E extends ByIdEndpoint & { params?: undefined }, I>(
+export function listCommand<E extends ByIdEndpoint & { params?: undefined }, I = ItemOf<E>>(
   def: ClientEndpoint<E> & { readonly query: readonly FieldDescriptor[] },
   text: ListText<E, I>,
 ) {
@@ -126,7 +131,7 @@ export function listCommand<E extends ByIdEndpoint & { params?: undefined }, I>(
 
 /** `<topic> <children> <id>`: the paged list that belongs to one resource (a script's runs, a webhook's
  * deliveries), its filters as flags like `list`'s. */
-export function childListCommand<E extends ByIdEndpoint, I>(
+export function childListCommand<E extends ByIdEndpoint, I = ItemOf<E>>(
   def: ClientEndpoint<E> & { readonly query: readonly FieldDescriptor[] },
   what: string,
   text: ListText<E, I>,
@@ -168,9 +173,9 @@ function pagedListCommand<E extends ByIdEndpoint, I>(
 
 /** `<topic> list` of an endpoint that answers in one piece (no paging flags): the query's fields as flags, one
  * call; `pick` takes the items out of their envelope (or shapes them for the output format). */
-export function queryCommand<E extends ByIdEndpoint & { params?: undefined }>(
+export function queryCommand<E extends ByIdEndpoint & { params?: undefined }, R>(
   def: ClientEndpoint<E> & { readonly query: readonly FieldDescriptor[] },
-  text: CommandText & { pick: (answer: CallResult<E>, format: string) => unknown },
+  text: CommandText & { pick: (answer: CallResult<E>, format: string) => R },
 ) {
   const filters = queryFlags(def);
   const flags = { ...filters.flags };
@@ -206,11 +211,11 @@ type BodyClientEndpoint<E extends EndpointDef> = ClientEndpoint<E> & { readonly 
 type BodyText<E extends EndpointDef> = { descriptions?: FieldOptions<BodyInput<E>, never>['descriptions'] };
 
 /** `<topic> create`: the body's fields as flags, with --from-file, --idempotency-key and --dry-run. */
-export function createCommand<E extends EndpointDef & { params?: undefined }>(
+export function createCommand<E extends EndpointDef & { params?: undefined }, R = CallResult<E>>(
   def: BodyClientEndpoint<E>,
-  text: CommandText & BodyText<E> & { pick?: (answer: CallResult<E>) => unknown },
+  text: CommandText & BodyText<E> & { pick?: (answer: CallResult<E>) => R },
 ) {
-  const pick = text.pick ?? ((answer) => answer);
+  const pick = text.pick ?? asIs<CallResult<E>, R>;
   const body = bodyFlags(def, { descriptions: text.descriptions });
   const flags = { ...body.flags, ...createFlags };
   class CreateCommand extends ApiCommand<{ flags: typeof flags }> {
@@ -227,7 +232,7 @@ export function createCommand<E extends EndpointDef & { params?: undefined }>(
  * by id (`what`) or to an endpoint with no path parameter (the caller's own resource, an analysis):
  * `update <id>`, `toggle <id>`, `users me update`. `requireChange` refuses an empty body before anything is sent
  * (a string: with that message), `omit` leaves body fields out of the flags. */
-export function bodyCommand<E extends EndpointDef, const O extends KeysOf<BodyInput<E>> = never>(
+export function bodyCommand<E extends EndpointDef, const O extends KeysOf<BodyInput<E>> = never, R = CallResult<E>>(
   def: BodyClientEndpoint<E>,
   text: CommandText &
     BodyText<E> & {
@@ -235,11 +240,11 @@ export function bodyCommand<E extends EndpointDef, const O extends KeysOf<BodyIn
       fromFile?: boolean;
       omit?: readonly O[];
       requireChange?: boolean | string;
-      pick?: (answer: CallResult<E>) => unknown;
+      pick?: (answer: CallResult<E>) => R;
     },
 ) {
   const { what, requireChange } = text;
-  const pick = text.pick ?? ((answer) => answer);
+  const pick = text.pick ?? asIs<CallResult<E>, R>;
   const body = bodyFlags(def, { omit: text.omit, descriptions: text.descriptions });
   const flags = { ...body.flags, ...(text.fromFile === false ? mutationFlags : updateFlags) };
   class BodyCommand extends ApiCommand<{ args: IdArgs; flags: typeof flags }> {
@@ -257,10 +262,10 @@ export function bodyCommand<E extends EndpointDef, const O extends KeysOf<BodyIn
 
 /** `<topic> update <id>`: the body's fields as flags (each optional), with --from-file and --dry-run (see
  * `bodyCommand`). */
-export function updateCommand<E extends EndpointDef, const O extends KeysOf<BodyInput<E>> = never>(
+export function updateCommand<E extends EndpointDef, const O extends KeysOf<BodyInput<E>> = never, R = CallResult<E>>(
   def: BodyClientEndpoint<E>,
   what: string,
-  text: Omit<Parameters<typeof bodyCommand<E, O>>[1], 'what'>,
+  text: Omit<Parameters<typeof bodyCommand<E, O, R>>[1], 'what'>,
 ) {
-  return bodyCommand<E, O>(def, { ...text, what });
+  return bodyCommand<E, O, R>(def, { ...text, what });
 }
