@@ -47,15 +47,13 @@ Exit codes: 0 when the database is readable (whether or not a server is running)
       baseUrl: this.flags['base-url'],
       ...(this.flags.port === undefined ? {} : { port: this.flags.port }),
     });
-    this.print(status);
     const exitCode = statusExitCode(status);
-    if (exitCode !== 0) {
-      if (!status.database.exists)
-        this.warn(`No database at ${status.database.file}: run \`svc server init\` or \`svc server start\`.`);
-      else if (status.database.error) this.warn(`The database cannot be read: ${status.database.error}`);
-      else this.warn(`The server at ${status.server.url} is not ready: ${status.server.error ?? 'unknown'}`);
-      this.exit(exitCode);
-    }
-    return undefined;
+    if (exitCode === 0) return status;
+    // Printed here, as the base command would, before the exit code that says what is wrong.
+    this.print(status);
+    if (!status.database.exists) this.warn(`No database at ${status.database.file}: run \`svc server init\` or \`svc server start\`.`);
+    else if (status.database.error) this.warn(`The database cannot be read: ${status.database.error}`);
+    else this.warn(`The server at ${status.server.url} is not ready: ${status.server.error ?? 'unknown'}`);
+    return this.exit(exitCode);
   }
 }
