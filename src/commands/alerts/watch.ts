@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiCommand } from '../../cli/api-command.js';
+import { honouring } from '../../cli/base-command.js';
 import { Flags } from '../../cli/flags.js';
 import { alerts } from '../../client/endpoints.js';
 
@@ -11,6 +12,8 @@ export default class AlertsWatch extends ApiCommand<typeof AlertsWatch> {
   static override description =
     'Polls GET /alerts for alerts changed since the last poll. A terminal gets one text line per change (time, status, severity, id, title); -o jsonl (or json) prints each changed alert as one JSON object per line.';
   static override examples = ['<%= config.bin %> alerts watch', '<%= config.bin %> alerts watch --severity critical -o jsonl | jq .title'];
+  // One line per change: -o json or jsonl makes it an object; nothing else of the output flags applies.
+  static override baseFlags = honouring(ApiCommand.baseFlags, ['output']);
   static override flags = {
     interval: Flags.integer({ summary: 'Seconds between polls (1-300)', default: 5, min: 1, max: 300 }),
     since: Flags.string({ summary: 'Also show changes since this time (ISO 8601; default: now)' }),

@@ -7,7 +7,7 @@ import { auditFilterDescriptions } from '../../cli/audit.js';
 import { startProgress } from '../../cli/progress.js';
 import { UsageError } from '../../cli/prompts.js';
 import { queryFlags } from '../../cli/schema-flags.js';
-import { CommandError } from '../../cli/base-command.js';
+import { CommandError, honouring } from '../../cli/base-command.js';
 import { ExitCode } from '../../cli/exit-codes.js';
 import { HOSTED_AUDIT_EXPORT_CAP, auditRowMatcher, rowFilter, rowParser, rowWriter, type RowCounts } from '../../cli/export/audit-rows.js';
 import { exportFormatOf, unexpectedExportType } from '../../cli/export/content-type.js';
@@ -26,6 +26,8 @@ export default class AuditExport extends ApiCommand<typeof AuditExport> {
     '<%= config.bin %> audit export --format jsonl --from 2026-01-01T00:00:00Z --out audit.jsonl',
     '<%= config.bin %> audit export --org-id 3b9e… --action auth.login',
   ];
+  // The rows go out as --format says: no output flag applies.
+  static override baseFlags = honouring(ApiCommand.baseFlags, []);
   static override flags = {
     ...filters.flags,
     format: Flags.string({ summary: 'Body format.', options: ['csv', 'jsonl'], default: 'csv' }),

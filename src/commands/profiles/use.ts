@@ -1,5 +1,5 @@
 import { Args } from '../../cli/flags.js';
-import { BaseCommand, CommandError } from '../../cli/base-command.js';
+import { BaseCommand, CommandError, honouring } from '../../cli/base-command.js';
 import { ExitCode } from '../../cli/exit-codes.js';
 import { ProfileStore } from '../../cli/profiles.js';
 
@@ -7,6 +7,7 @@ export default class ProfilesUse extends BaseCommand<typeof ProfilesUse> {
   static override summary = 'Select the profile that commands use by default';
   static override description = 'The selection is overridden by --profile and SVC_PROFILE (flag > environment > selected profile > "default").';
   static override examples = ['<%= config.bin %> profiles use staging'];
+  static override baseFlags = honouring(BaseCommand.baseFlags, []);
   static override args = { name: Args.string({ required: true, description: 'Profile name' }) };
 
   async run() {
