@@ -123,6 +123,15 @@ function driverValue(column: SQLiteColumn, value: unknown): unknown {
 
 type Columns = Record<string, SQLiteColumn>;
 
+const entriesOf = new WeakMap<SQLiteTable, [string, SQLiteColumn][]>();
+
+/** A table's columns by property name, listed once per table (every insert and update walks them). */
+function columnEntries(table: SQLiteTable): [string, SQLiteColumn][] {
+  let entries = entriesOf.get(table);
+  if (entries === undefined) entriesOf.set(table, (entries = Object.entries(getTableColumns(table) as Columns)));
+  return entries;
+}
+
 function placeholders(names: readonly string[]): Record<string, SQL> {
   return Object.fromEntries(names.map((name) => [name, sql`${sql.placeholder(name)}`]));
 }
@@ -136,17 +145,17 @@ function placeholders(names: readonly string[]): Record<string, SQL> {
  * insert cost about half again as much in a micro-benchmark), and drizzle's mapping of the returned row.
  */
 export function insertRow<T extends SQLiteTable>(db: Db, table: T, row: InferInsertModel<T>): InferSelectModel<T> {
-  const columns: Columns = getTableColumns(table);
+  const columns = columnEntries(table);
   const insert = keptStatement(db, `insert\0${getTableName(table)}`, () => {
-    for (const [name, column] of Object.entries(columns)) {
+    for (const [name, column] of columns) {
       if (is(column.default, SQL)) throw new Error(`insertRow: ${getTableName(table)}.${name} has an SQL default`);
     }
-    return rawStatement(db, db.insert(table).values(placeholders(Object.keys(columns)) as never));
+    return rawStatement(db, db.insert(table).values(placeholders(columns.map(([name]) => name)) as never));
   });
   const given = row as Record<string, unknown>;
   const values: Record<string, unknown> = {};
   const stored: Record<string, unknown> = {};
-  for (const [name, column] of Object.entries(columns)) {
+  for (const [name, column] of columns) {
     let value = given[name];
     if (value === undefined) value = column.defaultFn ? column.defaultFn() : (column.default ?? null);
     const driver = driverValue(column, value);
@@ -174,7 +183,7 @@ export function updateRow<T extends SQLiteTable & { id: SQLiteColumn }>(
     const column = columns[name];
     if (value !== undefined && column) values[name] = driverValue(column, value);
   }
-  for (const [name, column] of Object.entries(columns)) {
+  for (const [name, column] of columnEntries(table)) {
     if (column.onUpdateFn && !(name in values)) values[name] = driverValue(column, column.onUpdateFn());
   }
   const names = Object.keys(values).sort();

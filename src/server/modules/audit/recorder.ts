@@ -62,16 +62,18 @@ const CHECKSUM_FIELDS = (Object.keys(COLUMNS) as (keyof AuditRow)[])
   .map((key) => ({ key, label: `${JSON.stringify(key)}:` }));
 
 /**
- * The text checksumOf hashes after the previous checksum, built field by field: the same text as
- * stableStringify(fields) (test/server/audit-recorder.test.ts compares them), with details given as the stable
- * JSON already made for the row, so an entry's details are serialized once, for the checksum and the column.
+ * The text checksumOf hashes after the previous checksum, built field by field from the row (its checksum and
+ * prevChecksum are not read): the same text as stableStringify of the other fields
+ * (test/server/audit-recorder.test.ts compares them), with details given as the stable JSON already made for the
+ * row, so an entry's details are serialized once, for the checksum and the column.
  */
-function checksumText(fields: Omit<AuditRow, 'checksum' | 'prevChecksum'>, detailsJson: string): string {
+function checksumText(fields: AuditRow, detailsJson: string): string {
   let text = '{';
   for (const { key, label } of CHECKSUM_FIELDS) {
     const value = fields[key];
     if (value === undefined) continue;
-    text += `${text.length > 1 ? ',' : ''}${label}${key === 'details' ? detailsJson : stableStringify(value)}`;
+    // Every other column is a string, a number or null, which JSON.stringify writes as stableStringify does.
+    text += `${text.length > 1 ? ',' : ''}${label}${key === 'details' ? detailsJson : JSON.stringify(value)}`;
   }
   return `${text}}`;
 }
@@ -149,7 +151,7 @@ export function recordAudit(tx: Db, ctx: RequestContext, entry: AuditEntry): Aud
   const ipAddress = ipOrNull(ctx.ip);
   if (ctx.ip && ipAddress === null) details.rawIpAddress = ctx.ip.slice(0, 100);
 
-  const row: Omit<AuditRow, 'checksum'> = {
+  const row: AuditRow = {
     id: newId(),
     orgId,
     partnerId: partnerId ?? null,
@@ -169,13 +171,13 @@ export function recordAudit(tx: Db, ctx: RequestContext, entry: AuditEntry): Aud
     result: entry.result ?? 'success',
     errorMessage: wellFormed(entry.errorMessage ?? null),
     prevChecksum: last?.checksum ?? GENESIS,
+    checksum: '',
   };
   // checksumOf(row), with the details serialized once (stored as this same text: JSON with sorted keys).
   const detailsJson = stableStringify(details);
-  const { prevChecksum, ...fields } = row;
-  const full: AuditRow = { ...row, checksum: sha256Hex(`${prevChecksum}\n${checksumText(fields, detailsJson)}`) };
-  statements.insert(full, detailsJson);
-  return full;
+  row.checksum = sha256Hex(`${row.prevChecksum}\n${checksumText(row, detailsJson)}`);
+  statements.insert(row, detailsJson);
+  return row;
 }
 
 export interface ChainReport {
