@@ -205,15 +205,22 @@ describe('svc server operations', () => {
       }
     });
 
-    it('refuses to overwrite without --force (exit 6), and replaces atomically with it', async () => {
+    it('refuses to overwrite without --force (exit 2, as an export\'s --out), and replaces atomically with it', async () => {
       await initDataDir(config, quiet);
       const target = path.join(root, 'backup.db');
       fs.writeFileSync(target, 'precious');
-      await expect(backupDatabase(config, target)).rejects.toMatchObject({ exitCode: 6, code: 'FILE_EXISTS' });
+      await expect(backupDatabase(config, target)).rejects.toMatchObject({ exitCode: 2, code: 'FILE_EXISTS' });
       expect(fs.readFileSync(target, 'utf8')).toBe('precious');
       await backupDatabase(config, target, { force: true });
       expect(rows(target, 'SELECT count(*) AS n FROM users')).toEqual([{ n: 1 }]);
       expect(fs.readdirSync(root).sort()).toEqual(['backup.db', 'data']);
+
+      // --with-secrets: an existing FILE.secrets.json alone refuses the same way, and nothing is written.
+      const other = path.join(root, 'other.db');
+      fs.writeFileSync(`${other}.secrets.json`, 'precious');
+      await expect(backupDatabase(config, other, { withSecrets: true })).rejects.toMatchObject({ exitCode: 2, code: 'FILE_EXISTS' });
+      expect(fs.readFileSync(`${other}.secrets.json`, 'utf8')).toBe('precious');
+      expect(fs.existsSync(other)).toBe(false);
     });
 
     it('fails with exit 8 without a database, and refuses to write over the database itself', async () => {
@@ -542,7 +549,7 @@ describe('svc server operations', () => {
       expect(JSON.parse(r.stdout)).toMatchObject({ file: backup, schemaVersion: SHIPPED });
       expect(r.stderr).toContain(backup);
       r = await cli(['backup', backup]);
-      expect(r.exitCode).toBe(6);
+      expect(r.exitCode).toBe(2);
       expect(r.stderr).toContain('--force');
 
       // Destructive: without a terminal and without --yes it refuses with exit 2 and changes nothing.

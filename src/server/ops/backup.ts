@@ -52,14 +52,14 @@ export async function backupDatabase(
   }
   if (fs.existsSync(target)) {
     if (!options.force)
-      throw new OpsError(`${target} exists`, 6, 'FILE_EXISTS', 'Choose another file, or pass --force to replace it.');
+      throw new OpsError(`${target} exists`, 2, 'FILE_EXISTS', 'Choose another file, or pass --force to replace it.');
     if (!fs.statSync(target).isFile()) throw new OpsError(`${target} is not a file`, 2, 'BACKUP_TARGET_INVALID');
   }
   if (!fs.existsSync(path.dirname(target)))
     throw new OpsError(`The directory ${path.dirname(target)} does not exist`, 2, 'BACKUP_TARGET_INVALID');
   const secretsTarget = options.withSecrets ? secretsFileOf(target) : null;
   if (secretsTarget && fs.existsSync(secretsTarget) && !options.force)
-    throw new OpsError(`${secretsTarget} exists`, 6, 'FILE_EXISTS', 'Choose another file, or pass --force to replace it.');
+    throw new OpsError(`${secretsTarget} exists`, 2, 'FILE_EXISTS', 'Choose another file, or pass --force to replace it.');
   const secrets = options.withSecrets
     ? effectiveSecrets(config.secrets, readSecretsFile(path.join(config.dataDir, SECRETS_FILE)))
     : undefined;
