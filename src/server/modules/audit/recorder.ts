@@ -59,7 +59,15 @@ const COLUMNS = getTableColumns(auditLogs);
 const CHECKSUM_FIELDS = (Object.keys(COLUMNS) as (keyof AuditRow)[])
   .filter((k): k is AuditField => k !== 'checksum' && k !== 'prevChecksum')
   .sort()
-  .map((key) => ({ key, label: `${JSON.stringify(key)}:` }));
+  .map((key) => {
+    // checksumText writes every column but details with JSON.stringify, which sorts no keys: only a string or a
+    // number column may join them (a second JSON column would need stableStringify, as details has).
+    const { dataType } = COLUMNS[key];
+    if (key !== 'details' && dataType !== 'string' && dataType !== 'number') {
+      throw new Error(`audit_logs.${key} (${dataType}): checksumText writes plain columns only`);
+    }
+    return { key, label: `${JSON.stringify(key)}:` };
+  });
 
 /**
  * The text checksumOf hashes after the previous checksum, built field by field from the row (its checksum and
@@ -72,7 +80,8 @@ function checksumText(fields: AuditRow, detailsJson: string): string {
   for (const { key, label } of CHECKSUM_FIELDS) {
     const value = fields[key];
     if (value === undefined) continue;
-    // Every other column is a string, a number or null, which JSON.stringify writes as stableStringify does.
+    // Every other column is a string, a number or null (checked above), which JSON.stringify writes as
+    // stableStringify does.
     text += `${text.length > 1 ? ',' : ''}${label}${key === 'details' ? detailsJson : JSON.stringify(value)}`;
   }
   return `${text}}`;
