@@ -20,7 +20,8 @@ import https from 'node:https';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { Secret, TOTP } from 'otpauth';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, ROOT, api, cpuMs, printMachine, procStatus, round, startServer, tmp } from './common.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, ROOT, api, startServer, tmp } from './common.js';
+import { cpuMs, printMachine, procStatus, round } from './report.js';
 
 const DEVICES = Number(process.env.BENCH_ALERTS_DEVICES ?? 1000);
 const RULES = 50;

@@ -11,7 +11,8 @@
 // Prints counts only. Each loop is bounded in count and time.
 /* global process, console, setTimeout */
 import Database from 'better-sqlite3';
-import { api, distServer, loadRun, printColumns, printMachine, startInProcessApp } from './common.js';
+import { api, distServer, loadRun, startInProcessApp } from './common.js';
+import { printColumns, printMachine } from './report.js';
 import { routesOf, seed } from './routes.js';
 
 const IDLE_SECONDS = Number(process.env.BENCH_PROBE_IDLE_SECONDS ?? 60);

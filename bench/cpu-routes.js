@@ -21,7 +21,8 @@
 // BENCH_CPU_UNCACHED (0), BENCH_CPU_CONCURRENCY (1).
 /* global process, console */
 import Database from 'better-sqlite3';
-import { api, distServer, printColumns, printMachine, round, startInProcessApp } from './common.js';
+import { api, distServer, startInProcessApp } from './common.js';
+import { printColumns, printMachine, round } from './report.js';
 import { bearerOf, routesOf, seed } from './routes.js';
 
 const CALLS = Number(process.env.BENCH_CPU_CALLS ?? 2000);

@@ -29,22 +29,8 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { Secret, TOTP } from 'otpauth';
-import {
-  ADMIN_EMAIL,
-  ADMIN_PASSWORD,
-  ROOT,
-  api,
-  children,
-  enrollBenchAgent,
-  isolatedEnv,
-  printMachine,
-  printTable,
-  procStatus,
-  round,
-  startServer,
-  svcArgv,
-  tmp,
-} from './common.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, ROOT, api, children, enrollBenchAgent, isolatedEnv, startServer, svcArgv, tmp } from './common.js';
+import { printMachine, printTable, procStatus, round } from './report.js';
 
 const ROWS = Number(process.env.BENCH_EXPORT_ROWS ?? 1_000_000);
 const SMALL_ROWS = Number(process.env.BENCH_EXPORT_SMALL_ROWS ?? 100_000);

@@ -22,7 +22,8 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { Secret, TOTP } from 'otpauth';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, api, cpuMs, printMachine, printTable, procStatus, startServer, tmp } from './common.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, api, startServer, tmp } from './common.js';
+import { cpuMs, printMachine, printTable, procStatus } from './report.js';
 
 const DEVICES = Number(process.env.BENCH_FILTER_DEVICES ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_FILTER_ROUNDS ?? 30);

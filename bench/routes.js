@@ -36,7 +36,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Secret, TOTP } from 'otpauth';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, api, cpuMs, enrollBenchAgent, loadRun, median, printColumns, printMachine, round, startServer, tmp } from './common.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, api, enrollBenchAgent, loadRun, startServer, tmp } from './common.js';
+import { cpuMs, median, printColumns, printMachine, round } from './report.js';
 
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 5);
 const WARMUP_SECONDS = Number(process.env.BENCH_LOAD_WARMUP_SECONDS ?? 1);

@@ -31,23 +31,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {
-  ADMIN_EMAIL,
-  ADMIN_PASSWORD,
-  ROOT,
-  api,
-  get,
-  isolatedEnv,
-  loadRun,
-  median,
-  printMachine,
-  printTable,
-  procStatus,
-  round,
-  startServer,
-  svcArgv,
-  tmp,
-} from './common.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, ROOT, api, get, isolatedEnv, loadRun, startServer, svcArgv, tmp } from './common.js';
+import { median, printMachine, printTable, procStatus, round } from './report.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);

@@ -32,7 +32,8 @@ import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import v8 from 'node:v8';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, ROOT, distServer, printMachine, printTable, procStatus, round, tmp } from './common.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, ROOT, distServer, tmp } from './common.js';
+import { printMachine, printTable, procStatus, round } from './report.js';
 
 const WEBHOOKS = Number(process.env.BENCH_WEBHOOK_COUNT ?? 10);
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 20_000);
