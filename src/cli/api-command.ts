@@ -1,3 +1,4 @@
+import { holdsSecret } from './secrets-read.js';
 import { Flags } from './flags.js';
 import type { z } from 'zod';
 import type { EndpointDef, RequestOf, ResponseOf } from '../contract/endpoint.js';
@@ -44,7 +45,11 @@ export const listFlags = {
   all: Flags.boolean({ summary: 'Follow every page (streams with -o jsonl and csv).' }),
 };
 
-const SECRET_KEYS = /password|secret|token|key$|^code$/i;
+/** Body fields whose value is a secret by name (a password, a token, an API or private key, a one-time code). A
+ * field named `key` alone is a header's name, not a secret. */
+const SECRET_FIELDS = /password|secret|token|.key$|^(code|otp)$|(mfa|recovery)code$/i;
+/** Headers (a dry run's own, a webhook's custom ones) whose value is a credential. */
+export const SECRET_HEADERS = /^(authorization|proxy-authorization|cookie)$|token|secret|auth|session|signature|password|(?<!idempotency-)key$/i;
 
 /** A zod issue as `--flag: message`, so a dry run names the flag that would fix it. */
 function describeIssue(issue: z.core.$ZodIssue): string {
@@ -54,10 +59,18 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   return `${[name, ...rest.map(String)].join('.')}: ${issue.message}`;
 }
 
-function redact(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(redact);
+/**
+ * A body as a dry run shows it (CLI.md "Scripting conveniences": "body with secrets redacted"): every value this
+ * process was given as a secret (cli/secrets-read.ts), wherever it lands; fields named like secrets; and the
+ * value of a `{key, value}` header pair whose name is a credential's.
+ */
+export function redact(value: unknown, name = ''): unknown {
+  if (typeof value === 'string') return holdsSecret(value) || SECRET_FIELDS.test(name) ? '[redacted]' : value;
+  if (Array.isArray(value)) return value.map((item) => redact(item));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SECRET_KEYS.test(k) && typeof v === 'string' ? '[redacted]' : redact(v)]));
+    const header = value as { key?: unknown; value?: unknown };
+    const secretHeader = typeof header.key === 'string' && typeof header.value === 'string' && SECRET_HEADERS.test(header.key);
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, secretHeader && k === 'value' ? '[redacted]' : redact(v, k)]));
   }
   return value;
 }

@@ -2,7 +2,8 @@ import type { EndpointDef } from '../contract/endpoint.js';
 import type { ClientEndpoint } from '../contract/projection.js';
 import type { CallResult } from '../client/contract-client.js';
 import { ApiCommand, mutationFlags } from './api-command.js';
-import { NO_FIELDS, configFileFlag, given, orgFlag, orgQuery, secretField, secretFieldFlags } from './integration-flags.js';
+import { NO_FIELDS, configFileFlag, given, orgFlag, orgQuery } from './integration-flags.js';
+import { secretField, secretFieldFlags } from './secret-flags.js';
 import { asIs, requestOf, withText, type CommandText } from './resource-commands.js';
 
 /**

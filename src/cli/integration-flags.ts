@@ -1,8 +1,5 @@
-import { readFlagFile } from './files.js';
 import { Flags } from './flags.js';
-import { UsageError } from './prompts.js';
 import type { FieldFlags } from './schema-flags.js';
-import { readSecretFromStdin } from './stdin.js';
 
 /** What every `svc integrations …` command takes: the organization (partner and system callers). */
 export const orgFlag = {
@@ -13,24 +10,6 @@ export const orgFlag = {
 export const configFileFlag = {
   'from-file': Flags.string({ summary: 'JSON or YAML file with the whole configuration (may hold its secrets); flags override its fields.' }),
 };
-
-/** `--<name>-stdin` and `--<name>-file` for one secret field (CLI.md: secrets never come from argv). */
-export function secretFieldFlags<const N extends string>(name: N, what: string) {
-  return {
-    [`${name}-stdin`]: Flags.boolean({ summary: `Read the ${what} from standard input (one line).`, exclusive: [`${name}-file`] }),
-    [`${name}-file`]: Flags.string({ summary: `Read the ${what} from this file (first line).`, helpValue: '<path>', exclusive: [`${name}-stdin`] }),
-  } as Record<`${N}-stdin` | `${N}-file`, ReturnType<typeof Flags.string>>;
-}
-
-/** The secret given by `--<name>-stdin` or `--<name>-file`; undefined when neither was. */
-export async function secretField(flags: Record<string, unknown>, name: string): Promise<string | undefined> {
-  if (flags[`${name}-stdin`] === true) return readSecretFromStdin(`--${name}-stdin`);
-  const file = flags[`${name}-file`];
-  if (typeof file !== 'string') return undefined;
-  const value = (await readFlagFile(file, `--${name}-file`)).split(/\r?\n/)[0] ?? '';
-  if (!value) throw new UsageError(`--${name}-file ${file} is empty`, `--${name}-file`);
-  return value;
-}
 
 /** No field flags: `bodyFrom(NO_FIELDS)` is the --from-file object alone (or {}). */
 export const NO_FIELDS: FieldFlags<Record<string, unknown>> = { flags: {}, fields: [] };

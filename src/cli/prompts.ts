@@ -1,4 +1,5 @@
 import { ExitCode } from './exit-codes.js';
+import { rememberSecret } from './secrets-read.js';
 import { canPrompt, detectTerminal } from './terminal.js';
 import type { TerminalInfo } from './terminal.js';
 
@@ -52,7 +53,7 @@ export async function promptOrFail(options: PromptOptions): Promise<string | boo
         context(),
       );
     case 'password':
-      return inquirer.password({ message: options.message, mask: true, validate: options.validate }, context());
+      return rememberSecret(await inquirer.password({ message: options.message, mask: true, validate: options.validate }, context()));
     case 'confirm':
       return inquirer.confirm({ message: options.message, default: options.default }, context());
   }

@@ -1,6 +1,7 @@
 import { readFlagFile } from './files.js';
 import { Flags } from './flags.js';
 import { UsageError } from './prompts.js';
+import { rememberSecret } from './secrets-read.js';
 import { readSecretFromStdin } from './stdin.js';
 
 /** Where `svc psa connections create|update` reads the credentials object: never argv (CLI.md "Secrets"). */
@@ -27,5 +28,5 @@ export async function credentialsFrom(flags: { 'credentials-stdin'?: boolean; 'c
     throw new UsageError(`${flag}: the credentials are not valid JSON`, flag);
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`${flag}: the credentials must be a JSON object`, flag);
-  return value as Record<string, unknown>;
+  return rememberSecret(value as Record<string, unknown>);
 }

@@ -1,4 +1,5 @@
 import { UsageError } from './prompts.js';
+import { rememberSecret } from './secrets-read.js';
 
 /**
  * All of standard input, as UTF-8 text, read as a stream. Never `fs.readFileSync(0)`: every command looks at
@@ -17,7 +18,7 @@ export async function readSecretFromStdin(flag: string): Promise<string> {
   if (process.stdin.isTTY) throw new UsageError(`${flag} reads from standard input, but it is a terminal: pipe the value in`, flag);
   const value = (await readStdin()).replace(/\r?\n$/, '');
   if (!value) throw new UsageError(`${flag}: nothing was read from standard input`, flag);
-  return value;
+  return rememberSecret(value);
 }
 
 /** Reads `names.length` secrets piped on stdin, one per line (`--passwords-stdin`: two secrets cannot share one
@@ -28,5 +29,5 @@ export async function readSecretLinesFromStdin(flag: string, names: readonly str
   if (lines.length !== names.length || lines.some((line) => line === '')) {
     throw new UsageError(`${flag} expects ${names.length} lines on standard input (${names.join(', then ')}), got ${lines.length}`, flag);
   }
-  return lines;
+  return lines.map(rememberSecret);
 }

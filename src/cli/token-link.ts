@@ -1,3 +1,4 @@
+import { rememberSecret } from './secrets-read.js';
 import { promptOrFail, UsageError } from './prompts.js';
 import { readStdin } from './stdin.js';
 import { canPrompt, type TerminalInfo } from './terminal.js';
@@ -40,7 +41,7 @@ export function linkAndPasswordFromLines(text: string, page: LinkPage, what: str
   if (!link.trim()) throw new UsageError(`Missing the ${what} (the first line of standard input)`);
   if (!password) throw new UsageError('Missing the new password (the second line of standard input)');
   if (extra.length > 0) throw new UsageError(`Standard input has ${lines.length} lines; expected 2: the ${what}, then the new password`);
-  return { token: tokenFromLink(link, page, what), password };
+  return { token: rememberSecret(tokenFromLink(link, page, what)), password: rememberSecret(password) };
 }
 
 /**
@@ -55,5 +56,5 @@ export async function readLinkAndPassword(page: LinkPage, what: string, terminal
   if (!token) throw new UsageError(`Missing the ${what}`);
   const password = await ask('New password');
   if ((await ask('New password again')) !== password) throw new UsageError('The passwords do not match');
-  return { token, password };
+  return { token: rememberSecret(token), password };
 }

@@ -1,23 +1,12 @@
-import { readFlagFile } from './files.js';
 import { Flags } from './flags.js';
 import { UsageError } from './prompts.js';
-import { readSecretFromStdin } from './stdin.js';
+import { secretField, secretFieldFlags } from './secret-flags.js';
 
 /** Where `svc webhooks …` reads a signing secret: never argv (CLI.md "Secrets"). */
-export const secretFlags = {
-  'secret-stdin': Flags.boolean({ summary: 'Read the signing secret from standard input (one line).', exclusive: ['secret-file'] }),
-  'secret-file': Flags.string({ summary: 'Read the signing secret from this file (first line).', helpValue: '<path>', exclusive: ['secret-stdin'] }),
-};
+export const secretFlags = secretFieldFlags('secret', 'signing secret');
 
 /** The secret given by --secret-stdin or --secret-file; undefined when neither was given. */
-export async function secretFrom(flags: { 'secret-stdin'?: boolean; 'secret-file'?: string | undefined }): Promise<string | undefined> {
-  if (flags['secret-stdin']) return readSecretFromStdin('--secret-stdin');
-  const file = flags['secret-file'];
-  if (file === undefined) return undefined;
-  const value = (await readFlagFile(file, '--secret-file')).split(/\r?\n/)[0] ?? '';
-  if (!value) throw new UsageError(`--secret-file ${file} is empty`, '--secret-file');
-  return value;
-}
+export const secretFrom = (flags: Record<string, unknown>): Promise<string | undefined> => secretField(flags, 'secret');
 
 export const headerFlag = {
   header: Flags.string({ summary: 'A custom header sent with every delivery, as "Name: value". Repeat the flag.', multiple: true, helpValue: '<name: value>' }),

@@ -1,9 +1,10 @@
 import { pipeline } from 'node:stream/promises';
 import { Args, Flags } from '../cli/flags.js';
-import { ApiCommand, mutationFlags } from '../cli/api-command.js';
+import { ApiCommand, SECRET_HEADERS, mutationFlags, redact } from '../cli/api-command.js';
 import { apiPath, fieldsToObject, fieldsToQuery, parseHeader, readsStdin, type RawField } from '../cli/api-fields.js';
 import { readFlagFile } from '../cli/files.js';
 import { UsageError } from '../cli/prompts.js';
+import { holdsSecret } from '../cli/secrets-read.js';
 import { readStdin } from '../cli/stdin.js';
 import { headerValue } from '../client/errors.js';
 import type { RequestMethod } from '../client/http.js';
@@ -105,8 +106,8 @@ Fields: -f/--raw-field key=value sends a string; -F/--field key=value sends true
     const session = await this.session();
     const http = session.http();
     if (flags['dry-run']) {
-      const shown = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, /^(authorization|cookie|x-api-key)$/.test(name) ? '[redacted]' : value]));
-      return { dryRun: true, method, url: `${session.connection.baseUrl}${http.resolvePath(path, query)}`, headers: shown, body: body ?? null };
+      const shown = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, SECRET_HEADERS.test(name) || holdsSecret(value) ? '[redacted]' : value]));
+      return { dryRun: true, method, url: `${session.connection.baseUrl}${http.resolvePath(path, query)}`, headers: shown, body: redact(body ?? null) };
     }
 
     if (flags.paginate) {

@@ -1,7 +1,7 @@
 import { Flags } from '../cli/flags.js';
 import { ApiCommand } from '../cli/api-command.js';
 import type { HintContext } from '../cli/exit-codes.js';
-import { promptOrFail } from '../cli/prompts.js';
+import { promptOrFail, UsageError } from '../cli/prompts.js';
 import { readSecretFromStdin } from '../cli/stdin.js';
 import { auth, sso, tenancy } from '../client/endpoints.js';
 
@@ -30,7 +30,11 @@ export default class Login extends ApiCommand<typeof Login> {
   async run() {
     const flags = this.flags;
     const session = await this.session();
-    if (!session.connection.persist) this.warn('SVC_API_KEY or SVC_TOKEN is set: nothing is saved, and commands use those credentials.');
+    // CLI.md: with SVC_API_KEY or SVC_TOKEN set, nothing is read from or written to disk; a sign-in would save.
+    if (!session.connection.persist) {
+      const from = process.env.SVC_API_KEY ? 'SVC_API_KEY' : 'SVC_TOKEN';
+      throw new UsageError(`${from} is set, and while it is nothing is saved: commands use it. Unset SVC_API_KEY and SVC_TOKEN to sign in and save a profile.`);
+    }
     const baseUrl = session.connection.baseUrl;
     const profileName = session.profileName;
     const storage = flags.storage as 'keychain' | 'file' | undefined;

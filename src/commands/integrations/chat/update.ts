@@ -1,6 +1,7 @@
 import { ApiCommand, mutationFlags } from '../../../cli/api-command.js';
 import { Args, Flags } from '../../../cli/flags.js';
-import { NO_FIELDS, configFileFlag, given, orgFlag, orgQuery, secretField, secretFieldFlags } from '../../../cli/integration-flags.js';
+import { NO_FIELDS, configFileFlag, given, orgFlag, orgQuery } from '../../../cli/integration-flags.js';
+import { secretField, secretFieldFlags } from '../../../cli/secret-flags.js';
 import { integrations } from '../../../client/endpoints.js';
 
 export default class IntegrationsChatUpdate extends ApiCommand<typeof IntegrationsChatUpdate> {
