@@ -239,10 +239,12 @@ function nonEmpty(value: string | undefined): string | undefined {
 export async function resolveConnection(input: ResolveConnectionInput): Promise<Connection> {
   const { flags, store } = input;
   const env = input.env ?? process.env;
-  const flagProfile = nonEmpty(flags.profile);
   const envProfile = fromEnv(env, 'SVC_PROFILE');
-  const flagBaseUrl = nonEmpty(flags.baseUrl);
   const envBaseUrl = fromEnv(env, 'SVC_BASE_URL');
+  // The parser fills --profile and --base-url from these variables when argv has neither (as oclif does): a value
+  // equal to its variable's is taken as the variable's, so that an error names where it really came from.
+  const flagProfile = unlessFrom(nonEmpty(flags.profile), envProfile);
+  const flagBaseUrl = unlessFrom(nonEmpty(flags.baseUrl), envBaseUrl);
   const apiKey = fromEnv(env, 'SVC_API_KEY');
   const token = fromEnv(env, 'SVC_TOKEN');
 
@@ -276,6 +278,8 @@ export async function resolveConnection(input: ResolveConnectionInput): Promise<
     persist: true,
   };
 }
+
+const unlessFrom = (flag: string | undefined, variable: string | undefined) => (flag === variable ? undefined : flag);
 
 /** The base URL by precedence, checked and normalised; a bad one is a usage error naming where it came from. */
 function baseUrlOf(

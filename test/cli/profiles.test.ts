@@ -170,6 +170,8 @@ describe('resolveConnection (CLI.md precedence: flag > environment > selected pr
       [{ baseUrl: 'not-a-url' }, {}, '--base-url'],
       [{ baseUrl: 'ftp://files.example.com' }, {}, '--base-url'],
       [{}, { SVC_BASE_URL: 'example.com' }, 'SVC_BASE_URL'],
+      // As the argv parser passes it: --base-url filled from the variable when argv has none.
+      [{ baseUrl: 'example.com' }, { SVC_BASE_URL: 'example.com' }, 'SVC_BASE_URL'],
     ] as const) {
       const error = await resolveConnection({ flags, env, store }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(UsageError);
