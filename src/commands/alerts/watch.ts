@@ -2,10 +2,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiCommand } from '../../cli/api-command.js';
 import { honouring } from '../../cli/base-command.js';
 import { Flags } from '../../cli/flags.js';
+import { UsageError } from '../../cli/prompts.js';
 import { alerts } from '../../client/endpoints.js';
 
-/** Pages read per poll at most (100 alerts each): a burst larger than that is read on the next polls. */
-const MAX_PAGES = 10;
+/** Pages read in one poll at most (100 alerts each): every change is read, whatever the burst, up to this bound
+ * (a runaway server), past which the rest are skipped with a warning. */
+const MAX_PAGES = 1000;
 
 export default class AlertsWatch extends ApiCommand<typeof AlertsWatch> {
   static override summary = 'Follow new and changed alerts: one line per change, until Ctrl-C (exit 130)';
@@ -26,6 +28,9 @@ export default class AlertsWatch extends ApiCommand<typeof AlertsWatch> {
     const orgId = this.flags['org-id'];
     const seen = new Map<string, string>();
     let cursor = since ?? new Date().toISOString();
+    const output = (this.flags as { output?: string }).output;
+    if (output !== undefined && output !== 'json' && output !== 'jsonl')
+      throw new UsageError(`-o ${output}: alerts watch prints a text line per change, or with -o json or jsonl a JSON object per line`, '--output');
     const json = this.format === 'jsonl' || this.format === 'json';
     for (;;) {
       const pollStarted = new Date(Date.now() - 2000).toISOString();
@@ -36,6 +41,8 @@ export default class AlertsWatch extends ApiCommand<typeof AlertsWatch> {
         });
         changed.push(...answer.data);
         if (page * 100 >= answer.pagination.total) break;
+        // The pages go by trigger time, not by change: a cursor cannot resume in them, so a poll reads them all.
+        if (page === MAX_PAGES) this.warn(`More than ${MAX_PAGES * 100} alerts changed since ${cursor}: the rest are skipped.`);
       }
       for (const alert of changed.sort((a, b) => a.updatedAt.localeCompare(b.updatedAt))) {
         if (seen.get(alert.id) === alert.updatedAt) continue;
