@@ -65,6 +65,8 @@ export const PartnerSettingsSchema = z.strictObject({
     .optional(),
   /** svc extension (docs/api-notes.md): members must use MFA; disabling it is refused (01 §4.5). */
   requireMfa: z.boolean().optional(),
+  /** The partner policy of 01 §4.9: "when partner policy enforces step-up an under-assured approve gives 403". */
+  pamStepUpRequired: z.boolean().optional(),
 });
 export type PartnerSettings = z.infer<typeof PartnerSettingsSchema>;
 

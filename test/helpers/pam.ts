@@ -226,3 +226,20 @@ export function usePamWorld(ready: (t: TestApp, w: PamWorld) => void, env: Recor
     app = undefined;
   });
 }
+
+/** A rule's criteria, all unset (as a rule row and the rule engine read them): spread and set the ones a test needs. */
+export const NO_RULE_CRITERIA = {
+  matchSigner: null,
+  matchSignerGroupId: null,
+  matchSignerThumbprint: null,
+  matchHash: null,
+  matchPathGlob: null,
+  matchParentImage: null,
+  matchCommandLine: null,
+  matchUser: null,
+  matchAdGroup: null,
+  matchToolName: null,
+  matchRiskTier: null,
+  matchNegate: null,
+  timeWindow: null,
+};

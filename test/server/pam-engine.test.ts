@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pamRules, pamSignerGroups } from '../../src/server/db/schema/index.js';
-import { globMatches, inTimeWindow, localTime } from '../../src/server/modules/pam/engine.js';
-import { AI, API, H1, H2, T1, T2, UAC, createRule, ingest, seedPamWorld, type PamWorld } from '../helpers/pam.js';
+import {
+  firstMatchingRule,
+  globMatches,
+  inTimeWindow,
+  localTime,
+  ruleMatches,
+  type EngineRequest,
+  type EngineRule,
+} from '../../src/server/modules/pam/engine.js';
+import { AI, API, H1, H2, NO_RULE_CRITERIA, T1, T2, UAC, createRule, ingest, seedPamWorld, type PamWorld } from '../helpers/pam.js';
 import { createTestApp, type TestApp } from '../helpers/server.js';
 import { eq } from 'drizzle-orm';
 
@@ -53,6 +61,49 @@ describe('04 PAM rule engine: glob and time window primitives', () => {
     expect(inTimeWindow(night, new Date('2024-06-08T12:00:00Z'))).toBe(false);
     expect(inTimeWindow({ start: '10:00', end: '10:00' }, new Date('2024-06-05T10:00:30Z'))).toBe(true);
     expect(inTimeWindow({ start: '10:00', end: '10:00' }, new Date('2024-06-05T10:01:00Z'))).toBe(false);
+  });
+});
+
+describe('04 PAM rule engine: the requests rules decide', () => {
+  const rule = (criteria: Partial<EngineRule>): EngineRule => ({
+    ...NO_RULE_CRITERIA,
+    id: '00000000-0000-4000-8000-000000000001',
+    name: 'by user',
+    verdict: 'auto_approve',
+    priority: 100,
+    createdAt: '2024-01-01T00:00:00.000Z',
+    siteId: null,
+    enabled: true,
+    ...criteria,
+  });
+  const request = (flowType: EngineRequest['flowType']): EngineRequest => ({
+    flowType,
+    subjectUsername: 'tech@a1.test',
+    subjectGroups: ['Admins'],
+    targetExecutablePath: null,
+    targetExecutableHash: null,
+    targetExecutableSigner: null,
+    targetExecutableSignerThumbprint: null,
+    parentImage: null,
+    commandLine: null,
+    toolName: null,
+    riskTier: null,
+    observedAt: new Date('2024-06-05T12:00:00Z'),
+  });
+
+  it("api-notes PAM: rules never decide a person's own request for administrator rights: no user or group rule applies to a tech_jit_admin request", () => {
+    const groups = new Map();
+    for (const criteria of [
+      { matchUser: 'tech@a1.test' },
+      { matchAdGroup: 'Admins' },
+      { matchUser: 'x', matchNegate: ['user' as const] },
+    ]) {
+      const r = rule(criteria);
+      expect(ruleMatches(r, request('uac_intercept'), groups)).toBe(true);
+      expect(ruleMatches(r, request('ai_tool_action'), groups)).toBe(true);
+      expect(ruleMatches(r, request('tech_jit_admin'), groups)).toBe(false);
+      expect(firstMatchingRule([r], request('tech_jit_admin'), null, groups)).toBeNull();
+    }
   });
 });
 

@@ -631,6 +631,36 @@ describe('PAM elevation requests (01 §2.11, §3, §4.9; 04 wire notes "PAM")', 
     expect((await respond(admin, { decision: 'approve', reauthPassword: ADMIN_PASSWORD }, sys)).status).toBe(200);
   });
 
+  it('api-notes PAM: re-authentication failures are throttled like sign-in (5 per 5 minutes), also when the guesses arrive at once: of 30 parallel guesses 5 are checked, 25 are 429', async () => {
+    const id = await pendingRequest(t, w.devA1a, CRITICAL);
+    const guesses = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => respond(id, { decision: 'approve', reauthPassword: `guess-${i}` })),
+    );
+    const statuses = guesses.map((r) => r.status);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(25);
+    for (const r of guesses.filter((g) => g.status === 429)) {
+      expect(r.body.code).toBe('TOO_MANY_REAUTH_ATTEMPTS');
+      expect(Number(r.headers['retry-after'])).toBeGreaterThan(0);
+    }
+    // The window is used up: even the right password waits.
+    expect((await respond(id, { decision: 'approve', reauthPassword: SEED_PASSWORD })).status).toBe(429);
+    expect((await getRequest(id)).status).toBe('pending');
+  });
+
+  it('api-notes PAM: a successful re-authentication clears the failures counted before it, as a successful sign-in does', async () => {
+    const first = await pendingRequest(t, w.devA1a, CRITICAL);
+    for (let i = 0; i < 4; i++)
+      expect((await respond(first, { decision: 'approve', reauthPassword: `guess-${i}` })).status).toBe(401);
+    expect((await respond(first, { decision: 'approve', reauthPassword: SEED_PASSWORD })).status).toBe(200);
+    // A fresh count: five more failures are checked, the sixth attempt is refused.
+    const next = await pendingRequest(t, w.devA1a, CRITICAL);
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++)
+      statuses.push((await respond(next, { decision: 'approve', reauthPassword: `again-${i}` })).status);
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
+  });
+
   /** An approver without a password who enabled TOTP with the code of the current step. */
   async function passwordlessTotpApprover() {
     const approver = await seedUser(t, { email: 'sso@a1.test', org: { orgId: w.orgA1.id }, login: 'mint', mfa: true });
@@ -696,6 +726,16 @@ describe('PAM elevation requests (01 §2.11, §3, §4.9; 04 wire notes "PAM")', 
     expect(res.status).toBe(403);
     expect(res.body.code).toBe('STEP_UP_REQUIRED');
     expect((await respond(id, { decision: 'deny' })).body.status).toBe('denied');
+  });
+
+  it('01§4.9 "when partner policy enforces step-up": pamStepUpRequired is a partner setting of the API, and then under-assured approvals in its organizations are 403', async () => {
+    const set = await t.call('PATCH', `${API}/orgs/partners/${w.orgA1.partnerId}`, { token: sys, body: { settings: { pamStepUpRequired: true } } });
+    expect(set.status, set.text).toBe(200);
+    expect(set.body.settings).toMatchObject({ pamStepUpRequired: true });
+    const id = await pendingRequest(t, w.devA1a);
+    const res = await respond(id, { decision: 'approve' });
+    expect(res.status).toBe(403);
+    expect(res.body.code).toBe('STEP_UP_REQUIRED');
   });
 
   // ---- WebAuthn ----

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { auditLogs, elevationRequests, pamRules } from '../../src/server/db/schema/index.js';
-import { AI, API, H1, T1, UAC, createRule, ingest, usePamWorld, type PamWorld } from '../helpers/pam.js';
+import { AI, API, H1, NO_RULE_CRITERIA, T1, UAC, createRule, ingest, usePamWorld, type PamWorld } from '../helpers/pam.js';
 import { ROLES, seedUser } from '../helpers/seed.js';
 import { type TestApp } from '../helpers/server.js';
 
@@ -39,19 +39,8 @@ describe('PAM rules, signer groups and defaults (01 §2.12, §4.9; 04 wire notes
       suspendedVerdict: null,
       priority: 100,
       enabled: true,
-      matchSigner: null,
-      matchSignerGroupId: null,
-      matchSignerThumbprint: null,
+      ...NO_RULE_CRITERIA,
       matchHash: H1,
-      matchPathGlob: null,
-      matchParentImage: null,
-      matchCommandLine: null,
-      matchUser: null,
-      matchAdGroup: null,
-      matchToolName: null,
-      matchRiskTier: null,
-      matchNegate: null,
-      timeWindow: null,
       approvalDurationMinutes: null,
       reapprovedAt: null,
       reapprovedByUserId: null,
@@ -660,6 +649,29 @@ describe('PAM rules, signer groups and defaults (01 §2.12, §4.9; 04 wire notes
       body: { orgId: w.orgA1.id, siteId: w.siteA1b.id, matchHash: H1 },
     });
     expect(site.body).toMatchObject({ totalMatched: 0, totalScanned: 0 });
+  });
+
+  it("api-notes PAM: rules never decide a person's own request for administrator rights, so a rule preview neither counts nor samples technicians' JIT requests", async () => {
+    const tech = await seedUser(t, {
+      email: 'tech@a1.test',
+      org: { orgId: w.orgA1.id, roleId: ROLES.orgTechnician },
+      login: 'mint',
+    });
+    const jit = await t.call('POST', `${API}/pam/elevation-requests`, {
+      token: tech.token,
+      body: { deviceId: w.devA1a.deviceId, reason: 'patch the driver' },
+    });
+    expect(jit.status, jit.text).toBe(201);
+    expect(jit.body.request.subjectUsername).toBe('tech@a1.test');
+    const uac = await ingest(t, w.devA1a, { ...UAC, subject_username: 'tech@a1.test' });
+    expect(uac.status, uac.text).toBe(201);
+    const res = await t.call('POST', `${API}/pam/rules/preview`, {
+      token: sys,
+      body: { orgId: w.orgA1.id, matchUser: 'tech@a1.test' },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ totalMatched: 1, totalScanned: 1, statusBreakdown: { pending: 1 } });
+    expect(res.body.sample.map((r: { id: string }) => r.id)).toEqual([uac.body.id]);
   });
 
   it('04 PAM a tool-action rule decides an AI tool action at ingest with its verdict', async () => {

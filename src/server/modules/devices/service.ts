@@ -6,7 +6,7 @@ import type { DeviceListQuerySchema, DeviceUpdateSchema } from '../../../contrac
 import type { Db } from '../../db/connection.js';
 import { inJson, preparedQueries, preparedShapes, rowById } from '../../db/prepared.js';
 import { deviceGroupMembers, devices } from '../../db/schema/index.js';
-import { systemContext, type RequestContext } from '../../context.js';
+import { systemContext, type Caller, type RequestContext } from '../../context.js';
 import { DomainError, badRequest, forbidden, notFound, partnerInactive, unauthorized } from '../../errors.js';
 import { publishEvent } from '../../jobs/queue.js';
 import { namesById } from '../../lib/names.js';
@@ -22,6 +22,21 @@ import type { TenancyService } from '../tenancy/service.js';
 import { agentCaller } from './agent-authenticator.js';
 import { inventoryColumns } from './inventory.js';
 import { decodeCursor, deviceOut, type DeviceOut, encodeCursor, mergeCustomFields, parseInlineFilter, sortKey, sortValue, type DeviceRow } from './out.js';
+
+/**
+ * The device-group part of DevicesService.restrictedDeviceWhere, for a module that holds no DevicesService and
+ * applies the organization and site restrictions to its device-keyed rows itself (PAM's pending approvals, which
+ * the mobile module builds with the database alone): the row's device is a member of one of the caller's device
+ * groups (01 §2.6; none when the list is empty), the same membership condition as visibleWhere's. undefined when
+ * the caller has no device-group restriction.
+ */
+export function inCallerDeviceGroups(
+  caller: Pick<Caller, 'deviceGroupIds'>,
+  deviceIdColumn: SQLWrapper,
+): SQL | undefined {
+  if (caller.deviceGroupIds === null) return undefined;
+  return sql`${deviceIdColumn} IN (SELECT ${devices.id} FROM ${devices} WHERE ${inDeviceGroups(caller.deviceGroupIds)})`;
+}
 
 /** A device in one of the groups of the JSON array placeholder `groupIds` (inDeviceGroups, prepared). */
 const inGroupsJson = sql`(${devices.id} IN (SELECT ${deviceGroupMembers.deviceId} FROM ${deviceGroupMembers} WHERE ${inJson(deviceGroupMembers.groupId, 'groupIds')}))`;

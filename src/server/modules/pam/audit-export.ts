@@ -1,4 +1,6 @@
 import type { Statement } from 'better-sqlite3';
+import { sql } from 'drizzle-orm';
+import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import { ELEVATION_EXPORT_COLUMNS, type ElevationAuditExportQuery } from '../../../contract/pam.js';
 import type { Db } from '../../db/connection.js';
 import type { RequestContext } from '../../context.js';
@@ -7,6 +9,7 @@ import { csvFields, csvRecord } from '../../lib/csv.js';
 import { Utf8Builder } from '../../lib/utf8-builder.js';
 import { recordAudit } from '../audit/recorder.js';
 import { requireSite } from '../tenancy/access.js';
+import type { ElevationQueries } from './requests-queries.js';
 import { targetOrg } from './scope.js';
 import type { InFlightWrites } from './trail.js';
 
@@ -108,8 +111,9 @@ const REQUEST_ID = EVENT_COLUMNS.indexOf('elevation_request_id');
  * (after)`, which SQLite answers from the (org_id, created_at, id) index as a range: every page starts where
  * the last one ended instead of scanning the window from its start. Filters that are not used are null. The
  * request is joined for the filters only; its columns are read once per request (REQUESTS_SQL), not per event.
+ * `restriction` is one more condition (SQL text whose `?` parameters are bound before the named ones).
  */
-const PAGE_SQL = `
+const pageSql = (restriction?: string) => `
   SELECT ${EVENT_COLUMNS.map((column) => EVENT_SQL[column]).join(', ')}
   FROM elevation_audit_events e JOIN elevation_requests r ON r.id = e.elevation_request_id
   WHERE e.org_id = @orgId
@@ -120,6 +124,7 @@ const PAGE_SQL = `
     AND (@deviceId IS NULL OR r.device_id = @deviceId)
     AND (@requestId IS NULL OR e.elevation_request_id = @requestId)
     AND (@eventType IS NULL OR e.event_type = @eventType)
+    ${restriction === undefined ? '' : `AND ${restriction}`}
   ORDER BY e.created_at, e.id
   LIMIT @limit`;
 
@@ -127,6 +132,9 @@ const PAGE_SQL = `
 const REQUESTS_SQL = `
   SELECT r.id, ${REQUEST_COLUMNS.map((column) => REQUEST_SQL[column]).join(', ')}
   FROM elevation_requests r WHERE r.id IN (SELECT value FROM json_each(?))`;
+
+/** Renders a drizzle condition as SQL text and parameters, with the casing db/connection.ts gives drizzle. */
+const dialect = new SQLiteSyncDialect({ casing: 'snake_case' });
 
 interface PageParams {
   orgId: string;
@@ -164,8 +172,9 @@ export class ElevationAuditExport {
     private readonly db: Db,
     private readonly inFlight: InFlightWrites,
     private readonly settleSeconds: number,
+    private readonly requests: Pick<ElevationQueries, 'deviceGroupWhere'>,
   ) {
-    this.pageStatement = db.$client.prepare<[PageParams], Cells>(PAGE_SQL).raw(true);
+    this.pageStatement = db.$client.prepare<[PageParams], Cells>(pageSql()).raw(true);
     this.requestsStatement = db.$client.prepare<[string], Cells>(REQUESTS_SQL).raw(true);
   }
 
@@ -190,7 +199,7 @@ export class ElevationAuditExport {
     const to = new Date(query.to).toISOString();
     // (from, '') as the lower key is `created_at >= from`: every id sorts after the empty string.
     const after = cursor !== null && cursor.createdAt >= from ? cursor : { createdAt: from, id: '' };
-    const rows = this.pageStatement.all({
+    const params: PageParams = {
       orgId: org.id,
       afterAt: after.createdAt,
       afterId: after.id,
@@ -201,7 +210,8 @@ export class ElevationAuditExport {
       requestId: query.elevationRequestId ?? null,
       eventType: query.eventType ?? null,
       limit: query.limit + 1,
-    });
+    };
+    const rows = this.pageRows(ctx, params);
     const hasMore = rows.length > query.limit;
     if (hasMore) rows.pop();
     const last = rows[rows.length - 1];
@@ -226,6 +236,19 @@ export class ElevationAuditExport {
       body: query.format === 'jsonl' ? toJsonLines(rows, requests) : toCsv(rows, requests),
       rowCount: rows.length,
     };
+  }
+
+  /** The events of a page. A caller restricted to device groups (01 §2.6) gets only the events of requests on
+   * devices in them: the devices module's condition carries that caller's values, so its statement is prepared for
+   * the request (the same SQL plus that condition). */
+  private pageRows(ctx: RequestContext, params: PageParams): Cells[] {
+    const devices = this.requests.deviceGroupWhere(ctx, sql.raw('r.device_id'));
+    if (devices === undefined) return this.pageStatement.all(params);
+    const restriction = dialect.sqlToQuery(devices);
+    return this.db.$client
+      .prepare<unknown[], Cells>(pageSql(restriction.sql))
+      .raw(true)
+      .all(...restriction.params, params);
   }
 
   /** The request columns of each request the events belong to, by request id. */

@@ -17,7 +17,15 @@ import type { ElevationFlowType, PamNegatable, PamVerdict, TimeWindow } from '..
  *   uac_intercept requests only, tool-action rules (tool name, risk tier) to ai_tool_action requests only;
  *   a rule narrowed only by user or directory group applies to both, except that `ignore` never applies to an
  *   AI tool action (a tool action is always recorded).
+ * - No rule applies to a technician's request for administrator rights (tech_jit_admin): rules never decide a
+ *   person's own request for administrator rights; an approver does.
  */
+
+/** The requests rules decide (the agent's): UAC prompts and AI tool actions. */
+export const RULE_DECIDED_FLOW_TYPES = [
+  'uac_intercept',
+  'ai_tool_action',
+] as const satisfies readonly ElevationFlowType[];
 
 export interface RuleCriteria {
   matchSigner: string | null;
@@ -310,6 +318,7 @@ function criterionChecks(
 
 /** Whether the request has the kind of data the rule is about (see the module comment). */
 export function ruleApplies(rule: RuleCriteria & { verdict?: PamVerdict }, flowType: ElevationFlowType): boolean {
+  if (!(RULE_DECIDED_FLOW_TYPES as readonly ElevationFlowType[]).includes(flowType)) return false;
   const kind = ruleKind(rule);
   if (kind === 'executable') return flowType === 'uac_intercept';
   if (kind === 'tool') return flowType === 'ai_tool_action';

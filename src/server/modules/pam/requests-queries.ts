@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, lt, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { ElevationActiveQuerySchema, ElevationListQuerySchema, ElevationStatus } from '../../../contract/pam.js';
 import type { RequestContext } from '../../context.js';
@@ -11,7 +11,7 @@ import type { Directory } from '../identity/directory.js';
 import { canAccessOrg, requireSite, siteNamesOf } from '../tenancy/access.js';
 import type { EngineRequest } from './engine.js';
 import { preparedPage, readPage } from '../../lib/paging.js';
-import { listOrgs } from './scope.js';
+import { deviceAccessDenied, deviceGroupWhere, listOrgs } from './scope.js';
 
 export type ElevationRow = typeof elevationRequests.$inferSelect;
 export type ElevationView = ElevationRow & {
@@ -58,10 +58,12 @@ export function engineRequestOf(row: ElevationRow): EngineRequest {
   };
 }
 
-/** A caller's reach over requests: organizations (null: all) and sites (null: all). */
+/** A caller's reach over requests: organizations (null: all), sites (null: all), and for a caller restricted to
+ * device groups the devices module's condition on the request's device (undefined: no such restriction). */
 interface Reach {
   orgIds: readonly string[] | null;
   siteIds: string[] | null;
+  devices: SQL | undefined;
 }
 
 /** The optional filters of the list, by the letter that names each in a statement's shape (the values go in
@@ -92,9 +94,15 @@ function filterConditions(shape: string): SQL[] {
   return Object.entries(LIST_FILTERS).flatMap(([name, [letter, condition]]) => (shape.includes(letter) ? [condition(name)] : []));
 }
 
+/*
+ * The reads below are prepared once per shape (db/prepared.ts). A caller restricted to device groups adds the
+ * devices module's condition (`devices`), whose values are that caller's: its statements are built for the
+ * request instead (the same SQL plus that condition).
+ */
+
 /** The active elevations (GET /pam/active): the reach part of the shape, and D of one `deviceId`; expiring after
  * `now`, soonest first, at most `limit`. */
-const activeOf = preparedShapes((db, shape) =>
+const activeStatement = (db: Db, shape: string, devices?: SQL) =>
   db
     .select()
     .from(elevationRequests)
@@ -104,25 +112,28 @@ const activeOf = preparedShapes((db, shape) =>
         inArray(elevationRequests.status, [...ACTIVE_STATUSES]),
         sql`${elevationRequests.expiresAt} > ${sql.placeholder('now')}`,
         shape.includes('D') ? eq(elevationRequests.deviceId, sql.placeholder('deviceId')) : undefined,
+        devices,
       ),
     )
     .orderBy(asc(elevationRequests.expiresAt), asc(elevationRequests.id))
     .limit(sql.placeholder('limit'))
-    .prepare(),
-);
+    .prepare();
+const activeOf = preparedShapes((db, shape) => activeStatement(db, shape));
 
-/** The list's page and count, and the get, one prepared statement per shape (db/prepared.ts). */
-const listOf = preparedShapes((db, shape) => {
-  const where = and(...reachConditions(shape), ...filterConditions(shape));
-  return preparedPage(db, elevationRequests, where, [desc(elevationRequests.requestedAt), desc(elevationRequests.id)]);
-});
-const getOf = preparedShapes((db, shape) =>
+/** The list's page and count, and the get. */
+const listStatements = (db: Db, shape: string, devices?: SQL) =>
+  preparedPage(db, elevationRequests, and(...reachConditions(shape), ...filterConditions(shape), devices), [
+    desc(elevationRequests.requestedAt),
+    desc(elevationRequests.id),
+  ]);
+const listOf = preparedShapes((db, shape) => listStatements(db, shape));
+const getStatement = (db: Db, shape: string, devices?: SQL) =>
   db
     .select()
     .from(elevationRequests)
-    .where(and(...reachConditions(shape), eq(elevationRequests.id, sql.placeholder('id'))))
-    .prepare(),
-);
+    .where(and(...reachConditions(shape), eq(elevationRequests.id, sql.placeholder('id')), devices))
+    .prepare();
+const getOf = preparedShapes((db, shape) => getStatement(db, shape));
 const byIdOf = preparedQueries((db) => ({
   row: db
     .select()
@@ -167,9 +178,16 @@ export class ElevationQueries {
   private reach(ctx: RequestContext, orgId?: string): Reach | null {
     const orgIds = listOrgs(this.db, ctx.caller, orgId);
     if (orgIds !== null && orgIds.length === 0) return null;
-    const { siteIds } = ctx.caller;
+    const { siteIds, deviceGroupIds } = ctx.caller;
     if (siteIds !== null && siteIds.length === 0) return null;
-    return { orgIds, siteIds };
+    if (deviceGroupIds !== null && deviceGroupIds.length === 0) return null;
+    return { orgIds, siteIds, devices: this.deviceGroupWhere(ctx) };
+  }
+
+  /** For a caller restricted to device groups (01 §2.6), the condition that a PAM row's device (by default the
+   * request's) is in them; undefined for other callers. */
+  deviceGroupWhere(ctx: RequestContext, deviceIdColumn: SQLWrapper = elevationRequests.deviceId): SQL | undefined {
+    return deviceGroupWhere(this.owners.devices, ctx, deviceIdColumn);
   }
 
   list(ctx: RequestContext, query: z.infer<typeof ElevationListQuerySchema>) {
@@ -189,17 +207,18 @@ export class ElevationQueries {
     };
     let shape = reachShape(reach);
     for (const [name, [letter]] of Object.entries(LIST_FILTERS)) if (values[name as ListFilter]) shape += letter;
-    const statements = listOf(this.db, shape);
+    const statements = reach.devices ? listStatements(this.db, shape, reach.devices) : listOf(this.db, shape);
     const { rows, total } = readPage(statements, values, query);
     return { success: true as const, requests: this.views(rows), pagination: { ...pagination, total } };
   }
 
   get(ctx: RequestContext, id: string): ElevationView {
     const reach = this.reach(ctx);
+    const shape = reach === null ? '' : reachShape(reach);
     const row =
       reach === null
         ? undefined
-        : getOf(this.db, reachShape(reach)).get({
+        : (reach.devices ? getStatement(this.db, shape, reach.devices) : getOf(this.db, shape)).get({
             orgIds: JSON.stringify(reach.orgIds),
             siteIds: JSON.stringify(reach.siteIds),
             id,
@@ -220,7 +239,9 @@ export class ElevationQueries {
   active(ctx: RequestContext, query: z.infer<typeof ElevationActiveQuerySchema>): ElevationView[] {
     const reach = this.reach(ctx, query.orgId);
     if (reach === null) return [];
-    const rows = activeOf(this.db, `${reachShape(reach)}${query.deviceId ? 'D' : ''}`).all({
+    const shape = `${reachShape(reach)}${query.deviceId ? 'D' : ''}`;
+    const statement = reach.devices ? activeStatement(this.db, shape, reach.devices) : activeOf(this.db, shape);
+    const rows = statement.all({
       orgIds: JSON.stringify(reach.orgIds),
       siteIds: JSON.stringify(reach.siteIds),
       now: new Date().toISOString(),
@@ -230,12 +251,23 @@ export class ElevationQueries {
     return this.views(rows);
   }
 
-  /** A request the caller may decide on: 404 out of the caller's organizations, 403 outside its sites. */
+  /** A request the caller may decide on: 404 out of the caller's organizations, 403 outside its sites or (01 §2.6)
+   * for a device outside its device groups. */
   forDecision(ctx: RequestContext, id: string): ElevationRow {
     const row = byIdOf(this.db).row.get({ id });
     if (!row || !canAccessOrg(this.db, ctx.caller, row.orgId)) throw notFound('Elevation request not found');
     const { siteIds } = ctx.caller;
     if (siteIds !== null && (row.siteId === null || !siteIds.includes(row.siteId))) throw siteAccessDenied();
+    const devices = this.deviceGroupWhere(ctx);
+    if (
+      devices !== undefined &&
+      !this.db
+        .select({ id: elevationRequests.id })
+        .from(elevationRequests)
+        .where(and(eq(elevationRequests.id, row.id), devices))
+        .get()
+    )
+      throw deviceAccessDenied();
     return row;
   }
 

@@ -17,7 +17,13 @@ import { DomainError, badRequest, conflict, fieldError, notFound } from '../../e
 import { recordAudit } from '../audit/recorder.js';
 import { deleteAudited } from '../shared/audited.js';
 import { canAccessOrg, requireOrg, requireSite } from '../tenancy/access.js';
-import { ruleMatches, type EngineRule, type RuleCriteria, type SignerGroupData } from './engine.js';
+import {
+  RULE_DECIDED_FLOW_TYPES,
+  ruleMatches,
+  type EngineRule,
+  type RuleCriteria,
+  type SignerGroupData,
+} from './engine.js';
 import { engineRequestOf, type ElevationQueries } from './requests-queries.js';
 import { validateRuleShape, type RuleShape } from './rule-validation.js';
 import { SYSTEM_CALLER, assertWritableScope, listOrgs, siteVisible, targetOrg } from './scope.js';
@@ -285,7 +291,9 @@ export class PamRulesService {
 
   // ---- rule preview (04 wire notes "Rule preview") ----
 
-  /** What a rule would have matched among the organization's recent requests. */
+  /** What a rule would have matched among the organization's recent requests that rules decide (UAC prompts and
+   * AI tool actions: never technicians' requests for administrator rights), within the caller's sites and device
+   * groups. */
   preview(ctx: RequestContext, body: PamRulePreview) {
     const { caller } = ctx;
     const org = targetOrg(this.db, caller, body.orgId);
@@ -305,7 +313,15 @@ export class PamRulesService {
     const rows = this.db
       .select()
       .from(elevationRequests)
-      .where(and(eq(elevationRequests.orgId, org.id), gte(elevationRequests.requestedAt, since), siteFilter))
+      .where(
+        and(
+          eq(elevationRequests.orgId, org.id),
+          gte(elevationRequests.requestedAt, since),
+          inArray(elevationRequests.flowType, [...RULE_DECIDED_FLOW_TYPES]),
+          siteFilter,
+          this.requests.deviceGroupWhere(ctx),
+        ),
+      )
       .orderBy(desc(elevationRequests.requestedAt), desc(elevationRequests.id))
       .limit(PREVIEW_SCAN_LIMIT + 1)
       .all();

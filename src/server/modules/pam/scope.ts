@@ -1,6 +1,8 @@
+import type { SQL, SQLWrapper } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
-import { systemContext, type Caller } from '../../context.js';
+import { systemContext, type Caller, type RequestContext } from '../../context.js';
 import { fieldError, forbidden, orgAccessDenied } from '../../errors.js';
+import type { DevicesService } from '../devices/service.js';
 import { accessibleOrgIds, requireOrg, requireSite, type Organization } from '../tenancy/access.js';
 
 /** Who the server is when it acts on its own (the expiry enforcer, lookups outside a caller's reach). */
@@ -51,3 +53,20 @@ export function siteVisible(caller: Caller, siteId: string | null, orgWideVisibl
   if (siteId === null) return orgWideVisible;
   return caller.siteIds.includes(siteId);
 }
+
+/**
+ * 01 §2.6: an organization user restricted to device groups reaches only the requests (and their trail) of devices
+ * in those groups, wherever PAM applies the site restriction. The condition on a PAM row's device column, from the
+ * devices module (restrictedDeviceWhere, as script executions use it); undefined for callers without a
+ * device-group restriction (the site restriction PAM applies itself, on the request's site).
+ */
+export function deviceGroupWhere(
+  devices: Pick<DevicesService, 'restrictedDeviceWhere'>,
+  ctx: RequestContext,
+  deviceIdColumn: SQLWrapper,
+): SQL | undefined {
+  return ctx.caller.deviceGroupIds === null ? undefined : devices.restrictedDeviceWhere(ctx, deviceIdColumn);
+}
+
+/** 403 for a request whose device is outside the caller's device groups (as a site outside its sites is). */
+export const deviceAccessDenied = () => forbidden('Access to this device denied', 'DEVICE_ACCESS_DENIED');

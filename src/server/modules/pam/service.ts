@@ -47,6 +47,6 @@ export class PamService {
     const assurance = new ApprovalAssurance(db, config, box, deps.auth, deps.tenancy);
     this.decisions = new ElevationDecisions(db, this.trail, this.requests, assurance, this.approvers);
     this.expiry = new ElevationExpiry(db, this.trail);
-    this.exports = new ElevationAuditExport(db, this.trail.inFlight, config.pam.exportSettleSeconds);
+    this.exports = new ElevationAuditExport(db, this.trail.inFlight, config.pam.exportSettleSeconds, this.requests);
   }
 }
