@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/server/config.js';
 import { auditLogs, users } from '../../src/server/db/schema/index.js';
+import { hashLoad } from '../../src/server/security/passwords.js';
 import { expectCommitFailure } from '../helpers/commit-failure.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, type CookieReply, sendWithCookies, type TestApp, useTestApp } from '../helpers/server.js';
 
@@ -20,6 +21,24 @@ async function expectSessionsEnded(t: TestApp, sessions: CookieReply[]): Promise
     expect((await send(t, 'GET', ME, { token: session.body.tokens.accessToken })).status).toBe(401);
     expect((await send(t, 'POST', REFRESH, { body: { refreshToken: session.body.tokens.refreshToken } })).status).toBe(401);
   }
+}
+
+/**
+ * Starts `count` requests at once and resolves once every one of them has reached its password hash (running,
+ * queued, or done: hashes run one at a time), so that a request sent next is checked after all of them. Bounded
+ * by `timeoutMs`.
+ */
+async function startAll(count: number, start: (i: number) => Promise<CookieReply>, timeoutMs = 5000): Promise<{ answers: Promise<CookieReply[]> }> {
+  let done = 0;
+  const pending = Array.from({ length: count }, (_, i) => start(i).finally(() => (done += 1)));
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { running, waiting } = hashLoad();
+    if (running + waiting + done >= count) break;
+    if (Date.now() > deadline) throw new Error(`only ${running + waiting + done} of ${count} requests reached their hash`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return { answers: Promise.all(pending) };
 }
 
 describe('sign-in (01 §4.5, §8; 04 "Sign-in")', () => {
@@ -103,6 +122,35 @@ describe('sign-in (01 §4.5, §8; 04 "Sign-in")', () => {
       await app.close();
       t = undefined;
     }
+  });
+
+  it('04 Sign-in: concurrent wrong passwords from many addresses get at most 5 checked; the right one sent meanwhile gets the generic 401 and the lock holds', async () => {
+    // Default limits; one address per attempt keeps every attempt under the per-IP and per-IP+e-mail limits.
+    const app = await startApp();
+    t = app;
+    const wrong = await startAll(12, (i) => login(app, ADMIN_EMAIL, `Wrong-Passw0rd-${i}`, `10.20.0.${i + 1}`));
+    // Sent while the twelve wait for their hashes (one at a time).
+    const right = await login(app, ADMIN_EMAIL, ADMIN_PASSWORD, '10.20.1.1');
+    const wrongAnswers = await wrong.answers;
+
+    const generic = { error: 'Invalid email or password', code: 'INVALID_CREDENTIALS' };
+    expect(right.status).toBe(401);
+    expect(right.body).toEqual(generic);
+    expect(right.cookies.get('svc_refresh_token')).toBeUndefined();
+    for (const answer of wrongAnswers) expect([answer.status, answer.body]).toEqual([401, generic]);
+    // Which passwords were checked: the audit reason says; the rest were refused as locked without a check.
+    const reasons = app.db
+      .select()
+      .from(auditLogs)
+      .where(eq(auditLogs.action, 'user.login.failed'))
+      .all()
+      .map((entry) => (entry.details as { reason: string }).reason);
+    expect(reasons).toHaveLength(13);
+    expect(reasons.filter((reason) => reason === 'bad password')).toHaveLength(5);
+    expect(reasons.filter((reason) => reason === 'locked')).toHaveLength(8);
+    expect(app.db.select().from(auditLogs).where(eq(auditLogs.action, 'user.login')).all()).toEqual([]);
+    expect(app.db.select().from(users).where(eq(users.email, ADMIN_EMAIL)).get()?.lockedUntil).toBeTruthy();
+    expect((await login(app, ADMIN_EMAIL, ADMIN_PASSWORD, '10.20.2.2')).status).toBe(401);
   });
 
   it('01§4.5 refresh rotates the pair: the old refresh token is refused, and presenting it again ends the session', async () => {
@@ -245,5 +293,24 @@ describe('sign-in (01 §4.5, §8; 04 "Sign-in")', () => {
     const blocked = await change(ADMIN_PASSWORD);
     expect(blocked.status).toBe(429);
     expect(blocked.headers['retry-after']).toBeDefined();
+  });
+
+  it('01§4.5 change-password: concurrent wrong current passwords get at most SVC_LOGIN_EMAIL_LIMIT checked; the right one sent meanwhile is refused 429', async () => {
+    const app = await startApp();
+    t = app;
+    const token = (await login(app, ADMIN_EMAIL, ADMIN_PASSWORD)).body.tokens.accessToken as string;
+    const change = (currentPassword: string) =>
+      send(app, 'POST', '/api/v1/auth/change-password', { token, body: { currentPassword, newPassword: 'New-Passw0rd-2024' } });
+    const wrong = await startAll(12, (i) => change(`Wrong-Passw0rd-${i}`));
+    const right = await change(ADMIN_PASSWORD);
+    const statuses = (await wrong.answers).map((answer) => answer.status);
+
+    // Five checked and wrong (401); the others refused before any check (429), the right one too.
+    expect(statuses.filter((status) => status === 401)).toHaveLength(5);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(7);
+    expect(right.status).toBe(429);
+    expect(right.body.code).toBe('TOO_MANY_ATTEMPTS');
+    expect(Number(right.headers['retry-after'])).toBeGreaterThan(0);
+    expect(app.db.select().from(auditLogs).where(eq(auditLogs.action, 'user.password.change')).all()).toEqual([]);
   });
 });

@@ -219,6 +219,37 @@ describe('phone verification and SMS MFA (01 §4.5, §5.7)', () => {
     expect(login.body.mfaRequired).toBe(false);
   });
 
+  it('01§5.7 while SMS is the second factor, phone/verify and phone/confirm need a session that proved MFA (403 MFA_REQUIRED); a step-up allows the change', async () => {
+    const OTHER = '+442071838750';
+    await verifyPhone();
+    // A code to another number asked for before SMS MFA is on must not re-point the factor afterwards either.
+    expect((await call('POST', '/auth/phone/verify', { phoneNumber: OTHER })).status).toBe(200);
+    const earlier = gateway.lastCode();
+    expect((await call('POST', '/auth/mfa/sms/enable')).status).toBe(200);
+    const texted = gateway.received.length;
+
+    // user.token is a session without MFA (as a stolen password would give).
+    const verify = await call('POST', '/auth/phone/verify', { phoneNumber: OTHER });
+    expect(verify.status).toBe(403);
+    expect(verify.body).toEqual({ error: 'MFA required', code: 'MFA_REQUIRED' });
+    const confirm = await call('POST', '/auth/phone/confirm', { code: earlier });
+    expect(confirm.status).toBe(403);
+    expect(confirm.body).toEqual({ error: 'MFA required', code: 'MFA_REQUIRED' });
+    expect(gateway.received).toHaveLength(texted);
+    expect(t.db.select().from(users).where(eq(users.id, user.id)).get()).toMatchObject({ phoneNumber: PHONE, mfaMethod: 'sms' });
+
+    // Stepping up with a code sent to the current phone gives a session that may move the factor.
+    expect((await t.call('POST', `${API}/auth/mfa/sms/send`, { body: {}, token: user.token })).status).toBe(200);
+    expect(gateway.received.at(-1)?.to).toBe(PHONE);
+    const stepUp = await t.call('POST', `${API}/auth/mfa/verify`, { body: { code: gateway.lastCode() }, token: user.token });
+    expect(stepUp.status).toBe(200);
+    const mfaToken = stepUp.body.tokens.accessToken as string;
+    expect((await call('POST', '/auth/phone/verify', { phoneNumber: OTHER }, mfaToken)).status).toBe(200);
+    expect(gateway.received.at(-1)?.to).toBe(OTHER);
+    expect((await call('POST', '/auth/phone/confirm', { code: gateway.lastCode() }, mfaToken)).status).toBe(200);
+    expect(t.db.select().from(users).where(eq(users.id, user.id)).get()?.phoneNumber).toBe(OTHER);
+  });
+
   it('01§4.5 a gateway failure answers 502 SMS_DELIVERY_FAILED and leaves no usable code', async () => {
     gateway.status = 500;
     const res = await call('POST', '/auth/phone/verify', { phoneNumber: PHONE });

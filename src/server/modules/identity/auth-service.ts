@@ -24,6 +24,10 @@ export type LoginOutcome =
   | { mfaRequired: true; tempToken: string; mfaMethod: 'totp' | 'sms' }
   | { mfaRequired: false; user: User; tokens: IssuedTokens };
 
+/** The row's lock (set by the fifth failure) still holds. */
+const isLocked = (user: User): boolean => user.lockedUntil !== null && user.lockedUntil > new Date().toISOString();
+const loginFailKey = (user: User): string => `login:fail:${user.id}`;
+
 export function publicUser(user: User) {
   return { id: user.id, email: user.email, name: user.name, mfaEnabled: user.mfaEnabled };
 }
@@ -39,6 +43,9 @@ export class AuthService {
    * request.
    */
   private readonly callers: ReadCache<{ caller: Caller; until: number }>;
+  /** Password checks under way per failure key. They count against a limit until they settle, so that guesses
+   * waiting for their hash together cannot all pass a limit that none of them has yet failed. */
+  private readonly checksInFlight = new Map<string, number>();
   /** A rule that may refuse password sign-in to a user whose password is right (01 §5.12 enforceSSO). */
   passwordLoginCheck: ((user: User) => void) | null = null;
 
@@ -78,36 +85,78 @@ export class AuthService {
     this.throttle(`login:ip:${ctx.ip ?? ''}`, t.loginPerIp, t.loginWindowSeconds, 'Too many login attempts');
     this.throttle(`login:ip-email:${ctx.ip ?? ''}:${email}`, t.loginPerEmail, t.loginWindowSeconds, 'Too many login attempts');
 
+    // The lock is checked and this guess counted in the same turn, before the hash is awaited: hashes run one at a
+    // time (a login may wait ~1.6 s), so a check against the row as it was before the wait would let a burst of
+    // concurrent guesses through, none seeing the others' failures (04 wire notes "Sign-in").
     const user = this.findUserByEmail(email);
-    const passwordOk = await verifyPassword(password, user?.passwordHash);
-    const nowIso = new Date().toISOString();
+    const locked = user !== undefined && this.isLockedOut(user);
+    const counted = user && !locked ? loginFailKey(user) : null;
+    if (counted) this.checkStarted(counted);
+    let passwordOk: boolean;
+    try {
+      // A locked account's password is not checked; a hash is spent all the same, so the answer tells nothing.
+      passwordOk = await verifyPassword(password, locked ? null : user?.passwordHash);
+    } finally {
+      // Settled in the same turn as the failure is recorded below (no await in between).
+      if (counted) this.checkEnded(counted);
+    }
     if (!user) throw unauthorized(INVALID_CREDENTIALS, 'INVALID_CREDENTIALS');
 
-    const userCtx = this.contextFor(user, ctx);
-    const locked = user.lockedUntil !== null && user.lockedUntil > nowIso;
-    if (!passwordOk || locked || user.status !== 'active') {
-      this.recordFailure(userCtx, user, locked ? 'locked' : passwordOk ? `status ${user.status}` : 'bad password');
+    // Read again after the wait: the account may have been locked or disabled meanwhile.
+    const current = rowById(this.db, users, user.id) ?? user;
+    const userCtx = this.contextFor(current, ctx);
+    if (locked || (passwordOk && isLocked(current))) {
+      this.recordFailure(userCtx, current, 'locked', false);
       throw unauthorized(INVALID_CREDENTIALS, 'INVALID_CREDENTIALS');
     }
-    this.limiter.reset(`login:fail:${user.id}`);
-    this.passwordLoginCheck?.(user);
-
-    if (user.mfaEnabled && this.config.features.mfa) {
-      const tempToken = await this.signer.sign({ sub: user.id, typ: 'mfa_pending' }, MFA_TEMP_TOKEN_TTL_SECONDS);
-      return { mfaRequired: true, tempToken, mfaMethod: user.mfaMethod ?? 'totp' };
+    if (!passwordOk || current.status !== 'active') {
+      this.recordFailure(userCtx, current, passwordOk ? `status ${current.status}` : 'bad password', true);
+      throw unauthorized(INVALID_CREDENTIALS, 'INVALID_CREDENTIALS');
     }
-    const tokens = await this.startSession(userCtx, user, false);
-    return { mfaRequired: false, user, tokens };
+    this.limiter.reset(loginFailKey(current));
+    this.passwordLoginCheck?.(current);
+
+    if (current.mfaEnabled && this.config.features.mfa) {
+      const tempToken = await this.signer.sign({ sub: current.id, typ: 'mfa_pending' }, MFA_TEMP_TOKEN_TTL_SECONDS);
+      return { mfaRequired: true, tempToken, mfaMethod: current.mfaMethod ?? 'totp' };
+    }
+    const tokens = await this.startSession(userCtx, current, false);
+    return { mfaRequired: false, user: current, tokens };
   }
 
-  /** Five failures within the lockout window lock the account for the rest of it (04 wire notes). */
-  private recordFailure(ctx: RequestContext, user: User, reason: string): void {
+  /** Locked: by the row, or by the failures in the window plus the guesses still being checked (5 in 15 min). */
+  private isLockedOut(user: User): boolean {
+    const t = this.config.throttle;
+    return isLocked(user) || this.attempts(loginFailKey(user), t.lockoutSeconds * 1000) >= t.lockoutFailures;
+  }
+
+  /** Failures of `key` within the window, plus its password checks still under way (each may yet fail). */
+  private attempts(key: string, windowMs: number): number {
+    return this.limiter.count(key, windowMs) + (this.checksInFlight.get(key) ?? 0);
+  }
+
+  private checkStarted(key: string): void {
+    this.checksInFlight.set(key, (this.checksInFlight.get(key) ?? 0) + 1);
+  }
+
+  private checkEnded(key: string): void {
+    const left = (this.checksInFlight.get(key) ?? 1) - 1;
+    if (left > 0) this.checksInFlight.set(key, left);
+    else this.checksInFlight.delete(key);
+  }
+
+  /**
+   * Five failures within the lockout window lock the account for the rest of it (04 wire notes). Attempts
+   * refused because the account is locked are audited but not `counted`: they would keep the lock going past
+   * the window.
+   */
+  private recordFailure(ctx: RequestContext, user: User, reason: string, counted: boolean): void {
     const t = this.config.throttle;
     const windowMs = t.lockoutSeconds * 1000;
-    this.limiter.hit(`login:fail:${user.id}`, Number.MAX_SAFE_INTEGER, windowMs);
-    const failures = this.limiter.count(`login:fail:${user.id}`, windowMs);
+    if (counted) this.limiter.hit(loginFailKey(user), Number.MAX_SAFE_INTEGER, windowMs);
+    const failures = this.limiter.count(loginFailKey(user), windowMs);
     this.db.$client.transaction(() => {
-      if (failures >= t.lockoutFailures && !(user.lockedUntil && user.lockedUntil > new Date().toISOString())) {
+      if (counted && failures >= t.lockoutFailures && !isLocked(user)) {
         this.db
           .update(users)
           .set({ lockedUntil: new Date(Date.now() + windowMs).toISOString(), failedLoginCount: failures })
@@ -156,11 +205,24 @@ export class AuthService {
   async verifyCurrentPassword(user: User, currentPassword: string): Promise<void> {
     const t = this.config.throttle;
     const failKey = `password-change:fail:${user.id}`;
-    if (this.limiter.count(failKey, t.loginWindowSeconds * 1000) >= t.loginPerEmail) {
-      this.throttle(failKey, t.loginPerEmail, t.loginWindowSeconds, 'Too many password change attempts');
+    const windowMs = t.loginWindowSeconds * 1000;
+    // As in login: checked and counted before the hash is awaited, settled in the same turn as a failure is recorded.
+    if (this.attempts(failKey, windowMs) >= t.loginPerEmail) {
+      if (this.limiter.count(failKey, windowMs) >= t.loginPerEmail) {
+        this.throttle(failKey, t.loginPerEmail, t.loginWindowSeconds, 'Too many password change attempts');
+      }
+      // Full only with checks still under way: they settle within seconds.
+      throw tooManyRequests('Too many password change attempts', 1, 'TOO_MANY_ATTEMPTS');
     }
-    if (!(await verifyPassword(currentPassword, user.passwordHash))) {
-      this.limiter.hit(failKey, Number.MAX_SAFE_INTEGER, t.loginWindowSeconds * 1000);
+    this.checkStarted(failKey);
+    let ok: boolean;
+    try {
+      ok = await verifyPassword(currentPassword, user.passwordHash);
+    } finally {
+      this.checkEnded(failKey);
+    }
+    if (!ok) {
+      this.limiter.hit(failKey, Number.MAX_SAFE_INTEGER, windowMs);
       throw unauthorized('Current password is incorrect', 'INVALID_CURRENT_PASSWORD');
     }
   }

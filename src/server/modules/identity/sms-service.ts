@@ -7,7 +7,7 @@ import { mfaRecoveryCodes, smsCodes, users } from '../../db/schema/index.js';
 import { smsCodeText } from '../../delivery/messages.js';
 import type { SmsSender } from '../../delivery/sms.js';
 import type { RequestContext } from '../../context.js';
-import { badRequest, tooManyRequests, unauthorized } from '../../errors.js';
+import { badRequest, forbidden, tooManyRequests, unauthorized } from '../../errors.js';
 import { safeEqual } from '../../security/crypto.js';
 import { SlidingWindowLimiter } from '../../security/sliding-window.js';
 import type { TokenSigner } from '../../security/tokens.js';
@@ -110,9 +110,22 @@ export class SmsService {
     return this.auth.getUser(ctx.caller.userId);
   }
 
+  /**
+   * While SMS is the user's second factor (01 §5.7), the phone is that factor: re-pointing it takes a session that
+   * proved it (`mfa` claim; `mfa/sms/send` + `mfa/verify` step up), as TOTP cannot be set up again nor MFA
+   * disabled without a code. Otherwise a stolen password-only session could move the factor to its own phone.
+   * 403 `MFA_REQUIRED`, the answer of every MFA-gated route.
+   */
+  private assertMayChangePhone(ctx: RequestContext, user: User): void {
+    if (user.mfaEnabled && user.mfaMethod === 'sms' && this.config.features.mfa && !ctx.caller.mfa) {
+      throw forbidden('MFA required', 'MFA_REQUIRED');
+    }
+  }
+
   /** POST /auth/phone/verify: a code to the number; it becomes the user's once confirmed. */
   async verifyPhone(ctx: RequestContext, phoneNumber: string) {
     const user = this.currentUser(ctx);
+    this.assertMayChangePhone(ctx, user);
     const expiresInSeconds = await this.issueAndSend(user, 'phone_verify', phoneNumber);
     return { success: true as const, message: 'Verification code sent', expiresInSeconds };
   }
@@ -120,6 +133,8 @@ export class SmsService {
   /** POST /auth/phone/confirm: the code proves the phone; the number is stored as verified. */
   confirmPhone(ctx: RequestContext, code: string) {
     const user = this.currentUser(ctx);
+    // Checked here too: a code sent before SMS MFA was enabled must not re-point it afterwards.
+    this.assertMayChangePhone(ctx, user);
     const phoneNumber = this.consume(user.id, 'phone_verify', code);
     if (!phoneNumber) throw badRequest(INVALID_CODE, 'INVALID_VERIFICATION_CODE');
     this.db.$client.transaction(() => {
