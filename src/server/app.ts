@@ -198,6 +198,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   // Dynamic group membership follows device changes (a coalesced durable job per organization).
   devices.onDeviceChanged = (_deviceId, orgId) => groups.deviceChanged(orgId);
   const deviceCommands = new DeviceCommandsService(db, box, devices);
+  const users = new UsersService(db, config, directory, roles, tenancy, sessions, mailer);
   const services: Services = {
     tenancy,
     sessions,
@@ -216,8 +217,9 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     sms,
     directory,
     roles,
-    users: new UsersService(db, config, directory, roles, tenancy, sessions, mailer),
-    accessReviews: new AccessReviewsService(db, directory, sessions),
+    users,
+    // A review's revoked item is refused as the users module refuses a removal (self, a user beyond the caller).
+    accessReviews: new AccessReviewsService(db, directory, sessions, users),
     pam: new PamService(db, config, box, { auth, tenancy, devices, directory }),
     inbox,
     alertChannels,

@@ -72,6 +72,12 @@ export const tooManyRequests = (message: string, retryAfterSeconds: number, code
 
 export const orgAccessDenied = () => forbidden('Access to this organization denied', 'ORG_ACCESS_DENIED');
 export const siteAccessDenied = () => forbidden('Access to this site denied', 'SITE_ACCESS_DENIED');
+/** 01 §2.6: a device, or a device group, outside the caller's device groups. */
+export const deviceAccessDenied = () => forbidden('Access to this device denied', 'DEVICE_ACCESS_DENIED');
+export const deviceGroupAccessDenied = () => forbidden('Access to this device group denied', 'DEVICE_GROUP_ACCESS_DENIED');
+/** 01 §1: a user whose link reaches what the caller does not (beside PERMISSION_NOT_HELD); `wider` names what. */
+export const reachNotHeld = (wider: readonly string[]) =>
+  forbidden('Cannot manage a user whose access reaches beyond your own', 'REACH_NOT_HELD', { wider });
 /** 01 §2: a suspended or deleted partner's callers are refused, saying which. */
 export const partnerInactive = (status: string) => forbidden('Account inactive', 'PARTNER_INACTIVE', { status });
 

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { accessReviews, auditLogs, organizationUsers, partnerUsers, users } from '../../src/server/db/schema/index.js';
 import type { TestApp } from '../helpers/server.js';
 import { useWorld } from '../helpers/world.js';
-import { ROLES, mintToken, type World, type WorldCaller } from '../helpers/seed.js';
+import { ROLES, mintToken, seedRole, seedUser, type World, type WorldCaller } from '../helpers/seed.js';
 
 const API = '/api/v1';
 
@@ -297,5 +297,157 @@ describe('access reviews (01 §2.10, §3, §4.8)', () => {
     const done = await t.call('POST', `${API}/access-reviews/${byKey.body.id}/complete`, { apiKey });
     expect(done.status, done.text).toBe(200);
     expect(done.body).toMatchObject({ status: 'completed', revokedCount: 0 });
+  });
+  /** A partner-A user with orgAccess all whose custom role holds exactly `permissions`, and its token (MFA). */
+  async function partnerUserWith(email: string, permissions: string[]) {
+    const roleId = seedRole(t, { scope: 'partner', partnerId: w.partnerA.id, permissions });
+    return seedUser(t, { email, partner: { partnerId: w.partnerA.id, roleId, orgAccess: 'all' }, login: 'mint', mfa: true });
+  }
+
+  const itemOf = (all: Item[], userId: string): Item => {
+    const item = all.find((i) => i.userId === userId);
+    if (!item) throw new Error(`no item for ${userId}`);
+    return item;
+  };
+
+  it('docs/api-notes Users and invitations: deciding revoked is 403 for the caller itself (SELF_REMOVE) and for a user whose role holds permissions the caller lacks (PERMISSION_NOT_HELD)', async () => {
+    const reviewer = await partnerUserWith('reviewer@a.test', ['users:read', 'users:write']);
+    const low = await partnerUserWith('low@a.test', ['users:read']);
+    const created = await t.call('POST', `${API}/access-reviews`, { token: reviewer.token, body: { name: 'Limited' } });
+    expect(created.status, created.text).toBe(201);
+    const id = created.body.id as string;
+    const all = await items('aAdmin', id);
+    const patch = (item: Item, decision: string) =>
+      t.call('PATCH', `${API}/access-reviews/${id}/items/${item.id}`, { token: reviewer.token, body: { decision } });
+
+    const self = await patch(itemOf(all, reviewer.id), 'revoked');
+    expect(self.status).toBe(403);
+    expect(self.body).toMatchObject({ error: 'You cannot remove yourself', code: 'SELF_REMOVE' });
+    // The Partner Technician's role holds permissions (devices:read …) the reviewer lacks.
+    const beyond = await patch(itemOf(all, w.users.aTech.id), 'revoked');
+    expect(beyond.status).toBe(403);
+    expect(beyond.body).toMatchObject({ error: 'Cannot manage a user whose role has permissions you do not hold', code: 'PERMISSION_NOT_HELD' });
+    expect(beyond.body.missing).toEqual(expect.arrayContaining(['devices:read']));
+    expect((await patch(itemOf(all, w.users.aAdmin.id), 'revoked')).status).toBe(403);
+    // Approving them, and revoking a user within the caller's own permissions, are fine.
+    expect((await patch(itemOf(all, reviewer.id), 'approved')).status).toBe(200);
+    expect((await patch(itemOf(all, w.users.aTech.id), 'approved')).status).toBe(200);
+    expect((await patch(itemOf(all, low.id), 'revoked')).status).toBe(200);
+    // A Partner Admin (*:*) cannot revoke itself either.
+    const own = await decide('aAdmin', id, itemOf(all, w.users.aAdmin.id).id, 'revoked');
+    expect(own.status).toBe(403);
+    expect(own.body.code).toBe('SELF_REMOVE');
+
+    const after = await items('aAdmin', id);
+    expect(itemOf(after, w.users.aAdmin.id).decision).toBe('pending');
+    expect(itemOf(after, reviewer.id).decision).toBe('approved');
+    const audited = t.db.select().from(auditLogs).where(eq(auditLogs.action, 'access_review.item.update')).all();
+    expect(audited.map((a) => a.details.decision)).toEqual(['approved', 'approved', 'revoked']);
+  });
+
+  it('docs/api-notes Users and invitations: completing a review cannot remove a user whose role holds permissions the completing caller lacks: 403, nobody removed', async () => {
+    const reviewer = await partnerUserWith('reviewer@a.test', ['users:read', 'users:write']);
+    const low = await partnerUserWith('low@a.test', ['users:read']);
+    const id = await create('aAdmin');
+    // A Partner Admin decides; the limited reviewer completes.
+    for (const item of await items('aAdmin', id)) {
+      await decide('aAdmin', id, item.id, [w.users.aTech.id, low.id].includes(item.userId) ? 'revoked' : 'approved');
+    }
+    const res = await t.call('POST', `${API}/access-reviews/${id}/complete`, { token: reviewer.token });
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({ error: 'Cannot manage a user whose role has permissions you do not hold', code: 'PERMISSION_NOT_HELD' });
+    for (const userId of [w.users.aTech.id, low.id]) {
+      expect(t.db.select().from(partnerUsers).where(eq(partnerUsers.userId, userId)).get()).toBeDefined();
+    }
+    expect((await t.call('GET', `${API}/users/me`, { token: w.tokens.aTech })).status).toBe(200);
+    expect((await as('aAdmin', 'GET', `/access-reviews/${id}`)).body).toMatchObject({ status: 'in_progress', completedAt: null });
+    expect(t.db.select().from(auditLogs).where(eq(auditLogs.action, 'access_review.complete')).all()).toHaveLength(0);
+
+    const done = await as('aAdmin', 'POST', `/access-reviews/${id}/complete`);
+    expect(done.status, done.text).toBe(200);
+    expect(done.body.revokedCount).toBe(2);
+  });
+
+  it('docs/api-notes Users and invitations: completing a review cannot remove the completing caller itself (403 SELF_REMOVE), whoever decided', async () => {
+    const admin2 = await seedUser(t, { email: 'a-admin2@a.test', partner: { partnerId: w.partnerA.id, orgAccess: 'all' }, login: 'mint', mfa: true });
+    const id = await create('aAdmin');
+    // aAdmin revokes the second Partner Admin (allowed: not itself, nothing beyond *:*); that admin completes.
+    for (const item of await items('aAdmin', id)) await decide('aAdmin', id, item.id, item.userId === admin2.id ? 'revoked' : 'approved');
+    const self = await t.call('POST', `${API}/access-reviews/${id}/complete`, { token: admin2.token });
+    expect(self.status).toBe(403);
+    expect(self.body).toMatchObject({ error: 'You cannot remove yourself', code: 'SELF_REMOVE' });
+    expect(t.db.select().from(partnerUsers).where(eq(partnerUsers.userId, admin2.id)).get()).toBeDefined();
+    expect((await t.call('GET', `${API}/users/me`, { token: admin2.token })).status).toBe(200);
+    expect((await as('aAdmin', 'GET', `/access-reviews/${id}`)).body.status).toBe('in_progress');
+
+    const done = await as('aAdmin', 'POST', `/access-reviews/${id}/complete`);
+    expect(done.status, done.text).toBe(200);
+    expect(done.body.revokedCount).toBe(1);
+    expect(t.db.select().from(partnerUsers).where(eq(partnerUsers.userId, admin2.id)).get()).toBeUndefined();
+  });
+
+  it("docs/api-notes Users and invitations: an API key is not its creator for the self rule, and revokes only users its scopes cover", async () => {
+    const roleId = seedRole(t, { scope: 'organization', orgId: w.orgA1.id, permissions: ['organizations:write', 'users:read', 'users:write'] });
+    const creator = await seedUser(t, { email: 'keys@a1.test', org: { orgId: w.orgA1.id, roleId }, login: 'mint', mfa: true });
+    const keyRes = await t.call('POST', `${API}/api-keys`, {
+      token: creator.token,
+      body: { orgId: w.orgA1.id, name: 'reviews', scopes: ['organizations:write', 'users:read', 'users:write'] },
+    });
+    expect(keyRes.status, keyRes.text).toBe(201);
+    const apiKey = keyRes.body.key as string;
+    const byKey = await t.call('POST', `${API}/access-reviews`, { apiKey, body: { name: 'By key' } });
+    expect(byKey.status, byKey.text).toBe(201);
+    const id = byKey.body.id as string;
+    const all = (await t.call('GET', `${API}/access-reviews/${id}`, { apiKey })).body.items as Item[];
+    const patch = (userId: string, decision: string) =>
+      t.call('PATCH', `${API}/access-reviews/${id}/items/${itemOf(all, userId).id}`, { apiKey, body: { decision } });
+
+    // The Org Admins' role holds far more than the key's scopes.
+    const beyond = await patch(w.users.orgUser.id, 'revoked');
+    expect(beyond.status).toBe(403);
+    expect(beyond.body.code).toBe('PERMISSION_NOT_HELD');
+    expect((await patch(w.users.orgUser.id, 'approved')).status).toBe(200);
+    expect((await patch(w.users.siteUser.id, 'approved')).status).toBe(200);
+    // The key's creator holds nothing beyond the key: the key may revoke it, and completing removes it.
+    const creatorItem = await patch(creator.id, 'revoked');
+    expect(creatorItem.status, creatorItem.text).toBe(200);
+    const done = await t.call('POST', `${API}/access-reviews/${id}/complete`, { apiKey });
+    expect(done.status, done.text).toBe(200);
+    expect(done.body.revokedCount).toBe(1);
+    expect(t.db.select().from(organizationUsers).where(eq(organizationUsers.userId, creator.id)).get()).toBeUndefined();
+  });
+
+  it("docs/api-notes Roles and permissions: a key's review has no reviewer by default (it was the key's creator); its audit entries name the key", async () => {
+    const keyRes = await t.call('POST', `${API}/api-keys`, {
+      token: w.tokens.system,
+      body: { orgId: w.orgA1.id, name: 'reviews', scopes: ['users:read', 'users:write'] },
+    });
+    expect(keyRes.status, keyRes.text).toBe(201);
+    const apiKey = keyRes.body.key as string;
+    const keyId = keyRes.body.id as string;
+    const byKey = await t.call('POST', `${API}/access-reviews`, { apiKey, body: { name: 'By key' } });
+    expect(byKey.status, byKey.text).toBe(201);
+    const id = byKey.body.id as string;
+    const got = await t.call('GET', `${API}/access-reviews/${id}`, { apiKey });
+    expect(got.body).toMatchObject({ reviewerId: null, reviewerName: null });
+    expect((await t.call('GET', `${API}/access-reviews`, { apiKey })).body.data[0]).toMatchObject({ reviewerId: null, reviewerName: null });
+    // A reviewer named explicitly is kept.
+    const named = await t.call('POST', `${API}/access-reviews`, { apiKey, body: { name: 'Named', reviewerId: w.users.orgUser.id } });
+    expect((await t.call('GET', `${API}/access-reviews/${named.body.id}`, { apiKey })).body.reviewerId).toBe(w.users.orgUser.id);
+
+    const item = (got.body.items as Item[])[0];
+    const decided = await t.call('PATCH', `${API}/access-reviews/${id}/items/${item?.id ?? ''}`, { apiKey, body: { decision: 'approved' } });
+    expect(decided.status, decided.text).toBe(200);
+    const audit = t.db.select().from(auditLogs).where(eq(auditLogs.action, 'access_review.item.update')).get();
+    expect(audit).toMatchObject({ actorType: 'api_key', actorId: keyId });
+
+    // A session's decisions still name its user.
+    const mine = await create('orgUser', 'Mine');
+    const [first] = await items('orgUser', mine);
+    await decide('orgUser', mine, first?.id ?? '', 'approved');
+    const mineItems = (await as('orgUser', 'GET', `/access-reviews/${mine}`)).body;
+    expect(mineItems).toMatchObject({ reviewerId: w.users.orgUser.id });
+    expect(mineItems.items.find((i: Item) => i.id === first?.id)?.reviewedBy).toBe(w.users.orgUser.id);
+    expect(t.db.select().from(accessReviews).where(eq(accessReviews.id, mine)).get()?.createdBy).toBe(w.users.orgUser.id);
   });
 });

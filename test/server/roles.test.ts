@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { auditLogs, roles } from '../../src/server/db/schema/index.js';
+import { auditLogs, roles, ssoProviders } from '../../src/server/db/schema/index.js';
 import type { TestApp } from '../helpers/server.js';
 import { useWorld } from '../helpers/world.js';
 import { ROLES, mintToken, seedUser, type World, type WorldCaller } from '../helpers/seed.js';
@@ -250,6 +250,23 @@ describe('roles and permissions (01 §2.8, §4.4)', () => {
     expect(del.body).toEqual({ success: true });
     expect((await as('aAdmin', 'GET', `/roles/${lone}`)).status).toBe(404);
     expect(t.db.select().from(auditLogs).where(eq(auditLogs.action, 'role.delete')).all()).toHaveLength(1);
+  });
+
+  it("docs/api-notes Roles and permissions: delete refuses an SSO provider's default role (409 ROLE_IN_USE_BY_SSO), not a 500", async () => {
+    const roleId = await createRole('aAdmin', { name: 'Provisioned', scope: 'organization', orgId: w.orgA1.id, permissions: [] });
+    const provider = await as('aAdmin', 'POST', '/sso/providers', { orgId: w.orgA1.id, name: 'Corp IdP', type: 'oidc', defaultRoleId: roleId });
+    expect(provider.status, provider.text).toBe(201);
+
+    const res = await as('aAdmin', 'DELETE', `/roles/${roleId}`);
+    expect(res.status, res.text).toBe(409);
+    expect(res.body).toMatchObject({ error: 'Cannot delete role that is the default role of an SSO provider', code: 'ROLE_IN_USE_BY_SSO' });
+    expect((await as('aAdmin', 'GET', `/roles/${roleId}`)).status).toBe(200);
+    expect(t.db.select().from(ssoProviders).where(eq(ssoProviders.id, provider.body.data.id)).get()?.defaultRoleId).toBe(roleId);
+    expect(t.db.select().from(auditLogs).where(eq(auditLogs.action, 'role.delete')).all()).toHaveLength(0);
+
+    // Once no provider names it, the role goes.
+    expect((await as('aAdmin', 'DELETE', `/sso/providers/${provider.body.data.id}`)).status).toBe(200);
+    expect((await as('aAdmin', 'DELETE', `/roles/${roleId}`)).status).toBe(200);
   });
 
   it('01§4.4 update replaces the permissions; only the owner changes a custom role; other tenants get 404', async () => {

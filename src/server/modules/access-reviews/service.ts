@@ -3,12 +3,13 @@ import type { z } from 'zod';
 import type { AccessReviewCreateSchema, AccessReviewItemUpdateSchema } from '../../../contract/access-reviews.js';
 import type { Db } from '../../db/connection.js';
 import { accessReviewItems, accessReviews, roles, users } from '../../db/schema/index.js';
-import type { RequestContext } from '../../context.js';
+import type { Caller, RequestContext } from '../../context.js';
 import { badRequest, forbidden, notFound } from '../../errors.js';
 import { recordAudit } from '../audit/recorder.js';
 import { effectivePermissions, roleNames as roleNamesOf } from '../identity/caller-resolver.js';
 import type { Directory, LinkFilter } from '../identity/directory.js';
 import type { SessionService } from '../identity/sessions.js';
+import type { UsersService } from '../users/service.js';
 
 type ReviewRow = typeof accessReviews.$inferSelect;
 
@@ -25,6 +26,7 @@ export class AccessReviewsService {
     private readonly db: Db,
     private readonly directory: Directory,
     private readonly sessions: SessionService,
+    private readonly users: UsersService,
   ) {}
 
   /** 01 §7: 403 without a partner or organization context, and for partner users who do not reach every
@@ -65,6 +67,18 @@ export class AccessReviewsService {
     return review;
   }
 
+  /**
+   * A revoked item is a removal decided now and done at completion, so it is refused as DELETE /users/:id would
+   * refuse it (docs/api-notes.md "Users and invitations"): not the caller itself, nor a user the caller may not
+   * manage (403). Checked when an item is revoked and again, for the completing caller, at completion. A user
+   * whose link has already left the scope loses nothing at completion and is not checked.
+   */
+  private assertRevocable(caller: Caller, scope: ReviewScope, userId: string): void {
+    const membership = this.directory.membershipOf(userId);
+    if (!membership || !this.directory.covers(this.links(scope), membership)) return;
+    this.users.assertRemovable(caller, this.users.requireMember(caller, userId));
+  }
+
   private reviewerNames(ids: (string | null)[]): Map<string, string> {
     return this.directory.namesOf(ids);
   }
@@ -101,7 +115,8 @@ export class AccessReviewsService {
   create(ctx: RequestContext, body: z.infer<typeof AccessReviewCreateSchema>) {
     const scope = this.scopeOf(ctx);
     const links = this.links(scope);
-    const reviewerId = body.reviewerId ?? ctx.caller.userId;
+    // docs/api-notes.md "Roles and permissions": the reviewer defaults to the calling user, and to none for a key.
+    const reviewerId = body.reviewerId ?? (ctx.caller.kind === 'user' ? ctx.caller.userId : null);
     return this.db.$client.transaction(() => {
       if (body.reviewerId !== undefined) {
         const membership = this.directory.membershipOf(body.reviewerId);
@@ -119,7 +134,7 @@ export class AccessReviewsService {
           name: body.name,
           description: body.description ?? null,
           dueDate: body.dueDate ?? null,
-          reviewerId: reviewerId ?? null,
+          reviewerId,
           createdBy: ctx.caller.userId,
         })
         .returning()
@@ -192,6 +207,7 @@ export class AccessReviewsService {
         .get();
       if (!item) throw notFound('Access review item not found');
       if (review.status === 'completed') throw badRequest('Cannot modify completed review', 'REVIEW_COMPLETED');
+      if (body.decision === 'revoked') this.assertRevocable(ctx.caller, scope, item.userId);
       const now = new Date().toISOString();
       const decided = body.decision !== 'pending';
       const updated = this.db
@@ -240,6 +256,8 @@ export class AccessReviewsService {
         .where(and(eq(accessReviewItems.reviewId, review.id), eq(accessReviewItems.decision, 'revoked')))
         .all();
       const revokedUserIds = [...new Set(revoked.map((r) => r.userId))];
+      // The completing caller may not be the one who decided: every removal is checked for it before any is done.
+      for (const userId of revokedUserIds) this.assertRevocable(ctx.caller, scope, userId);
       for (const userId of revokedUserIds) {
         // Only the link of this review's scope goes; the account stays (as with DELETE /users/:id).
         if (this.directory.removeLink(this.db, userId, scope)) this.sessions.revokeAllForUser(this.db, userId);

@@ -23,6 +23,17 @@ export const REEVALUATE_JOB = 'groups.reevaluate-org';
 /** Every dynamic group is also re-evaluated this often: conditions on time (lastSeenAt withinLast…) move alone. */
 export const PERIODIC_MS = 5 * 60_000;
 
+/** Which of the ids name device groups of the organization (an invitation's deviceGroupIds, a user's reach). */
+export function groupsOfOrg(db: Db, orgId: string, ids: readonly string[]): Set<string> {
+  if (ids.length === 0) return new Set();
+  const rows = db
+    .select({ id: deviceGroups.id })
+    .from(deviceGroups)
+    .where(and(eq(deviceGroups.orgId, orgId), inArray(deviceGroups.id, [...ids])))
+    .all();
+  return new Set(rows.map((r) => r.id));
+}
+
 const MATCHED = 'Matched filter conditions';
 /** The per-connection temp table of one re-evaluation's difference (device, added|removed). */
 const DELTA = 'svc_group_delta';

@@ -5,13 +5,13 @@ import type { RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
 import { inJson, preparedQueries, preparedShapes } from '../../db/prepared.js';
 import { elevationRequests } from '../../db/schema/index.js';
-import { conflict, notFound, siteAccessDenied } from '../../errors.js';
+import { conflict, deviceAccessDenied, notFound, siteAccessDenied } from '../../errors.js';
 import type { DevicesService } from '../devices/service.js';
 import type { Directory } from '../identity/directory.js';
 import { canAccessOrg, requireSite, siteNamesOf } from '../tenancy/access.js';
 import type { EngineRequest } from './engine.js';
 import { preparedPage, readPage } from '../../lib/paging.js';
-import { deviceAccessDenied, deviceGroupWhere, listOrgs } from './scope.js';
+import { deviceGroupWhere, listOrgs } from './scope.js';
 
 export type ElevationRow = typeof elevationRequests.$inferSelect;
 export type ElevationView = ElevationRow & {

@@ -67,6 +67,3 @@ export function deviceGroupWhere(
 ): SQL | undefined {
   return ctx.caller.deviceGroupIds === null ? undefined : devices.restrictedDeviceWhere(ctx, deviceIdColumn);
 }
-
-/** 403 for a request whose device is outside the caller's device groups (as a site outside its sites is). */
-export const deviceAccessDenied = () => forbidden('Access to this device denied', 'DEVICE_ACCESS_DENIED');

@@ -18,6 +18,7 @@ import { recordAudit } from '../audit/recorder.js';
 import { deleteAudited } from '../shared/audited.js';
 import { MAX_INHERITANCE_DEPTH, effectivePermissions } from '../identity/caller-resolver.js';
 import type { Directory } from '../identity/directory.js';
+import { isSsoDefaultRole } from '../sso/service.js';
 import { accessibleOrgIds, canAccessOrg } from '../tenancy/access.js';
 import type { TenancyService } from '../tenancy/service.js';
 import { uncovered } from './permissions.js';
@@ -465,6 +466,10 @@ export class RolesService {
       if (this.directory.roleInUse(role.id)) throw badRequest('Cannot delete role with assigned users', 'ROLE_IN_USE');
       if (this.db.select({ id: roles.id }).from(roles).where(eq(roles.parentRoleId, role.id)).get()) {
         throw badRequest('Cannot delete role with child roles', 'ROLE_HAS_CHILDREN');
+      }
+      // An SSO provider's default role stays while a provider names it (its row references the role).
+      if (isSsoDefaultRole(this.db, role.id)) {
+        throw conflict('Cannot delete role that is the default role of an SSO provider', 'ROLE_IN_USE_BY_SSO');
       }
       deleteAudited(this.db, ctx, roles, role, {
         action: 'role.delete',

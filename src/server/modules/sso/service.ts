@@ -25,6 +25,13 @@ const providersOfOrg = preparedQueries((db) =>
 );
 
 export type SsoProviderRow = typeof ssoProviders.$inferSelect;
+
+/** Whether any SSO provider provisions its users with the role (01 §2.9 defaultRoleId): the roles module refuses
+ * to delete it (docs/api-notes.md "Roles and permissions"). */
+export function isSsoDefaultRole(db: Db, roleId: string): boolean {
+  return db.select({ id: ssoProviders.id }).from(ssoProviders).where(eq(ssoProviders.defaultRoleId, roleId)).get() !== undefined;
+}
+
 type CreateBody = z.infer<typeof SsoProviderCreateSchema>;
 type UpdateBody = z.infer<typeof SsoProviderUpdateSchema>;
 

@@ -18,10 +18,12 @@ import type { Caller, RequestContext } from '../../context.js';
 import {
   badRequest,
   conflict,
+  deviceGroupAccessDenied,
   fieldError,
   forbidden,
   notFound,
   orgAccessDenied,
+  reachNotHeld,
   siteAccessDenied,
 } from '../../errors.js';
 import { paged, type Paged } from '../../lib/paging.js';
@@ -33,6 +35,8 @@ import { issueUserToken, revokeUserTokens } from '../identity/user-tokens.js';
 import type { RoleTarget, RolesService } from '../roles/service.js';
 import { accessibleOrgIds, isLiveOrgOfPartner, isSiteOfOrg } from '../tenancy/access.js';
 import type { TenancyService } from '../tenancy/service.js';
+import { groupsOfOrg } from '../groups/service.js';
+import { reachBeyond } from './reach.js';
 
 type ListQuery = z.infer<typeof UserListQuerySchema>;
 type InviteBody = z.infer<typeof UserInviteSchema>;
@@ -112,13 +116,17 @@ export class UsersService {
     return { user, membership };
   }
 
-  /** A caller does not manage (disable, remove, re-role, reset) a user whose role exceeds its own. */
+  /** A caller does not manage (disable, remove, re-role, reset, re-invite) a user whose role exceeds its own, nor
+   * one whose link reaches further than its own (01 §1): otherwise a narrower administrator could take over a
+   * broader one, e.g. through a reset link returned to it when mail is not configured. */
   private assertNotBeyond(caller: Caller, member: Member): void {
     if (!member.membership || caller.scope === 'system') return;
     const beyond = this.roles.permissionsBeyond(caller, member.membership.roleId);
     if (beyond.length > 0) {
       throw forbidden('Cannot manage a user whose role has permissions you do not hold', 'PERMISSION_NOT_HELD', { missing: beyond });
     }
+    const wider = reachBeyond(this.db, caller, member.membership);
+    if (wider.length > 0) throw reachNotHeld(wider);
   }
 
   /** The audit entry of an action on a user account, in the tenant of its membership (the caller's partner when
@@ -250,7 +258,16 @@ export class UsersService {
       if (siteIds === null) siteIds = [...caller.siteIds];
       else if (siteIds.some((id) => !caller.siteIds?.includes(id))) throw siteAccessDenied();
     }
-    const deviceGroupIds = body.deviceGroupIds ? [...new Set(body.deviceGroupIds)] : (caller.deviceGroupIds ?? null);
+    let deviceGroupIds = body.deviceGroupIds ? [...new Set(body.deviceGroupIds)] : null;
+    const groupsOfTarget = groupsOfOrg(this.db, target.orgId ?? '', deviceGroupIds ?? []);
+    for (const groupId of deviceGroupIds ?? []) {
+      if (!groupsOfTarget.has(groupId)) throw fieldError('deviceGroupIds', `unknown device group ${groupId}`);
+    }
+    // Likewise for device groups: within the inviter's own, which a new user without deviceGroupIds inherits.
+    if (caller.deviceGroupIds !== null) {
+      if (deviceGroupIds === null) deviceGroupIds = [...caller.deviceGroupIds];
+      else if (deviceGroupIds.some((id) => !caller.deviceGroupIds?.includes(id))) throw deviceGroupAccessDenied();
+    }
     return { kind: 'organization', siteIds, deviceGroupIds };
   }
 
@@ -323,8 +340,11 @@ export class UsersService {
         .where(eq(users.email, (body.email ?? '').trim().toLowerCase()))
         .get()?.id;
     if (!userId) throw notFound('User not found');
-    const { user, membership } = this.requireMember(ctx.caller, userId);
+    const member = this.requireMember(ctx.caller, userId);
+    const { user, membership } = member;
     if (user.status !== 'invited') throw badRequest('Only invited users can be sent a new invitation', 'NOT_INVITED');
+    // The new link comes back to the caller when mail is not configured: accepting it signs in as the user.
+    this.assertNotBeyond(ctx.caller, member);
     const token = this.db.$client.transaction(() => {
       const issued = issueUserToken(this.db, user.id, 'invite', this.inviteTtlMs());
       this.auditUser(ctx, 'user.invite.resend', user, membership);
@@ -425,5 +445,17 @@ export class UsersService {
       resetUrl: outcome === 'sent' ? null : link,
       expiresAt: token.expiresAt,
     };
+  }
+
+  // ---- for the access-reviews module ----
+
+  /**
+   * The refusals of remove for a removal decided elsewhere (an access review's revoked item, removed when the
+   * review completes): not oneself (403 SELF_REMOVE) and no user the caller may not manage (assertNotBeyond).
+   * An API key is not the user who created it (its userId is for attribution only): the self rule is a session's.
+   */
+  assertRemovable(caller: Caller, member: Member): void {
+    if (caller.kind === 'user' && member.user.id === caller.userId) throw forbidden('You cannot remove yourself', 'SELF_REMOVE');
+    this.assertNotBeyond(caller, member);
   }
 }
