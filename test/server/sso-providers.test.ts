@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ssoProviders } from '../../src/server/db/schema/index.js';
 import { startIdp, type TestIdp } from '../helpers/oidc-provider.js';
-import { ROLES, SEED_PASSWORD, adminToken, seedOrg, seedPartner, seedUser } from '../helpers/seed.js';
+import { ROLES, SEED_PASSWORD, adminToken, seedOrg, seedPartner, seedRole, seedUser } from '../helpers/seed.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, createTestApp, type TestApp } from '../helpers/server.js';
 
 let idp: TestIdp;
@@ -178,6 +178,24 @@ describe('SSO providers (01 §2.9, §4.7)', () => {
     const noOrg = await t.call('GET', '/api/v1/sso/providers', { token: admin });
     expect(noOrg.status).toBe(400);
     expect(noOrg.body.error).toBe('Organization ID required');
+  });
+
+  it('01§2.9 defaultRoleId hands its permissions to every provisioned user: a caller names only a role whose permissions it holds (403 PERMISSION_NOT_HELD)', async () => {
+    const ssoOnly = seedRole(t, { scope: 'organization', orgId, permissions: ['sso:admin', 'users:read'] });
+    const admin2 = await seedUser(t, { email: 'idp-admin@customer.test', org: { orgId, roleId: ssoOnly }, login: 'mint', mfa: true });
+    const own = (body: Record<string, unknown>) => t.call('POST', '/api/v1/sso/providers', { token: admin2.token, body: { name: 'Mine', type: 'oidc', ...body } });
+    const escalating = await own({ defaultRoleId: ROLES.orgAdmin });
+    expect(escalating.status, escalating.text).toBe(403);
+    expect(escalating.body.code).toBe('PERMISSION_NOT_HELD');
+    const narrow = seedRole(t, { scope: 'organization', orgId, permissions: ['users:read'] });
+    const created = await own({ defaultRoleId: narrow });
+    expect(created.status, created.text).toBe(201);
+    const id = created.body.data.id as string;
+    const patch = (body: Record<string, unknown>) => t.call('PATCH', `/api/v1/sso/providers/${id}`, { token: admin2.token, body });
+    expect((await patch({ defaultRoleId: ROLES.orgAdmin })).status).toBe(403);
+    // Set by the system administrator, a default role the caller could not name leaves it able to rename the provider.
+    expect((await t.call('PATCH', `/api/v1/sso/providers/${id}`, { token: admin, body: { defaultRoleId: ROLES.orgAdmin } })).status).toBe(200);
+    expect((await patch({ name: 'Renamed' })).status).toBe(200);
   });
 });
 

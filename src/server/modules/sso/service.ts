@@ -110,6 +110,7 @@ export class SsoProvidersService {
     const autoProvision = body.autoProvision ?? true;
     const defaultRoleId = body.defaultRoleId ?? null;
     this.checkDefaultRole(org, autoProvision, defaultRoleId);
+    this.checkGrantable(ctx, defaultRoleId);
     const issuer = body.issuer ?? null;
     const idpCertificate = certificateField(body.idpCertificate) ?? null;
     const discovered = body.type === 'oidc' && issuer ? await this.tryDiscovery(issuer, body.clientId ?? null, body.name) : null;
@@ -156,6 +157,7 @@ export class SsoProvidersService {
     const autoProvision = body.autoProvision ?? current.autoProvision;
     const defaultRoleId = body.defaultRoleId !== undefined ? body.defaultRoleId : current.defaultRoleId;
     this.checkDefaultRole(org, autoProvision, defaultRoleId);
+    if (defaultRoleId !== current.defaultRoleId) this.checkGrantable(ctx, defaultRoleId);
     const issuer = body.issuer !== undefined ? body.issuer : current.issuer;
     const clientId = body.clientId !== undefined ? body.clientId : current.clientId;
     const rediscover = current.type === 'oidc' && issuer !== null && body.issuer !== undefined && body.issuer !== current.issuer;
@@ -329,6 +331,17 @@ export class SsoProvidersService {
       role.scope === 'organization' &&
       (role.orgId === org.id || (role.orgId === null && (role.partnerId === null || role.partnerId === org.partnerId)));
     if (!fits) throw fieldError('defaultRoleId', "Must be an organization role of the provider's organization");
+  }
+
+  /** A default role hands its permissions to everyone the provider provisions: the caller may name only a role
+   * whose permissions it holds itself, as when it assigns a role (403 `PERMISSION_NOT_HELD`), or an `sso:admin`
+   * holder could provision an identity of its own as an administrator. */
+  private checkGrantable(ctx: RequestContext, roleId: string | null): void {
+    if (roleId === null || ctx.caller.scope === 'system') return;
+    const missing = this.roles.permissionsBeyond(ctx.caller, roleId);
+    if (missing.length > 0) {
+      throw forbidden("Cannot provision users with a role whose permissions you do not hold", 'PERMISSION_NOT_HELD', { missing });
+    }
   }
 
   /** The organization a call is about: given, or the caller's own; 400 without one (05 wire notes). */
