@@ -27,7 +27,8 @@
 // Targets (issue 10): every list and get route ≥ 0.5× /health with p99 < 25 ms; writes ≥ 0.2×; 0 non-2xx.
 // Environment: BENCH_LOAD_SECONDS (5), BENCH_LOAD_WARMUP_SECONDS (1), BENCH_ROUTE_ROUNDS (1),
 // BENCH_LOAD_CONNECTIONS (50), BENCH_ROUTES (a comma list of route names from the table below: only those),
-// BENCH_CPU_PROF_DIR (the server writes a V8 CPU profile there: node --cpu-prof), BENCH_ACCEPT_ENCODING (the
+// BENCH_CPU_PROF_DIR (the server writes a V8 CPU profile there: node --cpu-prof), BENCH_NODE_ARGS (more node flags for
+// the server, space-separated, e.g. `--max-semi-space-size=4`), BENCH_ACCEPT_ENCODING (the
 // Accept-Encoding of every request, /health's too: `gzip` by default, as the svc CLI, browsers, fetch and Python's
 // requests send it; empty for none, to measure the plain bytes).
 /* global process, console, setTimeout, fetch */
@@ -47,6 +48,7 @@ const ONLY = process.env.BENCH_ROUTES?.split(',')
   .map((r) => r.trim())
   .filter(Boolean);
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF_DIR;
+const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const ACCEPT_ENCODING = process.env.BENCH_ACCEPT_ENCODING ?? 'gzip';
 const ENCODING_HEADERS = ACCEPT_ENCODING ? { 'accept-encoding': ACCEPT_ENCODING } : {};
 const SITES = 20;
@@ -421,7 +423,7 @@ async function main() {
       ` Accept-Encoding: ${ACCEPT_ENCODING || '(none)'}`,
   );
   const dataDir = path.join(tmp, 'routes-data');
-  const nodeArgs = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF_DIR)}`] : [];
+  const nodeArgs = [...(CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF_DIR)}`] : []), ...NODE_ARGS];
   const server = await startServer(dataDir, { nodeArgs, env: { SVC_ACCESS_TOKEN_TTL_SECONDS: '7200', SVC_OUTBOUND_ALLOW: '127.0.0.1/32' } });
   const loadBefore = os.loadavg();
   const rows = [];
