@@ -1,4 +1,4 @@
-import { ApiCommand } from '../cli/api-command.js';
+import { ApiCommand, mutationFlags } from '../cli/api-command.js';
 import { honouring } from '../cli/base-command.js';
 import { auth } from '../client/endpoints.js';
 
@@ -7,6 +7,8 @@ export default class Logout extends ApiCommand<typeof Logout> {
   static override examples = ['<%= config.bin %> logout', '<%= config.bin %> logout --profile staging'];
   // It prints no data: no output flag would do anything.
   static override baseFlags = honouring(ApiCommand.baseFlags, []);
+  // It asks nothing; --yes is accepted so that scripts can pass it to every command that changes something (CLI.md).
+  static override flags = { yes: mutationFlags.yes };
 
   async run() {
     const session = await this.session();

@@ -56,6 +56,18 @@ describe('CLI.md "Safety": destructive verbs refuse without a terminal and witho
   });
 });
 
+describe('CLI.md "Safety": "Every mutating command accepts --yes, so scripts can pass it uniformly"', { timeout: E2E_TIMEOUT_MS }, () => {
+  it('every command that sends a change (it offers --dry-run), every server operation but start and status, and logout', async () => {
+    const mutating = Object.entries(manifest.commands)
+      .filter(([id, command]) => 'dry-run' in command.flags || (id.startsWith('server:') && !['server:start', 'server:status'].includes(id)) || id === 'logout')
+      .map(([id]) => id);
+    expect(mutating).toEqual(expect.arrayContaining(['orgs:create', 'server:restore', 'logout']));
+    expect(mutating.filter((id) => !('yes' in (manifest.commands[id]?.flags ?? {})))).toEqual([]);
+    const logout = await user.run(['logout', '--yes']);
+    expect(logout.exitCode, logout.stderr).toBe(0);
+  });
+});
+
 describe('CLI.md "Connection and credentials": with SVC_API_KEY or SVC_TOKEN set, nothing is read from or written to disk', { timeout: E2E_TIMEOUT_MS }, () => {
   it.each(['SVC_API_KEY', 'SVC_TOKEN'])('svc login refuses while %s is set (exit 2), and writes no profile or secret', async (variable) => {
     const env = { SVC_TOKEN: '', SVC_API_KEY: '', [variable]: 'from-the-environment' };
