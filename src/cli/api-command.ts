@@ -202,7 +202,12 @@ export abstract class ApiCommand<T extends CommandClass> extends BaseCommand<T> 
     }
     const session = await this.session();
     const path = fillPath(def.fullPath, request.params as Record<string, unknown> | undefined);
-    const query = request.query ? `?${new URLSearchParams(Object.entries(request.query as Record<string, unknown>).filter(([, v]) => v !== undefined).map(([k, v]): [string, string] => [k, String(v)])).toString()}` : '';
+    const search = new URLSearchParams(
+      Object.entries((request.query ?? {}) as Record<string, unknown>)
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]): [string, string] => [k, String(v)]),
+    ).toString();
+    const query = search ? `?${search}` : '';
     const headers = this.headersFor(def, request);
     return {
       dryRun: true,

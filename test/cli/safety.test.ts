@@ -104,5 +104,10 @@ describe('CLI.md "Scripting conveniences": --dry-run prints the body with secret
     expect(chat.exitCode, chat.stderr).toBe(0);
     expect(chat.stdout).not.toContain('SECRETXYZ');
     expect(chat.stdout).toContain('[redacted]');
+    expect(JSON.parse(chat.stdout).url).toBe(`${NOWHERE}/api/v1/integrations/slack?orgId=${ORG}`);
+    // Without the query's one value, no query at all (not a bare `?`).
+    const own = await user.run(['integrations', 'chat', 'update', 'slack', '--webhook-url-stdin', '--dry-run'], { input: 'https://hooks.slack.test/x' });
+    expect(own.exitCode, own.stderr).toBe(0);
+    expect(JSON.parse(own.stdout).url).toBe(`${NOWHERE}/api/v1/integrations/slack`);
   });
 });
