@@ -165,6 +165,6 @@ export class AccountService {
       });
       return current.id;
     })();
-    this.auth.limiter.reset(`login:fail:${userId}`);
+    this.auth.passwordAttempts.clear(`login:fail:${userId}`);
   }
 }

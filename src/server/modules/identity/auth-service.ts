@@ -9,6 +9,7 @@ import type { Caller, RequestContext } from '../../context.js';
 import { badRequest, notFound, tooManyRequests, unauthorized } from '../../errors.js';
 import { ReadCache } from '../../lib/read-cache.js';
 import { hashPassword, passwordProblem, verifyPassword } from '../../security/passwords.js';
+import { AttemptThrottle, type AttemptOutcome } from '../../security/attempt-throttle.js';
 import { SlidingWindowLimiter } from '../../security/sliding-window.js';
 import type { TokenSigner } from '../../security/tokens.js';
 import { recordAudit } from '../audit/recorder.js';
@@ -43,9 +44,9 @@ export class AuthService {
    * request.
    */
   private readonly callers: ReadCache<{ caller: Caller; until: number }>;
-  /** Password checks under way per failure key. They count against a limit until they settle, so that guesses
-   * waiting for their hash together cannot all pass a limit that none of them has yet failed. */
-  private readonly checksInFlight = new Map<string, number>();
+  /** Password guesses per account (sign-in's lockout, the current-password check), each counted from when it
+   * starts: guesses waiting for their hash together cannot all pass a limit that none of them has yet failed. */
+  readonly passwordAttempts = new AttemptThrottle();
   /** A rule that may refuse password sign-in to a user whose password is right (01 §5.12 enforceSSO). */
   passwordLoginCheck: ((user: User) => void) | null = null;
 
@@ -89,16 +90,20 @@ export class AuthService {
     // time (a login may wait ~1.6 s), so a check against the row as it was before the wait would let a burst of
     // concurrent guesses through, none seeing the others' failures (04 wire notes "Sign-in").
     const user = this.findUserByEmail(email);
-    const locked = user !== undefined && this.isLockedOut(user);
-    const counted = user && !locked ? loginFailKey(user) : null;
-    if (counted) this.checkStarted(counted);
+    // Locked by the row, or by the failures of the window plus the guesses still being checked (5 in 15 min).
+    const attempt = user && !isLocked(user) ? this.passwordAttempts.reserve(loginFailKey(user), t.lockoutFailures, t.lockoutSeconds * 1000) : undefined;
+    const locked = user !== undefined && !attempt?.allowed;
+    // Settled in the same turn as the failure is recorded below (no await in between).
+    const settle = (outcome: AttemptOutcome) => {
+      if (attempt?.allowed) attempt.settle(outcome);
+    };
     let passwordOk: boolean;
     try {
       // A locked account's password is not checked; a hash is spent all the same, so the answer tells nothing.
       passwordOk = await verifyPassword(password, locked ? null : user?.passwordHash);
-    } finally {
-      // Settled in the same turn as the failure is recorded below (no await in between).
-      if (counted) this.checkEnded(counted);
+    } catch (err) {
+      settle('released');
+      throw err;
     }
     if (!user) throw unauthorized(INVALID_CREDENTIALS, 'INVALID_CREDENTIALS');
 
@@ -106,14 +111,16 @@ export class AuthService {
     const current = rowById(this.db, users, user.id) ?? user;
     const userCtx = this.contextFor(current, ctx);
     if (locked || (passwordOk && isLocked(current))) {
+      settle('released');
       this.recordFailure(userCtx, current, 'locked', false);
       throw unauthorized(INVALID_CREDENTIALS, 'INVALID_CREDENTIALS');
     }
     if (!passwordOk || current.status !== 'active') {
+      settle('failed');
       this.recordFailure(userCtx, current, passwordOk ? `status ${current.status}` : 'bad password', true);
       throw unauthorized(INVALID_CREDENTIALS, 'INVALID_CREDENTIALS');
     }
-    this.limiter.reset(loginFailKey(current));
+    settle('succeeded');
     this.passwordLoginCheck?.(current);
 
     if (current.mfaEnabled && this.config.features.mfa) {
@@ -124,27 +131,6 @@ export class AuthService {
     return { mfaRequired: false, user: current, tokens };
   }
 
-  /** Locked: by the row, or by the failures in the window plus the guesses still being checked (5 in 15 min). */
-  private isLockedOut(user: User): boolean {
-    const t = this.config.throttle;
-    return isLocked(user) || this.attempts(loginFailKey(user), t.lockoutSeconds * 1000) >= t.lockoutFailures;
-  }
-
-  /** Failures of `key` within the window, plus its password checks still under way (each may yet fail). */
-  private attempts(key: string, windowMs: number): number {
-    return this.limiter.count(key, windowMs) + (this.checksInFlight.get(key) ?? 0);
-  }
-
-  private checkStarted(key: string): void {
-    this.checksInFlight.set(key, (this.checksInFlight.get(key) ?? 0) + 1);
-  }
-
-  private checkEnded(key: string): void {
-    const left = (this.checksInFlight.get(key) ?? 1) - 1;
-    if (left > 0) this.checksInFlight.set(key, left);
-    else this.checksInFlight.delete(key);
-  }
-
   /**
    * Five failures within the lockout window lock the account for the rest of it (04 wire notes). Attempts
    * refused because the account is locked are audited but not `counted`: they would keep the lock going past
@@ -153,8 +139,7 @@ export class AuthService {
   private recordFailure(ctx: RequestContext, user: User, reason: string, counted: boolean): void {
     const t = this.config.throttle;
     const windowMs = t.lockoutSeconds * 1000;
-    if (counted) this.limiter.hit(loginFailKey(user), Number.MAX_SAFE_INTEGER, windowMs);
-    const failures = this.limiter.count(loginFailKey(user), windowMs);
+    const failures = this.passwordAttempts.failures(loginFailKey(user), windowMs);
     this.db.$client.transaction(() => {
       if (counted && failures >= t.lockoutFailures && !isLocked(user)) {
         this.db
@@ -206,25 +191,18 @@ export class AuthService {
     const t = this.config.throttle;
     const failKey = `password-change:fail:${user.id}`;
     const windowMs = t.loginWindowSeconds * 1000;
-    // As in login: checked and counted before the hash is awaited, settled in the same turn as a failure is recorded.
-    if (this.attempts(failKey, windowMs) >= t.loginPerEmail) {
-      if (this.limiter.count(failKey, windowMs) >= t.loginPerEmail) {
-        this.throttle(failKey, t.loginPerEmail, t.loginWindowSeconds, 'Too many password change attempts');
-      }
-      // Full only with checks still under way: they settle within seconds.
-      throw tooManyRequests('Too many password change attempts', 1, 'TOO_MANY_ATTEMPTS');
-    }
-    this.checkStarted(failKey);
+    // As in login: checked and counted before the hash is awaited, settled in the same turn it answers.
+    const attempt = this.passwordAttempts.reserve(failKey, t.loginPerEmail, windowMs);
+    if (!attempt.allowed) throw tooManyRequests('Too many password change attempts', attempt.retryAfterSeconds, 'TOO_MANY_ATTEMPTS');
     let ok: boolean;
     try {
       ok = await verifyPassword(currentPassword, user.passwordHash);
-    } finally {
-      this.checkEnded(failKey);
+    } catch (err) {
+      attempt.settle('released');
+      throw err;
     }
-    if (!ok) {
-      this.limiter.hit(failKey, Number.MAX_SAFE_INTEGER, windowMs);
-      throw unauthorized('Current password is incorrect', 'INVALID_CURRENT_PASSWORD');
-    }
+    attempt.settle(ok ? 'succeeded' : 'failed');
+    if (!ok) throw unauthorized('Current password is incorrect', 'INVALID_CURRENT_PASSWORD');
   }
 
   /**

@@ -3,11 +3,11 @@ import type { RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
 import { DomainError, tooManyRequests, unauthorized } from '../../errors.js';
 import type { SecretBox } from '../../security/crypto.js';
+import { AttemptThrottle, type AttemptOutcome } from '../../security/attempt-throttle.js';
 import { verifyPassword } from '../../security/passwords.js';
 import type { AuthService } from '../identity/auth-service.js';
 import { TOTP_CODE_USED, checkTotp } from '../identity/totp-verifier.js';
 import type { TenancyService } from '../tenancy/service.js';
-import { AttemptThrottle, type AttemptOutcome } from './attempt-throttle.js';
 import { liveOrg } from './rules-service.js';
 
 /** How sure an approval is of who made it (01 §4.9): re-entered factor and step-up policy. */

@@ -15,11 +15,11 @@ const SWEEP_EVERY = 1000;
  * count until it leaves the window; a success clears the key (as a successful sign-in clears its failures); an
  * attempt whose secret was never checked is released. So at most `limit` guesses are ever checked in a window,
  * however many arrive at once. Counts are per process, like SlidingWindowLimiter's: a restart only loosens the
- * throttle briefly. (Written for PAM re-authentication; sign-in's throttles have the same need.)
+ * throttle briefly. Sign-in's lockout, the current-password check and PAM re-authentication use it.
  */
 export class AttemptThrottle {
-  /** Per key, the start times of its counted attempts (settled failures and attempts in flight), oldest first. */
-  private readonly attempts = new Map<string, { at: number }[]>();
+  /** Per key, its counted attempts (settled failures and attempts in flight), oldest first. */
+  private readonly attempts = new Map<string, { at: number; failed: boolean }[]>();
   private reservations = 0;
 
   /** Counts an attempt on `key` now, unless `limit` attempts of the last `windowMs` already count. */
@@ -29,7 +29,7 @@ export class AttemptThrottle {
       const oldest = counted[0]?.at ?? now;
       return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((oldest + windowMs - now) / 1000)) };
     }
-    const attempt = { at: now };
+    const attempt = { at: now, failed: false };
     counted.push(attempt);
     this.attempts.set(key, counted);
     if (++this.reservations % SWEEP_EVERY === 0) this.sweep(windowMs, now);
@@ -41,6 +41,7 @@ export class AttemptThrottle {
         settled = true;
         if (outcome === 'succeeded') this.attempts.delete(key);
         else if (outcome === 'released') this.drop(key, attempt);
+        else attempt.failed = true;
       },
     };
   }
@@ -50,11 +51,21 @@ export class AttemptThrottle {
     return this.recent(key, windowMs, now).length;
   }
 
-  private recent(key: string, windowMs: number, now: number): { at: number }[] {
+  /** How many attempts on `key` failed within the window (attempts in flight left out). */
+  failures(key: string, windowMs: number, now = Date.now()): number {
+    return this.recent(key, windowMs, now).filter((a) => a.failed).length;
+  }
+
+  /** Forgets every attempt on `key` (a password reset starts the count again). */
+  clear(key: string): void {
+    this.attempts.delete(key);
+  }
+
+  private recent(key: string, windowMs: number, now: number): { at: number; failed: boolean }[] {
     return (this.attempts.get(key) ?? []).filter((a) => a.at > now - windowMs);
   }
 
-  private drop(key: string, attempt: { at: number }): void {
+  private drop(key: string, attempt: { at: number; failed: boolean }): void {
     const left = (this.attempts.get(key) ?? []).filter((a) => a !== attempt);
     if (left.length > 0) this.attempts.set(key, left);
     else this.attempts.delete(key);
