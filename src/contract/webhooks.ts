@@ -28,6 +28,10 @@ export const RESERVED_HEADER_NAMES = [
 const RFC_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARS = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+/** What an HTTP header value cannot carry (Node's client refuses it at every send): a value accepted with one would
+ * fail every delivery. */
+// eslint-disable-next-line no-control-regex
+const BEYOND_LATIN1 = /[^\u0000-\u00ff]/;
 
 export const WebhookHeaderSchema = z.object({ key: z.string(), value: z.string() });
 
@@ -44,6 +48,7 @@ const HeaderListSchema = z
       else if (RESERVED_HEADER_NAMES.includes(name) || name.startsWith('x-svc-')) issue(`Header "${key}" is reserved`);
       else if (seen.has(name)) issue(`Header "${key}" is duplicated`);
       if (CONTROL_CHARS.test(value)) ctx.addIssue({ code: 'custom', path: [i, 'value'], message: `Header "${key}" cannot contain control characters` });
+      else if (BEYOND_LATIN1.test(value)) ctx.addIssue({ code: 'custom', path: [i, 'value'], message: `Header "${key}" can hold only Latin-1 characters` });
       seen.add(name);
     });
   });

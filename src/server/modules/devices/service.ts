@@ -124,6 +124,11 @@ function isoNow(): string {
   return new Date().toISOString();
 }
 
+/** What every device event (02 §6) says of its device; each type adds its own fields. */
+function deviceEvent(device: Pick<DeviceRow, 'id' | 'agentId' | 'orgId' | 'siteId' | 'hostname'>) {
+  return { deviceId: device.id, agentId: device.agentId, orgId: device.orgId, siteId: device.siteId, hostname: device.hostname };
+}
+
 /** `svc_` + 64 hex characters (04 wire notes); stored only as SHA-256. */
 function newAgentToken(): string {
   return `svc_${randomBytes(32).toString('hex')}`;
@@ -218,12 +223,7 @@ export class DevicesService {
         details: { enrollmentKeyId: key.id, enrollmentKeyName: key.name, siteId: key.siteId, osType: device.osType, agentVersion: device.agentVersion },
       });
       this.changed(device.id, org.id);
-      publishEvent(
-        this.db,
-        'device.enrolled',
-        { deviceId: device.id, agentId, orgId: org.id, siteId: key.siteId, hostname: device.hostname, osType: device.osType, enrollmentKeyId: key.id },
-        org.id,
-      );
+      publishEvent(this.db, 'device.enrolled', { ...deviceEvent(device), osType: device.osType, enrollmentKeyId: key.id }, org.id);
       return { agentId, deviceId: device.id, authToken, orgId: org.id, siteId: key.siteId, config: AGENT_CONFIG };
     })();
   }
@@ -352,11 +352,21 @@ export class DevicesService {
       ...inventoryColumns(body),
       ...(ctx.ip !== null ? { lastSeenIp: ctx.ip } : {}),
     };
-    this.db
-      .update(devices)
-      .set({ ...reportedColumns, lastSeenAt: isoNow(), updatedAt: isoNow() })
-      .where(and(eq(devices.id, device.id), ne(devices.status, 'decommissioned')))
-      .run();
+    const record = () =>
+      this.db
+        .update(devices)
+        .set({ ...reportedColumns, lastSeenAt: isoNow(), updatedAt: isoNow() })
+        .where(and(eq(devices.id, device.id), ne(devices.status, 'decommissioned')))
+        .run();
+    if (status === device.status) record();
+    else {
+      // 02 §6: a device that comes back (or reports a state of its own) is an event, in the write's transaction.
+      this.db.$client.transaction(() => {
+        record();
+        const type = status === 'online' ? 'device.online' : 'device.updated';
+        publishEvent(this.db, type, { ...deviceEvent(device), previousStatus: device.status, status }, device.orgId);
+      })();
+    }
     // Dynamic groups follow what a device reports; lastSeenAt alone moves with the periodic re-evaluation.
     const moved = Object.entries(reportedColumns).some(([k, v]) => JSON.stringify(device[k as keyof DeviceRow]) !== JSON.stringify(v));
     if (moved) this.changed(device.id, device.orgId);
@@ -368,11 +378,19 @@ export class DevicesService {
   markOffline(now = Date.now(), batch = MARK_OFFLINE_BATCH): number {
     const cutoff = new Date(now - MISSED_HEARTBEATS * AGENT_CONFIG.heartbeatIntervalSeconds * 1000).toISOString();
     const stale = sql`SELECT rowid FROM ${devices} WHERE ${devices.status} = 'online' AND ${devices.lastSeenAt} < ${cutoff} LIMIT ${batch}`;
-    return this.db
-      .update(devices)
-      .set({ status: 'offline', updatedAt: new Date(now).toISOString() })
-      .where(sql`rowid IN (${stale})`)
-      .run().changes;
+    return this.db.$client.transaction(() => {
+      const gone = this.db
+        .update(devices)
+        .set({ status: 'offline', updatedAt: new Date(now).toISOString() })
+        .where(sql`rowid IN (${stale})`)
+        .returning({ id: devices.id, agentId: devices.agentId, orgId: devices.orgId, siteId: devices.siteId, hostname: devices.hostname, lastSeenAt: devices.lastSeenAt })
+        .all();
+      // 02 §6: each one is a device.offline event, published with the change.
+      for (const device of gone) {
+        publishEvent(this.db, 'device.offline', { ...deviceEvent(device), previousStatus: 'online', status: 'offline', lastSeenAt: device.lastSeenAt }, device.orgId);
+      }
+      return gone.length;
+    })();
   }
 
   // ---- Devices ----
@@ -582,6 +600,7 @@ export class DevicesService {
         details: { changedFields: Object.keys(body) },
       });
       this.changed(row.id, row.orgId);
+      publishEvent(this.db, 'device.updated', { ...deviceEvent(row), changedFields: Object.keys(body) }, row.orgId);
       return { data: deviceOut(row) };
     })();
   }
@@ -664,6 +683,7 @@ export class DevicesService {
         details: { agentId: device.agentId, previousStatus: current.status },
       });
       this.changed(device.id, device.orgId);
+      publishEvent(this.db, 'device.decommissioned', { ...deviceEvent(device), previousStatus: current.status }, device.orgId);
       return { success: true as const, message: 'Device decommissioned', device: deviceOut(device) };
     })();
   }

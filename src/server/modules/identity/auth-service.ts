@@ -13,6 +13,7 @@ import { AttemptThrottle, type AttemptOutcome } from '../../security/attempt-thr
 import { SlidingWindowLimiter } from '../../security/sliding-window.js';
 import type { TokenSigner } from '../../security/tokens.js';
 import { recordAudit } from '../audit/recorder.js';
+import { publishEvent } from '../../jobs/queue.js';
 import { resolveUserCaller, roleNames } from './caller-resolver.js';
 import type { IssuedTokens, SessionService } from './sessions.js';
 
@@ -158,6 +159,8 @@ export class AuthService {
     this.db.$client.transaction(() => {
       this.db.update(users).set({ lastLoginAt: new Date().toISOString(), failedLoginCount: 0, lockedUntil: null }).where(eq(users.id, user.id)).run();
       recordAudit(this.db, ctx, { action: 'user.login', resourceType: 'user', resourceId: user.id, resourceName: user.email, orgId: ctx.caller.orgId, details: { ...details, mfa } });
+      // 02 §6: an organization's webhooks may subscribe to its users' sign-ins (a partner user's has no organization).
+      publishEvent(this.db, 'user.login', { userId: user.id, email: user.email, orgId: ctx.caller.orgId, ...details, mfa }, ctx.caller.orgId);
     })();
     return tokens;
   }
@@ -179,6 +182,7 @@ export class AuthService {
     this.db.$client.transaction(() => {
       this.sessions.revokeAllForUser(this.db, userId);
       recordAudit(this.db, ctx, { action: 'user.logout', resourceType: 'user', resourceId: userId, resourceName: ctx.caller.email, orgId: ctx.caller.orgId });
+      publishEvent(this.db, 'user.logout', { userId, email: ctx.caller.email, orgId: ctx.caller.orgId }, ctx.caller.orgId);
     })();
   }
 

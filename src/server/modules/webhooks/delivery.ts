@@ -328,7 +328,10 @@ export class WebhookDispatcher {
         const error = `Unsafe webhook URL: ${err.reason}`;
         return { ok: false, retryable: false, responseStatus: null, responseBody: error, error };
       }
-      return { ok: false, retryable: true, responseStatus: null, responseBody: message, error: message };
+      // A header the client refuses to send (stored before creation refused it) fails the same way every time.
+      const code = (err as NodeJS.ErrnoException).code;
+      const retryable = code !== 'ERR_INVALID_CHAR' && code !== 'ERR_INVALID_HTTP_TOKEN';
+      return { ok: false, retryable, responseStatus: null, responseBody: message, error: message };
     }
   }
 
