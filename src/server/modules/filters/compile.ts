@@ -140,6 +140,11 @@ export class FilterError extends DomainError {
   }
 }
 
+/** A table entry by a key from the request: own entries only, so `constructor` or `toString` is no entry. */
+function own<T>(table: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(table, key) ? table[key] : undefined;
+}
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isGroup = (v: Record<string, unknown>): boolean => 'conditions' in v;
 
@@ -201,6 +206,7 @@ function rangeOf<T>(v: unknown, field: string, problems: Problems, each: (x: unk
 }
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+const FOUR_DIGIT_YEAR = /^\d{4}-/;
 
 /** A date value as an inclusive instant range: a date-only value is that whole UTC day, a timestamp is itself. */
 function instantRange(v: unknown): [string, string] | undefined {
@@ -209,6 +215,8 @@ function instantRange(v: unknown): [string, string] | undefined {
   if (!Number.isFinite(ms)) return undefined;
   const start = new Date(ms).toISOString();
   const end = DATE_ONLY.test(v) ? new Date(ms + 86_400_000 - 1).toISOString() : start;
+  // Stored timestamps are compared as text: outside years 0000–9999 toISOString answers ±YYYYYY, which sorts wrong.
+  if (!FOUR_DIGIT_YEAR.test(start) || !FOUR_DIGIT_YEAR.test(end)) return undefined;
   return [start, end];
 }
 
@@ -286,13 +294,13 @@ function compileString(field: string, e: SQLWrapper, op: string, value: unknown,
         startsWith: like(e, `${lit}%`),
         endsWith: like(e, `%${lit}`),
       };
-      return tests[op];
+      return own(tests, op);
     }
   }
 }
 
 function compileEnum(field: string, e: SQLWrapper, op: string, value: unknown, p: Problems): SQL | undefined {
-  const allowed = ENUMS[field] ?? [];
+  const allowed = own(ENUMS, field) ?? [];
   const check = (v: string) => {
     if (!allowed.includes(v)) p.push(`Invalid value for field ${field}: expected one of ${allowed.join(', ')}`);
   };
@@ -332,7 +340,7 @@ function compileDatetime(field: string, e: SQLWrapper, op: string, value: unknow
     before: sql`(${e} < ${start})`,
     after: sql`(${e} > ${end})`,
   };
-  return tests[op];
+  return own(tests, op);
 }
 
 function compileNumber(field: string, e: SQLWrapper, op: string, value: unknown, p: Problems): SQL | undefined {
@@ -352,7 +360,7 @@ function compileNumber(field: string, e: SQLWrapper, op: string, value: unknown,
     lessThan: sql`(${e} < ${n})`,
     lessThanOrEquals: sql`(${e} <= ${n})`,
   };
-  return tests[op];
+  return own(tests, op);
 }
 
 function booleanValue(v: unknown, field: string, p: Problems): boolean | undefined {
@@ -449,7 +457,7 @@ function compileCondition(c: Record<string, unknown>, w: Walk): SQL | undefined 
     p.push('A condition needs a field and an operator (strings)');
     return undefined;
   }
-  let def = FIELDS[field];
+  let def = own(FIELDS, field);
   if (field.startsWith('custom.')) {
     const key = field.slice('custom.'.length);
     if (!CUSTOM_KEY.test(key)) {
@@ -461,7 +469,7 @@ function compileCondition(c: Record<string, unknown>, w: Walk): SQL | undefined 
     p.push(`Unknown field: ${field}`);
     return undefined;
   }
-  if (!OPERATORS[def.type].includes(op)) {
+  if (!(own(OPERATORS, def.type) ?? []).includes(op)) {
     p.push(`Operator ${op} not valid for field ${field}`);
     return undefined;
   }

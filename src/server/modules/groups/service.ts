@@ -5,7 +5,7 @@ import type { Db } from '../../db/connection.js';
 import { inJson, preparedQueries, preparedShapes, rowById } from '../../db/prepared.js';
 import { deviceGroupMembers, deviceGroupMembershipLog, deviceGroups, devices } from '../../db/schema/index.js';
 import { systemContext, type RequestContext } from '../../context.js';
-import { badRequest, notFound } from '../../errors.js';
+import { badRequest, deviceGroupAccessDenied, notFound } from '../../errors.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import { recordAudit } from '../audit/recorder.js';
 import type { DevicesService } from '../devices/service.js';
@@ -40,6 +40,9 @@ const DELTA = 'svc_group_delta';
 /** A SQL function answering a random UUID, for the membership-log ids written set-based. */
 const UUID_FUNCTION = 'svc_uuid';
 const UNMATCHED = 'No longer matches filter conditions';
+/** What decides a group's members: a caller restricted to the group may not change it, or it could widen its own
+ * reach (01 §2.6). */
+const REACH_FIELDS = ['filterConditions', 'filterId', 'siteId', 'type'] as const;
 
 function isoNow(): string {
   return new Date().toISOString();
@@ -104,12 +107,12 @@ export class GroupsService {
       parentId: query.parentId,
       pattern: query.search ? `%${likeEscape(query.search)}%` : null,
     });
-    const counts = this.memberCounts(rows.map((r) => r.id));
-    return { data: rows.map((r) => this.out(r, counts.get(r.id) ?? 0)), total: rows.length };
+    const counts = this.memberCounts(ctx, rows.map((r) => r.id));
+    return { data: rows.map((r) => this.out(ctx, r, counts.get(r.id) ?? 0)), total: rows.length };
   }
 
   get(ctx: RequestContext, id: string) {
-    return { data: this.out(this.findVisible(ctx, id)) };
+    return { data: this.out(ctx, this.findVisible(ctx, id)) };
   }
 
   members(ctx: RequestContext, id: string) {
@@ -147,7 +150,13 @@ export class GroupsService {
   membershipLog(ctx: RequestContext, id: string, query: z.infer<(typeof groupsContract)['membershipLog']['query']>) {
     const group = this.findVisible(ctx, id);
     const l = deviceGroupMembershipLog;
-    const where = and(eq(l.groupId, group.id), query.deviceId ? eq(l.deviceId, query.deviceId) : undefined, query.action ? eq(l.action, query.action) : undefined);
+    // 01 §2.6: a caller restricted to sites or device groups sees only the entries of devices it may see.
+    const where = and(
+      eq(l.groupId, group.id),
+      query.deviceId ? eq(l.deviceId, query.deviceId) : undefined,
+      query.action ? eq(l.action, query.action) : undefined,
+      this.devices.restrictedDeviceWhere(ctx, l.deviceId),
+    );
     const data = this.db
       .select({ id: l.id, groupId: l.groupId, deviceId: l.deviceId, hostname: devices.hostname, displayName: devices.displayName, action: l.action, reason: l.reason, createdAt: l.createdAt })
       .from(l)
@@ -165,7 +174,8 @@ export class GroupsService {
     const group = this.findVisible(ctx, id);
     if (group.type !== 'dynamic' || !group.filterConditions) throw badRequest('Preview is only available for dynamic groups', 'GROUP_NOT_DYNAMIC');
     const evaluatedAt = new Date();
-    const where = this.matchOf(group, evaluatedAt);
+    // The group's members are evaluated in its own scope; the caller is shown only those it may see (01 §2.6).
+    const where = and(this.matchOf(group, evaluatedAt), this.devices.restrictedDeviceWhere(ctx, devices.id)) as SQL;
     return { data: { ...this.filters.previewOf(where, limit), evaluatedAt: evaluatedAt.toISOString() } };
   }
 
@@ -189,12 +199,13 @@ export class GroupsService {
       if (type === 'static' && body.deviceIds) this.addStatic(ctx, row, body.deviceIds);
       if (type === 'dynamic') this.reevaluate(row, 'Group created');
       this.audit(ctx, 'device_group.create', row, { type, filterFieldsUsed: fields });
-      return { data: this.out(this.findRow(row.id)) };
+      return { data: this.out(ctx, this.findRow(row.id)) };
     })();
   }
 
   update(ctx: RequestContext, id: string, body: Body<'update'>) {
     const group = this.findVisible(ctx, id);
+    this.requireReachKept(ctx, group, body);
     if (body.filterConditions !== undefined && group.type !== 'dynamic') throw badRequest('A static group has no filter conditions', 'GROUP_NOT_DYNAMIC');
     const fields = body.filterConditions ? compileFilter(body.filterConditions, { message: 'Invalid filter conditions' }).fields : undefined;
     if (body.siteId) this.requireSiteOfOrg(ctx, body.siteId, group.orgId);
@@ -218,7 +229,7 @@ export class GroupsService {
         .get();
       if (row.type === 'dynamic' && (body.filterConditions !== undefined || body.siteId !== undefined)) this.reevaluate(row, 'Group conditions changed');
       this.audit(ctx, 'device_group.update', row, { changedFields: Object.keys(body) });
-      return { data: this.out(row) };
+      return { data: this.out(ctx, row) };
     })();
   }
 
@@ -227,7 +238,7 @@ export class GroupsService {
     const children = this.db.select({ n: count() }).from(deviceGroups).where(eq(deviceGroups.parentId, id)).get()?.n ?? 0;
     if (children > 0) throw badRequest('Cannot delete group with child groups', 'GROUP_HAS_CHILDREN');
     return this.db.$client.transaction(() => {
-      const out = this.out(group);
+      const out = this.out(ctx, group);
       this.db.delete(deviceGroups).where(eq(deviceGroups.id, id)).run();
       this.audit(ctx, 'device_group.delete', group, { type: group.type });
       return { data: out };
@@ -246,6 +257,8 @@ export class GroupsService {
 
   removeMember(ctx: RequestContext, id: string, deviceId: string) {
     const group = this.findVisible(ctx, id);
+    // A device the caller may not see is 404 whatever its membership (01 §2.6).
+    this.devices.findVisible(ctx, deviceId);
     if (group.type === 'dynamic') throw badRequest('Cannot manually remove devices from a dynamic group; unpin it or change the conditions', 'GROUP_IS_DYNAMIC');
     return this.db.$client.transaction(() => {
       const gone = this.db
@@ -279,6 +292,7 @@ export class GroupsService {
 
   unpin(ctx: RequestContext, id: string, deviceId: string) {
     const group = this.requireDynamic(ctx, id);
+    this.devices.findVisible(ctx, deviceId);
     const existing = this.memberRow(id, deviceId);
     if (!existing?.isPinned) throw notFound('Device is not pinned in this group', 'GROUP_PIN_NOT_FOUND');
     const unpinnedAt = isoNow();
@@ -339,7 +353,7 @@ export class GroupsService {
       SELECT ${devices.id}, 'added' FROM ${devices} WHERE ${match}
         AND NOT EXISTS (SELECT 1 FROM ${m} WHERE ${m.groupId} = ${group.id} AND ${m.deviceId} = ${devices.id})`).changes;
     const matching = this.db.select({ n: count() }).from(devices).where(match).get()?.n ?? 0;
-    const members = this.memberCounts([group.id]).get(group.id) ?? 0;
+    const members = this.memberCounts(null, [group.id]).get(group.id) ?? 0;
     if (members - (matching - entering) > 0) {
       this.db.run(sql`INSERT INTO temp.${sql.identifier(DELTA)} (device_id, action)
         SELECT ${m.deviceId}, 'removed' FROM ${m} WHERE ${m.groupId} = ${group.id} AND ${m.isPinned} = 0
@@ -385,7 +399,7 @@ export class GroupsService {
       .returning({ deviceId: deviceGroupMembers.deviceId })
       .all();
     this.log(group.id, inserted.map((r) => r.deviceId), 'added', `Added by ${ctx.caller.email ?? ctx.caller.name ?? 'a user'}`, at);
-    return { added: inserted.length, skipped: unique.length - inserted.length, total: this.memberCounts([group.id]).get(group.id) ?? 0 };
+    return { added: inserted.length, skipped: unique.length - inserted.length, total: this.memberCounts(ctx, [group.id]).get(group.id) ?? 0 };
   }
 
   private log(groupId: string, deviceIds: string[], action: 'added' | 'removed', reason: string, at = isoNow()): void {
@@ -399,13 +413,33 @@ export class GroupsService {
     return this.db.select().from(deviceGroupMembers).where(and(eq(deviceGroupMembers.groupId, groupId), eq(deviceGroupMembers.deviceId, deviceId))).get();
   }
 
-  private memberCounts(ids: string[]): Map<string, number> {
+  /** The member counts of groups: the members `ctx` may see (01 §2.6), or every member without one. */
+  private memberCounts(ctx: RequestContext | null, ids: string[]): Map<string, number> {
     if (ids.length === 0) return new Map();
-    const rows = groupReads(this.db).memberCounts.all({ groupIds: JSON.stringify(ids) });
+    const m = deviceGroupMembers;
+    const restricted = ctx ? this.devices.restrictedDeviceWhere(ctx, m.deviceId) : undefined;
+    const rows = restricted
+      ? this.db
+          .select({ id: m.groupId, n: count() })
+          .from(m)
+          .where(and(sql`${m.groupId} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`, restricted))
+          .groupBy(m.groupId)
+          .all()
+      : groupReads(this.db).memberCounts.all({ groupIds: JSON.stringify(ids) });
     return new Map(rows.map((r) => [r.id, r.n]));
   }
 
-  private out(row: GroupRow, deviceCount?: number) {
+  /** Refuses a change of what decides the members of a group the caller's reach is restricted to (REACH_FIELDS). */
+  private requireReachKept(ctx: RequestContext, group: GroupRow, body: Body<'update'>): void {
+    if (ctx.caller.deviceGroupIds === null || !ctx.caller.deviceGroupIds.includes(group.id)) return;
+    const asked: Record<string, unknown> = body;
+    // A filterId is never the current value: it brings a saved filter's conditions. The same value again is no change.
+    const current: Record<string, unknown> = { filterConditions: group.filterConditions, siteId: group.siteId, type: group.type };
+    const changed = REACH_FIELDS.some((k) => asked[k] !== undefined && JSON.stringify(asked[k]) !== JSON.stringify(current[k]));
+    if (changed) throw deviceGroupAccessDenied();
+  }
+
+  private out(ctx: RequestContext, row: GroupRow, deviceCount?: number) {
     return {
       id: row.id,
       orgId: row.orgId,
@@ -416,7 +450,7 @@ export class GroupsService {
       filterConditions: row.filterConditions,
       filterFieldsUsed: row.filterFieldsUsed,
       parentId: row.parentId,
-      deviceCount: deviceCount ?? this.memberCounts([row.id]).get(row.id) ?? 0,
+      deviceCount: deviceCount ?? this.memberCounts(ctx, [row.id]).get(row.id) ?? 0,
       createdAt: row.createdAt,
       updatedAt: row.updatedAt,
     };

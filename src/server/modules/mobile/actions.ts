@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { MobileActionSchema } from '../../../contract/mobile.js';
-import { systemContext, type RequestContext } from '../../context.js';
+import type { RequestContext } from '../../context.js';
 import { DomainError, badRequest, conflict, forbidden } from '../../errors.js';
 import type { DeviceCommandsService } from '../device-commands/service.js';
 import type { DeviceRow, DevicesService } from '../devices/service.js';
@@ -9,9 +9,8 @@ import { covers } from '../roles/permissions.js';
 import type { ScriptsService } from '../scripts/service.js';
 
 type Action = z.infer<typeof MobileActionSchema>;
-const SYSTEM = systemContext();
 const MAC = /^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$/i;
-/** The relay candidates looked at (online devices of the site, most recently seen first). */
+/** The relay candidates looked at (online devices of the site the caller may see, most recently seen first). */
 const RELAY_CANDIDATES = 50;
 
 /** The MAC addresses the agent reported for the device (primary first), normalised to lower-case colons. */
@@ -86,11 +85,12 @@ export class MobileActions {
   private wake(ctx: RequestContext, device: DeviceRow) {
     const macs = macsOf(device);
     if (macs.length === 0) throw new DomainError('precondition_failed', 'No MAC address is known for this device', 'WAKE_NO_MAC');
+    // The relay is one of the devices the caller may see: its site and device-group restrictions hold (01 §2.6).
     const relay =
       device.siteId === null
         ? undefined
         : this.devices
-            .list(SYSTEM, { siteId: device.siteId, status: ['online'], sort: 'lastSeen', sortDir: 'desc', limit: RELAY_CANDIDATES })
+            .list(ctx, { siteId: device.siteId, status: ['online'], sort: 'lastSeen', sortDir: 'desc', limit: RELAY_CANDIDATES })
             .data.find((d) => d.id !== device.id && d.orgId === device.orgId);
     if (!relay) throw new DomainError('precondition_failed', 'No online device in the same site can relay the wake packet', 'WAKE_NO_RELAY');
     const { network, broadcast } = networkOf(device);
