@@ -198,8 +198,11 @@ describe('alert templates and rules (02 §2.1, §2.2, §4.1, §7)', () => {
     const empty = await t.call('PATCH', `${API}/rules/${rule.id}`, { token: w.tokens.orgUser, body: {} });
     expect(empty.status).toBe(400);
     expect(empty.body.error).toBe('No updates provided');
-    const patched = await t.call('PATCH', `${API}/rules/${rule.id}`, { token: w.tokens.orgUser, body: { cooldownMinutes: 60, notificationChannelIds: [w.orgA1.id] } });
-    expect(patched.body.data).toMatchObject({ cooldownMinutes: 60, severity: 'high', notificationChannelIds: [w.orgA1.id] });
+    // Override channels must be channels of the rule's organization.
+    const channel = await t.call('POST', '/api/v1/alerts/channels', { token: w.tokens.orgUser, body: { name: 'On call', type: 'email', config: { recipients: ['oncall@a1.test'] } } });
+    expect(channel.status, channel.text).toBe(201);
+    const patched = await t.call('PATCH', `${API}/rules/${rule.id}`, { token: w.tokens.orgUser, body: { cooldownMinutes: 60, notificationChannelIds: [channel.body.id] } });
+    expect(patched.body.data).toMatchObject({ cooldownMinutes: 60, severity: 'high', notificationChannelIds: [channel.body.id] });
     const off = await t.call('POST', `${API}/rules/${rule.id}/toggle`, { token: w.tokens.orgUser, body: { enabled: false } });
     expect(off.body.data).toMatchObject({ enabled: false, isActive: false });
     const bad = await t.call('POST', `${API}/rules/${rule.id}/toggle`, { token: w.tokens.orgUser, body: {} });

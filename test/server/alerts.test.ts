@@ -58,7 +58,10 @@ describe('alerts: metrics, evaluation and the alert state machine (02 §3, 05 "4
 
   it('02§3 samples above the threshold for the whole duration raise one active alert and alert.triggered, once', async () => {
     const a = await agent('web-1');
-    const r = await rule({ notificationChannelIds: ['11111111-1111-4111-8111-111111111111'] });
+    // Override channels must be channels of the rule's organization.
+    const channel = await t.call('POST', `${API}/alerts/channels`, { token: w.tokens.orgUser, body: { name: 'On call', type: 'email', config: { recipients: ['oncall@a1.test'] } } });
+    expect(channel.status, channel.text).toBe(201);
+    const r = await rule({ notificationChannelIds: [channel.body.id] });
     expect(await cpu(a)).toBe(13);
     const raised = evaluate();
     expect(raised).toHaveLength(1);
@@ -76,7 +79,7 @@ describe('alerts: metrics, evaluation and the alert state machine (02 §3, 05 "4
       deviceName: 'web-1',
       severity: 'high',
       status: 'active',
-      notificationChannelIds: ['11111111-1111-4111-8111-111111111111'],
+      notificationChannelIds: [channel.body.id],
       escalationPolicyId: null,
       actorUserId: null,
     });

@@ -174,7 +174,8 @@ export class CorrelationService {
         // A requested alert older than the window is analyzed against the window around it.
         candidates = [...candidates, ...this.windowAlerts(org.id, body.windowMinutes, Date.parse(a.triggeredAt) + body.windowMinutes * 60_000)];
       }
-      const unique = [...new Map(candidates.map((a) => [a.id, a])).values()];
+      // A site-restricted caller analyzes only the alerts it sees: no link (nor summary) tells of other sites' alerts.
+      const unique = [...new Map(candidates.filter((a) => this.seesSite(ctx, a)).map((a) => [a.id, a])).values()];
       const focus = requested.length > 0 ? new Set(visibleRequested.map((a) => a.id)) : undefined;
       const links = focus && focus.size === 0 ? [] : this.store(org.id, correlate(unique, body.windowMinutes, focus));
       const involved = new Set(links.flatMap((l) => [l.alertId, l.relatedAlertId]));
@@ -256,9 +257,13 @@ export class CorrelationService {
   private visibleAlerts(ctx: RequestContext, ids: string[]): AlertRow[] {
     const { caller } = ctx;
     const orgIds = readOrgIds(this.db, caller, undefined);
-    return this.alerts
-      .byIds(ids)
-      .filter((a) => (orgIds === null || orgIds.includes(a.orgId)) && (caller.siteIds === null || (a.siteId !== null && caller.siteIds.includes(a.siteId))));
+    return this.alerts.byIds(ids).filter((a) => (orgIds === null || orgIds.includes(a.orgId)) && this.seesSite(ctx, a));
+  }
+
+  /** Whether the caller's site restriction (01 §2.6) lets it see the alert; an alert of no site is hidden from it. */
+  private seesSite(ctx: RequestContext, alert: Pick<AlertRow, 'siteId'>): boolean {
+    const { siteIds } = ctx.caller;
+    return siteIds === null || (alert.siteId !== null && siteIds.includes(alert.siteId));
   }
 
   private bothVisibleToSites(siteIds: string[]) {

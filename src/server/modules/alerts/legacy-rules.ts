@@ -14,8 +14,8 @@ import type { AlertRulesService, RuleRow } from './rules-service.js';
 
 type LegacyTargets = z.infer<typeof LegacyTargetsSchema>;
 type SvcTargets = NonNullable<z.infer<typeof AlertRuleUpdateSchema>['targets']>;
-/** A channel's name and type by id (the notifications module's channels), for `notificationChannels`. */
-export type ChannelLookup = (id: string) => { id: string; name: string; type: string } | null;
+/** A channel's organization, name and type by id (the notifications module's channels), for `notificationChannels`. */
+export type ChannelLookup = (id: string) => { id: string; orgId: string; name: string; type: string } | null;
 
 const SYSTEM = systemContext();
 
@@ -95,8 +95,9 @@ export class LegacyAlertRules {
       escalationPolicyId: row.escalationPolicyId,
       notificationChannelIds: channelIds,
       notificationChannels: channelIds.flatMap((id) => {
+        // Only the rule's own organization's channels: a rule stored before ids were checked may name another's.
         const channel = this.channelOf(id);
-        return channel ? [{ id: channel.id, name: channel.name, type: channel.type }] : [];
+        return channel && channel.orgId === row.orgId ? [{ id: channel.id, name: channel.name, type: channel.type }] : [];
       }),
       templateId: row.templateId,
       templateName: row.templateName,

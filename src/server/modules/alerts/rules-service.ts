@@ -13,9 +13,11 @@ import type { Db } from '../../db/connection.js';
 import { inJson, rowById } from '../../db/prepared.js';
 import { alertRules, alertTemplates } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
-import { badRequest, conflict, forbidden, notFound } from '../../errors.js';
+import { badRequest, conflict, fieldError, forbidden, notFound } from '../../errors.js';
 import { countRows, pageOfRows, preparedPages, type PageQuery } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
+import { channelIdsOfOrg } from '../notifications/channels.js';
+import { policyOfOrg } from '../notifications/policies.js';
 import { isSiteOfOrg, type Organization } from '../tenancy/access.js';
 import { messageTemplateFor, titleTemplateFor } from './builtin-templates.js';
 import { orgById, reaches, readOrgIds, resolveWriteOrg } from './scope.js';
@@ -213,6 +215,7 @@ export class AlertRulesService {
       if (template.orgId !== null && template.orgId !== org.id) throw notFound('Template not found', 'TEMPLATE_NOT_FOUND');
       const targets = body.targets ?? template.targets;
       this.checkTargets(org.id, targets);
+      this.checkNotifications(org.id, body);
       const row = this.db
         .insert(alertRules)
         .values({
@@ -244,6 +247,7 @@ export class AlertRulesService {
       const changes = definedOnly(body);
       if (Object.keys(changes).length === 0) throw badRequest('No updates provided', 'NO_UPDATES');
       if (changes.targets) this.checkTargets(current.orgId, changes.targets);
+      this.checkNotifications(current.orgId, changes);
       const row = this.db
         .update(alertRules)
         .set({ ...changes, updatedAt: new Date().toISOString() })
@@ -299,6 +303,17 @@ export class AlertRulesService {
     for (const siteId of siteIds) {
       if (typeof siteId !== 'string' || !isSiteOfOrg(this.db, siteId, orgId)) throw badRequest(`Site ${String(siteId)} is not a site of the organization`, 'INVALID_TARGETS');
     }
+  }
+
+  /** Override channels and the escalation policy must be of the rule's organization: another tenant's id is
+   * refused (never stored, so no view of the rule can show that channel). */
+  private checkNotifications(orgId: string, body: { notificationChannelIds?: string[] | null; escalationPolicyId?: string | null }): void {
+    const channelIds = body.notificationChannelIds ?? [];
+    const known = channelIdsOfOrg(this.db, orgId, channelIds);
+    const unknown = [...new Set(channelIds.filter((id) => !known.has(id)))];
+    if (unknown.length > 0) throw fieldError('notificationChannelIds', `Unknown notification channel(s) of this organization: ${unknown.join(', ')}`);
+    const policyId = body.escalationPolicyId;
+    if (policyId && !policyOfOrg(this.db, orgId, policyId)) throw fieldError('escalationPolicyId', `Unknown escalation policy of this organization: ${policyId}`);
   }
 
   private orgOf(orgId: string | null): { id: string | null; partnerId: string | null } {

@@ -42,6 +42,18 @@ const channelPageOf = preparedPages(notificationChannels, [desc(notificationChan
   ),
 );
 
+/** Which of these ids are channels of the organization: escalation steps and alert rules may name only those
+ * (the alerts module checks its rules with this, as it is built without this module's services). */
+export function channelIdsOfOrg(db: Db, orgId: string, ids: readonly string[]): Set<string> {
+  if (ids.length === 0) return new Set();
+  const rows = db
+    .select({ id: notificationChannels.id })
+    .from(notificationChannels)
+    .where(and(eq(notificationChannels.orgId, orgId), inArray(notificationChannels.id, [...ids])))
+    .all();
+  return new Set(rows.map((r) => r.id));
+}
+
 /** 02 §2.4 notification channels and 05-wire-notes 4.1 `/alerts/channels`. */
 export class ChannelsService {
   constructor(
@@ -192,13 +204,7 @@ export class ChannelsService {
 
   /** Which of these ids are channels of the organization (escalation steps may name only those). */
   idsOfOrg(orgId: string, ids: string[]): Set<string> {
-    if (ids.length === 0) return new Set();
-    const rows = this.db
-      .select({ id: notificationChannels.id })
-      .from(notificationChannels)
-      .where(and(eq(notificationChannels.orgId, orgId), inArray(notificationChannels.id, ids)))
-      .all();
-    return new Set(rows.map((r) => r.id));
+    return channelIdsOfOrg(this.db, orgId, ids);
   }
 
   private findVisible(ctx: RequestContext, id: string): ChannelRow {

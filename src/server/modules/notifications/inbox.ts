@@ -75,7 +75,9 @@ export class InboxService {
   mark(ctx: RequestContext, body: z.infer<typeof NotificationMarkSchema>): { success: true } {
     const userId = this.owner(ctx);
     const mine = eq(notifications.userId, userId);
-    const where = body.all === true || !body.ids ? mine : and(mine, inArray(notifications.id, body.ids));
+    // Only rows whose state changes: marking read again keeps the time it was first read.
+    const changing = eq(notifications.read, !body.read);
+    const where = body.all === true || !body.ids ? and(mine, changing) : and(mine, changing, inArray(notifications.id, body.ids));
     this.db
       .update(notifications)
       .set(body.read ? { read: true, readAt: new Date().toISOString() } : { read: false, readAt: null })

@@ -32,6 +32,13 @@ export function stepsOf(policy: PolicyRow): EscalationStep[] {
   return out;
 }
 
+/** A policy by id only if it is of the organization (the dispatcher, and the alerts module checking a rule's
+ * escalationPolicyId, as it is built without this module's services); else null. */
+export function policyOfOrg(db: Db, orgId: string, id: string): PolicyRow | null {
+  const row = rowById(db, escalationPolicies, id);
+  return row && row.orgId === orgId ? row : null;
+}
+
 /** 02 §2.6 and 05-wire-notes 4.1 `/alerts/policies`. */
 export class PoliciesService {
   constructor(
@@ -56,8 +63,7 @@ export class PoliciesService {
 
   /** A policy by id for the dispatcher: only one of the alert's own organization. */
   forOrg(orgId: string, id: string): PolicyRow | null {
-    const row = rowById(this.db, escalationPolicies, id);
-    return row && row.orgId === orgId ? row : null;
+    return policyOfOrg(this.db, orgId, id);
   }
 
   /** Every channel a step names must be a channel of the policy's organization. */
