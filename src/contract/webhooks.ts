@@ -25,13 +25,21 @@ export const RESERVED_HEADER_NAMES = [
   'user-agent',
 ];
 
-const RFC_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** An HTTP header name: an RFC 7230 token. */
+export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARS = /[\u0000-\u0008\u000a-\u001f\u007f]/;
 /** What an HTTP header value cannot carry (Node's client refuses it at every send): a value accepted with one would
  * fail every delivery. */
 // eslint-disable-next-line no-control-regex
 const BEYOND_LATIN1 = /[^\u0000-\u00ff]/;
+
+/** Why an HTTP header value cannot be sent as it is (the end of `Header "<n>" …`), or null when it can. */
+export function headerValueProblem(value: string): string | null {
+  if (CONTROL_CHARS.test(value)) return 'cannot contain control characters';
+  if (BEYOND_LATIN1.test(value)) return 'can hold only Latin-1 characters';
+  return null;
+}
 
 export const WebhookHeaderSchema = z.object({ key: z.string(), value: z.string() });
 
@@ -44,11 +52,11 @@ const HeaderListSchema = z
     headers.forEach(({ key, value }, i) => {
       const name = key.toLowerCase();
       const issue = (message: string) => ctx.addIssue({ code: 'custom', path: [i, 'key'], message });
-      if (!RFC_TOKEN.test(key)) issue(`Header "${key}" must be a valid RFC token`);
+      if (!HEADER_NAME.test(key)) issue(`Header "${key}" must be a valid RFC token`);
       else if (RESERVED_HEADER_NAMES.includes(name) || name.startsWith('x-svc-')) issue(`Header "${key}" is reserved`);
       else if (seen.has(name)) issue(`Header "${key}" is duplicated`);
-      if (CONTROL_CHARS.test(value)) ctx.addIssue({ code: 'custom', path: [i, 'value'], message: `Header "${key}" cannot contain control characters` });
-      else if (BEYOND_LATIN1.test(value)) ctx.addIssue({ code: 'custom', path: [i, 'value'], message: `Header "${key}" can hold only Latin-1 characters` });
+      const problem = headerValueProblem(value);
+      if (problem) ctx.addIssue({ code: 'custom', path: [i, 'value'], message: `Header "${key}" ${problem}` });
       seen.add(name);
     });
   });

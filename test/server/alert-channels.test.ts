@@ -117,6 +117,12 @@ describe('notification channels (02 §2.4, 05-wire-notes 4.1)', () => {
       ['webhook', { url: 'https://example.com', timeout: 999 }, 'Timeout must be between 1000 and 60000 milliseconds'],
       ['webhook', { url: 'https://example.com', timeout: 60_001 }, 'Timeout must be between 1000 and 60000 milliseconds'],
       ['webhook', { url: 'https://example.com', payloadTemplate: '{"a": ' }, 'Payload template is not valid JSON'],
+      // What an HTTP request cannot carry would fail every send: refused up front, as for webhooks (02 §4.3).
+      ['webhook', { url: 'https://example.com', headers: { 'X Team': 'a' } }, 'Header "X Team" must be a valid RFC token'],
+      ['webhook', { url: 'https://example.com', headers: { 'X-Team': 'Zürich €' } }, 'Header "X-Team" can hold only Latin-1 characters'],
+      ['webhook', { url: 'https://example.com', headers: { 'X-Team': 'a\r\nb' } }, 'Header "X-Team" cannot contain control characters'],
+      ['webhook', { url: 'https://example.com', authType: 'api_key', apiKeyHeader: 'X Key', apiKeyValue: 'k' }, 'apiKeyHeader must be a valid RFC token'],
+      ['webhook', { url: 'https://example.com', authType: 'bearer', authToken: 'tok€n' }, 'authToken can hold only Latin-1 characters'],
       ['pagerduty', {}, 'PagerDuty channel requires routingKey or integrationKey'],
       ['sms', { phoneNumbers: [] }, 'SMS channel phoneNumbers must be a non-empty array'],
       ['sms', { phoneNumbers: ['+15551234567', '555-1234'] }, 'Invalid E.164 phone number: 555-1234'],

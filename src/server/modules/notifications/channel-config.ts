@@ -1,4 +1,5 @@
 import type { ChannelType } from '../../../contract/alert-channels.js';
+import { HEADER_NAME, headerValueProblem } from '../../../contract/webhooks.js';
 import { DomainError } from '../../errors.js';
 
 /** A channel's configuration as stored (plaintext inside the sealed column) and as senders read it. */
@@ -54,6 +55,17 @@ function webhookProblems(c: ChannelConfig): string[] {
     out.push('Method must be POST, PUT, or PATCH');
   if (c.headers !== undefined && !(isObject(c.headers) && Object.values(c.headers).every((v) => typeof v === 'string')))
     out.push('Headers must be an object of string values');
+  // What Node's client would refuse at every send is refused here, as for webhooks (02 §4.3): such a channel never sends.
+  for (const [name, value] of Object.entries(isObject(c.headers) ? c.headers : {})) {
+    const problem = HEADER_NAME.test(name) ? (typeof value === 'string' ? headerValueProblem(value) : null) : 'must be a valid RFC token';
+    if (problem) out.push(`Header "${name}" ${problem}`);
+  }
+  if (typeof c.apiKeyHeader === 'string' && c.apiKeyHeader !== '' && !HEADER_NAME.test(c.apiKeyHeader)) out.push('apiKeyHeader must be a valid RFC token');
+  for (const field of ['authToken', 'apiKeyValue'] as const) {
+    const value = c[field];
+    const problem = typeof value === 'string' ? headerValueProblem(value) : null;
+    if (problem) out.push(`${field} ${problem}`);
+  }
   const authType = c.authType ?? 'none';
   if (!(AUTH_TYPES as readonly unknown[]).includes(authType)) out.push('Invalid auth type. Must be one of: none, bearer, basic, api_key');
   if (authType === 'bearer' && !nonEmpty(c.authToken)) out.push('Bearer auth requires authToken');
