@@ -4,6 +4,7 @@ import { useReceiverWorld } from '../helpers/world.js';
 import { buildApp } from '../../src/server/app.js';
 import { loadConfig } from '../../src/server/config.js';
 import { auditLogs, integrationSettings } from '../../src/server/db/schema/index.js';
+import { maskConfig, unmask } from '../../src/server/modules/integrations/config.js';
 import type { Receiver, Responder } from '../helpers/https-receiver.js';
 import { seedOrgRole, seedUser, type World } from '../helpers/seed.js';
 import { type TestApp } from '../helpers/server.js';
@@ -179,6 +180,22 @@ describe('integrations (02 §4.4, legacy /integrations/psa of §2.8)', () => {
     expect(rowOf('monitoring')?.lastTestStatus).toBe('succeeded');
     const audit = t.db.select().from(auditLogs).where(eq(auditLogs.action, 'integration.test')).all();
     expect(audit).toHaveLength(1);
+  });
+
+  it('02§4.4 secrets under other names (headers, bearer, authorization, pass, cookie) are masked when read and never stored readable', async () => {
+    const r = await setup();
+    const secrets = { headers: { Authorization: 'Bearer h3ader-secret', 'X-Tenant': 'acme-t3nant' }, bearer: 'b3arer-secret', authorization: 'Basic 4uth-secret', pass: 'pa55-secret', cookie: 'sid=c00kie-secret' };
+    const put = await t.call('PUT', `${API}/integrations/monitoring${orgA1()}`, { token: w.tokens.aAdmin, body: { endpoint: `${r.url}/events`, apiKey: 'mon-key-123', ...secrets } });
+    expect(put.status, put.text).toBe(200);
+    const got = await t.call('GET', `${API}/integrations/monitoring${orgA1()}`, { token: w.tokens.aAdmin });
+    expect(got.body).toMatchObject({ headers: { Authorization: '********', 'X-Tenant': '********' }, bearer: '********', authorization: '********', pass: '********', cookie: '********' });
+    const readable = JSON.stringify([put.body, got.body, rowOf('monitoring')?.config]);
+    for (const secret of ['h3ader-secret', 'acme-t3nant', 'b3arer-secret', '4uth-secret', 'pa55-secret', 'c00kie-secret']) expect(readable).not.toContain(secret);
+    // Read, edit, send back: the masked values keep the stored ones (headers as a whole object too).
+    const edited = await t.call('PUT', `${API}/integrations/monitoring${orgA1()}`, { token: w.tokens.aAdmin, body: { ...got.body, forwardEvents: true } });
+    expect(edited.status, edited.text).toBe(200);
+    const stored = { endpoint: `${r.url}/events`, apiKey: 'mon-key-123', ...secrets };
+    expect(unmask({ ...maskConfig(stored), forwardEvents: true }, stored)).toEqual({ ...stored, forwardEvents: true });
   });
 
   it('02§4.4 monitoring test: a refused key is success false with the reason; no settings is 404', async () => {

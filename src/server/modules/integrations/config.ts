@@ -5,8 +5,9 @@ import { badRequest } from '../../errors.js';
 export const MASK = '********';
 
 /** Keys whose values are secrets: kept only inside the SecretBox ciphertext and masked when read. Everything under
- * a `credentials` key is secret too. */
-const SECRET_KEY = /password|passphrase|secret|token|webhook_?url|api_?key|private_?key|public_?key|access_?key|^key$|integration_?code|credentials?$/i;
+ * a `credentials` or `headers` key is secret too (header values carry credentials; webhooks mask every one). */
+const SECRET_KEY =
+  /password|passphrase|passwd|^pass$|^pwd$|secret|token|bearer|authori[sz]ation|cookie|webhook_?url|api_?key|private_?key|public_?key|access_?key|^key$|integration_?code|credentials?$|^headers$/i;
 
 /** Keys the server adds when it shows a configuration; a body that carries them back (GET, edit, POST) drops them. */
 export const STATUS_KEYS = ['orgId', 'test', 'lastTestedAt', 'lastTestStatus', 'lastTestError', 'updatedAt'] as const;
