@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { devices } from '../../src/server/db/schema/index.js';
+import { alerts, devices } from '../../src/server/db/schema/index.js';
 import { createTestApp, type TestApp } from '../helpers/server.js';
 import { seedUser, seedWorld, type World } from '../helpers/seed.js';
 import { SimulatedAgent } from '../helpers/simulated-agent.js';
@@ -34,6 +34,14 @@ describe('device groups for a caller restricted to sites or device groups (01 §
     expect(res.status, res.text).toBe(201);
     return res.body.data.id as string;
   };
+
+  /** An alert of a device, written directly (no rule needed). */
+  const alertOf = (deviceId: string | null, title: string) =>
+    t.db
+      .insert(alerts)
+      .values({ orgId: w.orgA1.id, siteId: w.siteA1a.id, deviceId, severity: 'high', title, message: title, triggeredAt: new Date().toISOString() })
+      .returning()
+      .get();
 
   beforeEach(async () => {
     t = await createTestApp();
@@ -130,6 +138,57 @@ describe('device groups for a caller restricted to sites or device groups (01 §
     const counts = Object.fromEntries(list.body.data.map((g: { name: string; deviceCount: number }) => [g.name, g.deviceCount]));
     expect(counts).toEqual({ Mine: 1, Other: 1 });
     expect((await as(w.tokens.orgUser, 'GET', `/groups/${otherGroupId}`)).body.data.deviceCount).toBe(2);
+  });
+
+  it('01§2.6 alerts: a device-group-restricted user lists, reads and counts only alerts of devices in its groups', async () => {
+    const mine = alertOf(inGroup.deviceId, 'CPU high on mine');
+    const theirs = alertOf(outside.deviceId, 'CPU high elsewhere');
+    alertOf(null, 'Organization-wide');
+    const list = await as(groupUser, 'GET', '/alerts');
+    expect(list.status, list.text).toBe(200);
+    expect(list.body.data.map((a: { id: string }) => a.id)).toEqual([mine.id]);
+    expect((await as(groupUser, 'GET', `/alerts/${theirs.id}`)).status).toBe(404);
+    expect((await as(groupUser, 'GET', `/alerts/${mine.id}`)).status).toBe(200);
+    expect((await as(groupUser, 'GET', '/alerts/summary')).body.total).toBe(1);
+    // Acting on one out of reach is refused like reading it.
+    expect((await as(groupUser, 'POST', `/alerts/${theirs.id}/acknowledge`, {})).status).toBe(404);
+    // The unrestricted Org Admin sees all three.
+    expect((await as(w.tokens.orgUser, 'GET', '/alerts')).body.data).toHaveLength(3);
+  });
+
+  it('02§4.6 mobile inbox: a device-group-restricted user is shown only alerts of devices in its groups', async () => {
+    const mine = alertOf(inGroup.deviceId, 'Disk low on mine');
+    alertOf(outside.deviceId, 'Disk low elsewhere');
+    const inbox = await as(groupUser, 'GET', '/mobile/alerts/inbox');
+    expect(inbox.status, inbox.text).toBe(200);
+    expect(inbox.body.data.map((a: { id: string }) => a.id)).toEqual([mine.id]);
+    expect(JSON.stringify(inbox.body)).not.toContain('web-out');
+  });
+
+  it("01§2.6 search: alerts of devices outside a device-group-restricted user's groups are not found", async () => {
+    alertOf(outside.deviceId, 'Disk zeta full');
+    alertOf(inGroup.deviceId, 'Disk zeta low');
+    const res = await as(groupUser, 'GET', '/search?q=zeta');
+    expect(res.status, res.text).toBe(200);
+    const found = res.body.results.filter((r: { type: string }) => r.type === 'alerts');
+    expect(found.map((r: { title: string }) => r.title)).toEqual(['Disk zeta low']);
+  });
+
+  it('02§4.1 correlation: a device-group-restricted user is shown no link involving an alert out of its groups', async () => {
+    const mine = [alertOf(inGroup.deviceId, 'one').id, alertOf(inGroup.deviceId, 'two').id];
+    const theirs = [alertOf(outside.deviceId, 'three').id, alertOf(outside.deviceId, 'four').id];
+    const analyzed = await as(w.tokens.orgUser, 'POST', '/alert-templates/correlations/analyze', { orgId: w.orgA1.id, windowMinutes: 60 });
+    expect(analyzed.status, analyzed.text).toBe(200);
+    const linked = (body: { data: { alertId: string; relatedAlertId: string }[] } | { data: { links: { alertId: string; relatedAlertId: string }[] } }) =>
+      ('links' in body.data ? body.data.links : body.data).flatMap((l) => [l.alertId, l.relatedAlertId]);
+    // Same-device links exist on both devices for the unrestricted admin.
+    expect(linked(analyzed.body)).toEqual(expect.arrayContaining([...mine, ...theirs]));
+    const links = await as(groupUser, 'GET', '/alert-templates/correlations');
+    expect(links.status, links.text).toBe(200);
+    expect(linked(links.body).sort()).toEqual([...mine].sort());
+    const own = await as(groupUser, 'POST', '/alert-templates/correlations/analyze', { windowMinutes: 60 });
+    expect(own.status, own.text).toBe(200);
+    expect(linked(own.body).sort()).toEqual([...mine].sort());
   });
 
   it('02§4.5/§7 an unknown field key named like an Object.prototype member (constructor, toString) is 400 Invalid filter, not 500', async () => {

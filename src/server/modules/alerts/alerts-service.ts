@@ -9,7 +9,7 @@ import { systemContext, type Caller, type RequestContext } from '../../context.j
 import { DomainError, badRequest, notFound } from '../../errors.js';
 import { publishEvent } from '../../jobs/queue.js';
 import { paged, preparedPages, type Paged } from '../../lib/paging.js';
-import type { DevicesService } from '../devices/service.js';
+import { inCallerDeviceGroups, inDeviceGroupsPrepared, type DevicesService } from '../devices/service.js';
 import { ruleOut, type AlertRulesService, type RuleRow } from './rules-service.js';
 import { orgById, readOrgIds } from './scope.js';
 
@@ -84,9 +84,14 @@ export interface RuleState {
 }
 
 /** A caller's reach as a shape (db/prepared.ts): 'o' within the organizations of the JSON array `orgIds`, 's'
- * within the sites of `siteIds` (a site-restricted user). */
+ * within the sites of `siteIds` (a site-restricted user), 'g' of devices in the groups of `groupIds` (a
+ * device-group-restricted user, 01 §2.6: an alert of no device is outside it, as one of no site is outside 's'). */
 function reachIn(shape: string): SQL | undefined {
-  return and(shape.includes('o') ? inJson(alerts.orgId, 'orgIds') : undefined, shape.includes('s') ? inJson(alerts.siteId, 'siteIds') : undefined);
+  return and(
+    shape.includes('o') ? inJson(alerts.orgId, 'orgIds') : undefined,
+    shape.includes('s') ? inJson(alerts.siteId, 'siteIds') : undefined,
+    shape.includes('g') ? inDeviceGroupsPrepared(alerts.deviceId) : undefined,
+  );
 }
 
 /** A page of alerts, per shape: the reach (reachIn) and which filters of the list the request has, as letters
@@ -132,25 +137,35 @@ export class AlertsService {
 
   /** The reach every read applies, as a shape (reachIn) and its values: the organizations the caller reaches
    * and, for site-restricted users, their sites; false when it is nothing. */
-  private visible(caller: Caller, orgId: string | undefined): { shape: string; orgIds: string | null; siteIds: string | null } | false {
+  private visible(caller: Caller, orgId: string | undefined): { shape: string; orgIds: string | null; siteIds: string | null; groupIds: string | null } | false {
     const orgIds = readOrgIds(this.db, caller, orgId);
     if (orgIds !== null && orgIds.length === 0) return false;
     if (caller.siteIds !== null && caller.siteIds.length === 0) return false;
+    if (caller.deviceGroupIds !== null && caller.deviceGroupIds.length === 0) return false;
     return {
-      shape: `${orgIds === null ? '' : 'o'}${caller.siteIds === null ? '' : 's'}`,
+      shape: `${orgIds === null ? '' : 'o'}${caller.siteIds === null ? '' : 's'}${caller.deviceGroupIds === null ? '' : 'g'}`,
       orgIds: orgIds === null ? null : JSON.stringify(orgIds),
       siteIds: caller.siteIds === null ? null : JSON.stringify(caller.siteIds),
+      groupIds: caller.deviceGroupIds === null ? null : JSON.stringify(caller.deviceGroupIds),
     };
   }
 
-  /** The visible() condition for a statement built per call (bulk, whose id list varies). */
-  private visibleWhere(caller: Caller): SQL | undefined | false {
+  /** The visible() condition for a statement built per call (bulk, whose id list varies; correlation links). */
+  visibleWhere(caller: Caller): SQL | undefined | false {
     const scope = this.visible(caller, undefined);
     if (scope === false) return false;
     return and(
       scope.orgIds === null ? undefined : sql`${alerts.orgId} IN (SELECT value FROM json_each(${scope.orgIds}))`,
       scope.siteIds === null ? undefined : sql`${alerts.siteId} IN (SELECT value FROM json_each(${scope.siteIds}))`,
+      inCallerDeviceGroups(caller, alerts.deviceId),
     );
+  }
+
+  /** Those of these alerts the caller sees (correlation: links and groups of alerts out of reach are not shown). */
+  visibleByIds(caller: Caller, ids: string[]): AlertRow[] {
+    const scope = this.visibleWhere(caller);
+    if (ids.length === 0 || scope === false) return [];
+    return this.db.select().from(alerts).where(and(inArray(alerts.id, ids), scope)).all();
   }
 
   private withOrgNames(rows: AlertRow[]): AlertOut[] {
@@ -177,6 +192,7 @@ export class AlertsService {
     const values = {
       orgIds: scope.orgIds,
       siteIds: scope.siteIds,
+      groupIds: scope.groupIds,
       statuses: query.status ? JSON.stringify(query.status) : null,
       severity: query.severity,
       deviceId: query.deviceId,
@@ -390,7 +406,7 @@ export class AlertsService {
       .run().changes;
   }
 
-  /** Rows by id whatever the caller (correlation). */
+  /** Rows by id whatever the caller (the notifier's look at an alert's status). */
   byIds(ids: string[]): AlertRow[] {
     if (ids.length === 0) return [];
     return this.db.select().from(alerts).where(inArray(alerts.id, ids)).all();

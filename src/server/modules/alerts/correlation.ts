@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, inArray, or, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { z } from 'zod';
 import type { CorrelationAnalyzeSchema, CorrelationListQuerySchema } from '../../../contract/alerts.js';
@@ -174,8 +174,10 @@ export class CorrelationService {
         // A requested alert older than the window is analyzed against the window around it.
         candidates = [...candidates, ...this.windowAlerts(org.id, body.windowMinutes, Date.parse(a.triggeredAt) + body.windowMinutes * 60_000)];
       }
-      // A site-restricted caller analyzes only the alerts it sees: no link (nor summary) tells of other sites' alerts.
-      const unique = [...new Map(candidates.filter((a) => this.seesSite(ctx, a)).map((a) => [a.id, a])).values()];
+      // A restricted caller (sites, device groups) analyzes only the alerts it sees: no link (nor summary) tells of
+      // others.
+      const seen = new Set(this.visibleAlerts(ctx, candidates.map((a) => a.id)).map((a) => a.id));
+      const unique = [...new Map(candidates.filter((a) => seen.has(a.id)).map((a) => [a.id, a])).values()];
       const focus = requested.length > 0 ? new Set(visibleRequested.map((a) => a.id)) : undefined;
       const links = focus && focus.size === 0 ? [] : this.store(org.id, correlate(unique, body.windowMinutes, focus));
       const involved = new Set(links.flatMap((l) => [l.alertId, l.relatedAlertId]));
@@ -204,7 +206,7 @@ export class CorrelationService {
       orgIds === null ? undefined : inArray(alertCorrelations.orgId, orgIds),
       query.alertId ? or(eq(alertCorrelations.alertId, query.alertId), eq(alertCorrelations.relatedAlertId, query.alertId)) : undefined,
       query.minConfidence !== undefined ? gte(alertCorrelations.confidence, query.minConfidence) : undefined,
-      ctx.caller.siteIds === null ? undefined : this.bothVisibleToSites(ctx.caller.siteIds),
+      this.bothVisible(ctx),
     );
     const { rows, total } = pageOfRows(this.db, alertCorrelations, where, [desc(alertCorrelations.createdAt), desc(alertCorrelations.id)], query);
     return { data: rows.map(linkOut), page: query.page, limit: query.limit, total };
@@ -254,21 +256,20 @@ export class CorrelationService {
     return groupsOf(links, byId);
   }
 
+  /** Those of these alerts the caller sees: its organizations, sites and device groups (01 §2.6), as the alerts
+   * module decides for every read. */
   private visibleAlerts(ctx: RequestContext, ids: string[]): AlertRow[] {
-    const { caller } = ctx;
-    const orgIds = readOrgIds(this.db, caller, undefined);
-    return this.alerts.byIds(ids).filter((a) => (orgIds === null || orgIds.includes(a.orgId)) && this.seesSite(ctx, a));
+    return this.alerts.visibleByIds(ctx.caller, [...new Set(ids)]);
   }
 
-  /** Whether the caller's site restriction (01 §2.6) lets it see the alert; an alert of no site is hidden from it. */
-  private seesSite(ctx: RequestContext, alert: Pick<AlertRow, 'siteId'>): boolean {
-    const { siteIds } = ctx.caller;
-    return siteIds === null || (alert.siteId !== null && siteIds.includes(alert.siteId));
-  }
-
-  private bothVisibleToSites(siteIds: string[]) {
-    const list = JSON.stringify(siteIds);
-    const siteOf = (column: SQLiteColumn) => sql`(SELECT site_id FROM alerts WHERE alerts.id = ${column})`;
-    return sql`${siteOf(alertCorrelations.alertId)} IN (SELECT value FROM json_each(${list})) AND ${siteOf(alertCorrelations.relatedAlertId)} IN (SELECT value FROM json_each(${list}))`;
+  /** For a caller restricted to sites or device groups: links whose both alerts it sees (the organizations are
+   * filtered apart, on the link's own column). */
+  private bothVisible(ctx: RequestContext): SQL | undefined {
+    const { siteIds, deviceGroupIds } = ctx.caller;
+    if (siteIds === null && deviceGroupIds === null) return undefined;
+    const scope = this.alerts.visibleWhere(ctx.caller);
+    if (scope === false) return sql`0 = 1`;
+    const seen = (column: SQLiteColumn) => sql`${column} IN (SELECT ${alerts.id} FROM ${alerts} WHERE ${scope ?? sql`1 = 1`})`;
+    return and(seen(alertCorrelations.alertId), seen(alertCorrelations.relatedAlertId));
   }
 }

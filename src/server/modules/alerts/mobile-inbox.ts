@@ -3,6 +3,7 @@ import type { Caller } from '../../context.js';
 import type { Db } from '../../db/connection.js';
 import { alerts } from '../../db/schema/index.js';
 import type { AlertSeverity, AlertStatus } from '../../db/schema/alerts.js';
+import { inCallerDeviceGroups } from '../devices/service.js';
 import { readOrgIds } from './scope.js';
 
 /** What the mobile inbox (02 §4.6) asks of the alerts: a filter, a page or a keyset position. */
@@ -15,7 +16,8 @@ export interface InboxFilter {
 /**
  * Alert reads for the mobile interface (02 §4.6, 05 wire notes "4.6"): the inbox with keyset paging on
  * (triggeredAt, id), and the count of open critical alerts for the summary. Same visibility as AlertsService:
- * the organizations the caller reaches (an orgId out of reach is 403) and, for site-restricted users, their sites.
+ * the organizations the caller reaches (an orgId out of reach is 403) and, for users restricted to sites or device
+ * groups, the alerts of those (01 §2.6).
  */
 export class MobileAlertReads {
   constructor(private readonly db: Db) {}
@@ -24,9 +26,11 @@ export class MobileAlertReads {
     const orgIds = readOrgIds(this.db, caller, orgId);
     if (orgIds !== null && orgIds.length === 0) return false;
     if (caller.siteIds !== null && caller.siteIds.length === 0) return false;
+    if (caller.deviceGroupIds !== null && caller.deviceGroupIds.length === 0) return false;
     return and(
       orgIds === null ? undefined : inArray(alerts.orgId, orgIds),
       caller.siteIds === null ? undefined : inArray(alerts.siteId, caller.siteIds),
+      inCallerDeviceGroups(caller, alerts.deviceId),
     );
   }
 

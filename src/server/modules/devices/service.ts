@@ -41,6 +41,12 @@ export function inCallerDeviceGroups(
 /** A device in one of the groups of the JSON array placeholder `groupIds` (inDeviceGroups, prepared). */
 const inGroupsJson = sql`(${devices.id} IN (SELECT ${deviceGroupMembers.deviceId} FROM ${deviceGroupMembers} WHERE ${inJson(deviceGroupMembers.groupId, 'groupIds')}))`;
 
+/** inCallerDeviceGroups for a statement prepared once (db/prepared.ts): the caller's groups are the JSON array
+ * placeholder `groupIds`. */
+export function inDeviceGroupsPrepared(deviceIdColumn: SQLWrapper): SQL {
+  return sql`${deviceIdColumn} IN (SELECT ${devices.id} FROM ${devices} WHERE ${inGroupsJson})`;
+}
+
 /** The read paths of one device, prepared once per database (db/prepared.ts). */
 const deviceQueries = preparedQueries((db) => ({
   // Every agent request finds its device by agent id: what the agent routes need of it, or (a heartbeat) all of it.

@@ -37,7 +37,7 @@ export class SearchService {
       type: 'alerts',
       permission: 'alerts:read',
       search: (ctx, q, limit) =>
-        searchAlerts(db, { orgIds: tenancy.accessibleOrgIds(ctx), siteIds: ctx.caller.siteIds }, q, limit).map((a) => ({
+        searchAlerts(db, { orgIds: tenancy.accessibleOrgIds(ctx), siteIds: ctx.caller.siteIds, deviceGroupIds: ctx.caller.deviceGroupIds }, q, limit).map((a) => ({
           id: a.id,
           type: 'alerts' as const,
           title: a.title,
