@@ -176,8 +176,9 @@ export class CorrelationService {
       }
       // A restricted caller (sites, device groups) analyzes only the alerts it sees: no link (nor summary) tells of
       // others.
-      const seen = new Set(this.visibleAlerts(ctx, candidates.map((a) => a.id)).map((a) => a.id));
-      const unique = [...new Map(candidates.filter((a) => seen.has(a.id)).map((a) => [a.id, a])).values()];
+      const { siteIds, deviceGroupIds } = ctx.caller;
+      const seen = siteIds === null && deviceGroupIds === null ? null : new Set(this.visibleAlerts(ctx, candidates.map((a) => a.id)).map((a) => a.id));
+      const unique = [...new Map(candidates.filter((a) => seen === null || seen.has(a.id)).map((a) => [a.id, a])).values()];
       const focus = requested.length > 0 ? new Set(visibleRequested.map((a) => a.id)) : undefined;
       const links = focus && focus.size === 0 ? [] : this.store(org.id, correlate(unique, body.windowMinutes, focus));
       const involved = new Set(links.flatMap((l) => [l.alertId, l.relatedAlertId]));
