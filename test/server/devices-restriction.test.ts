@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/server.js';
-import { seedUser, seedWorld, type World } from '../helpers/seed.js';
-import { SimulatedAgent } from '../helpers/simulated-agent.js';
+import { seedRestrictedWorld } from '../helpers/restricted.js';
+import { seedUser, type World } from '../helpers/seed.js';
+import type { SimulatedAgent } from '../helpers/simulated-agent.js';
 
 const API = '/api/v1';
 const SCRIPT = { name: 'Hello', osTypes: ['linux', 'windows'], language: 'bash', content: 'echo hi' };
@@ -24,14 +25,7 @@ describe('a caller restricted to device groups or sites (01 §2.6)', () => {
 
   beforeEach(async () => {
     t = await createTestApp();
-    w = await seedWorld(t, { mfa: true });
-    inGroup = await SimulatedAgent.enroll(t, w.tokens.system, w.orgA1.id, { hostname: 'web-in', osType: 'linux', siteId: w.siteA1a.id });
-    outside = await SimulatedAgent.enroll(t, w.tokens.system, w.orgA1.id, { hostname: 'web-out', osType: 'linux', siteId: w.siteA1a.id });
-    otherSite = await SimulatedAgent.enroll(t, w.tokens.system, w.orgA1.id, { hostname: 'web-b', osType: 'linux', siteId: w.siteA1b.id });
-    const group = await as(w.tokens.orgUser, 'POST', '/groups', { name: 'Mine', deviceIds: [inGroup.deviceId] });
-    expect(group.status, group.text).toBe(201);
-    groupId = group.body.data.id;
-    groupUser = (await seedUser(t, { email: 'grouped@a1.test', org: { orgId: w.orgA1.id, deviceGroupIds: [groupId] }, login: 'mint', mfa: true })).token;
+    ({ w, inGroup, outside, otherSite, groupId, groupUser } = await seedRestrictedWorld(t));
   });
   afterEach(async () => t.close());
 

@@ -2,7 +2,8 @@ import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { alerts, devices } from '../../src/server/db/schema/index.js';
 import { createTestApp, type TestApp } from '../helpers/server.js';
-import { seedUser, seedWorld, type World } from '../helpers/seed.js';
+import { seedRestrictedWorld } from '../helpers/restricted.js';
+import { seedUser, type World } from '../helpers/seed.js';
 import { SimulatedAgent } from '../helpers/simulated-agent.js';
 
 const API = '/api/v1';
@@ -45,13 +46,8 @@ describe('device groups for a caller restricted to sites or device groups (01 §
 
   beforeEach(async () => {
     t = await createTestApp();
-    w = await seedWorld(t, { mfa: true });
-    inGroup = await SimulatedAgent.enroll(t, w.tokens.system, w.orgA1.id, { hostname: 'web-in', osType: 'linux', siteId: w.siteA1a.id });
-    outside = await SimulatedAgent.enroll(t, w.tokens.system, w.orgA1.id, { hostname: 'web-out', osType: 'linux', siteId: w.siteA1a.id });
-    otherSite = await SimulatedAgent.enroll(t, w.tokens.system, w.orgA1.id, { hostname: 'web-b', osType: 'linux', siteId: w.siteA1b.id });
-    groupId = await createGroup({ name: 'Mine', deviceIds: [inGroup.deviceId] });
+    ({ w, inGroup, outside, otherSite, groupId, groupUser } = await seedRestrictedWorld(t));
     otherGroupId = await createGroup({ name: 'Other', deviceIds: [outside.deviceId, otherSite.deviceId] });
-    groupUser = (await seedUser(t, { email: 'grouped@a1.test', org: { orgId: w.orgA1.id, deviceGroupIds: [groupId] }, login: 'mint', mfa: true })).token;
   });
   afterEach(async () => t.close());
 

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { useReceiverWorld } from '../helpers/world.js';
 import { enrollDevice } from '../helpers/pam.js';
 import { webhookDeliveries } from '../../src/server/db/schema/index.js';
@@ -9,16 +9,6 @@ import { type TestApp } from '../helpers/server.js';
 
 const API = '/api/v1';
 const ENV = { SVC_OUTBOUND_ALLOW: '127.0.0.1/32', SVC_WEBHOOK_TIME_SCALE: '0.01', SVC_JOB_POLL_MS: '10' };
-
-async function until<T>(probe: () => T | undefined | false, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /** 02 §6: the device and user events this server publishes reach the webhooks of the organization subscribed to
  * them, with what the event says of its device or user. */
@@ -49,7 +39,7 @@ describe('webhook events of devices and users (02 §6, §2.7)', () => {
   /** Runs the job worker until `count` deliveries exist, then a moment more (nothing further may come). */
   const delivered = async (read: () => { event: string; data: Record<string, unknown> }[], count = 1) => {
     t.worker.start();
-    await until(() => read().length >= count);
+    await vi.waitFor(() => expect(read().length).toBeGreaterThanOrEqual(count), { timeout: 5_000, interval: 20 });
     await new Promise((r) => setTimeout(r, 100));
     return read();
   };
