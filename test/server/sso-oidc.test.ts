@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { organizationUsers, ssoIdentities, ssoLoginStates, users } from '../../src/server/db/schema/index.js';
+import { decodeJwt } from 'jose';
+import { auditLogs, organizationUsers, ssoIdentities, ssoLoginStates, users } from '../../src/server/db/schema/index.js';
 import type { OidcTransport } from '../../src/server/modules/sso/oidc.js';
 import { resign, startIdp, type SigningKey, type TestIdp } from '../helpers/oidc-provider.js';
 import { signInAt } from '../helpers/sso-browser.js';
@@ -12,16 +13,17 @@ const BASE = 'http://127.0.0.1:3000';
 const CALLBACK = `${BASE}/api/v1/sso/callback`;
 
 let idp: TestIdp;
+let idp2: TestIdp;
 let t: TestApp;
 let admin: string;
 let orgId: string;
 let otherOrgId: string;
 
 beforeAll(async () => {
-  idp = await startIdp(CALLBACK);
+  [idp, idp2] = await Promise.all([startIdp(CALLBACK), startIdp(CALLBACK)]);
 });
 afterAll(async () => {
-  await idp.close();
+  await Promise.all([idp.close(), idp2.close()]);
 });
 
 /** Token responses pass through here, so a test can make the provider answer wrongly. */
@@ -246,6 +248,63 @@ describe('SSO OpenID Connect sign-in (01 §5.9, §5.10)', () => {
     await signIn('pat-1');
     await signIn('pat-1');
     expect(t.db.select().from(ssoIdentities).where(eq(ssoIdentities.userId, user.id)).all()).toHaveLength(1);
+  });
+
+  it("01§2.9/§5.10 one identity link per user and provider: a new subject with the user's e-mail updates the link", async () => {
+    const providerId = await provider();
+    const user = await seedUser(t, { email: 'pat@customer.test', org: { orgId, roleId: ROLES.orgTechnician }, login: false });
+    account('pat-old', 'pat@customer.test');
+    account('pat-new', 'pat@customer.test');
+    expect(fragment((await signIn('pat-old')).location).get('ssoCode')).toBeTruthy();
+    expect(fragment((await signIn('pat-new')).location).get('ssoCode')).toBeTruthy();
+    const links = t.db.select().from(ssoIdentities).where(eq(ssoIdentities.userId, user.id)).all();
+    expect(links.map((l) => [l.providerId, l.externalId])).toEqual([[providerId, 'pat-new']]);
+  });
+
+  it("01§5.10 re-pointing a provider at another issuer removes its identity links: the new issuer's subject is not whoever had it at the old one", async () => {
+    const providerId = await provider();
+    const pat = await seedUser(t, { email: 'pat@customer.test', org: { orgId, roleId: ROLES.orgAdmin }, login: false });
+    account('u-100', 'pat@customer.test', 'Pat Admin');
+    await signIn('u-100');
+    expect(t.db.select().from(ssoIdentities).where(eq(ssoIdentities.userId, pat.id)).all()).toHaveLength(1);
+    // A PATCH that keeps the issuer keeps the links.
+    expect((await t.call('PATCH', `/api/v1/sso/providers/${providerId}`, { token: admin, body: { issuer: idp.issuer, name: 'Renamed' } })).status).toBe(200);
+    expect(t.db.select().from(ssoIdentities).where(eq(ssoIdentities.providerId, providerId)).all()).toHaveLength(1);
+
+    const patch = await t.call('PATCH', `/api/v1/sso/providers/${providerId}`, {
+      token: admin,
+      body: { issuer: idp2.issuer, clientId: idp2.clientId, clientSecret: idp2.clientSecret },
+    });
+    expect(patch.status, patch.text).toBe(200);
+    expect(t.db.select().from(ssoIdentities).where(eq(ssoIdentities.providerId, providerId)).all()).toHaveLength(0);
+    const audit = t.db.select().from(auditLogs).where(eq(auditLogs.action, 'sso_provider.update')).all().at(-1);
+    expect(audit?.details).toMatchObject({ identityLinksRemoved: 1 });
+
+    // At the new issuer, subject u-100 is somebody else (OIDC Core §5.7: sub is unique only within its issuer).
+    idp2.accounts.set('u-100', { email: 'mallory@customer.test', name: 'Mallory' });
+    const code = fragment((await signIn('u-100')).location).get('ssoCode');
+    const exchanged = await t.call('POST', '/api/v1/sso/exchange', { body: { code } });
+    expect(exchanged.status, exchanged.text).toBe(200);
+    expect(exchanged.body.user).toMatchObject({ email: 'mallory@customer.test' });
+    expect(exchanged.body.user.id).not.toBe(pat.id);
+  });
+
+  it("01§5.11 trustsIdpMfa: an ID token whose amr names a second factor makes an MFA session; without trustsIdpMfa it does not", async () => {
+    const providerId = await provider({ trustsIdpMfa: true });
+    await seedUser(t, { email: 'pat@customer.test', org: { orgId }, login: false });
+    account('pat-1', 'pat@customer.test');
+    const mfaOf = async () => {
+      const code = fragment((await signIn('pat-1')).location).get('ssoCode');
+      const exchanged = await t.call('POST', '/api/v1/sso/exchange', { body: { code } });
+      expect(exchanged.status, exchanged.text).toBe(200);
+      return decodeJwt(exchanged.body.accessToken as string).mfa;
+    };
+    alterIdToken = (claims) => {
+      claims.amr = ['pwd', 'otp'];
+    };
+    expect(await mfaOf()).toBe(true);
+    expect((await t.call('PATCH', `/api/v1/sso/providers/${providerId}`, { token: admin, body: { trustsIdpMfa: false } })).status).toBe(200);
+    expect(await mfaOf()).toBe(false);
   });
 
   it('01§5.9 a CLI loopback redirect needs a code challenge, gets the code in the query and must prove the verifier', async () => {

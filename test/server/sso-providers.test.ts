@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ssoProviders } from '../../src/server/db/schema/index.js';
+import { ssoProviders, users } from '../../src/server/db/schema/index.js';
+import { issueUserToken } from '../../src/server/modules/identity/user-tokens.js';
 import { startIdp, type TestIdp } from '../helpers/oidc-provider.js';
 import { ROLES, SEED_PASSWORD, adminToken, seedOrg, seedPartner, seedRole, seedUser } from '../helpers/seed.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, createTestApp, type TestApp } from '../helpers/server.js';
@@ -197,6 +198,70 @@ describe('SSO providers (01 §2.9, §4.7)', () => {
     expect((await t.call('PATCH', `/api/v1/sso/providers/${id}`, { token: admin, body: { defaultRoleId: ROLES.orgAdmin } })).status).toBe(200);
     expect((await patch({ name: 'Renamed' })).status).toBe(200);
   });
+
+  it("01§5.10 who sets up an organization's sign-in can sign in as its users: creating, activating or re-pointing a provider needs every permission of the roles the organization's users hold (403 PERMISSION_NOT_HELD)", async () => {
+    await seedUser(t, { email: 'boss@customer.test', org: { orgId, roleId: ROLES.orgAdmin }, login: false });
+    // A delegated SSO administrator: may manage SSO providers, nothing else.
+    const ssoRole = seedRole(t, { scope: 'organization', orgId, permissions: ['sso:admin', 'organizations:read'] });
+    const delegate = await seedUser(t, { email: 'sso-delegate@customer.test', org: { orgId, roleId: ssoRole }, login: 'mint', mfa: true });
+    // A provider at an IdP the delegate controls would sign its "boss@customer.test" in as the Org Admin (matched by e-mail).
+    const refused = await create({ issuer: idp.issuer, clientId: idp.clientId, autoProvision: false, defaultRoleId: null }, delegate.token);
+    expect(refused.status, refused.text).toBe(403);
+    expect(refused.body.code).toBe('PERMISSION_NOT_HELD');
+    expect(refused.body.missing).toEqual(expect.arrayContaining(['users:*', 'devices:*']));
+
+    const id = (await create({ issuer: idp.issuer, clientId: idp.clientId })).body.data.id as string;
+    const activate = await t.call('POST', `/api/v1/sso/providers/${id}/status`, { token: delegate.token, body: { status: 'active' } });
+    expect(activate.status, activate.text).toBe(403);
+    expect(activate.body.code).toBe('PERMISSION_NOT_HELD');
+    expect((await t.call('POST', `/api/v1/sso/providers/${id}/status`, { token: admin, body: { status: 'active' } })).status).toBe(200);
+
+    const patch = (body: Record<string, unknown>) => t.call('PATCH', `/api/v1/sso/providers/${id}`, { token: delegate.token, body });
+    for (const trust of [
+      { issuer: 'https://idp.attacker.test' },
+      { clientId: 'another-client' },
+      { clientSecret: 'another-secret' },
+      { tokenUrl: 'https://idp.attacker.test/token' },
+      { jwksUrl: 'https://idp.attacker.test/jwks' },
+      { allowedDomains: 'customer.test' },
+      { attributeMapping: { email: 'nickname', name: 'name' } },
+    ]) {
+      const res = await patch(trust);
+      expect(res.status, `${JSON.stringify(trust)}: ${res.text}`).toBe(403);
+      expect(res.body.code).toBe('PERMISSION_NOT_HELD');
+    }
+    expect(t.db.select().from(ssoProviders).where(eq(ssoProviders.id, id)).get()).toMatchObject({ issuer: idp.issuer, clientId: idp.clientId, allowedDomains: null });
+    // What does not change whom the provider vouches for stays the delegate's to manage; so does restating a setting.
+    expect((await patch({ name: 'Renamed', enforceSSO: true })).status).toBe(200);
+    expect((await patch({ issuer: idp.issuer, clientId: idp.clientId })).status).toBe(200);
+    expect((await t.call('POST', `/api/v1/sso/providers/${id}/status`, { token: delegate.token, body: { status: 'inactive' } })).status).toBe(200);
+  });
+
+  it('05 4.7 a failed test answers 400 {success:false, error, code}', async () => {
+    const bad = await create({ issuer: 'http://127.0.0.1:9/nowhere', clientId: 'cid', autoProvision: false, defaultRoleId: null });
+    expect(bad.status, bad.text).toBe(201);
+    const res = await t.call('POST', `/api/v1/sso/providers/${bad.body.data.id}/test`, { token: admin });
+    expect(res.status, res.text).toBe(400);
+    expect(res.body).toMatchObject({ success: false, code: 'oidc_discovery_failed' });
+    expect(res.body.error).toMatch(/^Discovery failed: /);
+  });
+
+  it("01§4.7 a PATCH to another issuer whose discovery fails clears the previous issuer's endpoints (the first sign-in discovers again); given URLs win", async () => {
+    const id = (await create({ issuer: idp.issuer, clientId: idp.clientId })).body.data.id as string;
+    expect((await t.call('GET', `/api/v1/sso/providers/${id}`, { token: admin })).body.data.authorizationUrl).toBe(`${idp.issuer}/auth`);
+    const patch = await t.call('PATCH', `/api/v1/sso/providers/${id}`, { token: admin, body: { issuer: 'http://127.0.0.1:9/new-tenant' } });
+    expect(patch.status, patch.text).toBe(200);
+    expect(patch.body.data).toMatchObject({ issuer: 'http://127.0.0.1:9/new-tenant', authorizationUrl: null, tokenUrl: null, userInfoUrl: null, jwksUrl: null });
+    const given = await t.call('PATCH', `/api/v1/sso/providers/${id}`, {
+      token: admin,
+      body: { issuer: 'http://127.0.0.1:9/third-tenant', jwksUrl: 'http://127.0.0.1:9/third-tenant/keys' },
+    });
+    expect(given.status, given.text).toBe(200);
+    expect(given.body.data).toMatchObject({ authorizationUrl: null, jwksUrl: 'http://127.0.0.1:9/third-tenant/keys' });
+    // A PATCH that leaves the issuer alone keeps the endpoints.
+    const renamed = await t.call('PATCH', `/api/v1/sso/providers/${id}`, { token: admin, body: { name: 'Renamed' } });
+    expect(renamed.body.data.jwksUrl).toBe('http://127.0.0.1:9/third-tenant/keys');
+  });
 });
 
 describe('SSO enforcement (01 §5.12)', () => {
@@ -223,6 +288,21 @@ describe('SSO enforcement (01 §5.12)', () => {
     expect((await t.call('POST', '/api/v1/auth/login', { body: { email: user.email, password: SEED_PASSWORD } })).status).toBe(200);
     await enforce(true, 'testing');
     expect((await t.call('POST', '/api/v1/auth/login', { body: { email: user.email, password: SEED_PASSWORD } })).status).toBe(200);
+  });
+
+  it("01§5.12 accepting an invitation into an organization that enforces SSO activates the account but opens no password session (403 SSO_REQUIRED)", async () => {
+    await enforce(true);
+    const invited = await seedUser(t, { email: 'invited@customer.test', status: 'invited', org: { orgId, roleId: ROLES.orgTechnician }, login: false });
+    const { token } = issueUserToken(t.db, invited.id, 'invite', 3_600_000);
+    const res = await t.call('POST', '/api/v1/auth/accept-invite', { body: { token, password: 'Corr3ct-Horse-Battery!' } });
+    expect(res.status, res.text).toBe(403);
+    expect(res.body).toMatchObject({ code: 'SSO_REQUIRED', orgId, activated: true });
+    expect(res.body.error).toMatch(/is active.*single sign-on \(SSO\)/);
+    expect(res.body.tokens).toBeUndefined();
+    expect(res.headers['set-cookie']).toBeUndefined();
+    // Activated, so its holder can sign in through the identity provider; the password still opens nothing.
+    expect(t.db.select().from(users).where(eq(users.id, invited.id)).get()?.status).toBe('active');
+    expect((await t.call('POST', '/api/v1/auth/login', { body: { email: invited.email, password: 'Corr3ct-Horse-Battery!' } })).body.code).toBe('SSO_REQUIRED');
   });
 
   it("01§5.12 system and partner administrators are never locked out by a customer's enforcement", async () => {

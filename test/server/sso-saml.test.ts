@@ -1,4 +1,5 @@
 import { eq } from 'drizzle-orm';
+import { decodeJwt } from 'jose';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { organizationUsers, ssoExchangeCodes, ssoIdentities, ssoLoginStates, ssoSamlReplays, users } from '../../src/server/db/schema/index.js';
 import {
@@ -164,6 +165,43 @@ describe('SAML service provider (01 §4.7, §5.11)', () => {
     const identity = t.db.select().from(ssoIdentities).where(eq(ssoIdentities.userId, created?.id ?? '')).get();
     expect(identity?.externalId).toBe('opaque-7f3a');
     expect(identity?.profile).toMatchObject({ firstName: 'Robin', lastName: 'Example' });
+  });
+
+  it("01§5.11 a SAML session's mfa claim is false, even with trustsIdpMfa and an `amr` attribute in the assertion", async () => {
+    await provider({ trustsIdpMfa: true });
+    const user = await seedPat();
+    const { requestId, relayState } = await start();
+    // An ordinary signed attribute: IdPs release profile attributes that users or directory admins set.
+    const answer = await acs(samlResponse(fields(requestId, { attributes: { amr: ['pwd', 'mfa'] } }), idpKey), relayState);
+    const exchanged = await t.call('POST', '/api/v1/sso/exchange', { body: { code: answer.get('ssoCode') } });
+    expect(exchanged.status, exchanged.text).toBe(200);
+    expect(exchanged.body.user.id).toBe(user.id);
+    expect(decodeJwt(exchanged.body.accessToken as string).mfa).toBe(false);
+  });
+
+  it('01§5.10 another IdP (entity id, certificate or sign-in URL) removes the identity links of a SAML provider; other changes keep them', async () => {
+    const id = await provider();
+    const user = await seedPat();
+    const linkCount = () => t.db.select().from(ssoIdentities).where(eq(ssoIdentities.providerId, id)).all().length;
+    const signIn = async () => {
+      const { requestId, relayState } = await start();
+      expect((await acs(samlResponse(fields(requestId), idpKey), relayState)).get('ssoCode')).toBeTruthy();
+    };
+    const patch = async (body: Record<string, unknown>) => {
+      const res = await t.call('PATCH', `/api/v1/sso/providers/${id}`, { token: admin, body });
+      expect(res.status, res.text).toBe(200);
+    };
+    await signIn();
+    expect(linkCount()).toBe(1);
+    await patch({ name: 'Renamed', idpEntityId: IDP_ENTITY, idpCertificate: idpKey.cert.replace(/-----[A-Z ]+-----|\s/g, '') });
+    expect(linkCount()).toBe(1);
+    for (const change of [{ idpEntityId: 'https://idp2.customer.test/entity' }, { idpCertificate: otherKey.cert }, { ssoUrl: 'https://idp2.customer.test/sso' }]) {
+      await patch({ idpEntityId: IDP_ENTITY, idpCertificate: idpKey.cert, ssoUrl: IDP_SSO });
+      await signIn();
+      expect(t.db.select().from(ssoIdentities).where(eq(ssoIdentities.userId, user.id)).all()).toHaveLength(1);
+      await patch(change);
+      expect(linkCount(), JSON.stringify(change)).toBe(0);
+    }
   });
 
   it('01§2.9 allowedDomains and 01§5.10 autoProvision off apply to SAML sign-ins as to OIDC', async () => {

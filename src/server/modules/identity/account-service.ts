@@ -8,7 +8,7 @@ import { publicBaseUrl, tokenLink } from '../../delivery/links.js';
 import type { DeliveryLog, Mailer } from '../../delivery/mailer.js';
 import { passwordResetMessage } from '../../delivery/messages.js';
 import type { RequestContext } from '../../context.js';
-import { badRequest, tooManyRequests } from '../../errors.js';
+import { DomainError, badRequest, forbidden, tooManyRequests } from '../../errors.js';
 import { hashPassword, passwordProblem } from '../../security/passwords.js';
 import { SlidingWindowLimiter } from '../../security/sliding-window.js';
 import { recordAudit } from '../audit/recorder.js';
@@ -60,9 +60,20 @@ export class AccountService {
     throw purpose === 'invite' ? badRequest(INVALID_INVITE, 'INVALID_INVITE_TOKEN') : badRequest(INVALID_RESET, 'INVALID_RESET_TOKEN');
   }
 
-  /** POST /auth/accept-invite: activates the account (activateInvitation), then signs the user in. */
+  /**
+   * POST /auth/accept-invite: activates the account (activateInvitation), then signs the user in — with a
+   * password, so only where password sign-in would be allowed: in an organization that enforces SSO (01 §5.12)
+   * the account stays activated (its holder then signs in through the identity provider) and the answer is
+   * 403 `SSO_REQUIRED` instead of a session.
+   */
   async acceptInvite(ctx: RequestContext, token: string, password: string, name: string | undefined): Promise<{ user: User; tokens: IssuedTokens }> {
     const { user, userCtx } = await this.activate(ctx, token, password, name);
+    try {
+      this.auth.passwordLoginCheck?.(user);
+    } catch (err) {
+      if (!(err instanceof DomainError) || err.code !== 'SSO_REQUIRED') throw err;
+      throw forbidden(`Invitation accepted: ${user.email} is active. ${err.message}`, err.code, { ...err.extra, activated: true });
+    }
     const tokens = await this.auth.startSession(userCtx, user, false, { via: 'invitation' });
     return { user, tokens };
   }

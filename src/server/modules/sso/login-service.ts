@@ -155,7 +155,7 @@ export class SsoLoginService {
         throw forbidden(`The SAML response was refused: ${err.message}`, 'SSO_ASSERTION_REJECTED');
       }
       this.consumeAssertion(provider.id, assertion);
-      return { claims: assertion.claims, subject: assertion.subject, accessToken: null, refreshToken: null, idToken: null, expiresAt: null };
+      return { claims: assertion.claims, subject: assertion.subject, amr: [], accessToken: null, refreshToken: null, idToken: null, expiresAt: null };
     });
   }
 
@@ -336,7 +336,16 @@ export class SsoLoginService {
         throw forbidden('No access to the organization of this SSO provider', 'SSO_NO_ORG_ACCESS');
       }
       const values = { email: attrs.email ?? '', profile, tokensEnc: sealedTokens, tokenExpiresAt: result.expiresAt, lastLoginAt: now, updatedAt: now };
-      if (linked) this.db.update(ssoIdentities).set({ ...values, userId: found.id }).where(eq(ssoIdentities.id, linked.id)).run();
+      // 01 §2.9/§5.10: one link per user and provider. A user found by e-mail who is already linked to this provider
+      // under another subject (the IdP re-created the account) has that link updated to the new subject.
+      const link =
+        linked ??
+        this.db
+          .select({ id: ssoIdentities.id })
+          .from(ssoIdentities)
+          .where(and(eq(ssoIdentities.providerId, provider.id), eq(ssoIdentities.userId, found.id)))
+          .get();
+      if (link) this.db.update(ssoIdentities).set({ ...values, userId: found.id, externalId: result.subject }).where(eq(ssoIdentities.id, link.id)).run();
       else this.db.insert(ssoIdentities).values({ ...values, userId: found.id, providerId: provider.id, externalId: result.subject }).run();
       if (provisioned) {
         recordAudit(this.db, this.auth.contextFor(found, ctx), {
@@ -350,8 +359,8 @@ export class SsoLoginService {
       }
       return found;
     })();
-    const amr = Array.isArray(result.claims.amr) ? result.claims.amr : [];
-    const mfa = provider.trustsIdpMfa && amr.some((m) => m === 'mfa' || m === 'otp' || m === 'hwk' || m === 'swk');
+    // Only an OIDC ID token's `amr` counts (result.amr); a SAML assertion has none, whatever its attributes say.
+    const mfa = provider.trustsIdpMfa && result.amr.some((m) => m === 'mfa' || m === 'otp' || m === 'hwk' || m === 'swk');
     const tokens = await this.auth.startSession(this.auth.contextFor(user, ctx), user, mfa, { method: 'sso', providerId: provider.id });
     return { user, tokens };
   }

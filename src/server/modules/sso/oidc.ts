@@ -100,6 +100,9 @@ export async function startLogin(config: client.Configuration, redirectUri: stri
 export interface LoginResult {
   claims: Record<string, unknown>;
   subject: string;
+  /** The authentication methods of the ID token's `amr` (01 §5.11 trustsIdpMfa), never taken from the user info
+   * or from SAML attributes (docs/api-notes.md): empty when there are none. */
+  amr: string[];
   /** The provider's tokens, kept sealed on the identity link (null for SAML, which has none). */
   accessToken: string | null;
   refreshToken: string | null;
@@ -132,6 +135,7 @@ export async function finishLogin(
   return {
     claims: { ...idClaims, ...userInfo },
     subject: idClaims.sub,
+    amr: Array.isArray(idClaims.amr) ? idClaims.amr.filter((m): m is string => typeof m === 'string') : [],
     accessToken: tokens.access_token,
     refreshToken: tokens.refresh_token ?? null,
     idToken: tokens.id_token ?? null,

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { and, asc, eq, ne, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type {
@@ -7,7 +8,7 @@ import type {
 } from '../../../contract/sso.js';
 import type { Db } from '../../db/connection.js';
 import { preparedQueries, rowById } from '../../db/prepared.js';
-import { ssoProviders } from '../../db/schema/index.js';
+import { ssoIdentities, ssoProviders } from '../../db/schema/index.js';
 import { systemContext, type RequestContext } from '../../context.js';
 import { badRequest, DomainError, fieldError, forbidden, notFound } from '../../errors.js';
 import type { SecretBox } from '../../security/crypto.js';
@@ -36,6 +37,25 @@ type CreateBody = z.infer<typeof SsoProviderCreateSchema>;
 type UpdateBody = z.infer<typeof SsoProviderUpdateSchema>;
 
 const SYSTEM = systemContext().caller;
+
+/** What decides who an identity provider may sign in as: changing any of them needs checkOrgRolesHeld. */
+const TRUST_FIELDS = [
+  'issuer',
+  'clientId',
+  'clientSecret',
+  'authorizationUrl',
+  'tokenUrl',
+  'userInfoUrl',
+  'jwksUrl',
+  'ssoUrl',
+  'idpEntityId',
+  'idpCertificate',
+  'allowedDomains',
+  'attributeMapping',
+] as const;
+type TrustField = (typeof TRUST_FIELDS)[number];
+
+const NO_ENDPOINTS = { authorizationUrl: null, tokenUrl: null, userInfoUrl: null, jwksUrl: null };
 
 /** Logs a warning the operator should see (app.log.warn); modules know no Fastify. */
 export type WarnLog = (details: Record<string, unknown>, message: string) => void;
@@ -111,6 +131,7 @@ export class SsoProvidersService {
     const defaultRoleId = body.defaultRoleId ?? null;
     this.checkDefaultRole(org, autoProvision, defaultRoleId);
     this.checkGrantable(ctx, defaultRoleId);
+    this.checkOrgRolesHeld(ctx, org);
     const issuer = body.issuer ?? null;
     const idpCertificate = certificateField(body.idpCertificate) ?? null;
     const discovered = body.type === 'oidc' && issuer ? await this.tryDiscovery(issuer, body.clientId ?? null, body.name) : null;
@@ -158,10 +179,18 @@ export class SsoProvidersService {
     const defaultRoleId = body.defaultRoleId !== undefined ? body.defaultRoleId : current.defaultRoleId;
     this.checkDefaultRole(org, autoProvision, defaultRoleId);
     if (defaultRoleId !== current.defaultRoleId) this.checkGrantable(ctx, defaultRoleId);
+    const idpCertificate = certificateField(body.idpCertificate);
+    const wanted = { ...body, idpCertificate, allowedDomains: body.allowedDomains === undefined ? undefined : body.allowedDomains || null };
+    // A given secret counts as a change: the stored one is sealed, not compared.
+    const changed = (field: TrustField) => wanted[field] !== undefined && (field === 'clientSecret' || !isDeepStrictEqual(wanted[field], current[field]));
+    if (TRUST_FIELDS.some(changed)) this.checkOrgRolesHeld(ctx, org);
     const issuer = body.issuer !== undefined ? body.issuer : current.issuer;
     const clientId = body.clientId !== undefined ? body.clientId : current.clientId;
     const rediscover = current.type === 'oidc' && issuer !== null && body.issuer !== undefined && body.issuer !== current.issuer;
     const discovered = rediscover && issuer ? await this.tryDiscovery(issuer, clientId, current.name) : null;
+    // A subject is unique only at its issuer (OIDC Core §5.7; a SAML NameID at its IdP): another identity provider
+    // means the links made at the previous one no longer say who anyone is (01 §5.10).
+    const unlink = current.type === 'oidc' ? changed('issuer') : changed('ssoUrl') || changed('idpEntityId') || changed('idpCertificate');
     const changes: Partial<typeof ssoProviders.$inferInsert> = {
       name: body.name,
       issuer: body.issuer,
@@ -170,13 +199,14 @@ export class SsoProvidersService {
       attributeMapping: body.attributeMapping,
       autoProvision: body.autoProvision,
       defaultRoleId: body.defaultRoleId,
-      allowedDomains: body.allowedDomains === undefined ? undefined : body.allowedDomains || null,
+      allowedDomains: wanted.allowedDomains,
       enforceSso: body.enforceSSO,
       trustsIdpMfa: body.trustsIdpMfa,
       ssoUrl: body.ssoUrl,
       idpEntityId: body.idpEntityId,
-      idpCertificate: certificateField(body.idpCertificate),
-      ...(discovered ?? {}),
+      idpCertificate,
+      // Another issuer: its own endpoints, or none (the first sign-in discovers again), never the previous issuer's.
+      ...(rediscover ? (discovered ?? NO_ENDPOINTS) : {}),
       ...(body.authorizationUrl !== undefined ? { authorizationUrl: body.authorizationUrl } : {}),
       ...(body.tokenUrl !== undefined ? { tokenUrl: body.tokenUrl } : {}),
       ...(body.userInfoUrl !== undefined ? { userInfoUrl: body.userInfoUrl } : {}),
@@ -190,8 +220,9 @@ export class SsoProvidersService {
         .where(eq(ssoProviders.id, id))
         .returning()
         .get();
-      const changed = Object.keys(body).filter((k) => (body as Record<string, unknown>)[k] !== undefined);
-      this.audit(ctx, 'sso_provider.update', row, org, { changes: changed, rediscovered: discovered !== null });
+      const identityLinksRemoved = unlink ? this.db.delete(ssoIdentities).where(eq(ssoIdentities.providerId, id)).run().changes : 0;
+      const given = Object.keys(body).filter((k) => (body as Record<string, unknown>)[k] !== undefined);
+      this.audit(ctx, 'sso_provider.update', row, org, { changes: given, rediscovered: discovered !== null, identityLinksRemoved });
       return { data: providerView(row) };
     })();
   }
@@ -225,7 +256,7 @@ export class SsoProvidersService {
         },
       };
     } catch (err) {
-      throw badRequest(`Discovery failed: ${describeOidcError(err)}`, 'oidc_discovery_failed');
+      throw badRequest(`Discovery failed: ${describeOidcError(err)}`, 'oidc_discovery_failed', { success: false });
     }
   }
 
@@ -233,6 +264,7 @@ export class SsoProvidersService {
   setStatus(ctx: RequestContext, id: string, status: SsoProviderRow['status']) {
     const current = this.findVisible(ctx, id);
     const org = requireOrg(this.db, SYSTEM, current.orgId);
+    if (status === 'active' && current.status !== 'active') this.checkOrgRolesHeld(ctx, org);
     return this.db.$client.transaction(() => {
       const now = isoNow();
       const deactivated =
@@ -337,11 +369,31 @@ export class SsoProvidersService {
    * whose permissions it holds itself, as when it assigns a role (403 `PERMISSION_NOT_HELD`), or an `sso:admin`
    * holder could provision an identity of its own as an administrator. */
   private checkGrantable(ctx: RequestContext, roleId: string | null): void {
-    if (roleId === null || ctx.caller.scope === 'system') return;
-    const missing = this.roles.permissionsBeyond(ctx.caller, roleId);
-    if (missing.length > 0) {
-      throw forbidden("Cannot provision users with a role whose permissions you do not hold", 'PERMISSION_NOT_HELD', { missing });
+    if (roleId === null) return;
+    this.requireRolesHeld(ctx, [roleId], 'Cannot provision users with a role whose permissions you do not hold');
+  }
+
+  /**
+   * Whoever decides which identity provider vouches for an organization's users can sign in as any of them (01
+   * §5.10 matches by e-mail): creating a provider, activating it or changing what it trusts (TRUST_FIELDS) needs
+   * every permission of every role the organization's users hold — the check of checkGrantable, over those roles
+   * (403 `PERMISSION_NOT_HELD` with `missing`), or an `sso:admin` holder could sign in as the Org Admin.
+   */
+  private checkOrgRolesHeld(ctx: RequestContext, org: Organization): void {
+    if (ctx.caller.scope === 'system') return;
+    const roleIds = new Set<string>();
+    for (const { membership } of this.directory.members({ partnerIds: [], orgIds: [org.id] })) {
+      if (membership?.kind === 'organization') roleIds.add(membership.roleId);
     }
+    this.requireRolesHeld(ctx, roleIds, "Cannot change the sign-in of an organization whose users hold permissions you do not hold");
+  }
+
+  /** 403 `PERMISSION_NOT_HELD` with `missing` unless the caller holds every permission of the roles, as when it
+   * assigns one (the system administrator holds them all). */
+  private requireRolesHeld(ctx: RequestContext, roleIds: Iterable<string>, message: string): void {
+    if (ctx.caller.scope === 'system') return;
+    const missing = new Set([...roleIds].flatMap((roleId) => this.roles.permissionsBeyond(ctx.caller, roleId)));
+    if (missing.size > 0) throw forbidden(message, 'PERMISSION_NOT_HELD', { missing: [...missing].sort() });
   }
 
   /** The organization a call is about: given, or the caller's own; 400 without one (05 wire notes). */
