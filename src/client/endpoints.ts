@@ -35,6 +35,7 @@ import type { deviceCommands as DeviceCommandsContract } from '../contract/devic
 import type { agentCommands as AgentCommandsContract } from '../contract/agent-commands.js';
 import type { scripts as ScriptsContract } from '../contract/scripts.js';
 import type { mobile as MobileContract } from '../contract/mobile.js';
+import type { deviceLogs as DeviceLogsContract } from '../contract/device-logs.js';
 
 export const API_PREFIX = '/api/v1';
 export const API_KEY_WARNING = 'Store this API key securely. It will not be shown again.';
@@ -766,6 +767,14 @@ export const audit: ClientGroup<typeof AuditContract> = {
       { field: 'orgId', kind: 'string', nullable: false },
       { field: 'from', kind: 'string', nullable: false, dateTime: true },
       { field: 'to', kind: 'string', nullable: false, dateTime: true },
+      { field: 'excludeActions', kind: 'string', nullable: false, description: 'Comma-separated actions to leave out' },
+      {
+        field: 'skipCount',
+        kind: 'string',
+        nullable: false,
+        options: ['true', 'false'],
+        description: 'true: do not count the matches (total and totalPages are -1)',
+      },
     ],
   },
   listAll: {
@@ -782,6 +791,14 @@ export const audit: ClientGroup<typeof AuditContract> = {
       { field: 'orgId', kind: 'string', nullable: false },
       { field: 'from', kind: 'string', nullable: false, dateTime: true },
       { field: 'to', kind: 'string', nullable: false, dateTime: true },
+      { field: 'excludeActions', kind: 'string', nullable: false, description: 'Comma-separated actions to leave out' },
+      {
+        field: 'skipCount',
+        kind: 'string',
+        nullable: false,
+        options: ['true', 'false'],
+        description: 'true: do not count the matches (total and totalPages are -1)',
+      },
     ],
   },
   get: { area: 'audit', name: 'get', method: 'GET', fullPath: '/api/v1/audit-logs/logs/:id' },
@@ -799,6 +816,14 @@ export const audit: ClientGroup<typeof AuditContract> = {
       { field: 'orgId', kind: 'string', nullable: false },
       { field: 'from', kind: 'string', nullable: false, dateTime: true },
       { field: 'to', kind: 'string', nullable: false, dateTime: true },
+      { field: 'excludeActions', kind: 'string', nullable: false, description: 'Comma-separated actions to leave out' },
+      {
+        field: 'skipCount',
+        kind: 'string',
+        nullable: false,
+        options: ['true', 'false'],
+        description: 'true: do not count the matches (total and totalPages are -1)',
+      },
       { field: 'q', kind: 'string', nullable: false },
     ],
   },
@@ -815,7 +840,67 @@ export const audit: ClientGroup<typeof AuditContract> = {
       { field: 'orgId', kind: 'string', nullable: false },
       { field: 'from', kind: 'string', nullable: false, dateTime: true },
       { field: 'to', kind: 'string', nullable: false, dateTime: true },
+      { field: 'excludeActions', kind: 'string', nullable: false, description: 'Comma-separated actions to leave out' },
       { field: 'format', kind: 'string', nullable: false, options: ['csv', 'jsonl'] },
+      { field: 'userId', kind: 'string', nullable: false, description: 'Only the entries of this actor id (exact)' },
+      {
+        field: 'columns',
+        kind: 'string',
+        nullable: false,
+        description:
+          'Comma-separated columns, in this order (known: id, timestamp, orgId, partnerId, actorType, actorId, actorEmail, action, resourceType, resourceId, resourceName, result, errorMessage, ipAddress, userAgent, details, checksum, category)',
+      },
+      {
+        field: 'includeDetails',
+        kind: 'string',
+        nullable: false,
+        options: ['true', 'false'],
+        description: 'false: leave the details column out (default true)',
+      },
+    ],
+  },
+  reportUserActivity: {
+    area: 'audit',
+    name: 'reportUserActivity',
+    method: 'GET',
+    fullPath: '/api/v1/audit-logs/reports/user-activity',
+    query: [
+      { field: 'orgId', kind: 'string', nullable: false },
+      { field: 'from', kind: 'string', nullable: false, dateTime: true },
+      { field: 'to', kind: 'string', nullable: false, dateTime: true },
+    ],
+  },
+  reportSecurityEvents: {
+    area: 'audit',
+    name: 'reportSecurityEvents',
+    method: 'GET',
+    fullPath: '/api/v1/audit-logs/reports/security-events',
+    query: [
+      { field: 'orgId', kind: 'string', nullable: false },
+      { field: 'from', kind: 'string', nullable: false, dateTime: true },
+      { field: 'to', kind: 'string', nullable: false, dateTime: true },
+    ],
+  },
+  reportCompliance: {
+    area: 'audit',
+    name: 'reportCompliance',
+    method: 'GET',
+    fullPath: '/api/v1/audit-logs/reports/compliance',
+    query: [
+      { field: 'orgId', kind: 'string', nullable: false },
+      { field: 'from', kind: 'string', nullable: false, dateTime: true },
+      { field: 'to', kind: 'string', nullable: false, dateTime: true },
+    ],
+  },
+  stats: {
+    area: 'audit',
+    name: 'stats',
+    method: 'GET',
+    fullPath: '/api/v1/audit-logs/stats',
+    query: [
+      { field: 'orgId', kind: 'string', nullable: false },
+      { field: 'from', kind: 'string', nullable: false, dateTime: true },
+      { field: 'to', kind: 'string', nullable: false, dateTime: true },
     ],
   },
   verify: {
@@ -4426,6 +4511,95 @@ export const mobile: ClientGroup<typeof MobileContract> = {
   },
 };
 
+export const deviceLogs: ClientGroup<typeof DeviceLogsContract> = {
+  ingest: {
+    area: 'deviceLogs',
+    name: 'ingest',
+    method: 'POST',
+    fullPath: '/api/v1/agents/:id/logs',
+    body: [{ field: 'logs', kind: 'array', nullable: false, required: true, description: 'At most 500 entries' }],
+  },
+  diagnosticLogs: {
+    area: 'deviceLogs',
+    name: 'diagnosticLogs',
+    method: 'GET',
+    fullPath: '/api/v1/devices/:id/diagnostic-logs',
+    query: [
+      {
+        field: 'level',
+        kind: 'string',
+        nullable: false,
+        description: 'Levels, comma-separated (debug, info, warn, error); unknown ones are ignored',
+      },
+      { field: 'component', kind: 'string', nullable: false, description: 'Only this component (exact)' },
+      {
+        field: 'since',
+        kind: 'string',
+        nullable: false,
+        description: 'Entries stamped at or after this time (ISO 8601)',
+      },
+      {
+        field: 'until',
+        kind: 'string',
+        nullable: false,
+        description: 'Entries stamped at or before this time (ISO 8601)',
+      },
+      {
+        field: 'search',
+        kind: 'string',
+        nullable: false,
+        description: 'Part of the message or fields (case-insensitive)',
+      },
+      { field: 'page', kind: 'integer', nullable: false },
+      { field: 'limit', kind: 'integer', nullable: false, description: 'Entries per page, 1-1000 (default 1000)' },
+    ],
+  },
+  submitEvents: {
+    area: 'deviceLogs',
+    name: 'submitEvents',
+    method: 'PUT',
+    fullPath: '/api/v1/agents/:id/eventlogs',
+    body: [{ field: 'events', kind: 'array', nullable: false, required: true, description: 'At most 5000 events' }],
+  },
+  events: {
+    area: 'deviceLogs',
+    name: 'events',
+    method: 'GET',
+    fullPath: '/api/v1/devices/:id/eventlogs',
+    query: [
+      {
+        field: 'category',
+        kind: 'string',
+        nullable: false,
+        options: ['security', 'hardware', 'application', 'system'],
+        description: 'Only events of this category',
+      },
+      {
+        field: 'level',
+        kind: 'string',
+        nullable: false,
+        options: ['info', 'warning', 'error', 'critical'],
+        description: 'Only events of this level',
+      },
+      { field: 'source', kind: 'string', nullable: false, description: 'Only events of this source (exact)' },
+      {
+        field: 'startDate',
+        kind: 'string',
+        nullable: false,
+        description: 'Events stamped at or after this time (ISO 8601)',
+      },
+      {
+        field: 'endDate',
+        kind: 'string',
+        nullable: false,
+        description: 'Events stamped at or before this time (ISO 8601)',
+      },
+      { field: 'page', kind: 'integer', nullable: false },
+      { field: 'limit', kind: 'integer', nullable: false, description: 'Events per page, 1-500 (default 50)' },
+    ],
+  },
+};
+
 /** The contract areas themselves, loaded only where their schemas are needed (dry-run input, `validate: true`). */
 export const contractAreas: Readonly<Record<string, () => Promise<ContractGroup>>> = {
   health: () => import('../contract/health.js').then((m) => m.health),
@@ -4460,4 +4634,5 @@ export const contractAreas: Readonly<Record<string, () => Promise<ContractGroup>
   agentCommands: () => import('../contract/agent-commands.js').then((m) => m.agentCommands),
   scripts: () => import('../contract/scripts.js').then((m) => m.scripts),
   mobile: () => import('../contract/mobile.js').then((m) => m.mobile),
+  deviceLogs: () => import('../contract/device-logs.js').then((m) => m.deviceLogs),
 };

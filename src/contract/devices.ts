@@ -156,6 +156,6 @@ export const devices = {
     auth: { permission: 'devices:read' },
     summary: 'Recent metric samples the agent reported',
   }),
-  decommission: deleteById('/devices/:id', DeviceDecommissionedSchema, { permission: 'devices:delete' },
+  decommission: deleteById('/devices/:id', DeviceDecommissionedSchema, { permission: 'devices:delete', mfa: true },
     "Decommission a device; its agent's token stops working at once"),
 } as const;

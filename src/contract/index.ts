@@ -25,6 +25,7 @@ import { deviceCommands } from './device-commands.js';
 import { agentCommands } from './agent-commands.js';
 import { scripts } from './scripts.js';
 import { mobile } from './mobile.js';
+import { deviceLogs } from './device-logs.js';
 
 export * from './endpoint.js';
 export * from './common.js';
@@ -63,5 +64,6 @@ export const contract = {
   agentCommands,
   scripts,
   mobile,
+  deviceLogs,
 } as const;
 export type Contract = typeof contract;

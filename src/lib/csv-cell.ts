@@ -2,8 +2,8 @@
 // (src/cli/output.ts): a file made by either opens the same way in a spreadsheet. It imports nothing, so either
 // side may use it.
 
-/** = + - @, tab and CR: what a spreadsheet may run as a formula (or strip before doing so). */
-const FORMULA_START = new Set([0x3d, 0x2b, 0x2d, 0x40, 0x09, 0x0d]);
+/** = + - @, tab, CR and LF: what a spreadsheet may run as a formula (or strip before doing so). */
+const FORMULA_START = new Set([0x3d, 0x2b, 0x2d, 0x40, 0x09, 0x0d, 0x0a]);
 
 /** Cells that a spreadsheet would run as a formula get a leading apostrophe (OWASP "CSV injection"). */
 export function neutraliseFormula(value: string): string {

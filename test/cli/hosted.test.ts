@@ -49,7 +49,9 @@ describe('hosted deployments: the client side (issue 15)', () => {
     const match = auditRowMatcher({ action: 'LOGIN', from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z', user: 'admin@' });
     const row = { action: 'auth.login', timestamp: '2026-01-01T10:00:00Z', actorEmail: 'admin@x.test' };
     expect(match(row)).toBe(true);
-    expect(match({ ...row, timestamp: '2026-01-02T00:00:00Z' })).toBe(false);
+    // 05 "03 §2.6/§4.4": from/to inclusive.
+    expect(match({ ...row, timestamp: '2026-01-02T00:00:00Z' })).toBe(true);
+    expect(match({ ...row, timestamp: '2026-01-02T00:00:00.001Z' })).toBe(false);
     expect(match({ ...row, action: 'site.create' })).toBe(false);
     expect(match({ action: 'auth.login', actorEmail: 'admin@x.test' })).toBe(false);
   });

@@ -16,6 +16,8 @@ const DATA_FLAGS = new Set(['output', 'columns', 'no-headers', 'quiet']);
 const OWN_OUTPUT: Record<string, string[]> = {
   // -o json or jsonl: each changed alert as a JSON object per line instead of a text line.
   'alerts:watch': ['output'],
+  // --columns: the export's columns, in that order, as the server writes them (05 "03 §2.6/§4.4": columns=a,b).
+  'audit:export': ['columns'],
 };
 
 describe('CLI.md "Output": a command offers only the output flags it honours', () => {

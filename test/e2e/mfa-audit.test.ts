@@ -122,6 +122,14 @@ describe('e2e: the audit log and MFA (CLI.md "Errors and exit codes", 01 §4.5)'
     expect(fs.existsSync(`${file}.partial`)).toBe(false);
   });
 
+  it('CLI.md audit export: an export no row matches still writes the CSV header (and only it)', async () => {
+    const p = await person();
+    const result = await p.cli.run(['audit', 'export', '--action', 'no.such.action']);
+    expect(result.exitCode).toBe(0);
+    // execa drops the final line end: stdout is the header line alone.
+    expect(result.stdout).toMatch(/^id,timestamp,[^\n]*,checksum$/);
+  });
+
   it('mfa recovery-codes refuses without --yes off a terminal (exit 2)', async () => {
     const result = await admin.run(['mfa', 'recovery-codes']);
     expect(result.exitCode).toBe(2);

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { expect } from 'vitest';
 import type { TestApp } from './server.js';
 
@@ -51,6 +52,19 @@ export class SimulatedAgent {
 
   report(commandId: string, result: AgentResult) {
     return this.t.call('POST', `${API}/agents/${this.agentId}/commands/${commandId}/result`, { token: this.token, body: result });
+  }
+
+  /** Sends diagnostic log entries (`POST /agents/:id/logs`, 03 §4.4), gzipped with `gzip: true`; returns the answer. */
+  sendLogs(logs: Record<string, unknown>[], options: { gzip?: boolean } = {}) {
+    const url = `${API}/agents/${this.agentId}/logs`;
+    if (!options.gzip) return this.t.call('POST', url, { token: this.token, body: { logs } });
+    const headers = { 'content-type': 'application/json', 'content-encoding': 'gzip' };
+    return this.t.call('POST', url, { token: this.token, headers, body: gzipSync(JSON.stringify({ logs })) });
+  }
+
+  /** Sends OS event log entries (`PUT /agents/:id/eventlogs`, 03 §4.4); returns the answer. */
+  sendEvents(events: Record<string, unknown>[]) {
+    return this.t.call('PUT', `${API}/agents/${this.agentId}/eventlogs`, { token: this.token, body: { events } });
   }
 
   /** Fetches once and answers every command with `run` (what the agent would do), returning what it ran. */

@@ -300,15 +300,17 @@ describe('platform audit log (03 §2.6, §4.4; 01 §6)', () => {
       'organization.update:Alpha Two',
     ]);
 
-    // from/to: [from, to) over the entry time.
+    // from/to: [from, to] over the entry time, both inclusive (05 "03 §2.6/§4.4").
     const all = rows(t);
     const stamps = ['2024-01-10T00:00:00.000Z', '2024-02-10T00:00:00.000Z', '2024-03-10T00:00:00.000Z'];
     const picked = all.slice(-3);
     picked.forEach((row, i) =>
       t.db.update(auditLogs).set({ timestamp: stamps[i] }).where(eq(auditLogs.id, row.id)).run(),
     );
-    const inWindow = await as('system', '/audit-logs/logs?from=2024-02-01T00:00:00Z&to=2024-03-10T00:00:00Z');
+    const inWindow = await as('system', '/audit-logs/logs?from=2024-02-01T00:00:00Z&to=2024-03-09T23:59:59.999Z');
     expect(inWindow.body.data.map((e: AuditRow) => e.id)).toEqual([picked[1]?.id]);
+    const atTo = await as('system', '/audit-logs/logs?from=2024-02-10T00:00:00Z&to=2024-03-10T00:00:00Z');
+    expect(atTo.body.data.map((e: AuditRow) => e.id)).toEqual([picked[2]?.id, picked[1]?.id]);
     const withOffset = await as(
       'system',
       `/audit-logs/logs?from=${encodeURIComponent('2024-01-10T01:00:00+01:00')}&to=2024-02-10T00:00:00.001Z`,
@@ -321,7 +323,7 @@ describe('platform audit log (03 §2.6, §4.4; 01 §6)', () => {
     expect(total).toBe(all.length);
     const p1 = await as('system', '/audit-logs/logs?limit=2');
     const p2 = await as('system', '/audit-logs/logs?limit=2&page=2');
-    expect(p1.body.pagination).toEqual({ page: 1, limit: 2, total });
+    expect(p1.body.pagination).toEqual({ page: 1, limit: 2, total, totalPages: Math.ceil(total / 2) });
     expect(p1.body.data).toHaveLength(2);
     expect(p2.body.data).toHaveLength(2);
     expect(new Set([...p1.body.data, ...p2.body.data].map((e: AuditRow) => e.id)).size).toBe(4);
@@ -330,11 +332,13 @@ describe('platform audit log (03 §2.6, §4.4; 01 §6)', () => {
       page: 1,
       limit: 100,
       total,
+      totalPages: Math.ceil(total / 100),
     });
     expect((await as('system', '/audit-logs/search?q=prime&limit=0')).body.pagination).toEqual({
       page: 1,
       limit: 1,
       total: 2,
+      totalPages: 2,
     });
   });
 

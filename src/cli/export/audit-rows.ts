@@ -21,6 +21,10 @@ export interface AuditRowFilter {
   orgId?: string | undefined;
   from?: string | undefined;
   to?: string | undefined;
+  /** Actions left out: a comma-separated list, or the list. */
+  excludeActions?: string | readonly string[] | undefined;
+  /** The exact actor id. */
+  userId?: string | undefined;
 }
 
 type Row = Record<string, unknown>;
@@ -41,12 +45,19 @@ const contains = (value: string | undefined, part: string) => value !== undefine
 export function auditRowMatcher(filter: AuditRowFilter): (row: Row) => boolean {
   const from = filter.from === undefined ? undefined : Date.parse(filter.from);
   const to = filter.to === undefined ? undefined : Date.parse(filter.to);
+  const excluded = new Set(
+    typeof filter.excludeActions === 'string' ? filter.excludeActions.split(',').map((a) => a.trim()) : (filter.excludeActions ?? []),
+  );
   return (row) => {
     if (filter.action !== undefined && !contains(field(row, ['action']), filter.action)) return false;
+    if (excluded.size > 0 && excluded.has(field(row, ['action']) ?? '')) return false;
+    const actorId = field(row, ['actorId', 'actor_id', 'userId']);
+    if (filter.userId !== undefined && actorId !== filter.userId) return false;
     if (filter.user !== undefined) {
+      // The e-mail or the actor's name (when the answer has the column) contains it, or the id is it.
       const email = field(row, ['actorEmail', 'actor_email', 'userEmail']);
-      const id = field(row, ['actorId', 'actor_id', 'userId']);
-      if (!contains(email, filter.user) && id !== filter.user) return false;
+      const name = field(row, ['actorName', 'actor_name', 'userName']);
+      if (!contains(email, filter.user) && !contains(name, filter.user) && actorId !== filter.user) return false;
     }
     if (filter.resource !== undefined) {
       const r = filter.resource;
@@ -61,7 +72,7 @@ export function auditRowMatcher(filter: AuditRowFilter): (row: Row) => boolean {
       const at = Date.parse(field(row, ['timestamp', 'createdAt', 'created_at']) ?? '');
       if (Number.isNaN(at)) return false;
       if (from !== undefined && at < from) return false;
-      if (to !== undefined && at >= to) return false;
+      if (to !== undefined && at > to) return false;
     }
     return true;
   };
@@ -109,19 +120,42 @@ function jsonLines(): Transform {
   });
 }
 
-/** The bytes of an answer in `format`, as one object per row (CSV: keyed by its header row). */
+/** What the CSV parser sends ahead of the rows: the answer's header, so that an answer without rows still has
+ * one written (rowFilter passes it on uncounted, rowWriter writes it when no row came). */
+const HEADER = Symbol('csv header');
+interface HeaderMark {
+  [HEADER]: string[];
+}
+const isHeader = (item: Row | HeaderMark): item is HeaderMark => HEADER in item;
+
+/** The bytes of an answer in `format`, as one object per row (CSV: keyed by its header row, which goes first as
+ * a header mark). */
 export async function rowParser(format: ExportFormat): Promise<Transform> {
   if (format === 'jsonl') return jsonLines();
   const { parse } = await import('csv-parse');
-  return parse({ columns: true, bom: true, cast: (value, context) => (context.header ? value : cellValue(String(context.column), value)) });
+  const parser = parse({
+    columns: (header: string[]) => {
+      parser.push({ [HEADER]: header } satisfies HeaderMark);
+      return header;
+    },
+    bom: true,
+    cast: (value, context) => (context.header ? value : cellValue(String(context.column), value)),
+  });
+  return parser;
 }
 
-/** Objects in, `format` out; the CSV header is the first row's keys. */
+/** Objects in, `format` out; the CSV header is the first row's keys, or the answer's header when no row came. */
 export function rowWriter(format: ExportFormat): Transform {
   let columns: string[] | undefined;
+  let header: string[] | undefined;
   return new Transform({
     writableObjectMode: true,
-    transform(row: Row, _encoding, callback: TransformCallback) {
+    transform(row: Row | HeaderMark, _encoding, callback: TransformCallback) {
+      if (isHeader(row)) {
+        header = row[HEADER];
+        callback();
+        return;
+      }
       if (format === 'jsonl') {
         callback(null, `${JSON.stringify(row)}\n`);
         return;
@@ -132,6 +166,9 @@ export function rowWriter(format: ExportFormat): Transform {
         text = `${csvFormatRow(columns)}\n`;
       }
       callback(null, `${text}${csvFormatRow(columns.map((c) => csvCell(row[c])))}\n`);
+    },
+    flush(callback: TransformCallback) {
+      callback(null, format === 'csv' && columns === undefined && header !== undefined ? `${csvFormatRow(header)}\n` : undefined);
     },
   });
 }
@@ -146,7 +183,11 @@ export interface RowCounts {
 export function rowFilter(matches: (row: Row) => boolean, counts: RowCounts, onRow: () => void): Transform {
   return new Transform({
     objectMode: true,
-    transform(row: Row, _encoding, callback: TransformCallback) {
+    transform(row: Row | HeaderMark, _encoding, callback: TransformCallback) {
+      if (isHeader(row)) {
+        callback(null, row);
+        return;
+      }
       counts.received++;
       const keep = matches(row);
       if (keep) counts.kept++;

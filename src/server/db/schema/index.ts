@@ -17,3 +17,4 @@ export * from './integrations.js';
 export * from './commands.js';
 export * from './scripts.js';
 export * from './mobile.js';
+export * from './device-logs.js';

@@ -6,14 +6,19 @@ export function registerAuditRoutes({ route, services }: ModuleContext): void {
   const { audit } = services;
   route(a.list, ({ ctx, query }) => audit.list(ctx, query));
   route(a.listAll, ({ ctx, query }) => audit.list(ctx, query));
-  route(a.search, ({ ctx, query }) => audit.list(ctx, query));
+  route(a.search, ({ ctx, query }) => audit.search(ctx, query));
   route(a.get, ({ ctx, params }) => audit.get(ctx, params.id));
+  route(a.reportUserActivity, ({ ctx, query }) => audit.userActivityReport(ctx, query));
+  route(a.reportSecurityEvents, ({ ctx, query }) => audit.securityReport(ctx, query));
+  route(a.reportCompliance, ({ ctx, query }) => audit.complianceReport(ctx, query));
+  route(a.stats, ({ ctx, query }) => audit.stats(ctx, query));
   route(a.verify, ({ ctx, query }) => audit.verify(ctx, query.orgId));
   route(a.export, ({ ctx, query, reply }) => {
-    const format = query.format ?? 'csv';
+    const { format: asked, columns, includeDetails, ...filter } = query;
+    const format = asked ?? 'csv';
     // Building the stream checks the caller's reach (a denied export throws here and is not recorded); rows
     // are read only as the response drains, so the export's own entry is part of what it exports.
-    const stream = audit.exportStream(ctx, query, format);
+    const stream = audit.exportStream(ctx, filter, format, { columns, includeDetails });
     audit.recordExport(ctx, query, format);
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     reply

@@ -12,6 +12,7 @@ import { ReadCache } from '../../lib/read-cache.js';
 import { paged, preparedPages, type Paged } from '../../lib/paging.js';
 import type { SecretBox } from '../../security/crypto.js';
 import { recordAudit } from '../audit/recorder.js';
+import { covers } from '../roles/permissions.js';
 import type { DevicesService } from '../devices/service.js';
 
 export type CommandRow = typeof deviceCommands.$inferSelect;
@@ -38,6 +39,8 @@ export interface QueueCommand {
 /** What replaces a secret value found in a command's output. */
 export const REDACTED = '[REDACTED]';
 const TERMINAL: readonly CommandRow['status'][] = ['completed', 'failed', 'cancelled', 'timeout'];
+/** The statuses of a command not yet finished. */
+const OPEN: readonly CommandRow['status'][] = ['pending', 'sent'];
 const POLL_MS = 250;
 
 const isoNow = () => new Date().toISOString();
@@ -49,6 +52,21 @@ export function maskSecrets(text: string | undefined, secrets: readonly string[]
   let out = text;
   for (const secret of [...secrets].filter((s) => s.length > 0).sort((a, b) => b.length - a.length)) out = out.split(secret).join(REDACTED);
   return out;
+}
+
+/**
+ * Ends every command of a device not yet finished (pending or sent → cancelled, its sealed secrets dropped), inside
+ * the caller's transaction: the devices module's decommission, after which no agent can fetch or report them.
+ * Answers how many ended. Their listeners are not told: the scripts module ends its runs of the device itself
+ * (cancelActiveExecutionsOf).
+ */
+export function cancelOpenCommandsOf(db: Db, deviceId: string): number {
+  const now = isoNow();
+  return db
+    .update(deviceCommands)
+    .set({ status: 'cancelled', secretEnv: null, completedAt: now, updatedAt: now })
+    .where(and(eq(deviceCommands.deviceId, deviceId), inArray(deviceCommands.status, [...OPEN])))
+    .run().changes;
 }
 
 /** A page of a device's commands (placeholder `deviceId`), prepared once per database and shape (lib/prepared-page.ts):
@@ -143,7 +161,8 @@ export class DeviceCommandsService {
   list(ctx: RequestContext, deviceId: string, query: z.infer<typeof DeviceCommandListQuerySchema>): Paged<ReturnType<typeof shown>> {
     this.devices.findVisible(ctx, deviceId);
     const { rows, total } = commandPageOf(this.db, query.status ? 's' : '', { deviceId, status: query.status }, query);
-    return paged(rows.map(shown), query, total);
+    const readsScripts = covers(ctx.caller.permissions, 'scripts:read');
+    return paged(rows.map((row) => shown(row, readsScripts)), query, total);
   }
 
   /** The agent's fetch: its pending commands, oldest first, marked sent; waits up to `wait` seconds for one. */
@@ -226,7 +245,7 @@ export class DeviceCommandsService {
     const changed = this.db
       .update(deviceCommands)
       .set({ status, secretEnv: null, completedAt: now, updatedAt: now })
-      .where(and(eq(deviceCommands.id, commandId), sql`${deviceCommands.status} IN ('pending', 'sent')`))
+      .where(and(eq(deviceCommands.id, commandId), inArray(deviceCommands.status, [...OPEN])))
       .run().changes;
     return changed > 0;
   }
@@ -237,8 +256,12 @@ export class DeviceCommandsService {
   }
 }
 
-/** A command as users see it: no sealed secret, no output (script output is on the script execution). */
-function shown(row: CommandRow) {
+/** A command as users see it: no sealed secret, no output (script output is on the script execution). A script
+ * command's payload holds the script's content with its parameters filled: only a caller who may read scripts
+ * (scripts:read) sees it; others see which run and script it is (05 wire notes "4.7"). */
+function shown(row: CommandRow, readsScripts: boolean) {
   const { secretEnv: _secret, stdout: _out, stderr: _err, ...rest } = row;
-  return rest;
+  if (row.type !== 'script' || readsScripts) return rest;
+  const { executionId, scriptId } = row.payload;
+  return { ...rest, payload: { executionId, scriptId } };
 }

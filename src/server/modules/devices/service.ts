@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { and, asc, count, desc, eq, ne, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, ne, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { z } from 'zod';
 import { AGENT_HEALTH, AGENT_TOKEN_PATTERN, type AgentEnrollSchema, type AgentHeartbeatSchema } from '../../../contract/agents.js';
 import type { DeviceListQuerySchema, DeviceUpdateSchema } from '../../../contract/devices.js';
@@ -14,6 +14,8 @@ import { countRows, paged, preparedPage, readPage, type Paged } from '../../lib/
 import { sha256Hex } from '../../security/crypto.js';
 import { recentMetricSamples } from '../alerts/queries.js';
 import { recordAudit } from '../audit/recorder.js';
+import { cancelOpenCommandsOf } from '../device-commands/service.js';
+import { cancelActiveExecutionsOf } from '../scripts/service.js';
 import { visibleOr404 } from '../shared/visible.js';
 import type { EnrollmentKeysService } from '../enrollment-keys/service.js';
 import { compileFilter, inDeviceGroups, likeEscape, type FilterCondition } from '../filters/compile.js';
@@ -116,10 +118,12 @@ type CursorPage = { data: DeviceOut[]; pagination: { nextCursor: string | null; 
 /** What every agent is told at enrollment and on each heartbeat. */
 export const AGENT_CONFIG = { heartbeatIntervalSeconds: 60, metricsCollectionIntervalSeconds: 30 } as const;
 
-/** An online device that has missed this many heartbeats is marked offline. */
+/** A device reporting in (HEARTBEATING) that has missed this many heartbeats is marked offline. */
 const MISSED_HEARTBEATS = 3;
 /** Devices marked offline per statement (the job yields to the event loop between statements). */
 export const MARK_OFFLINE_BATCH = 2000;
+/** The statuses of a device whose agent reports in: missing its heartbeats makes it offline (markOffline). */
+const HEARTBEATING: readonly DeviceRow['status'][] = ['online', 'maintenance', 'updating'];
 
 const SYSTEM = systemContext().caller;
 
@@ -379,21 +383,31 @@ export class DevicesService {
     return { success: true as const, config: AGENT_CONFIG };
   }
 
-  /** Online devices that missed several heartbeats go offline (periodic job): at most `batch` per call, so a
-   * backlog (a restart after downtime, a bulk import) is worked in short statements; answers how many changed. */
+  /** Devices reporting in (online, in maintenance or updating: HEARTBEATING) that missed several heartbeats go
+   * offline (periodic job): at most `batch` per call, so a backlog (a restart after downtime, a bulk import) is
+   * worked in short statements; answers how many changed. */
   markOffline(now = Date.now(), batch = MARK_OFFLINE_BATCH): number {
     const cutoff = new Date(now - MISSED_HEARTBEATS * AGENT_CONFIG.heartbeatIntervalSeconds * 1000).toISOString();
-    const stale = sql`SELECT rowid FROM ${devices} WHERE ${devices.status} = 'online' AND ${devices.lastSeenAt} < ${cutoff} LIMIT ${batch}`;
     return this.db.$client.transaction(() => {
+      // The status each had before, for its event: read and changed in the one transaction.
+      const stale = this.db
+        .select({ id: devices.id, status: devices.status })
+        .from(devices)
+        .where(and(inArray(devices.status, [...HEARTBEATING]), sql`${devices.lastSeenAt} < ${cutoff}`))
+        .limit(batch)
+        .all();
+      if (stale.length === 0) return 0;
+      const before = new Map(stale.map((d) => [d.id, d.status]));
       const gone = this.db
         .update(devices)
         .set({ status: 'offline', updatedAt: new Date(now).toISOString() })
-        .where(sql`rowid IN (${stale})`)
+        .where(sql`${devices.id} IN (SELECT value FROM json_each(${JSON.stringify([...before.keys()])}))`)
         .returning({ id: devices.id, agentId: devices.agentId, orgId: devices.orgId, siteId: devices.siteId, hostname: devices.hostname, lastSeenAt: devices.lastSeenAt })
         .all();
       // 02 §6: each one is a device.offline event, published with the change.
       for (const device of gone) {
-        publishEvent(this.db, 'device.offline', { ...deviceEvent(device), previousStatus: 'online', status: 'offline', lastSeenAt: device.lastSeenAt }, device.orgId);
+        const previousStatus = before.get(device.id) ?? 'online';
+        publishEvent(this.db, 'device.offline', { ...deviceEvent(device), previousStatus, status: 'offline', lastSeenAt: device.lastSeenAt }, device.orgId);
       }
       return gone.length;
     })();
@@ -679,6 +693,10 @@ export class DevicesService {
         .where(eq(devices.id, id))
         .returning()
         .get();
+      // Its agent can no longer fetch or report anything: what was queued for it ends now, through the modules
+      // that own commands and script runs (so a script whose only runs were here can be deleted).
+      const commandsCancelled = cancelOpenCommandsOf(this.db, id);
+      const executionsCancelled = cancelActiveExecutionsOf(this.db, id, 'Device decommissioned');
       recordAudit(this.db, ctx, {
         action: 'device.decommission',
         resourceType: 'device',
@@ -686,7 +704,7 @@ export class DevicesService {
         resourceName: device.hostname,
         orgId: device.orgId,
         partnerId: device.partnerId,
-        details: { agentId: device.agentId, previousStatus: current.status },
+        details: { agentId: device.agentId, previousStatus: current.status, commandsCancelled, executionsCancelled },
       });
       this.changed(device.id, device.orgId);
       publishEvent(this.db, 'device.decommissioned', { ...deviceEvent(device), previousStatus: current.status }, device.orgId);

@@ -41,6 +41,11 @@ export class MobileActions {
   ) {}
 
   run(ctx: RequestContext, deviceId: string, body: Action) {
+    // What the action itself needs is checked first, as a route's permission is: a caller who may not run scripts
+    // learns nothing of the device (403, not 404 or 409 DEVICE_OFFLINE).
+    if (body.action === 'run_script' && !covers(ctx.caller.permissions, 'scripts:execute')) {
+      throw forbidden('Insufficient permissions: scripts:execute', 'INSUFFICIENT_PERMISSIONS');
+    }
     const device = this.devices.findVisible(ctx, deviceId);
     if (device.status === 'decommissioned') throw badRequest('Device is decommissioned', 'DEVICE_DECOMMISSIONED');
     if (body.action === 'wake') return { status: 202 as const, body: this.wake(ctx, device) };
@@ -55,7 +60,6 @@ export class MobileActions {
   /** 02 §4.6: an existing script within the caller's reach, for the device's organization and OS; a manual
    * execution record is created by the scripts service, whose command carries content, language, timeout, run-as. */
   private runScript(ctx: RequestContext, device: DeviceRow, body: Action) {
-    if (!covers(ctx.caller.permissions, 'scripts:execute')) throw forbidden('Insufficient permissions: scripts:execute', 'INSUFFICIENT_PERMISSIONS');
     if (body.scriptId === undefined) throw badRequest('scriptId is required for run_script', 'SCRIPT_ID_REQUIRED');
     const scripts = this.scriptsOf();
     const script = scripts.get(ctx, body.scriptId);

@@ -13,7 +13,7 @@ import {
 import type { Db } from '../../db/connection.js';
 import { customFieldDefinitions, scriptExecutions, scripts, type ScriptParameter } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
-import { DomainError, badRequest, conflict, forbidden, notFound } from '../../errors.js';
+import { DomainError, badRequest, conflict, forbidden, notFound, siteAccessDenied } from '../../errors.js';
 import { enqueueJob, publishEvent, type JobWorker } from '../../jobs/queue.js';
 import { countRows, page, paged, preparedPage, readPage, type Paged } from '../../lib/paging.js';
 import { inJson, preparedShapes, rowById } from '../../db/prepared.js';
@@ -72,6 +72,48 @@ function coerceFieldValue(type: 'text' | 'number' | 'boolean', value: unknown): 
   if (typeof value === 'string') return value.slice(0, 10_000);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return undefined;
+}
+
+/** A parameter value of `record` under `key`: its own property (never one inherited from Object.prototype, such as
+ * `toString` or `constructor`) holding a string, number or boolean; anything else is no value. */
+function ownValue(record: Readonly<Record<string, unknown>>, key: string): string | number | boolean | undefined {
+  if (!Object.hasOwn(record, key)) return undefined;
+  const value = record[key];
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : undefined;
+}
+
+/**
+ * Ends every active run (pending or running) of a device as cancelled with `message`, inside the caller's
+ * transaction: the devices module's decommission (whose commands it ends through the device-commands module).
+ * Answers how many ended. A script with no active run left can be deleted.
+ */
+export function cancelActiveExecutionsOf(db: Db, deviceId: string, message: string): number {
+  const now = isoNow();
+  return db
+    .update(scriptExecutions)
+    .set({ status: 'cancelled', errorMessage: message, completedAt: now, updatedAt: now })
+    .where(and(eq(scriptExecutions.deviceId, deviceId), inArray(scriptExecutions.status, [...ACTIVE])))
+    .run().changes;
+}
+
+/** The payload of the script.started, script.completed and script.failed events (05 wire notes "4.7"; api-notes). */
+function scriptEvent(row: ExecutionRow) {
+  return {
+    executionId: row.id,
+    scriptId: row.scriptId,
+    scriptName: row.scriptName,
+    deviceId: row.deviceId,
+    batchId: row.batchId,
+    status: row.status,
+    exitCode: row.exitCode,
+    severity: row.severity,
+  };
+}
+
+/** Scripts and custom-field definitions are organization-wide: a user restricted to some sites (01 §2.6) may read
+ * and run them but not create, import, change or delete them (403, as for sites and API keys). */
+function assertOrgWideWriter(ctx: RequestContext): void {
+  if (ctx.caller.siteIds !== null) throw siteAccessDenied();
 }
 
 /** The optional filters of the script list and the letter that names each in a statement's shape (the values go
@@ -177,6 +219,7 @@ export class ScriptsService {
   }
 
   create(ctx: RequestContext, body: z.infer<typeof ScriptCreateSchema>): ScriptRow {
+    assertOrgWideWriter(ctx);
     const org = resolveWriteOrg(this.db, ctx.caller, body.orgId);
     const parameters = (body.parameters ?? []) as ScriptParameter[];
     assertNoSecretReferences(body.content, parameters);
@@ -276,6 +319,7 @@ export class ScriptsService {
   private writable(ctx: RequestContext, id: string): ScriptRow {
     const row = this.get(ctx, id);
     if (row.isSystem) throw forbidden('System scripts are read-only', 'SYSTEM_SCRIPT_READ_ONLY');
+    assertOrgWideWriter(ctx);
     // An organization caller may read another organization's script only if it reaches it: get() checked that.
     return row;
   }
@@ -301,7 +345,13 @@ export class ScriptsService {
     return this.db.$client.transaction(() => {
       const executions: { executionId: string; deviceId: string; commandId: string }[] = [];
       const failures: { deviceId: string; error: string }[] = [];
-      let targetOrg: string | null = null;
+      /** Per organization of the devices reached: its devices that run the script and how many of its devices failed. */
+      const byOrg = new Map<string, { deviceIds: string[]; failures: number }>();
+      const orgTally = (orgId: string) => {
+        let tally = byOrg.get(orgId);
+        if (!tally) byOrg.set(orgId, (tally = { deviceIds: [], failures: 0 }));
+        return tally;
+      };
       for (const deviceId of body.deviceIds) {
         let device: DeviceRow;
         try {
@@ -316,6 +366,7 @@ export class ScriptsService {
         const refusal = this.refusal(script, device, options.requireOnline === true);
         if (refusal) {
           failures.push({ deviceId, error: refusal });
+          orgTally(device.orgId).failures++;
           continue;
         }
         let run: ResolvedRun;
@@ -324,6 +375,7 @@ export class ScriptsService {
         } catch (err) {
           if (err instanceof DomainError) {
             failures.push({ deviceId, error: err.message });
+            orgTally(device.orgId).failures++;
             continue;
           }
           throw err;
@@ -355,19 +407,24 @@ export class ScriptsService {
           })
           .run();
         executions.push({ executionId, deviceId, commandId: command.id });
-        targetOrg ??= device.orgId;
+        orgTally(device.orgId).deviceIds.push(deviceId);
       }
       if (executions.length === 0) {
         throw new DomainError('unprocessable', 'No devices could be targeted', 'NO_DEVICES_TARGETED', { extra: { failures } });
       }
-      recordAudit(this.db, ctx, {
-        action: 'script.execute',
-        resourceType: 'script',
-        resourceId: script.id,
-        resourceName: script.name,
-        orgId: script.orgId ?? targetOrg,
-        details: { batchId, triggerType, runAs, deviceIds: executions.map((e) => e.deviceId), failures: failures.length },
-      });
+      // 01 §6: one entry per organization whose devices run it (a partner may run a system script across several),
+      // each naming only that organization's devices, so no organization's log shows another's.
+      for (const [orgId, tally] of byOrg) {
+        if (tally.deviceIds.length === 0) continue;
+        recordAudit(this.db, ctx, {
+          action: 'script.execute',
+          resourceType: 'script',
+          resourceId: script.id,
+          resourceName: script.name,
+          orgId,
+          details: { batchId, triggerType, runAs, deviceIds: tally.deviceIds, failures: tally.failures },
+        });
+      }
       return {
         batchId,
         scriptId: script.id,
@@ -394,8 +451,7 @@ export class ScriptsService {
     const secretEnv: Record<string, string> = {};
     const plain = new Map<string, string>();
     for (const p of declared.values()) {
-      const fromField = p.customField !== undefined ? device.customFields[p.customField] : undefined;
-      const value = given[p.name] ?? (fromField === null || typeof fromField === 'object' ? undefined : (fromField as string | number | boolean | undefined)) ?? p.defaultValue;
+      const value = ownValue(given, p.name) ?? (p.customField !== undefined ? ownValue(device.customFields, p.customField) : undefined) ?? p.defaultValue;
       if (value === undefined) {
         if (p.required) throw badRequest(`Missing required parameter: ${p.name}`, 'MISSING_PARAMETER');
         continue;
@@ -466,7 +522,7 @@ export class ScriptsService {
       .get();
     if (!row) return;
     enqueueJob(this.db, TIMEOUT_JOB, { executionId: row.id }, { runAt: new Date(Date.parse(now) + row.timeoutSeconds * 1000), maxAttempts: 3 });
-    publishEvent(this.db, 'script.started', { executionId: row.id, scriptId: row.scriptId, deviceId: row.deviceId, batchId: row.batchId }, row.orgId);
+    publishEvent(this.db, 'script.started', scriptEvent(row), row.orgId);
   }
 
   /** The agent's result (secrets already masked out by the command channel): status, severity, custom fields. */
@@ -488,12 +544,7 @@ export class ScriptsService {
       customFieldsRejected: rejected.length ? rejected : null,
       startedAt: current.startedAt ?? command.sentAt,
     });
-    publishEvent(
-      this.db,
-      succeeded ? 'script.completed' : 'script.failed',
-      { executionId: row.id, scriptId: row.scriptId, scriptName: row.scriptName, deviceId: row.deviceId, batchId: row.batchId, status: row.status, exitCode: row.exitCode, severity },
-      row.orgId,
-    );
+    publishEvent(this.db, succeeded ? 'script.completed' : 'script.failed', scriptEvent(row), row.orgId);
   }
 
   /** 03 §4.6: the marker's values go to the custom fields whose definition allows script writes; the rest are
@@ -529,12 +580,7 @@ export class ScriptsService {
       if (!current || !ACTIVE.includes(current.status)) return;
       const row = this.end(current, { status: 'timeout', errorMessage: `Timed out after ${current.timeoutSeconds} seconds` });
       if (current.commandId) this.commands.close(current.commandId, 'timeout');
-      publishEvent(
-        this.db,
-        'script.failed',
-        { executionId: row.id, scriptId: row.scriptId, scriptName: row.scriptName, deviceId: row.deviceId, batchId: row.batchId, status: row.status, exitCode: null, severity: null },
-        row.orgId,
-      );
+      publishEvent(this.db, 'script.failed', scriptEvent(row), row.orgId);
     })();
   }
 
@@ -564,6 +610,7 @@ export class ScriptsService {
   }
 
   createCustomField(ctx: RequestContext, body: z.infer<typeof CustomFieldCreateSchema>) {
+    assertOrgWideWriter(ctx);
     const org = resolveWriteOrg(this.db, ctx.caller, body.orgId);
     return this.db.$client.transaction(() => {
       const exists = this.db
@@ -586,6 +633,7 @@ export class ScriptsService {
     return this.db.$client.transaction(() => {
       const row = rowById(this.db, customFieldDefinitions, id);
       if (!row || !reaches(this.db, ctx.caller, row.orgId)) throw notFound('Custom field not found');
+      assertOrgWideWriter(ctx);
       this.db.delete(customFieldDefinitions).where(eq(customFieldDefinitions.id, id)).run();
       recordAudit(this.db, ctx, { action: 'custom_field.delete', resourceType: 'custom_field', resourceId: row.id, resourceName: row.key, orgId: row.orgId, details: {} });
       return { success: true as const };

@@ -1,0 +1,172 @@
+import { and, desc, eq, gte, inArray, lte, sql, type SQL } from 'drizzle-orm';
+import type { z } from 'zod';
+import {
+  DIAGNOSTIC_LEVELS,
+  type DeviceEventBatchSchema,
+  type DeviceEventQuerySchema,
+  type DiagnosticLogBatchSchema,
+  type DiagnosticLogQuerySchema,
+} from '../../../contract/device-logs.js';
+import type { RequestContext } from '../../context.js';
+import type { Db } from '../../db/connection.js';
+import { deviceDiagnosticLogs, deviceEventLogs } from '../../db/schema/index.js';
+import { notFound } from '../../errors.js';
+import { paged, pageOfRows } from '../../lib/paging.js';
+import { recordAudit } from '../audit/recorder.js';
+import type { DevicesService } from '../devices/service.js';
+import { likeEscape } from '../filters/compile.js';
+
+/** 03 §8: entries are inserted in groups of this many, each group its own transaction. */
+export const INSERT_GROUP = 100;
+/** 05 wire notes: an event stamped further ahead than this is stamped with its receive time. */
+const MAX_FUTURE_MS = 10 * 60_000;
+
+type DiagnosticLevel = (typeof DIAGNOSTIC_LEVELS)[number];
+const isDiagnosticLevel = (s: string): s is DiagnosticLevel => (DIAGNOSTIC_LEVELS as readonly string[]).includes(s);
+
+/** An ISO 8601 time as stored: UTC with milliseconds, so that stored times sort and compare as text. */
+function utc(text: string): string {
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? text : new Date(at).toISOString();
+}
+
+/** What a batch came to: rows stored, rows sent, and whether a group of them failed. */
+export interface Stored {
+  stored: number;
+  total: number;
+  failedGroups: number;
+}
+
+/**
+ * The agent's diagnostic log and the device's OS event log (03 §2.7, §2.8, §4.4): sent by the device's agent with
+ * its token, read by users who may read the device (devices:read and the device's visibility, as GET /devices/:id).
+ */
+export class DeviceLogsService {
+  constructor(
+    private readonly db: Db,
+    private readonly devices: DevicesService,
+    /** Told of a group that could not be stored and of an audit entry that could not be written (only logged). */
+    private readonly onError: (err: unknown, what: string) => void,
+  ) {}
+
+  /** The device of the calling agent (the guard has matched the token to the path's agent): 404 when gone. */
+  private agentDevice(ctx: RequestContext, agentId: string) {
+    const device = this.devices.byAgentId(agentId);
+    if (!device || device.status === 'decommissioned' || ctx.caller.agentId !== agentId) throw notFound('Device not found', 'DEVICE_NOT_FOUND');
+    return device;
+  }
+
+  /** Inserts rows in groups of INSERT_GROUP, each in its own transaction: a failing group loses only its rows. */
+  private insertInGroups<R>(rows: readonly R[], what: string, insert: (group: R[]) => number): Stored {
+    let stored = 0;
+    let failedGroups = 0;
+    for (let i = 0; i < rows.length; i += INSERT_GROUP) {
+      const group = rows.slice(i, i + INSERT_GROUP);
+      try {
+        stored += this.db.$client.transaction(() => insert(group))();
+      } catch (err) {
+        failedGroups += 1;
+        this.onError(err, `${what}: a group of ${group.length} could not be stored`);
+      }
+    }
+    return { stored, total: rows.length, failedGroups };
+  }
+
+  /** POST /agents/:id/logs: stores the entries with the device's id and organization. */
+  ingest(ctx: RequestContext, agentId: string, body: z.infer<typeof DiagnosticLogBatchSchema>): Stored {
+    const device = this.agentDevice(ctx, agentId);
+    const rows = body.logs.map((entry) => ({
+      deviceId: device.id,
+      orgId: device.orgId,
+      timestamp: utc(entry.timestamp),
+      level: entry.level,
+      component: entry.component,
+      message: entry.message,
+      fields: entry.fields ?? null,
+      agentVersion: entry.agentVersion ?? null,
+    }));
+    return this.insertInGroups(rows, 'diagnostic logs', (group) => this.db.insert(deviceDiagnosticLogs).values(group).run().changes);
+  }
+
+  /** GET /devices/:id/diagnostic-logs: newest first (timestamp, then id). */
+  diagnosticLogs(ctx: RequestContext, deviceId: string, query: z.infer<typeof DiagnosticLogQuerySchema>) {
+    const device = this.devices.findVisible(ctx, deviceId);
+    const t = deviceDiagnosticLogs;
+    // Unknown levels are dropped (05 wire notes); none left: no level condition.
+    const levels = (query.level ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(isDiagnosticLevel);
+    const conditions: (SQL | undefined)[] = [
+      eq(t.deviceId, device.id),
+      levels.length > 0 ? inArray(t.level, levels) : undefined,
+      query.component ? eq(t.component, query.component) : undefined,
+      ...this.window(t.timestamp, query.since, query.until),
+    ];
+    if (query.search) {
+      const pattern = `%${likeEscape(query.search)}%`;
+      conditions.push(sql`(${t.message} LIKE ${pattern} ESCAPE '\\' OR ${t.fields} LIKE ${pattern} ESCAPE '\\')`);
+    }
+    const { page, limit } = query;
+    const { rows, total } = pageOfRows(this.db, t, and(...conditions), [desc(t.timestamp), desc(t.id)], { page, limit });
+    return { logs: rows, total, limit, offset: (page - 1) * limit };
+  }
+
+  /** PUT /agents/:id/eventlogs: repeated (source, eventId) pairs are ignored; a time far ahead becomes now. */
+  submitEvents(ctx: RequestContext, agentId: string, body: z.infer<typeof DeviceEventBatchSchema>, now = Date.now()): Stored {
+    const device = this.agentDevice(ctx, agentId);
+    const receivedAt = new Date(now).toISOString();
+    let clamped = 0;
+    const rows = body.events.map((event) => {
+      const ahead = Date.parse(event.timestamp) > now + MAX_FUTURE_MS;
+      if (ahead) clamped += 1;
+      return {
+        deviceId: device.id,
+        orgId: device.orgId,
+        timestamp: ahead ? receivedAt : utc(event.timestamp),
+        level: event.level,
+        category: event.category,
+        source: event.source,
+        eventId: event.eventId ?? null,
+        message: event.message,
+        details: ahead ? { ...(event.details ?? {}), originalTimestamp: event.timestamp, timestampClamped: true } : (event.details ?? null),
+      };
+    });
+    const outcome = this.insertInGroups(rows, 'event logs', (group) => this.db.insert(deviceEventLogs).values(group).onConflictDoNothing().run().changes);
+    if (rows.length > 0) {
+      // 03 §6: audited; a failed audit write is only logged and never fails the submission.
+      try {
+        this.db.$client.transaction(() =>
+          recordAudit(this.db, ctx, {
+            action: 'agent.eventlogs.submit',
+            resourceType: 'device',
+            resourceId: device.id,
+            resourceName: device.hostname,
+            orgId: device.orgId,
+            details: { received: rows.length, inserted: outcome.stored, duplicates: rows.length - outcome.stored, timestampClamped: clamped, failedGroups: outcome.failedGroups },
+          }),
+        )();
+      } catch (err) {
+        this.onError(err, 'event logs: the audit entry could not be written');
+      }
+    }
+    return outcome;
+  }
+
+  /** GET /devices/:id/eventlogs: newest first (timestamp, then id). */
+  events(ctx: RequestContext, deviceId: string, query: z.infer<typeof DeviceEventQuerySchema>) {
+    const device = this.devices.findVisible(ctx, deviceId);
+    const t = deviceEventLogs;
+    const where = and(
+      eq(t.deviceId, device.id),
+      query.category ? eq(t.category, query.category) : undefined,
+      query.level ? eq(t.level, query.level) : undefined,
+      query.source ? eq(t.source, query.source) : undefined,
+      ...this.window(t.timestamp, query.startDate, query.endDate),
+    );
+    const { rows, total } = pageOfRows(this.db, t, where, [desc(t.timestamp), desc(t.id)], query);
+    return paged(rows, query, total);
+  }
+
+  /** A time window over a stored UTC timestamp column, both ends inclusive. */
+  private window(column: typeof deviceEventLogs.timestamp | typeof deviceDiagnosticLogs.timestamp, from?: string, to?: string): (SQL | undefined)[] {
+    return [from ? gte(column, utc(from)) : undefined, to ? lte(column, utc(to)) : undefined];
+  }
+}
