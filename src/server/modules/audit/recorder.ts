@@ -2,11 +2,12 @@ import { isIP } from 'node:net';
 import { and, desc, eq, getTableColumns, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
 import { preparedQueries, rawStatement } from '../../db/prepared.js';
-import { auditLogs, organizations } from '../../db/schema/index.js';
+import { auditLogs } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { sha256Hex } from '../../security/crypto.js';
 import { stableStringify } from '../../lib/stable-json.js';
 import { newId } from '../../db/ids.js';
+import { partnerIdOfOrg } from '../tenancy/access.js';
 
 export const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
 export const GENESIS = '0'.repeat(64);
@@ -108,20 +109,7 @@ const auditStatements = preparedQueries((db) => {
     db,
     db.insert(auditLogs).values(Object.fromEntries(names.map((n) => [n, sql`${sql.placeholder(n)}`])) as never),
   );
-  // The partner of an organization, deleted or not (an entry may follow its deletion in the same transaction).
-  const partnerOfOrg = rawStatement(
-    db,
-    db
-      .select({ partnerId: organizations.partnerId })
-      .from(organizations)
-      .where(eq(organizations.id, sql.placeholder('id'))),
-  );
   return {
-    /** The partner of organization `id`, if it exists. */
-    partnerOf(id: string): string | undefined {
-      const row = partnerOfOrg.stmt.raw(true).get(partnerOfOrg.bind({ id })) as [string] | undefined;
-      return row?.[0];
-    },
     /** seq and checksum of the chain's last entry. */
     head(chain: string): { seq: number; checksum: string } | undefined {
       // The statement is shared by SQL text on this connection (db/connection.ts): its mode is set at each use.
@@ -155,7 +143,7 @@ export function recordAudit(tx: Db, ctx: RequestContext, entry: AuditEntry): Aud
   // An organization's entry belongs to that organization's partner, whoever wrote it (a system administrator or
   // job has no partner): its partner sees it (03 §2.6). Looked up only for an entry naming no partner.
   const partnerId =
-    entry.partnerId !== undefined ? entry.partnerId : ((orgId !== null ? statements.partnerOf(orgId) : undefined) ?? caller.partnerId);
+    entry.partnerId !== undefined ? entry.partnerId : ((orgId !== null ? partnerIdOfOrg(tx, orgId) : undefined) ?? caller.partnerId);
   const chain = chainOf(orgId, partnerId);
   const last = statements.head(chain);
 

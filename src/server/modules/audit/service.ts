@@ -13,13 +13,13 @@ import {
 } from '../../../contract/audit.js';
 import type { Db } from '../../db/connection.js';
 import { inJson, preparedShapes } from '../../db/prepared.js';
-import { auditLogs, users } from '../../db/schema/index.js';
+import { auditLogs } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { notFound, orgAccessDenied } from '../../errors.js';
 import { paged, preparedPage, readPage } from '../../lib/paging.js';
 import { csvRecord } from '../../lib/csv.js';
 import { Utf8Builder } from '../../lib/utf8-builder.js';
-import { Directory } from '../identity/directory.js';
+import { Directory, userIdsNamedLike } from '../identity/directory.js';
 import { accessibleOrgIds, canAccessOrg } from '../tenancy/access.js';
 import { recordAudit, verifyChain, type ChainReport } from './recorder.js';
 
@@ -105,7 +105,7 @@ function shapeConditions(shape: string): SQL[] {
   if (has('g')) parts.push(eq(auditLogs.orgId, sql.placeholder('orgId')));
   if (has('u')) {
     // The actor user's name (05: "ILIKE actorEmail or user name"): the users it matches, read once per statement.
-    const named = sql`${auditLogs.actorId} IN (SELECT ${users.id} FROM ${users} WHERE ${ciContainsPlaceholder(users.name, 'userLike')})`;
+    const named = sql`${auditLogs.actorId} IN ${userIdsNamedLike(sql`${sql.placeholder('userLike')}`)}`;
     parts.push(
       or(
         ciContainsPlaceholder(sql`coalesce(${auditLogs.actorEmail}, '')`, 'userLike'),

@@ -35,6 +35,12 @@ export interface Member {
   membership: Membership | null;
 }
 
+/** A subquery of the ids of users whose name contains the LIKE pattern PATTERN (case-insensitive, ASCII, `\\` the
+ * escape), for other modules' statements that match actors by name (the audit log's `user` filter). */
+export function userIdsNamedLike(pattern: SQL): SQL {
+  return sql`(SELECT ${users.id} FROM ${users} WHERE lower(${users.name}) LIKE lower(${pattern}) ESCAPE '\\')`;
+}
+
 type PartnerLink = typeof partnerUsers.$inferSelect;
 type OrgLink = typeof organizationUsers.$inferSelect;
 

@@ -31,6 +31,12 @@ const queriesOf = preparedQueries((db) => {
       .from(organizations)
       .where(and(eq(organizations.id, sql.placeholder('id')), live))
       .prepare(),
+    // The partner of an organization, deleted or not (an audit entry may follow its deletion in one transaction).
+    partnerIdOfOrg: db
+      .select({ partnerId: organizations.partnerId })
+      .from(organizations)
+      .where(eq(organizations.id, sql.placeholder('id')))
+      .prepare(),
     liveOrg: db
       .select()
       .from(organizations)
@@ -123,6 +129,11 @@ export function canAccessOrg(db: Db, caller: Caller, orgId: string): boolean {
 
 /** The status of an organization's partner; `deleted` when the organization or its partner is absent or deleted
  * (refused like any inactive partner, 01 §3). */
+/** The partner of organization ORGID, deleted or not; undefined when there is none (the audit recorder). */
+export function partnerIdOfOrg(db: Db, orgId: string): string | undefined {
+  return queriesOf(db).partnerIdOfOrg.get({ id: orgId })?.partnerId;
+}
+
 export function partnerStatusOfOrg(db: Db, orgId: string): string {
   return queriesOf(db).partnerOfLiveOrg.get({ id: orgId })?.status ?? 'deleted';
 }
