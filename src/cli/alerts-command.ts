@@ -2,7 +2,6 @@ import type { Interfaces } from '@oclif/core';
 import { ApiCommand, mutationFlags } from './api-command.js';
 import { Args } from './flags.js';
 import { UsageError } from './prompts.js';
-import { parseArgv, type ArgDef, type FlagDef } from './runtime/parse.js';
 import type { CommandClass } from './base-command.js';
 import type { Page } from '../client/paginate.js';
 import type { CallResult } from '../client/contract-client.js';
@@ -30,14 +29,8 @@ export abstract class AlertTransitionCommand<T extends CommandClass> extends Api
   static override flags = { ...mutationFlags };
 
   /** Every id given (the first is the declared argument, the rest are extra positional arguments). */
-  protected async ids(): Promise<string[]> {
-    const ctor = this.ctor;
-    const { args, argv } = await parseArgv(this.argv, {
-      flags: { ...ctor.baseFlags, ...ctor.flags } as Record<string, FlagDef>,
-      args: ctor.args as Record<string, ArgDef>,
-      strict: false,
-    });
-    const ids = [String(args.id), ...argv];
+  protected ids(): string[] {
+    const ids = [String((this.args as { id?: unknown }).id), ...this.extraArgs];
     if (ids.length > 100) throw new UsageError('At most 100 alert ids at once');
     return [...new Set(ids)];
   }
@@ -59,7 +52,7 @@ export function alertTransitionCommand<E extends EndpointDef, B extends Endpoint
     static override columns = ALERT_COLUMNS;
 
     async run(): Promise<CallResult<E> | CallResult<B>> {
-      const ids = await this.ids();
+      const ids = this.ids();
       const values = this.flags as Record<string, unknown>;
       const given = Object.fromEntries(Object.keys(option).flatMap((name) => (values[name] !== undefined ? [[name, values[name]]] : [])));
       if (ids.length > 1) return this.call(bulk, requestOf<B>({ body: { action, alertIds: ids, ...given } }));

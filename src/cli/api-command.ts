@@ -33,6 +33,9 @@ export const createFlags = {
   'from-file': Flags.string({ summary: 'JSON or YAML file with the whole body; flags override its fields.' }),
 };
 
+/** The same for creates the server does not replay (no --idempotency-key it would ignore). */
+export const unkeyedCreateFlags = { ...mutationFlags, 'from-file': createFlags['from-file'] };
+
 export const updateFlags = {
   ...mutationFlags,
   'from-file': Flags.string({ summary: 'JSON or YAML file with the fields to change; flags override its fields.' }),
@@ -45,9 +48,9 @@ export const listFlags = {
   all: Flags.boolean({ summary: 'Follow every page (streams with -o jsonl and csv).' }),
 };
 
-/** Body fields whose value is a secret by name (a password, a token, an API or private key, a one-time code). A
- * field named `key` alone is a header's name, not a secret. */
-const SECRET_FIELDS = /password|secret|token|.key$|^(code|otp)$|(mfa|recovery)code$/i;
+/** Body fields whose value is a secret by name (a password, a token, an API or private key, a one-time code, a chat
+ * webhook URL). A field named `key` alone is a header's name, not a secret. */
+const SECRET_FIELDS = /password|secret|token|.key$|keyvalue$|webhookurl$|^(code|otp)$|(mfa|recovery)code$/i;
 /** Headers (a dry run's own, a webhook's custom ones) whose value is a credential. */
 export const SECRET_HEADERS = /^(authorization|proxy-authorization|cookie)$|token|secret|auth|session|signature|password|(?<!idempotency-)key$/i;
 
@@ -61,16 +64,20 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 
 /**
  * A body as a dry run shows it (CLI.md "Scripting conveniences": "body with secrets redacted"): every value this
- * process was given as a secret (cli/secrets-read.ts), wherever it lands; fields named like secrets; and the
- * value of a `{key, value}` header pair whose name is a credential's.
+ * process was given as a secret (cli/secrets-read.ts), wherever it lands; fields named like secrets; the value of
+ * a `{key, value}` header pair whose name is a credential's; and what a notification channel's `config` holds as
+ * secrets (its `url` and every `headers` value, as the server masks them: 02 §2.4).
  */
-export function redact(value: unknown, name = ''): unknown {
-  if (typeof value === 'string') return holdsSecret(value) || SECRET_FIELDS.test(name) ? '[redacted]' : value;
+export function redact(value: unknown, name = '', parent = ''): unknown {
+  if (typeof value === 'string') {
+    const secret = holdsSecret(value) || SECRET_FIELDS.test(name) || (parent === 'config' && name === 'url') || parent === 'headers';
+    return secret ? '[redacted]' : value;
+  }
   if (Array.isArray(value)) return value.map((item) => redact(item));
   if (value && typeof value === 'object') {
     const header = value as { key?: unknown; value?: unknown };
     const secretHeader = typeof header.key === 'string' && typeof header.value === 'string' && SECRET_HEADERS.test(header.key);
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, secretHeader && k === 'value' ? '[redacted]' : redact(v, k)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, secretHeader && k === 'value' ? '[redacted]' : redact(v, k, name)]));
   }
   return value;
 }
@@ -107,6 +114,10 @@ export type Call = <E extends EndpointDef>(def: ClientEndpoint<E>, ...request: R
 /** A list request: the endpoint's request without the page and limit that `list` sets. */
 export type ListRequest<E extends EndpointDef> = Omit<RequestOf<E>, 'query'> & {
   query?: Omit<NonNullable<RequestOf<E>['query']>, 'page' | 'limit'>;
+};
+/** The same for a list paged by offset: its request without the offset and limit that `listByOffset` sets. */
+export type OffsetListRequest<E extends EndpointDef> = Omit<RequestOf<E>, 'query'> & {
+  query?: Omit<NonNullable<RequestOf<E>['query']>, 'offset' | 'limit'>;
 };
 export type ItemOf<E extends EndpointDef> = ResponseOf<E> extends Page<infer I> ? I : never;
 
@@ -156,15 +167,33 @@ export abstract class ApiCommand<T extends CommandClass> extends BaseCommand<T> 
    * finds the page in an answer that does not put it in `data` (`{requests, pagination}`). */
   protected list<E extends EndpointDef>(def: ClientEndpoint<E>, request: ListRequest<E>): Promise<ItemOf<E>[] | undefined>;
   protected list<E extends EndpointDef, I>(def: ClientEndpoint<E>, request: ListRequest<E>, items: (answer: CallResult<E>) => Page<I>): Promise<I[] | undefined>;
-  protected async list<E extends EndpointDef, I>(
+  protected list<E extends EndpointDef, I>(
     def: ClientEndpoint<E>,
     request: ListRequest<E>,
     items: (answer: CallResult<E>) => Page<I> = (answer) => answer as Page<I>,
   ): Promise<I[] | undefined> {
+    // The list request less page and limit, completed here: the contract's query type, by construction.
+    return this.walkPages(async (page, limit) => items(await this.call(def, ...([{ ...request, query: { ...request.query, page, limit } }] as RequestArgs<E>))));
+  }
+
+  /** The same for a list paged by `offset` and `limit` that answers its rows and a `total`
+   * (`{notifications, total}`): the same --limit, --page and --all as every other list (CLI.md "Lists"). */
+  protected listByOffset<E extends EndpointDef, I>(
+    def: ClientEndpoint<E>,
+    request: OffsetListRequest<E>,
+    items: (answer: CallResult<E>) => { data: I[]; total: number },
+  ): Promise<I[] | undefined> {
+    return this.walkPages(async (page, limit) => {
+      const query = { ...request.query, offset: (page - 1) * limit, limit };
+      const { data, total } = items(await this.call(def, ...([{ ...request, query }] as RequestArgs<E>)));
+      return { data, pagination: { page, limit, total } };
+    });
+  }
+
+  private async walkPages<I>(fetch: (page: number, limit: number) => Promise<Page<I>>): Promise<I[] | undefined> {
     const flags = this.flags as Record<string, unknown>;
     const limit = (flags.limit as number | undefined) ?? (flags.all === true ? 100 : 50);
-    // The list request less page and limit, completed here: the contract's query type, by construction.
-    const fetchPage = async (page: number) => items(await this.call(def, ...([{ ...request, query: { ...request.query, page, limit } }] as RequestArgs<E>)));
+    const fetchPage = (page: number) => fetch(page, limit);
     if (flags.all !== true) {
       const page = (flags.page as number | undefined) ?? 1;
       const { data, pagination } = await fetchPage(page);

@@ -7,5 +7,5 @@ export const auditFilterDescriptions: Record<string, string> = {
   resource: 'Part of the resource type or name (case-insensitive), or the exact resource id.',
   orgId: 'Only the entries of this organization.',
   from: 'Entries at or after this ISO 8601 time, e.g. 2026-01-01T00:00:00Z.',
-  to: 'Entries before this ISO 8601 time.',
+  to: 'Entries at or before this ISO 8601 time (inclusive).',
 };

@@ -148,6 +148,8 @@ export abstract class BaseCommand<T extends CommandClass> {
 
   protected flags!: BaseFlags<T>;
   protected args!: BaseArgs<T>;
+  /** Positional arguments beyond the declared ones (commands with `strict = false`), flags already taken out. */
+  protected extraArgs: string[] = [];
   protected terminal!: TerminalInfo;
   /** Aborted by the first Ctrl-C: requests and exports in flight stop, clean up, and the command exits 130. A
    * second Ctrl-C ends the process at once. */
@@ -202,13 +204,14 @@ export abstract class BaseCommand<T extends CommandClass> {
   protected async init(): Promise<void> {
     this.terminal = detectTerminal();
     const ctor = this.ctor;
-    const { flags, args } = await parseArgv(this.argv, {
+    const { flags, args, argv } = await parseArgv(this.argv, {
       flags: { ...ctor.baseFlags, ...ctor.flags } as Record<string, FlagDef>,
       args: ctor.args as Record<string, ArgDef>,
       strict: ctor.strict,
     });
     this.flags = flags as BaseFlags<T>;
     this.args = args as BaseArgs<T>;
+    this.extraArgs = argv;
     if (this.flags['no-color']) this.terminal = { ...this.terminal, color: false };
   }
 

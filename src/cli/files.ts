@@ -16,13 +16,16 @@ export async function readFlagFile(file: string, flag: string): Promise<string> 
   }
 }
 
-/** A JSON or YAML file (JSON is YAML), parsed; a file that does not parse is a usage error. */
+/** A JSON or YAML file (JSON is YAML), parsed; a file that does not parse is a usage error that names the line
+ * and column but never quotes the file (it may hold a secret). */
 export async function readDataFile(file: string, flag: string): Promise<unknown> {
   const text = await readFlagFile(file, flag);
   const { parse } = await import('yaml');
   try {
     return parse(text) as unknown;
   } catch (err) {
-    throw new UsageError(`${flag} ${file} is not JSON or YAML: ${(err as Error).message}`, flag);
+    // yaml's message is `<what> at line L, column C:` and then a frame quoting the line: keep the first line only.
+    const first = (err as Error).message.split('\n')[0]?.replace(/:$/, '') ?? '';
+    throw new UsageError(`${flag} ${file} is not JSON or YAML: ${first}`, flag);
   }
 }

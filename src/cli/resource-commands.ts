@@ -1,7 +1,7 @@
 import type { EndpointDef, RequestOf } from '../contract/endpoint.js';
 import type { ClientEndpoint, FieldDescriptor } from '../contract/projection.js';
 import type { CallResult } from '../client/contract-client.js';
-import { ApiCommand, createFlags, listFlags, mutationFlags, updateFlags, type ItemOf, type ListRequest } from './api-command.js';
+import { ApiCommand, createFlags, listFlags, mutationFlags, unkeyedCreateFlags, updateFlags, type ItemOf, type ListRequest } from './api-command.js';
 import { idArg } from './args.js';
 import { Args } from './flags.js';
 import type { Page } from '../client/paginate.js';
@@ -210,14 +210,15 @@ type BodyClientEndpoint<E extends EndpointDef> = ClientEndpoint<E> & { readonly 
 /** Help of body fields, where the contract's description is not what a CLI user needs. */
 type BodyText<E extends EndpointDef> = { descriptions?: FieldOptions<BodyInput<E>, never>['descriptions'] };
 
-/** `<topic> create`: the body's fields as flags, with --from-file, --idempotency-key and --dry-run. */
+/** `<topic> create`: the body's fields as flags, with --from-file, --dry-run and, where the endpoint replays a
+ * repeated key, --idempotency-key (a flag the server would ignore is not offered). */
 export function createCommand<E extends EndpointDef & { params?: undefined }, R = CallResult<E>>(
   def: BodyClientEndpoint<E>,
   text: CommandText & BodyText<E> & { pick?: (answer: CallResult<E>) => R },
 ) {
   const pick = text.pick ?? asIs<CallResult<E>, R>;
   const body = bodyFlags(def, { descriptions: text.descriptions });
-  const flags = { ...body.flags, ...createFlags };
+  const flags = { ...body.flags, ...(def.idempotent ? createFlags : unkeyedCreateFlags) };
   class CreateCommand extends ApiCommand<{ flags: typeof flags }> {
     static override flags = flags;
 

@@ -848,7 +848,7 @@ export const audit: ClientGroup<typeof AuditContract> = {
         kind: 'string',
         nullable: false,
         description:
-          'Comma-separated columns, in this order (known: id, timestamp, orgId, partnerId, actorType, actorId, actorEmail, action, resourceType, resourceId, resourceName, result, errorMessage, ipAddress, userAgent, details, checksum, category)',
+          'Comma-separated columns, in this order (known: id, timestamp, orgId, partnerId, actorType, actorId, actorName, actorEmail, action, resourceType, resourceId, resourceName, result, errorMessage, ipAddress, userAgent, details, checksum, category)',
       },
       {
         field: 'includeDetails',
@@ -3394,6 +3394,7 @@ export const filters: ClientGroup<typeof FiltersContract> = {
     name: 'create',
     method: 'POST',
     fullPath: '/api/v1/filters',
+    idempotent: true,
     body: [
       {
         field: 'orgId',
@@ -3473,6 +3474,7 @@ export const groups: ClientGroup<typeof GroupsContract> = {
     name: 'create',
     method: 'POST',
     fullPath: '/api/v1/groups',
+    idempotent: true,
     body: [
       {
         field: 'orgId',
@@ -3587,6 +3589,7 @@ export const deviceGroups: ClientGroup<typeof DeviceGroupsContract> = {
     name: 'create',
     method: 'POST',
     fullPath: '/api/v1/device-groups',
+    idempotent: true,
     body: [
       {
         field: 'orgId',
@@ -4361,7 +4364,7 @@ export const mobile: ClientGroup<typeof MobileContract> = {
       },
       {
         field: 'status',
-        kind: 'object',
+        kind: 'array',
         nullable: false,
         description: 'Only alerts in these states (repeat or one value)',
       },

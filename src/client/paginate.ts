@@ -19,10 +19,12 @@ export interface PaginateOptions {
   maxPages?: number;
 }
 
-/** True when one more page may hold rows. */
+/** True when one more page may hold rows. A total below 0 is unknown (an audit search with `skipCount`): then
+ * only a short page ends the walk. */
 function hasNext(pagination: PageInfo, page: number, received: number): boolean {
   if (received === 0) return false;
   const limit = pagination.limit > 0 ? pagination.limit : received;
+  if (pagination.total < 0) return received >= limit;
   return page * limit < pagination.total;
 }
 

@@ -99,6 +99,7 @@ export const AUDIT_EXPORT_KNOWN_COLUMNS = [
   'partnerId',
   'actorType',
   'actorId',
+  'actorName',
   'actorEmail',
   'action',
   'resourceType',

@@ -75,6 +75,7 @@ export const filters = {
     }),
     responses: { 201: Data },
     auth: WRITE,
+    idempotent: true,
     summary: 'Save a device filter',
   }),
   preview: endpoint({

@@ -85,6 +85,7 @@ export const groups = {
     }),
     responses: { 201: Data },
     auth: WRITE,
+    idempotent: true,
     summary: 'Create a device group',
   }),
   get: endpoint({ method: 'GET', path: '/groups/:id', params: IdParams, responses: { 200: Data }, auth: READ, summary: 'Get a device group' }),

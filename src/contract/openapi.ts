@@ -21,6 +21,15 @@ function parametersOf(def: EndpointDef): JsonObject[] {
       out.push({ name, in: where, required: where === 'path' || (required.has(name) && !('default' in prop)), schema: prop });
     }
   }
+  if (def.idempotent) {
+    out.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description: 'The same key and body from the same caller within 24 hours replays the first answer (Idempotent-Replayed: true)',
+      schema: { type: 'string', minLength: 1, maxLength: 255 },
+    });
+  }
   return out;
 }
 

@@ -71,6 +71,9 @@ function core(schema: JsonSchema): JsonSchema {
   if (schema.anyOf) {
     const real = schema.anyOf.filter((s) => s.type !== 'null');
     if (real.length === 1 && real[0]) return core(real[0]);
+    // `one value or a list of them` (e.g. a status filter): a list flag, which takes one value as well.
+    const list = real.find((s) => s.type === 'array');
+    if (list && real.every((s) => s === list || s.type === 'string' || s.const !== undefined)) return list;
     return real.every((s) => s.type === 'string' || s.const !== undefined) ? { type: 'string' } : { type: 'object' };
   }
   if (Array.isArray(schema.type)) return { ...schema, type: schema.type.find((t) => t !== 'null') ?? 'string' };

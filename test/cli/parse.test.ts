@@ -12,6 +12,8 @@ import OrgsList from '../../src/commands/orgs/list.js';
 import PamExport from '../../src/commands/pam/export.js';
 import PamRulesUpdate from '../../src/commands/pam/rules/update.js';
 import RolesUpdate from '../../src/commands/roles/update.js';
+import ScriptsRun from '../../src/commands/scripts/run.js';
+import GroupsAdd from '../../src/commands/groups/add.js';
 
 interface CommandLike {
   flags?: object;
@@ -83,9 +85,17 @@ const cases: [string, CommandLike, string[]][] = [
   ['a multiple flag repeated', RolesUpdate, ['r1', '--permission', 'a:read', '--permission', 'b:write']],
   ['arguments of a command with several', Api, ['GET', '/orgs/partners', '--paginate']],
   ['exclusive flags of login', Login, ['--api-key-stdin', '--email', 'a@b.c']],
+  ['a delimited multiple flag: comma lists and repeats', ScriptsRun, ['s1', '--device', 'a,b', '--device', ' c , d', '--yes']],
+  ['a delimited multiple flag: greedy words are split too', ScriptsRun, ['s1', '--device', 'a,b', 'c']],
+  ['extra arguments beside flags (strict false)', GroupsAdd, ['g1', 'd1', '-o', 'json', 'd2', '--yes', 'd3']],
 ];
 
 describe('CLI.md "Grammar": svc parses argv as oclif does', () => {
+  it('CLI.md "Grammar": the extra arguments of a command that takes several ids leave out flags and their values', async () => {
+    const { argv } = await parseArgv(['g1', 'd1', '-o', 'json', 'd2', '--timeout', '30', 'd3', '--yes'], inputs(GroupsAdd));
+    expect(argv).toEqual(['d2', 'd3']);
+  });
+
   for (const [name, command, argv] of cases) {
     it(`${name}: ${argv.join(' ') || '(nothing)'}`, async () => {
       const { ours, theirs } = await both(command, argv);

@@ -70,6 +70,17 @@ describe('paginatePages', () => {
     expect(requested).toEqual([1, 2]);
   });
 
+  it('03 §2.6 skipCount: an unknown total (-1) walks on while pages are full and stops at the first short one', async () => {
+    const requested: number[] = [];
+    const fetchPage = (page: number): Promise<Page<number>> => {
+      requested.push(page);
+      const data = page < 3 ? [page * 10, page * 10 + 1] : [page * 10];
+      return Promise.resolve({ data, pagination: { page, limit: 2, total: -1 } });
+    };
+    expect(await collect(paginateItems(fetchPage))).toEqual([10, 11, 20, 21, 30]);
+    expect(requested).toEqual([1, 2, 3]);
+  });
+
   it('uses the limit the server applied (clamped), starts where asked and honours maxPages', async () => {
     const requested: number[] = [];
     const fetchPage = (page: number): Promise<Page<number>> => {

@@ -122,6 +122,17 @@ describe('e2e: the audit log and MFA (CLI.md "Errors and exit codes", 01 §4.5)'
     expect(fs.existsSync(`${file}.partial`)).toBe(false);
   });
 
+  it('03§4.4 audit export --user NAME keeps the rows the server matched by the actor\'s name (the actorName column)', async () => {
+    const p = await person();
+    const renamed = await p.cli.run(['users', 'me', 'update', '--name', 'Zelda Unusual-Name']);
+    expect(renamed.exitCode, renamed.stderr).toBe(0);
+    const result = await p.cli.run(['audit', 'export', '--format', 'jsonl', '--user', 'unusual-name']);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const rows = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { actorName: string; actorEmail: string });
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((r) => r.actorName === 'Zelda Unusual-Name' && r.actorEmail === p.email)).toBe(true);
+  });
+
   it('CLI.md audit export: an export no row matches still writes the CSV header (and only it)', async () => {
     const p = await person();
     const result = await p.cli.run(['audit', 'export', '--action', 'no.such.action']);

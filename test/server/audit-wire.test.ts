@@ -108,6 +108,21 @@ describe('platform audit log, wire shape (03 §2.6, §4.4; 05 "03 §2.6/§4.4")'
     expect(ids(await get(w.tokens.system, '/audit-logs/logs?user=nobody-of-that-name'))).toEqual([]);
   });
 
+  it("05 (03 §4.4) export: an actorName column holds the acting user's name, so a row the `user` filter kept by name shows why", async () => {
+    t.db.update(users).set({ name: 'Quentin Example' }).where(eq(users.id, w.users.aAdmin.id)).run();
+    const row = await renameA1();
+    record(inA1('system.thing'));
+    const csv = await get(w.tokens.system, `/audit-logs/export?orgId=${w.orgA1.id}&columns=id,actorName,actorEmail`);
+    expect(csv.status, csv.text).toBe(200);
+    const lines = csv.text.trim().split('\n');
+    expect(lines[0]).toBe('id,actorName,actorEmail');
+    expect(lines).toContain(`${row.id},Quentin Example,${w.users.aAdmin.email}`);
+    // Not a user: no name.
+    expect(lines.some((l) => /^[^,]+,,$/.test(l))).toBe(true);
+    const byName = await get(w.tokens.system, `/audit-logs/export?user=quentin&format=jsonl`);
+    expect(byName.text.trim().split('\n').map((l) => (JSON.parse(l) as { actorName: string }).actorName)).toEqual(['Quentin Example']);
+  });
+
   it('03§2.6 entries carry their action category on list, search and get (organization.* → organization, site.* → system)', async () => {
     const row = await renameA1();
     await createSiteA1();

@@ -2,7 +2,8 @@
 // (src/cli/flags.ts), without loading oclif (whose parser alone costs more than the rest of a command's start).
 // Kept to oclif's behaviour on purpose: `--flag value`, `--flag=value`, `-c value`, `-cvalue`, `--no-flag`,
 // greedy multiple-value flags, `--` ending the flags, env and default values, and the exclusive, dependsOn and
-// required rules. Not supported (svc declares none): variadic args, relationships, delimiters, stdin values.
+// required rules, and `delimiter` on multiple-value flags (`--device a,b`). Not supported (svc declares none):
+// variadic args, relationships, stdin values.
 import { UsageError } from '../prompts.js';
 import { closestFlag } from '../suggest.js';
 
@@ -10,6 +11,8 @@ export interface FlagDef {
   type: 'boolean' | 'option';
   char?: string;
   multiple?: boolean;
+  /** With `multiple`: each value is also split on this (oclif's rule: parts trimmed). */
+  delimiter?: string;
   options?: readonly string[];
   allowNo?: boolean;
   env?: string;
@@ -171,7 +174,10 @@ export async function parseArgv(argv: readonly string[], input: ParseInput): Pro
     const last = given.at(-1);
     if (last !== undefined) {
       if (def.type === 'boolean') flags[name] = await parseValue(name, def, (last.input !== `--no-${name}`) as never);
-      else if (def.multiple) flags[name] = await Promise.all(given.map((t) => parseValue(name, def, t.input)));
+      else if (def.multiple) {
+        const inputs = given.flatMap((t) => (def.delimiter === undefined ? [t.input] : t.input.split(def.delimiter).map((part) => part.trim()).filter(Boolean)));
+        flags[name] = await Promise.all(inputs.map((input) => parseValue(name, def, input)));
+      }
       else flags[name] = await parseValue(name, def, last.input);
       continue;
     }

@@ -9,7 +9,7 @@ export default class AlertsAck extends AlertTransitionCommand<typeof AlertsAck> 
   static override columns = ALERT_COLUMNS;
 
   async run() {
-    const ids = await this.ids();
+    const ids = this.ids();
     if (ids.length > 1) return this.call(alerts.bulk, { body: { action: 'acknowledge', alertIds: ids } });
     return this.call(alerts.acknowledge, { params: { id: this.args.id } });
   }

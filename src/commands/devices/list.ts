@@ -1,6 +1,6 @@
-import fs from 'node:fs/promises';
 import { ApiCommand, listFlags } from '../../cli/api-command.js';
 import { Flags } from '../../cli/flags.js';
+import { readDataFile } from '../../cli/files.js';
 import { listFilterFlags } from '../../cli/schema-flags.js';
 import { devices } from '../../client/endpoints.js';
 
@@ -18,14 +18,14 @@ export default class DevicesList extends ApiCommand<typeof DevicesList> {
   ];
   static override flags = {
     ...filters.flags,
-    where: Flags.string({ summary: 'A JSON file with a condition tree the devices must match' }),
+    where: Flags.string({ summary: 'A JSON or YAML file (- for stdin) with a condition tree the devices must match' }),
     ...listFlags,
   };
   static override columns = ['id', 'hostname', 'orgId', 'siteId', 'osType', 'status', 'agentVersion', 'lastSeenAt'];
 
   async run() {
     const query = this.queryFrom(filters);
-    const where = this.flags.where === undefined ? {} : { filter: JSON.stringify(JSON.parse(await fs.readFile(this.flags.where, 'utf8'))) };
+    const where = this.flags.where === undefined ? {} : { filter: JSON.stringify(await readDataFile(this.flags.where, '--where')) };
     // With page (as list sends it) the answer is the counted page of the wire notes.
     return this.list(devices.list, { query: { ...query, ...where } }, (answer) => answer as { data: (typeof answer)['data']; pagination: { page: number; limit: number; total: number } });
   }

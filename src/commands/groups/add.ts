@@ -10,7 +10,7 @@ export default class GroupsAdd extends ApiCommand<typeof GroupsAdd> {
   static override flags = { ...mutationFlags };
 
   async run() {
-    const deviceIds = this.argv.filter((a) => !a.startsWith('-')).slice(1);
+    const deviceIds = [...new Set([String(this.args.deviceId), ...this.extraArgs])];
     return (await this.call(groups.addMembers, { params: { id: this.args.id }, body: { deviceIds } })).data;
   }
 }

@@ -1,4 +1,4 @@
-import { ApiCommand, createFlags, mutationFlags } from '../../cli/api-command.js';
+import { ApiCommand, unkeyedCreateFlags } from '../../cli/api-command.js';
 import { bodyFlags } from '../../cli/schema-flags.js';
 import { users } from '../../client/endpoints.js';
 
@@ -16,7 +16,7 @@ When the server sends no invitation e-mail (no mail service configured, or it fa
     "<%= config.bin %> users invite --email ops@example.com --name Ops --role-id 7a40… --org-id 3b9e… --output json | jq -r '.inviteUrl // empty'",
   ];
   // Not idempotent on the server (a replay record would keep the link): a repeated invitation answers 409.
-  static override flags = { ...body.flags, ...mutationFlags, 'from-file': createFlags['from-file'] };
+  static override flags = { ...body.flags, ...unkeyedCreateFlags };
   static override columns = ['id', 'email', 'name', 'status', 'roleId', 'inviteEmailSent', 'inviteUrl'];
 
   async run() {

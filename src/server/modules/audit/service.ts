@@ -280,7 +280,11 @@ export class AuditService {
     const { shape, values } = this.shaped(ctx, filter);
     const db = this.db;
     const columns = (options.columns ?? AUDIT_EXPORT_COLUMNS).filter((c) => options.includeDetails !== false || c !== 'details');
-    const cell = (row: AuditRow, column: AuditExportColumn) => (column === 'category' ? auditCategoryOf(row.action) : row[column]);
+    // actorName (05 export columns): the acting user's name now, looked up once per batch; null for other actors.
+    const directory = columns.includes('actorName') ? new Directory(db) : undefined;
+    let names = new Map<string, string>();
+    const cell = (row: AuditRow, column: AuditExportColumn) =>
+      column === 'category' ? auditCategoryOf(row.action) : column === 'actorName' ? (names.get(row.actorId) ?? null) : row[column];
     const line =
       format === 'jsonl'
         ? (row: AuditRow) => `${JSON.stringify(Object.fromEntries(columns.map((c) => [c, cell(row, c)])))}\n`
@@ -292,6 +296,7 @@ export class AuditService {
         const batch: AuditRow[] = after
           ? exportBatchOf(db, `${shape}K`).all({ ...values, ...after })
           : exportBatchOf(db, shape).all(values);
+        if (directory) names = directory.namesOf(batch.filter((r) => r.actorType === 'user').map((r) => r.actorId));
         const out = new Utf8Builder();
         if (first && format === 'csv') out.append(csvRecord(columns));
         first = false;
