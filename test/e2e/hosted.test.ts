@@ -95,10 +95,14 @@ describe('svc against a hosted deployment (issue 15)', { timeout: E2E_TIMEOUT_MS
     expect(verify.stderr).toContain('older than this feature');
   });
 
-  it('issue 15 §5 audit export --format jsonl converts the CSV-only answer, filters on the client and says it was capped', async () => {
+  it('issue 15 §5 audit export --format jsonl converts the CSV-only answer, filters on the client and says it was capped (exit 9 unless --allow-incomplete)', async () => {
     await signIn();
     const out = path.join(user.home, 'audit.jsonl');
-    const result = await user.run(['audit', 'export', '--format', 'jsonl', '--action', 'site.create', '--out', out]);
+    const capped = await user.run(['audit', 'export', '--format', 'jsonl', '--action', 'site.create', '--out', out]);
+    // CLI.md exit 9: a capped answer is an incomplete result; the rows written are kept.
+    expect(capped.exitCode, capped.stderr).toBe(9);
+    expect(fs.existsSync(out)).toBe(true);
+    const result = await user.run(['audit', 'export', '--format', 'jsonl', '--action', 'site.create', '--out', out, '--force', '--allow-incomplete']);
     expect(result.exitCode, result.stderr).toBe(0);
     const lines = fs.readFileSync(out, 'utf8').trim().split('\n');
     const rows = lines.map((line) => JSON.parse(line) as { action: string });

@@ -264,6 +264,8 @@ describe('platform audit log, wire shape (03 §2.6, §4.4; 05 "03 §2.6/§4.4")'
       const res = await get(w.tokens.system, '/audit-logs/export?action=test.lf');
       expect(res.status).toBe(200);
       expect(res.text).toContain(`"'\n=cmd|calc"`);
+      // Never capped, and says so (CLI.md exit 9 is for a capped answer only).
+      expect(res.headers['x-truncated']).toBe('false');
     });
 
     it('03§4.4 (wire) export honours columns=a,b (in that order, category among them); unknown names are 400 naming them', async () => {

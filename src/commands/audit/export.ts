@@ -20,7 +20,7 @@ const filters = queryFlags(def, { omit: ['format'], descriptions: auditFilterDes
 
 export default class AuditExport extends ApiCommand<typeof AuditExport> {
   static override summary = 'Export matching audit entries as CSV or JSON lines, oldest first (needs MFA)';
-  static override description = `Streams the server's export, row by row, checking each row against the filters given (a hosted deployment ignores them and always answers CSV, newest first, at most 10,000 rows: the CLI converts to --format, leaves out the rows outside the filters, and says on stderr when the answer was capped). An answer that is neither CSV nor JSON lines fails with exit 8 and writes nothing. The rows go to stdout, or to --out FILE (written to FILE.partial and renamed when complete, so a file never holds half an export, and Ctrl-C, exit 130, leaves nothing behind). An existing FILE is refused (exit 2) unless --force is given; so is a directory that does not exist. Nothing is held in memory, whatever the size. Progress goes to stderr when it is a terminal and CI is not set. Needs a session with MFA: enable it with \`svc mfa setup\` and \`svc mfa enable\`.`;
+  static override description = `Streams the server's export, row by row, checking each row against the filters given (a hosted deployment ignores them and always answers CSV, newest first, at most 10,000 rows: the CLI converts to --format, leaves out the rows outside the filters, and says on stderr when the answer was capped: exit 9, the rows written kept, unless --allow-incomplete). An answer that is neither CSV nor JSON lines fails with exit 8 and writes nothing. The rows go to stdout, or to --out FILE (written to FILE.partial and renamed when complete, so a file never holds half an export, and Ctrl-C, exit 130, leaves nothing behind). An existing FILE is refused (exit 2) unless --force is given; so is a directory that does not exist. Nothing is held in memory, whatever the size. Progress goes to stderr when it is a terminal and CI is not set. Needs a session with MFA: enable it with \`svc mfa setup\` and \`svc mfa enable\`.`;
   static override examples = [
     '<%= config.bin %> audit export > audit.csv',
     '<%= config.bin %> audit export --format jsonl --from 2026-01-01T00:00:00Z --out audit.jsonl',
@@ -33,6 +33,7 @@ export default class AuditExport extends ApiCommand<typeof AuditExport> {
     format: Flags.string({ summary: 'Body format.', options: ['csv', 'jsonl'], default: 'csv' }),
     out: Flags.string({ summary: 'Write to this file instead of stdout (an existing one only with --force).' }),
     force: Flags.boolean({ summary: 'Overwrite the file of --out when it exists.', dependsOn: ['out'] }),
+    'allow-incomplete': Flags.boolean({ summary: 'Exit 0 even when the server capped its answer (older entries left out).' }),
   };
 
   async run() {
@@ -80,20 +81,26 @@ export default class AuditExport extends ApiCommand<typeof AuditExport> {
     } finally {
       progress.stop();
     }
-    this.report(response.headers, counts);
+    const capped = this.report(response.headers, counts);
     if (out !== undefined) this.info(`Wrote the audit export to ${out}.`);
+    // CLI.md exit 9: an incomplete result. The rows written are whole; a script must not take them for all.
+    if (capped && !this.flags['allow-incomplete'])
+      throw new CommandError('The export is incomplete: the server capped its answer (give --allow-incomplete to accept it)', ExitCode.INCOMPLETE, 'EXPORT_CAPPED');
     return undefined;
   }
 
-  /** On stderr: rows the filters dropped (the server did not apply them), and an answer the server capped. */
-  private report(headers: ResponseHeaders, counts: RowCounts): void {
+  /** On stderr: rows the filters dropped (the server did not apply them), and an answer the server capped;
+   * true when it was capped. */
+  private report(headers: ResponseHeaders, counts: RowCounts): boolean {
     const dropped = counts.received - counts.kept;
     if (dropped > 0) this.info(`${dropped.toLocaleString('en-US')} of the ${counts.received.toLocaleString('en-US')} rows the server sent were outside the filters given and were left out.`);
-    const truncated = headerValue(headers, 'x-truncated')?.trim().toLowerCase() === 'true';
-    if (truncated || counts.received >= HOSTED_AUDIT_EXPORT_CAP)
-      this.warn(
-        `The server's answer was capped at ${counts.received.toLocaleString('en-US')} rows: older entries may be missing. Narrow the window with --from and --to and export it in parts.`,
-      );
+    // X-Truncated says it (the bundled server sends false); without it, an answer of the hosted cap's length was capped.
+    const said = headerValue(headers, 'x-truncated')?.trim().toLowerCase();
+    if (said === undefined ? counts.received < HOSTED_AUDIT_EXPORT_CAP : said !== 'true') return false;
+    this.warn(
+      `The server's answer was capped at ${counts.received.toLocaleString('en-US')} rows: older entries may be missing. Narrow the window with --from and --to and export it in parts.`,
+    );
+    return true;
   }
 
   /** FILE's directory must exist, and FILE must not unless --force (CLI.md exit 2: found before any request). */
