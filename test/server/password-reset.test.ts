@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it, vi } from 'vitest';
-import { auditLogs, userTokens, users } from '../../src/server/db/schema/index.js';
+import { auditLogs, ssoProviders, userTokens, users } from '../../src/server/db/schema/index.js';
 import { sha256Hex } from '../../src/server/security/crypto.js';
 import { createTestApp, loginAs, type TestApp } from '../helpers/server.js';
 import { SEED_PASSWORD, seedWorld, type World } from '../helpers/seed.js';
@@ -39,6 +39,20 @@ describe('password reset (01 §4.5, §8)', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(inbox.messages).toHaveLength(1);
     expect(t.db.select().from(auditLogs).where(eq(auditLogs.action, 'user.password.reset.request')).all()).toHaveLength(1);
+  });
+
+  it('01§5.12 forgot-password mails no link to a user of an organization that enforces SSO (a password they could not use); same answer', async () => {
+    t.db
+      .insert(ssoProviders)
+      .values({ orgId: w.orgA1.id, name: 'Corp IdP', type: 'oidc', scopes: 'openid email', attributeMapping: { email: 'email' }, enforceSso: true, status: 'active' })
+      .run();
+    const enforced = await forgot('org-admin@a1.test');
+    expect(enforced.body).toEqual(ANSWER);
+    // A partner user is never bound by one customer's enforcement: that one still gets its link.
+    await forgot('a-tech@a.test');
+    expect(await inbox.next()).toMatch(/^To: a-tech@a\.test/m);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(inbox.messages).toHaveLength(1);
   });
 
   it('01§4.5 the link from the e-mail sets a new password once; every session ends; the token is stored hashed', async () => {

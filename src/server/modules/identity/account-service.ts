@@ -68,14 +68,21 @@ export class AccountService {
    */
   async acceptInvite(ctx: RequestContext, token: string, password: string, name: string | undefined): Promise<{ user: User; tokens: IssuedTokens }> {
     const { user, userCtx } = await this.activate(ctx, token, password, name);
-    try {
-      this.auth.passwordLoginCheck?.(user);
-    } catch (err) {
-      if (!(err instanceof DomainError) || err.code !== 'SSO_REQUIRED') throw err;
-      throw forbidden(`Invitation accepted: ${user.email} is active. ${err.message}`, err.code, { ...err.extra, activated: true });
-    }
+    const refusal = this.ssoRequired(user);
+    if (refusal) throw forbidden(`Invitation accepted: ${user.email} is active. ${refusal.message}`, refusal.code, { ...refusal.extra, activated: true });
     const tokens = await this.auth.startSession(userCtx, user, false, { via: 'invitation' });
     return { user, tokens };
+  }
+
+  /** The refusal password sign-in would give this user (01 §5.12 enforceSSO), if any. */
+  private ssoRequired(user: User): DomainError | undefined {
+    try {
+      this.auth.passwordLoginCheck?.(user);
+      return undefined;
+    } catch (err) {
+      if (err instanceof DomainError && err.code === 'SSO_REQUIRED') return err;
+      throw err;
+    }
   }
 
   /** The invitation page: the same activation without a session (the page has no use for one). */
@@ -128,6 +135,8 @@ export class AccountService {
     if (!this.mailer.configured) return FORGOT_PASSWORD_ANSWER;
     const user = this.auth.findUserByEmail(email);
     if (!user || user.status !== 'active') return FORGOT_PASSWORD_ANSWER;
+    // 01 §5.12: a password the user could not sign in with is no use; the answer stays the same.
+    if (this.ssoRequired(user)) return FORGOT_PASSWORD_ANSWER;
     if (!this.limiter.hit(`reset:email:${email}`, d.passwordResetPerIp, windowMs).allowed) return FORGOT_PASSWORD_ANSWER;
     const token = this.db.$client.transaction(() => {
       const issued = issueUserToken(this.db, user.id, 'password_reset', this.config.links.passwordResetTtlMinutes * 60_000);
