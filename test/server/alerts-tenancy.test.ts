@@ -122,6 +122,29 @@ describe('alerting and notifications: tenant and site boundaries (02 §2.3, §2.
     expect(after.body.data.map(key).sort()).toEqual(stored.map(key).sort());
   });
 
+  it('01§2.6 a site-restricted user writes only rules aimed at its own sites, and no templates (403); organization-wide rules stay readable', async () => {
+    const asSite = (method: 'POST' | 'PATCH' | 'DELETE', url: string, body?: Record<string, unknown>) =>
+      t.call(method, `${API}/alert-templates${url}`, { token: w.tokens.siteUser, ...(body ? { body } : {}) });
+    const base = { templateId: CPU_HIGH, name: 'site rule' };
+    expect((await asSite('POST', '/rules', base)).status).toBe(403); // the template's organization-wide targets
+    expect((await asSite('POST', '/rules', { ...base, targets: { scope: 'organization' } })).status).toBe(403);
+    expect((await asSite('POST', '/rules', { ...base, targets: { scope: 'site', siteIds: [w.siteA1b.id] } })).status).toBe(403);
+    const mine = await asSite('POST', '/rules', { ...base, targets: { scope: 'site', siteIds: [w.siteA1a.id] } });
+    expect(mine.status, mine.text).toBe(201);
+    const ownId = mine.body.data.id as string;
+    expect((await asSite('PATCH', `/rules/${ownId}`, { name: 'renamed' })).status).toBe(200);
+    expect((await asSite('PATCH', `/rules/${ownId}`, { targets: { scope: 'organization' } })).status).toBe(403);
+    const orgWide = await createRule({});
+    expect(orgWide.status, orgWide.text).toBe(201);
+    const orgWideId = orgWide.body.data.id as string;
+    expect((await t.call('GET', `${API}/alert-templates/rules/${orgWideId}`, { token: w.tokens.siteUser })).status).toBe(200);
+    expect((await asSite('PATCH', `/rules/${orgWideId}`, { name: 'mine now' })).status).toBe(403);
+    expect((await asSite('POST', `/rules/${orgWideId}/toggle`, { enabled: false })).status).toBe(403);
+    expect((await asSite('DELETE', `/rules/${orgWideId}`)).status).toBe(403);
+    expect((await asSite('DELETE', `/rules/${ownId}`)).status).toBe(200);
+    expect((await asSite('POST', '/templates', { name: 'Mine', severity: 'high' })).status).toBe(403);
+  });
+
   it('02§2.5 marking read keeps the readAt of notifications that were already read (all: true and by ids); unread clears it', async () => {
     const uid = w.users.orgUser.id;
     t.services.inbox.deliver(

@@ -44,7 +44,7 @@ describe('password reset (01 §4.5, §8)', () => {
   it('01§5.12 forgot-password mails no link to a user of an organization that enforces SSO (a password they could not use); same answer', async () => {
     t.db
       .insert(ssoProviders)
-      .values({ orgId: w.orgA1.id, name: 'Corp IdP', type: 'oidc', scopes: 'openid email', attributeMapping: { email: 'email' }, enforceSso: true, status: 'active' })
+      .values({ orgId: w.orgA1.id, name: 'Corp IdP', type: 'oidc', scopes: 'openid email', attributeMapping: { email: 'email', name: 'name' }, enforceSso: true, status: 'active' })
       .run();
     const enforced = await forgot('org-admin@a1.test');
     expect(enforced.body).toEqual(ANSWER);

@@ -18,7 +18,7 @@ import { countRows, pageOfRows, preparedPages, type PageQuery } from '../../lib/
 import { recordAudit } from '../audit/recorder.js';
 import { channelIdsOfOrg } from '../notifications/channels.js';
 import { policyOfOrg } from '../notifications/policies.js';
-import { isSiteOfOrg, type Organization } from '../tenancy/access.js';
+import { assertOrgWideWriter, assertTargetsWithinSites, isSiteOfOrg, type Organization } from '../tenancy/access.js';
 import { messageTemplateFor, titleTemplateFor } from './builtin-templates.js';
 import { orgById, reaches, readOrgIds, resolveWriteOrg } from './scope.js';
 
@@ -117,6 +117,7 @@ export class AlertRulesService {
   createTemplate(ctx: RequestContext, body: z.infer<typeof AlertTemplateCreateSchema>) {
     return this.db.$client.transaction(() => {
       const org = resolveWriteOrg(this.db, ctx.caller, body.orgId);
+      assertOrgWideWriter(ctx.caller);
       const row = this.db
         .insert(alertTemplates)
         .values({
@@ -144,6 +145,7 @@ export class AlertRulesService {
     return this.db.$client.transaction(() => {
       const current = this.template(ctx, id);
       if (current.builtIn) throw forbidden('Built-in templates cannot be modified', 'BUILT_IN_TEMPLATE');
+      assertOrgWideWriter(ctx.caller);
       const changes = definedOnly(body);
       if (Object.keys(changes).length === 0) throw badRequest('No updates provided', 'NO_UPDATES');
       const row = this.db
@@ -161,6 +163,7 @@ export class AlertRulesService {
     return this.db.$client.transaction(() => {
       const current = this.template(ctx, id);
       if (current.builtIn) throw forbidden('Built-in templates cannot be deleted', 'BUILT_IN_TEMPLATE');
+      assertOrgWideWriter(ctx.caller);
       const used = countRows(this.db, alertRules, eq(alertRules.templateId, id));
       if (used > 0) throw conflict(`Template is used by ${used} alert rule(s)`, 'TEMPLATE_IN_USE');
       this.db.delete(alertTemplates).where(eq(alertTemplates.id, id)).run();
@@ -214,6 +217,7 @@ export class AlertRulesService {
       const template = this.template(ctx, body.templateId);
       if (template.orgId !== null && template.orgId !== org.id) throw notFound('Template not found', 'TEMPLATE_NOT_FOUND');
       const targets = body.targets ?? template.targets;
+      assertTargetsWithinSites(ctx.caller, targets);
       this.checkTargets(org.id, targets);
       this.checkNotifications(org.id, body);
       const row = this.db
@@ -246,7 +250,11 @@ export class AlertRulesService {
       const current = this.rule(ctx, id);
       const changes = definedOnly(body);
       if (Object.keys(changes).length === 0) throw badRequest('No updates provided', 'NO_UPDATES');
-      if (changes.targets) this.checkTargets(current.orgId, changes.targets);
+      assertTargetsWithinSites(ctx.caller, current.targets);
+      if (changes.targets) {
+        assertTargetsWithinSites(ctx.caller, changes.targets);
+        this.checkTargets(current.orgId, changes.targets);
+      }
       this.checkNotifications(current.orgId, changes);
       const row = this.db
         .update(alertRules)
@@ -262,6 +270,7 @@ export class AlertRulesService {
   toggleRule(ctx: RequestContext, id: string, enabled: boolean) {
     return this.db.$client.transaction(() => {
       const current = this.rule(ctx, id);
+      assertTargetsWithinSites(ctx.caller, current.targets);
       const row = this.db
         .update(alertRules)
         .set({ enabled, updatedAt: new Date().toISOString() })
@@ -276,6 +285,7 @@ export class AlertRulesService {
   deleteRule(ctx: RequestContext, id: string) {
     return this.db.$client.transaction(() => {
       const current = this.rule(ctx, id);
+      assertTargetsWithinSites(ctx.caller, current.targets);
       this.db.delete(alertRules).where(eq(alertRules.id, id)).run();
       this.audit(ctx, 'alert_rule.delete', current, this.orgOf(current.orgId), { templateId: current.templateId });
       return { data: { id, deleted: true as const } };

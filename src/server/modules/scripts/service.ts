@@ -13,12 +13,13 @@ import {
 import type { Db } from '../../db/connection.js';
 import { customFieldDefinitions, scriptExecutions, scripts, type ScriptParameter } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
-import { DomainError, badRequest, conflict, forbidden, notFound, siteAccessDenied } from '../../errors.js';
+import { DomainError, badRequest, conflict, forbidden, notFound } from '../../errors.js';
 import { enqueueJob, publishEvent, type JobWorker } from '../../jobs/queue.js';
 import { countRows, page, paged, preparedPage, readPage, type Paged } from '../../lib/paging.js';
 import { inJson, preparedShapes, rowById } from '../../db/prepared.js';
 import { recordAudit } from '../audit/recorder.js';
 import { readOrgIds, reaches, resolveWriteOrg } from '../alerts/scope.js';
+import { assertOrgWideWriter } from '../tenancy/access.js';
 import type { CommandRow, DeviceCommandsService } from '../device-commands/service.js';
 import type { DeviceRow, DevicesService } from '../devices/service.js';
 import { SYSTEM_SCRIPTS } from './system-library.js';
@@ -108,12 +109,6 @@ function scriptEvent(row: ExecutionRow) {
     exitCode: row.exitCode,
     severity: row.severity,
   };
-}
-
-/** Scripts and custom-field definitions are organization-wide: a user restricted to some sites (01 §2.6) may read
- * and run them but not create, import, change or delete them (403, as for sites and API keys). */
-function assertOrgWideWriter(ctx: RequestContext): void {
-  if (ctx.caller.siteIds !== null) throw siteAccessDenied();
 }
 
 /** The optional filters of the script list and the letter that names each in a statement's shape (the values go
@@ -219,7 +214,7 @@ export class ScriptsService {
   }
 
   create(ctx: RequestContext, body: z.infer<typeof ScriptCreateSchema>): ScriptRow {
-    assertOrgWideWriter(ctx);
+    assertOrgWideWriter(ctx.caller);
     const org = resolveWriteOrg(this.db, ctx.caller, body.orgId);
     const parameters = (body.parameters ?? []) as ScriptParameter[];
     assertNoSecretReferences(body.content, parameters);
@@ -319,7 +314,7 @@ export class ScriptsService {
   private writable(ctx: RequestContext, id: string): ScriptRow {
     const row = this.get(ctx, id);
     if (row.isSystem) throw forbidden('System scripts are read-only', 'SYSTEM_SCRIPT_READ_ONLY');
-    assertOrgWideWriter(ctx);
+    assertOrgWideWriter(ctx.caller);
     // An organization caller may read another organization's script only if it reaches it: get() checked that.
     return row;
   }
@@ -610,7 +605,7 @@ export class ScriptsService {
   }
 
   createCustomField(ctx: RequestContext, body: z.infer<typeof CustomFieldCreateSchema>) {
-    assertOrgWideWriter(ctx);
+    assertOrgWideWriter(ctx.caller);
     const org = resolveWriteOrg(this.db, ctx.caller, body.orgId);
     return this.db.$client.transaction(() => {
       const exists = this.db
@@ -633,7 +628,7 @@ export class ScriptsService {
     return this.db.$client.transaction(() => {
       const row = rowById(this.db, customFieldDefinitions, id);
       if (!row || !reaches(this.db, ctx.caller, row.orgId)) throw notFound('Custom field not found');
-      assertOrgWideWriter(ctx);
+      assertOrgWideWriter(ctx.caller);
       this.db.delete(customFieldDefinitions).where(eq(customFieldDefinitions.id, id)).run();
       recordAudit(this.db, ctx, { action: 'custom_field.delete', resourceType: 'custom_field', resourceId: row.id, resourceName: row.key, orgId: row.orgId, details: {} });
       return { success: true as const };

@@ -146,6 +146,21 @@ export function requireOrg(db: Db, caller: Caller, orgId: string): Organization 
   return org;
 }
 
+/** Organization-wide definitions (scripts, custom fields, alert templates): a user restricted to some sites (01
+ * §2.6) may read and use them but not create, change or delete them (403, as for sites and API keys). */
+export function assertOrgWideWriter(caller: Caller): void {
+  if (caller.siteIds !== null) throw siteAccessDenied();
+}
+
+/** What an organization-wide definition may reach (an alert rule's targets): a site-restricted user may write only
+ * one whose every target is a site of theirs (01 §2.6); otherwise 403, as for any organization-wide write. */
+export function assertTargetsWithinSites(caller: Caller, targets: { scope?: unknown; siteIds?: unknown }): void {
+  if (caller.siteIds === null) return;
+  const siteIds = Array.isArray(targets.siteIds) ? targets.siteIds : [];
+  const within = targets.scope === 'site' && siteIds.length > 0 && siteIds.every((id) => typeof id === 'string' && canAccessSite(caller, id));
+  if (!within) throw siteAccessDenied();
+}
+
 /** Organization users restricted to some sites see only those (01 §2.6). */
 export function canAccessSite(caller: Caller, siteId: string): boolean {
   return caller.siteIds === null || caller.siteIds.includes(siteId);
