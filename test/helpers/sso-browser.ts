@@ -1,7 +1,12 @@
-/** A browser stand-in: follows redirects with a cookie jar, signs `accountId` in on the provider's
- * development login and consent forms, and stops at the first redirect to `stopAt` (returned). */
-export async function signInAt(startUrl: string, accountId: string, stopAt: string): Promise<string> {
-  const jar = new Map<string, string>();
+/** A cookie jar as a request's Cookie header. Cookies are per host, whatever the port, as browsers keep them. */
+export function cookieHeader(jar: ReadonlyMap<string, string>): string {
+  return [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+}
+
+/** A browser stand-in: follows redirects with a cookie jar (`jar`: kept for the caller's later requests), signs
+ * `accountId` in on the provider's development login and consent forms, and stops at the first redirect to
+ * `stopAt` (returned). */
+export async function signInAt(startUrl: string, accountId: string, stopAt: string, jar = new Map<string, string>()): Promise<string> {
   let url = startUrl;
   let method: 'GET' | 'POST' = 'GET';
   let body: string | undefined;
@@ -11,7 +16,7 @@ export async function signInAt(startUrl: string, accountId: string, stopAt: stri
       method,
       redirect: 'manual',
       headers: {
-        cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
+        cookie: cookieHeader(jar),
         ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
       },
       body,

@@ -78,15 +78,26 @@ function account(id: string, email: string, name = 'Pat Example') {
 }
 
 /** GET /sso/login → the provider's sign-in → our callback; answers the callback's redirect target. */
-async function signIn(accountId: string, query = '', beforeCallback?: () => void): Promise<{ location: string; callbackPath: string }> {
+/** The cookie a sign-in's start leaves in the browser (`name=value`), which the callback must bring back. */
+function browserCookie(start: { headers: Record<string, unknown> }): string {
+  const lines = [start.headers['set-cookie']].flat().map(String);
+  const line = lines.find((l) => l.startsWith('svc_sso_browser='));
+  if (!line) throw new Error(`no sign-in cookie in ${JSON.stringify(lines)}`);
+  return line.split(';')[0] ?? '';
+}
+
+/** GET /sso/login → the provider's sign-in → our callback (from the same browser); answers the callback's
+ * redirect target. */
+async function signIn(accountId: string, query = '', beforeCallback?: () => void): Promise<{ location: string; callbackPath: string; cookie: string }> {
   const start = await t.call('GET', `/api/v1/sso/login/${orgId}${query}`);
   expect(start.status, start.text).toBe(302);
+  const cookie = browserCookie(start);
   const callbackUrl = await signInAt(String(start.headers.location), accountId, CALLBACK);
   beforeCallback?.();
   const callbackPath = callbackUrl.slice(BASE.length);
-  const back = await t.call('GET', callbackPath);
+  const back = await t.call('GET', callbackPath, { headers: { cookie } });
   expect(back.status, back.text).toBe(302);
-  return { location: String(back.headers.location), callbackPath };
+  return { location: String(back.headers.location), callbackPath, cookie };
 }
 
 function fragment(location: string): URLSearchParams {
@@ -135,18 +146,36 @@ describe('SSO OpenID Connect sign-in (01 §5.9, §5.10)', () => {
 
   it('01§5.9 a wrong state is rejected (400)', async () => {
     await provider();
-    const res = await t.call('GET', `/api/v1/sso/callback?code=abc&state=${randomBytes(16).toString('hex')}`);
+    const cookie = browserCookie(await t.call('GET', `/api/v1/sso/login/${orgId}`));
+    const res = await t.call('GET', `/api/v1/sso/callback?code=abc&state=${randomBytes(16).toString('hex')}`, { headers: { cookie } });
     expect(res.status).toBe(400);
-    expect(res.body.code).toBe('SSO_INVALID_STATE');
+    expect(res.body.code).toBe('SSO_STATE_MISMATCH');
+  });
+
+  it('01§5.9 login CSRF: a callback URL opened in a browser that did not start the sign-in is refused, and the sign-in stays usable where it started', async () => {
+    await provider();
+    await seedUser(t, { email: 'pat@customer.test', org: { orgId }, login: false });
+    account('pat-1', 'pat@customer.test');
+    const start = await t.call('GET', `/api/v1/sso/login/${orgId}`);
+    expect(String(start.headers['set-cookie'])).toMatch(/svc_sso_browser=[0-9a-f]{64}; Max-Age=600; Path=\/api\/v1\/sso\/callback; HttpOnly; SameSite=Lax/);
+    const callbackPath = (await signInAt(String(start.headers.location), 'pat-1', CALLBACK)).slice(BASE.length);
+    const victim = await t.call('GET', callbackPath);
+    expect(victim.status).toBe(400);
+    expect(victim.body.code).toBe('SSO_STATE_MISMATCH');
+    const otherBrowser = browserCookie(await t.call('GET', `/api/v1/sso/login/${orgId}`));
+    expect((await t.call('GET', callbackPath, { headers: { cookie: otherBrowser } })).body.code).toBe('SSO_STATE_MISMATCH');
+    const own = await t.call('GET', callbackPath, { headers: { cookie: browserCookie(start) } });
+    expect(own.status, own.text).toBe(302);
+    expect(String(own.headers.location)).toContain('#ssoCode=');
   });
 
   it('01§5.9 a state is used once: replaying the callback is rejected (400)', async () => {
     await provider();
     await seedUser(t, { email: 'pat@customer.test', org: { orgId }, login: false });
     account('pat-1', 'pat@customer.test');
-    const { location, callbackPath } = await signIn('pat-1');
+    const { location, callbackPath, cookie } = await signIn('pat-1');
     expect(fragment(location).get('ssoCode')).toBeTruthy();
-    const replay = await t.call('GET', callbackPath);
+    const replay = await t.call('GET', callbackPath, { headers: { cookie } });
     expect(replay.status).toBe(400);
     expect(replay.body.code).toBe('SSO_INVALID_STATE');
   });
@@ -158,7 +187,7 @@ describe('SSO OpenID Connect sign-in (01 §5.9, §5.10)', () => {
     const start = await t.call('GET', `/api/v1/sso/login/${orgId}`);
     const callbackUrl = await signInAt(String(start.headers.location), 'pat-1', CALLBACK);
     t.db.update(ssoLoginStates).set({ expiresAt: new Date(Date.now() - 1000).toISOString() }).run();
-    const res = await t.call('GET', callbackUrl.slice(BASE.length));
+    const res = await t.call('GET', callbackUrl.slice(BASE.length), { headers: { cookie: browserCookie(start) } });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('SSO_INVALID_STATE');
   });

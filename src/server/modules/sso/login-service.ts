@@ -25,6 +25,9 @@ export const SSO_CODE_TTL_MS = 60_000;
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 const INVALID_STATE = () => badRequest('Invalid or expired SSO state', 'SSO_INVALID_STATE');
 
+/** What the browser that starts an OIDC sign-in keeps in a cookie: a digest of the state, never the state. */
+const browserBindingOf = (state: string) => sha256Hex(`sso-browser:${state}`);
+
 /** Where a finished sign-in is sent: the server's own origin (fragment), or a CLI's loopback listener (query,
  * bound to the client's PKCE challenge) — never anywhere else (docs/api-notes.md). */
 interface ReturnTarget {
@@ -88,8 +91,9 @@ export class SsoLoginService {
   }
 
   /** GET /sso/login/:orgId: stores the sign-in in progress for 10 minutes and answers the IdP URL — OIDC:
-   * state, nonce and PKCE verifier; SAML: the relay state and the AuthnRequest id. */
-  async begin(ctx: RequestContext, orgId: string, query: z.infer<typeof SsoLoginQuerySchema>): Promise<string> {
+   * state, nonce and PKCE verifier; SAML: the relay state and the AuthnRequest id. `browserBinding` is what the
+   * starting browser keeps (an OIDC sign-in only: see `callback`). */
+  async begin(ctx: RequestContext, orgId: string, query: z.infer<typeof SsoLoginQuerySchema>): Promise<{ url: string; browserBinding: string | null }> {
     const target = this.returnTarget(query.redirectUri);
     if (target.loopback && !query.codeChallenge) {
       throw badRequest('A loopback redirectUri needs a codeChallenge', 'SSO_CODE_CHALLENGE_REQUIRED');
@@ -123,11 +127,18 @@ export class SsoLoginService {
         .run();
     })();
     void ctx;
-    return start.url;
+    return { url: start.url, browserBinding: provider.type === 'oidc' ? browserBindingOf(start.state) : null };
   }
 
-  /** GET /sso/callback (OIDC): the code exchange and ID token checks of §5.9, then the sign-in. */
-  async callback(ctx: RequestContext, query: z.infer<typeof SsoCallbackQuerySchema>): Promise<string> {
+  /**
+   * GET /sso/callback (OIDC): the code exchange and ID token checks of §5.9, then the sign-in. The callback must
+   * come to the browser that started the sign-in (its `browserBinding` cookie): a callback URL someone else's
+   * sign-in produced, opened in a victim's browser, would sign the victim in as that someone (login CSRF).
+   */
+  async callback(ctx: RequestContext, query: z.infer<typeof SsoCallbackQuerySchema>, browserBinding: string | undefined): Promise<string> {
+    if (!query.state || browserBinding === undefined || !safeEqual(browserBinding, browserBindingOf(query.state))) {
+      throw badRequest('This sign-in was not started in this browser: start it again', 'SSO_STATE_MISMATCH');
+    }
     const stored = this.takeState(query.state);
     return this.finish(ctx, stored, 'oidc', async (provider) => {
       if (query.error) {

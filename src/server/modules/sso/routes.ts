@@ -2,9 +2,14 @@ import { errorCodes } from 'fastify';
 import { fullPath } from '../../../contract/endpoint.js';
 import { contract } from '../../../contract/index.js';
 import type { ModuleContext } from '../../app-context.js';
+import { SSO_STATE_TTL_MS } from './login-service.js';
 
-export function registerSsoRoutes({ app, route, services }: ModuleContext): void {
+/** The cookie that ties an OIDC sign-in to the browser that started it (login-service.ts `callback`). */
+const BROWSER_COOKIE = 'svc_sso_browser';
+
+export function registerSsoRoutes({ app, config, route, services }: ModuleContext): void {
   const c = contract.sso;
+  const callbackPath = fullPath(c.callback);
   const providers = services.sso;
   const login = services.ssoLogin;
   route(c.presets, () => providers.presets());
@@ -17,12 +22,17 @@ export function registerSsoRoutes({ app, route, services }: ModuleContext): void
   route(c.setProviderStatus, ({ ctx, params, body }) => providers.setStatus(ctx, params.id, body.status));
   route(c.check, ({ params }) => providers.check(params.orgId));
   route(c.login, async ({ ctx, params, query, reply }) => {
-    const url = await login.begin(ctx, params.orgId, query);
+    const { url, browserBinding } = await login.begin(ctx, params.orgId, query);
+    // Lax: the provider's redirect back to the callback is a top-level GET, which carries it.
+    if (browserBinding !== null) {
+      reply.setCookie(BROWSER_COOKIE, browserBinding, { path: callbackPath, httpOnly: true, sameSite: 'lax', secure: config.tokens.cookieSecure, maxAge: SSO_STATE_TTL_MS / 1000 });
+    }
     await reply.header('cache-control', 'no-store').redirect(url, 302);
     return undefined;
   });
-  route(c.callback, async ({ ctx, query, reply }) => {
-    const url = await login.callback(ctx, query);
+  route(c.callback, async ({ ctx, query, request, reply }) => {
+    reply.clearCookie(BROWSER_COOKIE, { path: callbackPath });
+    const url = await login.callback(ctx, query, request.cookies[BROWSER_COOKIE]);
     await reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect(url, 302);
     return undefined;
   });
