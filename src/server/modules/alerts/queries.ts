@@ -3,6 +3,7 @@ import type { Db } from '../../db/connection.js';
 import { preparedQueries } from '../../db/prepared.js';
 import { alertMetricSamples, alerts } from '../../db/schema/index.js';
 import { inCallerDeviceGroups } from '../devices/service.js';
+import { containsPattern } from '../../lib/like.js';
 
 /** A subquery of the ids of devices with an open critical alert (the `alerts.critical` device filter field). */
 export function devicesWithOpenCriticalAlert(): SQL {
@@ -28,7 +29,7 @@ export function recentMetricSamples(db: Db, deviceId: string, limit: number, met
 /** Alerts whose title or message contains `q` (case-insensitive), newest first, within organizations, sites and
  * device groups (null: no restriction); for GET /search. */
 export function searchAlerts(db: Db, reach: { orgIds: readonly string[] | null; siteIds: string[] | null; deviceGroupIds: string[] | null }, q: string, limit: number) {
-  const pattern = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const pattern = containsPattern(q);
   return db
     .select({ id: alerts.id, title: alerts.title, message: alerts.message, severity: alerts.severity })
     .from(alerts)

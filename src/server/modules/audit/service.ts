@@ -22,6 +22,7 @@ import { Utf8Builder } from '../../lib/utf8-builder.js';
 import { Directory, userIdsNamedLike } from '../identity/directory.js';
 import { accessibleOrgIds, canAccessOrg } from '../tenancy/access.js';
 import { recordAudit, verifyChain, type ChainReport } from './recorder.js';
+import { containsPattern } from '../../lib/like.js';
 
 type AuditRow = typeof auditLogs.$inferSelect;
 type AuditFilter = Omit<z.infer<typeof AuditFilterSchema>, 'page' | 'limit'> & {
@@ -73,10 +74,6 @@ const TOP_USERS = 5;
 /** An entry as the API answers it: the row with its 03 §2.6 category. */
 export function auditEntryView(row: AuditRow): AuditLog {
   return { ...row, category: auditCategoryOf(row.action) };
-}
-
-function escapeLike(value: string): string {
-  return `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 /** Case-insensitive "contains" of a LIKE pattern placeholder (03 §4.4). Both sides go through SQLite's lower(),
@@ -242,12 +239,12 @@ export class AuditService {
       letters += letter;
       Object.assign(values, more);
     };
-    if (filter.user) add('u', { userLike: escapeLike(filter.user), user: filter.user });
-    if (filter.action) add('a', { actionLike: escapeLike(filter.action) });
-    if (filter.resource) add('r', { resourceLike: escapeLike(filter.resource), resource: filter.resource });
+    if (filter.user) add('u', { userLike: containsPattern(filter.user), user: filter.user });
+    if (filter.action) add('a', { actionLike: containsPattern(filter.action) });
+    if (filter.resource) add('r', { resourceLike: containsPattern(filter.resource), resource: filter.resource });
     if (filter.from) add('f', { from: new Date(filter.from).toISOString() });
     if (filter.to) add('t', { to: new Date(filter.to).toISOString() });
-    if (filter.q) add('q', { qLike: escapeLike(filter.q) });
+    if (filter.q) add('q', { qLike: containsPattern(filter.q) });
     if (filter.excludeActions?.length) add('x', { excludeActions: JSON.stringify(filter.excludeActions) });
     if (filter.userId) add('i', { userId: filter.userId });
     return { shape: letters, values };

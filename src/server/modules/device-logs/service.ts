@@ -14,7 +14,7 @@ import { notFound } from '../../errors.js';
 import { paged, pageOfRows } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
 import type { DevicesService } from '../devices/service.js';
-import { likeEscape } from '../filters/compile.js';
+import { containsPattern } from '../../lib/like.js';
 
 /** 03 §8: entries are inserted in groups of this many, each group its own transaction. */
 export const INSERT_GROUP = 100;
@@ -101,7 +101,7 @@ export class DeviceLogsService {
       ...this.window(t.timestamp, query.since, query.until),
     ];
     if (query.search) {
-      const pattern = `%${likeEscape(query.search)}%`;
+      const pattern = containsPattern(query.search);
       conditions.push(sql`(${t.message} LIKE ${pattern} ESCAPE '\\' OR ${t.fields} LIKE ${pattern} ESCAPE '\\')`);
     }
     const { page, limit } = query;

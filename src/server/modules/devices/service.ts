@@ -18,7 +18,8 @@ import { cancelOpenCommandsOf } from '../device-commands/service.js';
 import { cancelActiveExecutionsOf } from '../scripts/service.js';
 import { visibleOr404 } from '../shared/visible.js';
 import type { EnrollmentKeysService } from '../enrollment-keys/service.js';
-import { compileFilter, inDeviceGroups, likeEscape, type FilterCondition } from '../filters/compile.js';
+import { compileFilter, inDeviceGroups, type FilterCondition } from '../filters/compile.js';
+import { containsPattern } from '../../lib/like.js';
 import { accessibleOrgIds, requireOrg, requireSite } from '../tenancy/access.js';
 import type { TenancyService } from '../tenancy/service.js';
 import { agentCaller } from './agent-authenticator.js';
@@ -502,7 +503,7 @@ export class DevicesService {
       statuses: JSON.stringify(query.status ?? []),
       osType: query.osType,
       role: query.role,
-      pattern: query.search ? `%${likeEscape(query.search)}%` : undefined,
+      pattern: query.search ? containsPattern(query.search) : undefined,
     };
     if (query.page !== undefined) {
       const page = query.page;
@@ -561,7 +562,7 @@ export class DevicesService {
     if (query.tag) conditions.push({ field: 'tags', operator: 'contains', value: query.tag });
     if (conditions.length > 0) parts.push(compileFilter({ operator: 'AND', conditions }).where);
     if (query.search) {
-      const pattern = `%${likeEscape(query.search)}%`;
+      const pattern = containsPattern(query.search);
       parts.push(sql`(${devices.hostname} LIKE ${pattern} ESCAPE '\\' OR ${devices.displayName} LIKE ${pattern} ESCAPE '\\')`);
     }
     if (saved !== undefined) parts.push(compileFilter(saved).where);
@@ -630,7 +631,7 @@ export class DevicesService {
   search(ctx: RequestContext, q: string, limit: number) {
     const scope = this.visibleWhere(ctx);
     if (!scope) return [];
-    const pattern = `%${likeEscape(q)}%`;
+    const pattern = containsPattern(q);
     const rows = this.db
       .select({ id: devices.id, hostname: devices.hostname, displayName: devices.displayName, status: devices.status, lastUser: devices.lastUser })
       .from(devices)
@@ -650,7 +651,7 @@ export class DevicesService {
   listTags(ctx: RequestContext, search?: string) {
     const scope = this.visibleWhere(ctx);
     if (!scope) return { data: [], total: 0 };
-    const pattern = search ? `%${likeEscape(search)}%` : null;
+    const pattern = search ? containsPattern(search) : null;
     const rows = this.db.all<{ tag: string; n: number }>(sql`
       SELECT t.value AS tag, count(*) AS n FROM ${devices}, json_each(${devices.tags}) AS t
       WHERE ${scope} AND ${devices.status} <> 'decommissioned'

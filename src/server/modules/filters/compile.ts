@@ -4,6 +4,7 @@ import { RE2JS } from 're2js';
 import { deviceGroupMembers, devices } from '../../db/schema/index.js';
 import { DomainError } from '../../errors.js';
 import { devicesWithOpenCriticalAlert } from '../alerts/queries.js';
+import { containsPattern, likeEscape } from '../../lib/like.js';
 
 /**
  * The device filter compiler (02 §2.9, §4.5; 05 wire notes "4.5"): a condition tree of nested AND/OR groups
@@ -242,11 +243,6 @@ function cutoffOf(v: unknown, field: string, now: Date, problems: Problems): str
   return undefined;
 }
 
-/** LIKE pattern with `%`, `_` and the escape character itself matched literally (ESCAPE '\'). */
-export function likeEscape(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
 const like = (e: SQLWrapper, pattern: string) => sql`(${e} LIKE ${pattern} ESCAPE '\\')`;
 const lowerIn = (e: SQLWrapper, list: string[]) => sql`(lower(${e}) IN (SELECT lower(value) FROM json_each(${JSON.stringify(list)})))`;
 /** "not" of a test that is null for a null column: a device without the value is not equal to anything. */
@@ -385,7 +381,7 @@ function compileBoolean(field: string, truth: SQL, op: string, value: unknown, p
 const element = (e: SQLWrapper, item: string) => sql`instr(lower(${e}), ${JSON.stringify(item.toLowerCase())}) > 0`;
 const hasAnyOf = (e: SQLWrapper, list: string[]) => sql`(${sql.join([...new Set(list)].map((x) => element(e, x)), sql` OR `)})`;
 const hasAllOf = (e: SQLWrapper, list: string[]) => sql`(${sql.join([...new Set(list.map((x) => x.toLowerCase()))].map((x) => element(e, x)), sql` AND `)})`;
-const anyLike = (e: SQLWrapper, text: string) => sql`(EXISTS (SELECT 1 FROM json_each(${e}) AS t WHERE t.value LIKE ${`%${likeEscape(text)}%`} ESCAPE '\\'))`;
+const anyLike = (e: SQLWrapper, text: string) => sql`(EXISTS (SELECT 1 FROM json_each(${e}) AS t WHERE t.value LIKE ${containsPattern(text)} ESCAPE '\\'))`;
 
 function compileArray(field: string, e: SQLWrapper, op: string, value: unknown, p: Problems): SQL | undefined {
   if (op === 'isEmpty') return sql`(json_array_length(${e}) = 0)`;

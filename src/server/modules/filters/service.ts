@@ -9,7 +9,8 @@ import { DomainError, forbidden, notFound } from '../../errors.js';
 import { recordAudit } from '../audit/recorder.js';
 import type { DevicesService } from '../devices/service.js';
 import type { TenancyService } from '../tenancy/service.js';
-import { compileFilter, likeEscape, registerFilterFunctions, type CompileOptions } from './compile.js';
+import { compileFilter, registerFilterFunctions, type CompileOptions } from './compile.js';
+import { containsPattern } from '../../lib/like.js';
 import { resolveWriteOrg } from './org.js';
 
 type Body<K extends 'create' | 'update'> = z.infer<(typeof filtersContract)[K]['body']>;
@@ -73,7 +74,7 @@ export class FiltersService {
   list(ctx: RequestContext, query: { search?: string | undefined; orgId?: string | undefined }) {
     const reach = query.orgId ? [this.tenancy.requireOrg(ctx, query.orgId).id] : this.tenancy.accessibleOrgIds(ctx);
     if (reach !== null && reach.length === 0) return { data: [], total: 0 };
-    const pattern = query.search ? `%${likeEscape(query.search)}%` : null;
+    const pattern = query.search ? containsPattern(query.search) : null;
     const shape = `${reach === null ? '' : 'o'}${pattern === null ? '' : 's'}`;
     const data = filterListOf(this.db, shape).all({ orgIds: JSON.stringify(reach), pattern });
     return { data, total: data.length };

@@ -9,7 +9,8 @@ import { badRequest, deviceGroupAccessDenied, notFound } from '../../errors.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import { recordAudit } from '../audit/recorder.js';
 import type { DevicesService } from '../devices/service.js';
-import { compileFilter, likeEscape } from '../filters/compile.js';
+import { compileFilter } from '../filters/compile.js';
+import { containsPattern } from '../../lib/like.js';
 import { resolveWriteOrg } from '../filters/org.js';
 import type { FiltersService } from '../filters/service.js';
 import type { TenancyService } from '../tenancy/service.js';
@@ -105,7 +106,7 @@ export class GroupsService {
       siteId: query.siteId,
       type: query.type,
       parentId: query.parentId,
-      pattern: query.search ? `%${likeEscape(query.search)}%` : null,
+      pattern: query.search ? containsPattern(query.search) : null,
     });
     const counts = this.memberCounts(ctx, rows.map((r) => r.id));
     return { data: rows.map((r) => this.out(ctx, r, counts.get(r.id) ?? 0)), total: rows.length };
