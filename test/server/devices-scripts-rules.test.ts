@@ -157,6 +157,17 @@ describe('devices, device commands and scripts: cross-module rules', () => {
     expect((await other.fetch()).map((c) => c.type)).toEqual(['script']);
   });
 
+  it('05 4.7 a decommissioned device is history: PATCH is 400 DEVICE_DECOMMISSIONED and changes nothing', async () => {
+    const agent = await SimulatedAgent.enroll(t, w.tokens.system, w.orgA1.id, { hostname: 'retiring' });
+    expect((await as('orgUser', 'PATCH', `/devices/${agent.deviceId}`, { displayName: 'Before' })).status).toBe(200);
+    expect((await as('orgUser', 'DELETE', `/devices/${agent.deviceId}`)).status).toBe(200);
+    const late = await as('orgUser', 'PATCH', `/devices/${agent.deviceId}`, { displayName: 'After', tags: ['x'] });
+    expect(late.status, late.text).toBe(400);
+    expect(late.body.code).toBe('DEVICE_DECOMMISSIONED');
+    const row = t.db.select().from(devices).where(eq(devices.id, agent.deviceId)).get();
+    expect(row).toMatchObject({ displayName: 'Before', tags: [] });
+  });
+
   it('05 4.7 a user with devices:read but not scripts:read cannot read script content through GET /devices/:id/commands ({executionId, scriptId} only)', async () => {
     const secretish = 'curl -u ops:Sup3rS3cret https://backup.internal/run';
     const s = await script({ content: secretish });

@@ -597,6 +597,8 @@ export class DevicesService {
   update(ctx: RequestContext, id: string, body: z.infer<typeof DeviceUpdateSchema>) {
     return this.db.$client.transaction(() => {
       const current = this.findVisible(ctx, id);
+      // A decommissioned device is history: as commands are refused to it, so are changes (05 4.7).
+      if (current.status === 'decommissioned') throw badRequest('Cannot change a decommissioned device', 'DEVICE_DECOMMISSIONED');
       const customFields = body.customFields === undefined ? undefined : mergeCustomFields(current.customFields, body.customFields);
       const tags = body.tags === undefined ? undefined : [...new Set(body.tags)];
       const row = this.db
