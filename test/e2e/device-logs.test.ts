@@ -1,18 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminToken, cliUser, E2E_TIMEOUT_MS, http, startServer, type CliUser, type E2eServer } from '../helpers/cli.js';
+import { adminToken, cliUser, E2E_TIMEOUT_MS, httpCaller, startServer, type CliUser, type E2eServer } from '../helpers/cli.js';
 import { createTenant, turnOnMfa } from '../helpers/fixtures.js';
-import type { TestApp } from '../helpers/server.js';
 import { SimulatedAgent } from '../helpers/simulated-agent.js';
-
-/** The simulated agent's calls over real HTTP to the server process (`http` already prefixes /api/v1). */
-function agentCaller(base: string): Pick<TestApp, 'call'> {
-  return {
-    async call(method, url, options = {}) {
-      const res = await http(base, String(method), url.replace(/^\/api\/v1/, ''), { ...(options.token ? { token: options.token } : {}), body: options.body });
-      return { status: res.status, headers: {}, body: res.body, text: JSON.stringify(res.body) };
-    },
-  };
-}
 
 describe('e2e: svc devices diagnostic-logs and event-logs against a real server (03 §4.4, CLI.md)', { timeout: E2E_TIMEOUT_MS }, () => {
   let server: E2eServer;
@@ -24,7 +13,7 @@ describe('e2e: svc devices diagnostic-logs and event-logs against a real server 
     const token = (await turnOnMfa(server.url, await adminToken(server.url))).token;
     cli = cliUser({ SVC_TOKEN: token, SVC_BASE_URL: server.url });
     const { orgId } = await createTenant(server.url, token, 'logs');
-    agent = await SimulatedAgent.enroll(agentCaller(server.url), token, orgId, { hostname: 'e2e-logs' });
+    agent = await SimulatedAgent.enroll(httpCaller(server.url), token, orgId, { hostname: 'e2e-logs' });
     const logs = Array.from({ length: 5 }, (_, i) => ({
       timestamp: `2026-01-01T00:00:0${i}Z`,
       level: i % 2 === 0 ? 'info' : 'error',

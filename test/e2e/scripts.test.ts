@@ -3,10 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminToken, cliUser, E2E_TIMEOUT_MS, filesUnder, http, startServer, type CliUser, type E2eServer } from '../helpers/cli.js';
+import { adminToken, cliUser, E2E_TIMEOUT_MS, filesUnder, http, httpCaller, startServer, type CliUser, type E2eServer } from '../helpers/cli.js';
 import { createTenant, ok, turnOnMfa } from '../helpers/fixtures.js';
 import { SimulatedAgent, type AgentCommand, type AgentResult } from '../helpers/simulated-agent.js';
-import type { TestApp } from '../helpers/server.js';
 
 const SECRET = 'e2e-Zq81-secret-token-value';
 const SCRIPT = {
@@ -20,26 +19,6 @@ const SCRIPT = {
   ],
   timeoutSeconds: 120,
 };
-
-/** The simulated agent's calls over real HTTP to the server process (it takes the in-process app's `call` shape). */
-function httpCaller(base: string): Pick<TestApp, 'call'> {
-  return {
-    async call(method, url, options = {}) {
-      const headers: Record<string, string> = {};
-      if (options.token) headers.authorization = `Bearer ${options.token}`;
-      if (options.body !== undefined) headers['content-type'] = 'application/json';
-      const res = await fetch(`${base}${url}`, { method: String(method), headers, ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }) });
-      const text = await res.text();
-      let body: unknown;
-      try {
-        body = text ? JSON.parse(text) : undefined;
-      } catch {
-        body = undefined;
-      }
-      return { status: res.status, headers: Object.fromEntries(res.headers), body, text };
-    },
-  };
-}
 
 /** The agent's loop: polls its commands (bounded: 150 × 100 ms) until one arrives, runs it with `run`, reports. */
 async function agentRuns(agent: SimulatedAgent, run: (command: AgentCommand) => AgentResult): Promise<AgentCommand[]> {

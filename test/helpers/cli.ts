@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { execa, type ResultPromise } from 'execa';
+import type { TestApp } from './server.js';
 import { copyTemplate, templateFor } from './template.js';
 
 /**
@@ -184,6 +185,27 @@ export async function http(url: string, method: string, apiPath: string, options
     // not JSON: keep the text
   }
   return { status: res.status, body };
+}
+
+/** The `call` of test/helpers/server.ts over real HTTP to a server process (`url` is the full path, /api/v1
+ * included), so the simulated agent of e2e tests talks to a real server. */
+export function httpCaller(base: string): Pick<TestApp, 'call'> {
+  return {
+    async call(method, url, options = {}) {
+      const headers: Record<string, string> = {};
+      if (options.token) headers.authorization = `Bearer ${options.token}`;
+      if (options.body !== undefined) headers['content-type'] = 'application/json';
+      const res = await fetch(`${base}${url}`, { method: String(method), headers, ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }) });
+      const text = await res.text();
+      let body: unknown;
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {
+        body = undefined;
+      }
+      return { status: res.status, headers: Object.fromEntries(res.headers), body, text };
+    },
+  };
 }
 
 export async function adminToken(url: string): Promise<string> {
