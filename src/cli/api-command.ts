@@ -164,16 +164,21 @@ export abstract class ApiCommand<T extends CommandClass> extends BaseCommand<T> 
   }
 
   /** One page (the items), or with --all every page: streamed for jsonl/csv, collected otherwise. `items`
-   * finds the page in an answer that does not put it in `data` (`{requests, pagination}`). */
+   * finds the page in an answer that does not put it in `data` (`{requests, pagination}`, or `{data, total}`
+   * with the page and limit asked for). */
   protected list<E extends EndpointDef>(def: ClientEndpoint<E>, request: ListRequest<E>): Promise<ItemOf<E>[] | undefined>;
-  protected list<E extends EndpointDef, I>(def: ClientEndpoint<E>, request: ListRequest<E>, items: (answer: CallResult<E>) => Page<I>): Promise<I[] | undefined>;
   protected list<E extends EndpointDef, I>(
     def: ClientEndpoint<E>,
     request: ListRequest<E>,
-    items: (answer: CallResult<E>) => Page<I> = (answer) => answer as Page<I>,
+    items: (answer: CallResult<E>, page: number, limit: number) => Page<I>,
+  ): Promise<I[] | undefined>;
+  protected list<E extends EndpointDef, I>(
+    def: ClientEndpoint<E>,
+    request: ListRequest<E>,
+    items: (answer: CallResult<E>, page: number, limit: number) => Page<I> = (answer) => answer as Page<I>,
   ): Promise<I[] | undefined> {
     // The list request less page and limit, completed here: the contract's query type, by construction.
-    return this.walkPages(async (page, limit) => items(await this.call(def, ...([{ ...request, query: { ...request.query, page, limit } }] as RequestArgs<E>))));
+    return this.walkPages(async (page, limit) => items(await this.call(def, ...([{ ...request, query: { ...request.query, page, limit } }] as RequestArgs<E>)), page, limit));
   }
 
   /** The same for a list paged by `offset` and `limit` that answers its rows and a `total`

@@ -83,10 +83,21 @@ export const AgentInventorySchema = z.object({
   hardwareInfo: HardwareInventorySchema.optional().describe('Hardware inventory'),
   networkInfo: z.array(NetworkInterfaceSchema).max(100).optional().describe('Network interfaces'),
   software: z
-    .array(z.object({ name: Str.min(1), version: Str.optional() }).loose())
+    .array(
+      z
+        .object({
+          name: Str.min(1),
+          version: Str.optional(),
+          vendor: Str.optional(),
+          installDate: z.string().trim().max(64).optional().describe('When it was installed, as the OS reports it'),
+          installLocation: z.string().max(1024).optional(),
+          uninstallString: z.string().max(2048).optional().describe('The command the OS would run to uninstall it'),
+        })
+        .loose(),
+    )
     .max(10_000)
     .optional()
-    .describe('Installed software (names feed software.installed)'),
+    .describe('Installed software (names feed software.installed; the list replaces the device software inventory)'),
   pendingPatchCount: z.number().int().min(0).max(100_000).optional().describe('Patches pending installation'),
   rebootRequired: z.boolean().optional().describe('A reboot is pending'),
 });

@@ -15,12 +15,14 @@ export const DEVICE_COMMAND_TYPES = [
   'wake',
   'refresh_inventory',
 ] as const;
-export const DeviceCommandTypeSchema = z.enum([...DEVICE_COMMAND_TYPES, 'script']);
+/** What other modules queue through the same channel; never created by `POST /devices/:id/commands`. */
+export const MODULE_COMMAND_TYPES = ['script', 'install_software', 'uninstall_software'] as const;
+export const DeviceCommandTypeSchema = z.enum([...DEVICE_COMMAND_TYPES, ...MODULE_COMMAND_TYPES]);
 export const DEVICE_COMMAND_STATUSES = ['pending', 'sent', 'completed', 'failed', 'cancelled', 'timeout'] as const;
 export const DeviceCommandStatusSchema = z.enum(DEVICE_COMMAND_STATUSES);
 
 export const DeviceCommandCreateSchema = z.strictObject({
-  type: DeviceCommandTypeSchema.describe(`Command: ${DEVICE_COMMAND_TYPES.join(', ')}`),
+  type: z.enum([...DEVICE_COMMAND_TYPES, 'script']).describe(`Command: ${DEVICE_COMMAND_TYPES.join(', ')}`),
   payload: JsonObjectSchema.optional().describe('Command-specific settings for the agent'),
 });
 

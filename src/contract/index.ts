@@ -26,6 +26,7 @@ import { agentCommands } from './agent-commands.js';
 import { scripts } from './scripts.js';
 import { mobile } from './mobile.js';
 import { deviceLogs } from './device-logs.js';
+import { software } from './software.js';
 
 export * from './endpoint.js';
 export * from './common.js';
@@ -65,5 +66,6 @@ export const contract = {
   scripts,
   mobile,
   deviceLogs,
+  software,
 } as const;
 export type Contract = typeof contract;

@@ -78,6 +78,7 @@ import { ScriptsService } from './modules/scripts/service.js';
 import { MobileService } from './modules/mobile/service.js';
 import { registerMobileRoutes } from './modules/mobile/routes.js';
 import { registerDeviceLogRoutes } from './modules/device-logs/routes.js';
+import { registerSoftwareRoutes } from './modules/software/routes.js';
 import { registerWebhookFailureNotices } from './modules/notifications/webhook-notices.js';
 import { registerWebPages } from './modules/web-pages/routes.js';
 import { WebhookDispatcher } from './modules/webhooks/delivery.js';
@@ -316,6 +317,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   registerScriptRoutes(moduleContext);
   registerMobileRoutes(moduleContext);
   registerDeviceLogRoutes(moduleContext);
+  registerSoftwareRoutes(moduleContext);
   services.scripts.ensureSystemLibrary();
   // 05 wire notes "4.5": scripts are a /search category (title the name, description the script's description).
   services.search.register({

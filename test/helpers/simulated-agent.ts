@@ -67,6 +67,11 @@ export class SimulatedAgent {
     return this.t.call('PUT', `${API}/agents/${this.agentId}/eventlogs`, { token: this.token, body: { events } });
   }
 
+  /** Reports in (`POST /agents/:id/heartbeat`) with inventory such as `software`; returns the answer. */
+  heartbeat(body: Record<string, unknown> = {}) {
+    return this.t.call('POST', `${API}/agents/${this.agentId}/heartbeat`, { token: this.token, body });
+  }
+
   /** Fetches once and answers every command with `run` (what the agent would do), returning what it ran. */
   async work(run: (command: AgentCommand) => AgentResult): Promise<AgentCommand[]> {
     const commands = await this.fetch();

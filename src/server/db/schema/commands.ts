@@ -1,10 +1,10 @@
-import { DEVICE_COMMAND_STATUSES, DEVICE_COMMAND_TYPES } from '../../../contract/device-commands.js';
+import { DEVICE_COMMAND_STATUSES, DEVICE_COMMAND_TYPES, MODULE_COMMAND_TYPES } from '../../../contract/device-commands.js';
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { id, json, ref, timestamps } from './columns.js';
 import { devices } from './devices.js';
 import { organizations } from './tenancy.js';
 
-const COMMAND_TYPES = [...DEVICE_COMMAND_TYPES, 'script'] as const;
+const COMMAND_TYPES = [...DEVICE_COMMAND_TYPES, ...MODULE_COMMAND_TYPES] as const;
 const COMMAND_STATUSES = DEVICE_COMMAND_STATUSES;
 
 /**

@@ -18,3 +18,4 @@ export * from './commands.js';
 export * from './scripts.js';
 export * from './mobile.js';
 export * from './device-logs.js';
+export * from './software.js';

@@ -4,6 +4,8 @@ import type { devices } from '../../db/schema/index.js';
 
 type Inventory = z.infer<typeof AgentInventorySchema> & { metrics?: Record<string, unknown> };
 type Columns = Partial<typeof devices.$inferInsert>;
+/** One installed program as a heartbeat reports it (handed to the software module's inventory). */
+export type ReportedSoftware = NonNullable<Inventory['software']>[number];
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim().slice(0, 255) : null);
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);

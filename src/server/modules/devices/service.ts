@@ -23,7 +23,7 @@ import { containsPattern } from '../../lib/like.js';
 import { accessibleOrgIds, requireOrg, requireSite } from '../tenancy/access.js';
 import type { TenancyService } from '../tenancy/service.js';
 import { agentCaller } from './agent-authenticator.js';
-import { inventoryColumns } from './inventory.js';
+import { inventoryColumns, type ReportedSoftware } from './inventory.js';
 import { decodeCursor, deviceOut, type DeviceOut, encodeCursor, mergeCustomFields, parseInlineFilter, sortKey, sortValue, type DeviceRow } from './out.js';
 
 /**
@@ -378,6 +378,8 @@ export class DevicesService {
         publishEvent(this.db, type, { ...deviceEvent(device), previousStatus: device.status, status }, device.orgId);
       })();
     }
+    // The software list is the device's software inventory, kept by the software module.
+    if (body.software !== undefined) this.onSoftwareReported({ id: device.id, orgId: device.orgId }, body.software);
     // Dynamic groups follow what a device reports; lastSeenAt alone moves with the periodic re-evaluation.
     const moved = Object.entries(reportedColumns).some(([k, v]) => JSON.stringify(device[k as keyof DeviceRow]) !== JSON.stringify(v));
     if (moved) this.changed(device.id, device.orgId);
@@ -677,6 +679,10 @@ export class DevicesService {
       .all();
     return { data, total: data.length };
   }
+
+  /** Told of the software list of each heartbeat that carries one, after the heartbeat is recorded (set by the
+   * software module, which keeps the device software inventory). */
+  onSoftwareReported: (device: { id: string; orgId: string }, software: readonly ReportedSoftware[]) => void = () => undefined;
 
   /** Told of every device change that may move it in or out of a dynamic group (set by the groups module). */
   onDeviceChanged: (deviceId: string, orgId: string) => void = () => undefined;

@@ -1,0 +1,638 @@
+import { and, asc, count, desc, eq, inArray, max, or, sql, type SQL } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { DeploymentCreateSchema, DeploymentListQuerySchema, InventoryQuerySchema, UninstallSchema } from '../../../contract/software.js';
+import { systemContext, type RequestContext } from '../../context.js';
+import type { Db } from '../../db/connection.js';
+import { deviceSoftware, devices, softwareDeploymentResults, softwareDeployments, type DeploymentPackage } from '../../db/schema/index.js';
+import { DomainError, badRequest, conflict, forbidden, notFound, orgAccessDenied } from '../../errors.js';
+import { enqueueJob, type JobWorker } from '../../jobs/queue.js';
+import { paged, pageOfRows, type Paged } from '../../lib/paging.js';
+import { recordAudit } from '../audit/recorder.js';
+import { readOrgIds, reaches } from '../alerts/scope.js';
+import type { CommandRow, DeviceCommandsService } from '../device-commands/service.js';
+import type { ReportedSoftware } from '../devices/inventory.js';
+import type { DeviceRow, DevicesService } from '../devices/service.js';
+import { accessibleOrgIds, requireOrg, type Organization } from '../tenancy/access.js';
+import { SoftwareCatalog, offeredTo, type CatalogRow, type VersionRow } from './catalog.js';
+
+type DeploymentRow = typeof softwareDeployments.$inferSelect;
+type ResultRow = typeof softwareDeploymentResults.$inferSelect;
+type InventoryRow = typeof deviceSoftware.$inferSelect;
+type Action = DeploymentRow['deploymentType'];
+
+/** The durable job that starts a scheduled deployment when its time comes. */
+const DISPATCH_JOB = 'software.deployment-dispatch';
+const CANCELLABLE: readonly DeploymentRow['status'][] = ['pending', 'queued'];
+const OPEN_RESULTS: readonly ResultRow['status'][] = ['pending', 'running'];
+const OPEN_DEPLOYMENTS: readonly DeploymentRow['status'][] = ['pending', 'queued', 'running'];
+/** 05 wire notes "4.3": the message of each result when the deployment is made. */
+export const QUEUED_MESSAGE = 'Queued for execution.';
+export const SCHEDULED_MESSAGE = 'Scheduled deployment.';
+export const CANCELLED_MESSAGE = 'Cancelled by operator.';
+/** Output kept per result (the agent's own limit is larger). */
+const OUTPUT_MAX = 100_000;
+
+const SYSTEM = systemContext();
+const isoNow = () => new Date().toISOString();
+const clip = (text: string | null | undefined, n: number): string | null => (text === undefined || text === null || text.trim() === '' ? null : text.trim().slice(0, n));
+const label = (action: Action) => action.charAt(0).toUpperCase() + action.slice(1);
+
+/** A deployment as the API shows it (05 wire notes "4.3", older build names). */
+function deploymentOut(row: DeploymentRow) {
+  return {
+    id: row.id,
+    orgId: row.orgId,
+    name: row.name,
+    softwareId: row.softwareId,
+    softwareName: row.softwareName,
+    action: row.deploymentType,
+    status: row.status,
+    version: row.version,
+    deviceIds: row.targetIds,
+    requestedBy: row.requestedBy,
+    requestReason: row.requestReason,
+    requestedAt: row.createdAt,
+    scheduleType: row.scheduleType,
+    scheduledAt: row.scheduledAt,
+    completedAt: row.completedAt,
+    cancelReason: row.cancelReason,
+  };
+}
+
+function resultOut(row: ResultRow) {
+  const { orgId: _org, commandId: _command, createdAt: _c, updatedAt: _u, ...rest } = row;
+  return rest;
+}
+
+/** What a new deployment is made of, once its catalog item, version and devices are settled. */
+interface NewDeployment {
+  org: Organization;
+  softwareId: string;
+  softwareName: string;
+  version: VersionRow | undefined;
+  versionName: string | null;
+  action: Action;
+  devices: DeviceRow[];
+  requestedBy: string;
+  reason: string | undefined;
+  scheduleAt: string | undefined;
+  pkg: DeploymentPackage;
+}
+
+/**
+ * Software deployments and device software inventory (03 §2.5, §3, §4.3): one result and one agent command
+ * (install_software / uninstall_software) per device, sent now or by a durable job at scheduleAt; the agents'
+ * reports move results and deployments to their ends. The inventory is what the heartbeats report.
+ */
+export class SoftwareService {
+  readonly catalog: SoftwareCatalog;
+
+  constructor(
+    private readonly db: Db,
+    private readonly devices: DevicesService,
+    private readonly commands: DeviceCommandsService,
+  ) {
+    this.catalog = new SoftwareCatalog(db);
+    const listener = { delivered: (c: CommandRow) => this.started(c), finished: (c: CommandRow) => this.finished(c) };
+    commands.on('install_software', listener);
+    commands.on('uninstall_software', listener);
+  }
+
+  register(worker: JobWorker): void {
+    worker.handle(DISPATCH_JOB, (payload) => {
+      this.dispatchScheduled(String(payload.deploymentId));
+    });
+  }
+
+  // ---- Deployments ----
+
+  /** The organization of a deployment (05 wire notes "Org resolution", with the software routes' message). */
+  private deploymentOrg(ctx: RequestContext, orgId: string | undefined): Organization {
+    const { caller } = ctx;
+    if (caller.scope === 'organization') {
+      if (!caller.orgId) throw forbidden('Organization context required', 'ORG_CONTEXT_REQUIRED');
+      if (orgId !== undefined && orgId !== caller.orgId) throw orgAccessDenied();
+      return requireOrg(this.db, caller, caller.orgId);
+    }
+    if (orgId !== undefined) return requireOrg(this.db, caller, orgId);
+    const [only, ...more] = caller.scope === 'partner' ? (accessibleOrgIds(this.db, caller) ?? []) : [];
+    if (only !== undefined && more.length === 0) return requireOrg(this.db, caller, only);
+    throw badRequest('orgId is required for this scope', 'ORG_ID_REQUIRED');
+  }
+
+  /** Each target device: visible to the caller (else 404), of the organization, live, and (install, update) of a
+   * platform the item supports (else 400). Repeated ids count once. */
+  private targets(ctx: RequestContext, org: Organization, deviceIds: readonly string[], item: CatalogRow, action: Action): DeviceRow[] {
+    return [...new Set(deviceIds)].map((id) => {
+      let device: DeviceRow;
+      try {
+        device = this.devices.findVisible(ctx, id);
+      } catch (err) {
+        if (err instanceof DomainError && err.kind === 'not_found') throw notFound(`Device not found: ${id}`, 'DEVICE_NOT_FOUND');
+        throw err;
+      }
+      if (device.orgId !== org.id) throw badRequest(`Device ${id} does not belong to organization ${org.id}`, 'DEVICE_ORG_MISMATCH');
+      if (device.status === 'decommissioned') throw badRequest(`Device ${id} is decommissioned`, 'DEVICE_DECOMMISSIONED');
+      if (action !== 'uninstall' && !item.platforms.includes(device.osType)) {
+        throw badRequest(`${item.name} does not support ${device.osType} (device ${id})`, 'PLATFORM_NOT_SUPPORTED');
+      }
+      return device;
+    });
+  }
+
+  createDeployment(ctx: RequestContext, body: z.infer<typeof DeploymentCreateSchema>) {
+    const org = this.deploymentOrg(ctx, body.orgId);
+    return this.db.$client.transaction(() => {
+      const item = this.catalog.visible(ctx, body.softwareId);
+      if (!offeredTo(item, org)) throw badRequest('Catalog item is not available to this organization', 'CATALOG_ITEM_NOT_AVAILABLE');
+      const versionName = body.version ?? item.latestVersion;
+      const version = versionName ? this.catalog.versionOf(item.id, versionName) : undefined;
+      if (body.action !== 'uninstall') {
+        if (!versionName) throw badRequest('No version to deploy: give version or add one to the catalog item', 'SOFTWARE_VERSION_REQUIRED');
+        if (!version) throw badRequest(`Version ${versionName} not found for ${item.name}`, 'SOFTWARE_VERSION_NOT_FOUND');
+      }
+      const targets = this.targets(ctx, org, body.deviceIds, item, body.action);
+      const pkg: DeploymentPackage = {
+        downloadUrl: version?.downloadUrl ?? null,
+        sha256: version?.checksum ?? null,
+        silentInstallArg: version?.silentInstallArg ?? null,
+        silentUninstallArg: version?.silentUninstallArg ?? null,
+        uninstallString: null,
+      };
+      const row = this.insertDeployment(ctx, {
+        org,
+        softwareId: item.id,
+        softwareName: item.name,
+        version,
+        versionName: versionName ?? null,
+        action: body.action,
+        devices: targets,
+        requestedBy: body.requestedBy,
+        reason: body.reason,
+        scheduleAt: body.scheduleAt,
+        pkg,
+      });
+      return { data: deploymentOut(row) };
+    })();
+  }
+
+  /** Writes the deployment and its results, then queues the agents' commands (or the dispatch job); audited. Runs
+   * in the caller's transaction. */
+  private insertDeployment(ctx: RequestContext, input: NewDeployment): DeploymentRow {
+    const now = Date.now();
+    const scheduled = input.scheduleAt !== undefined && Date.parse(input.scheduleAt) > now;
+    const scheduledAt = input.scheduleAt !== undefined ? new Date(Date.parse(input.scheduleAt)).toISOString() : null;
+    const name = `${label(input.action)} ${input.softwareName}${input.versionName ? ` ${input.versionName}` : ''}`.slice(0, 255);
+    const row = this.db
+      .insert(softwareDeployments)
+      .values({
+        orgId: input.org.id,
+        name,
+        softwareId: input.softwareId,
+        softwareName: input.softwareName,
+        softwareVersionId: input.version?.id ?? null,
+        version: input.versionName,
+        deploymentType: input.action,
+        targetIds: input.devices.map((d) => d.id),
+        scheduleType: scheduled ? 'scheduled' : 'immediate',
+        scheduledAt,
+        options: input.pkg,
+        status: scheduled ? 'queued' : 'pending',
+        requestedBy: input.requestedBy,
+        requestReason: input.reason ?? null,
+        createdBy: ctx.caller.userId,
+      })
+      .returning()
+      .get();
+    const results = this.db
+      .insert(softwareDeploymentResults)
+      .values(input.devices.map((d) => ({ deploymentId: row.id, deviceId: d.id, orgId: d.orgId, message: scheduled ? SCHEDULED_MESSAGE : QUEUED_MESSAGE })))
+      .returning()
+      .all();
+    if (scheduled) enqueueJob(this.db, DISPATCH_JOB, { deploymentId: row.id }, { runAt: new Date(Date.parse(input.scheduleAt ?? '')), maxAttempts: 3 });
+    else for (const result of results) this.sendCommand(row, result, ctx.caller.userId);
+    recordAudit(this.db, ctx, {
+      action: 'software.deployment.create',
+      resourceType: 'software_deployment',
+      resourceId: row.id,
+      resourceName: row.name,
+      orgId: row.orgId,
+      details: { softwareId: row.softwareId, action: row.deploymentType, deviceCount: results.length, version: row.version, scheduledAt: row.scheduledAt },
+    });
+    return row;
+  }
+
+  /** Queues the agent command of one result (in the caller's transaction). */
+  private sendCommand(deployment: DeploymentRow, result: ResultRow, createdBy: string | null): void {
+    const command = this.commands.queue({
+      orgId: result.orgId,
+      deviceId: result.deviceId,
+      type: deployment.deploymentType === 'uninstall' ? 'uninstall_software' : 'install_software',
+      payload: {
+        deploymentId: deployment.id,
+        action: deployment.deploymentType,
+        softwareId: deployment.softwareId,
+        name: deployment.softwareName,
+        version: deployment.version,
+        ...deployment.options,
+      },
+      createdBy,
+    });
+    this.db.update(softwareDeploymentResults).set({ commandId: command.id, message: QUEUED_MESSAGE, updatedAt: isoNow() }).where(eq(softwareDeploymentResults.id, result.id)).run();
+  }
+
+  /** The durable job at scheduleAt: a deployment still queued sends its commands and is pending; a device
+   * decommissioned meanwhile fails its result. A cancelled one is left alone. */
+  dispatchScheduled(deploymentId: string): void {
+    this.db.$client.transaction(() => {
+      const row = this.db.select().from(softwareDeployments).where(eq(softwareDeployments.id, deploymentId)).get();
+      if (!row || row.status !== 'queued') return;
+      const now = isoNow();
+      const deployment = this.db.update(softwareDeployments).set({ status: 'pending', updatedAt: now }).where(eq(softwareDeployments.id, row.id)).returning().get() ?? row;
+      const open = this.db
+        .select()
+        .from(softwareDeploymentResults)
+        .where(and(eq(softwareDeploymentResults.deploymentId, row.id), eq(softwareDeploymentResults.status, 'pending')))
+        .all();
+      for (const result of open) {
+        const device = this.devices.findVisible(SYSTEM, result.deviceId);
+        if (device.status === 'decommissioned') {
+          this.db
+            .update(softwareDeploymentResults)
+            .set({ status: 'failed', message: 'Device is decommissioned.', errorMessage: 'Device is decommissioned', completedAt: now, updatedAt: now })
+            .where(eq(softwareDeploymentResults.id, result.id))
+            .run();
+        } else this.sendCommand(deployment, result, row.createdBy);
+      }
+      this.settle(row.id);
+    })();
+  }
+
+  /** A deployment the caller sees: its organization reached and (site or device-group restricted callers) one of
+   * its devices visible; 404 `Deployment not found` otherwise. */
+  private visibleDeployment(ctx: RequestContext, id: string): DeploymentRow {
+    const row = this.db
+      .select()
+      .from(softwareDeployments)
+      .where(and(eq(softwareDeployments.id, id), this.restrictedWhere(ctx)))
+      .get();
+    if (!row || !reaches(this.db, ctx.caller, row.orgId)) throw notFound('Deployment not found', 'DEPLOYMENT_NOT_FOUND');
+    return row;
+  }
+
+  /** For callers restricted to sites or device groups: deployments with a device they see. */
+  private restrictedWhere(ctx: RequestContext): SQL | undefined {
+    const r = softwareDeploymentResults;
+    const restricted = this.devices.restrictedDeviceWhere(ctx, r.deviceId);
+    return restricted ? sql`EXISTS (SELECT 1 FROM ${r} WHERE ${r.deploymentId} = ${softwareDeployments.id} AND ${restricted})` : undefined;
+  }
+
+  listDeployments(ctx: RequestContext, query: z.infer<typeof DeploymentListQuerySchema>): Paged<ReturnType<typeof deploymentOut>> {
+    const orgIds = readOrgIds(this.db, ctx.caller, query.orgId);
+    if (orgIds !== null && orgIds.length === 0) return paged([], query, 0);
+    const d = softwareDeployments;
+    const r = softwareDeploymentResults;
+    const where = and(
+      orgIds === null ? undefined : inArray(d.orgId, [...orgIds]),
+      query.status ? eq(d.status, query.status) : undefined,
+      query.action ? eq(d.deploymentType, query.action) : undefined,
+      query.softwareId ? eq(d.softwareId, query.softwareId) : undefined,
+      query.requestedBy ? eq(d.requestedBy, query.requestedBy) : undefined,
+      query.deviceId ? sql`EXISTS (SELECT 1 FROM ${r} WHERE ${r.deploymentId} = ${d.id} AND ${r.deviceId} = ${query.deviceId})` : undefined,
+      this.restrictedWhere(ctx),
+    );
+    const { rows, total } = pageOfRows(this.db, d, where, [desc(d.createdAt), desc(d.id)], query);
+    return paged(rows.map(deploymentOut), query, total);
+  }
+
+  getDeployment(ctx: RequestContext, id: string) {
+    return { data: deploymentOut(this.visibleDeployment(ctx, id)) };
+  }
+
+  results(ctx: RequestContext, id: string) {
+    const row = this.visibleDeployment(ctx, id);
+    const r = softwareDeploymentResults;
+    const rows = this.db
+      .select()
+      .from(r)
+      .where(and(eq(r.deploymentId, row.id), this.devices.restrictedDeviceWhere(ctx, r.deviceId)))
+      .orderBy(asc(r.createdAt), asc(r.id))
+      .all();
+    return { data: rows.map(resultOut) };
+  }
+
+  /** 03 §3: only from pending or queued (else 409); open results end as cancelled and their commands are closed. */
+  cancel(ctx: RequestContext, id: string, reason: string | undefined) {
+    return this.db.$client.transaction(() => {
+      const current = this.visibleDeployment(ctx, id);
+      if (!CANCELLABLE.includes(current.status)) throw conflict('Deployment cannot be cancelled', 'DEPLOYMENT_NOT_CANCELLABLE');
+      const now = isoNow();
+      const cancelReason = clip(reason, 500);
+      const row = this.db
+        .update(softwareDeployments)
+        .set({ status: 'cancelled', cancelReason, completedAt: now, updatedAt: now })
+        .where(eq(softwareDeployments.id, current.id))
+        .returning()
+        .get();
+      const r = softwareDeploymentResults;
+      const ended = this.db
+        .update(r)
+        .set({ status: 'cancelled', message: cancelReason ?? CANCELLED_MESSAGE, completedAt: now, updatedAt: now })
+        .where(and(eq(r.deploymentId, current.id), inArray(r.status, [...OPEN_RESULTS])))
+        .returning()
+        .all();
+      for (const result of ended) if (result.commandId) this.commands.close(result.commandId, 'cancelled');
+      recordAudit(this.db, ctx, {
+        action: 'software.deployment.cancel',
+        resourceType: 'software_deployment',
+        resourceId: current.id,
+        resourceName: current.name,
+        orgId: current.orgId,
+        details: { previousStatus: current.status, reason: cancelReason, resultsCancelled: ended.length },
+      });
+      return { data: deploymentOut(row ?? current) };
+    })();
+  }
+
+  // ---- The command channel's reports (inside its transactions) ----
+
+  /** The agent fetched the command: its result is running, and so is the deployment. */
+  private started(command: CommandRow): void {
+    const now = isoNow();
+    const r = softwareDeploymentResults;
+    const result = this.db
+      .update(r)
+      .set({ status: 'running', startedAt: now, message: 'Running.', updatedAt: now })
+      .where(and(eq(r.commandId, command.id), eq(r.status, 'pending')))
+      .returning()
+      .get();
+    if (!result) return;
+    this.db
+      .update(softwareDeployments)
+      .set({ status: 'running', updatedAt: now })
+      .where(and(eq(softwareDeployments.id, result.deploymentId), inArray(softwareDeployments.status, ['pending', 'queued'])))
+      .run();
+  }
+
+  /** The agent's report: completed with exit code 0 (or none) is completed, anything else failed; the device's
+   * inventory follows a success; the deployment ends when its last result does. */
+  private finished(command: CommandRow): void {
+    const r = softwareDeploymentResults;
+    const current = this.db
+      .select()
+      .from(r)
+      .where(and(eq(r.commandId, command.id), inArray(r.status, [...OPEN_RESULTS])))
+      .get();
+    if (!current) return;
+    const succeeded = command.status === 'completed' && (command.exitCode === null || command.exitCode === 0);
+    const errorMessage = succeeded ? null : clip(command.errorMessage ?? command.stderr, 10_000);
+    const now = isoNow();
+    this.db
+      .update(r)
+      .set({
+        status: succeeded ? 'completed' : 'failed',
+        message: succeeded ? 'Completed successfully.' : (errorMessage ?? `Exited with code ${command.exitCode ?? 'unknown'}.`),
+        exitCode: command.exitCode,
+        output: command.stdout === null ? null : command.stdout.slice(0, OUTPUT_MAX),
+        errorMessage,
+        startedAt: current.startedAt ?? command.sentAt ?? now,
+        completedAt: now,
+        updatedAt: now,
+      })
+      .where(eq(r.id, current.id))
+      .run();
+    const deployment = this.db.select().from(softwareDeployments).where(eq(softwareDeployments.id, current.deploymentId)).get();
+    if (deployment && succeeded) this.applyToInventory(deployment, current.deviceId);
+    this.settle(current.deploymentId);
+  }
+
+  /** A deployment whose every result has ended is completed (all completed) or failed (any failed). */
+  private settle(deploymentId: string): void {
+    const r = softwareDeploymentResults;
+    const counts = this.db.select({ status: r.status, n: count() }).from(r).where(eq(r.deploymentId, deploymentId)).groupBy(r.status).all();
+    const n = (status: ResultRow['status']) => counts.find((c) => c.status === status)?.n ?? 0;
+    if (n('pending') + n('running') > 0) return;
+    const now = isoNow();
+    this.db
+      .update(softwareDeployments)
+      .set({ status: n('failed') > 0 ? 'failed' : 'completed', completedAt: now, updatedAt: now })
+      .where(and(eq(softwareDeployments.id, deploymentId), inArray(softwareDeployments.status, [...OPEN_DEPLOYMENTS])))
+      .run();
+  }
+
+  /** What a successful deployment changes in the device's inventory: an install or update is there, managed; an
+   * uninstall is gone. The agent's next report has the last word. */
+  private applyToInventory(deployment: DeploymentRow, deviceId: string): void {
+    const s = deviceSoftware;
+    const ofSoftware = or(eq(s.id, deployment.softwareId), eq(s.catalogId, deployment.softwareId), sql`lower(${s.name}) = lower(${deployment.softwareName})`);
+    if (deployment.deploymentType === 'uninstall') {
+      this.db.delete(s).where(and(eq(s.deviceId, deviceId), ofSoftware)).run();
+      return;
+    }
+    const now = isoNow();
+    const catalogId = this.catalog.byId(deployment.softwareId) ? deployment.softwareId : null;
+    const existing = this.db.select().from(s).where(and(eq(s.deviceId, deviceId), ofSoftware)).get();
+    if (existing) {
+      this.db.update(s).set({ version: deployment.version, catalogId, isManaged: true, lastSeen: now }).where(eq(s.id, existing.id)).run();
+      return;
+    }
+    this.db
+      .insert(s)
+      .values({ deviceId, orgId: deployment.orgId, catalogId, name: deployment.softwareName, version: deployment.version, isManaged: true, lastSeen: now })
+      .run();
+  }
+
+  // ---- Inventory ----
+
+  /**
+   * A heartbeat's software list replaces the device's inventory: rows of the same name (case-insensitive) and
+   * version are kept (their id, first sighting and managed mark), changed fields updated; rows not reported are
+   * removed, new ones added. Each row is linked to the catalog item of its name offered to the device's
+   * organization (its own, else its partner's, else a platform one). Every row's lastSeen is the report's time.
+   */
+  replaceDeviceSoftware(device: { id: string; orgId: string }, reported: readonly ReportedSoftware[]): void {
+    this.db.$client.transaction(() => {
+      const org = requireOrg(this.db, SYSTEM.caller, device.orgId);
+      const names = this.catalog.namesOfferedTo(org);
+      const keyOf = (name: string, version: string | null) => `${name.toLowerCase()}\u0000${version ?? ''}`;
+      const wanted = new Map<string, Omit<typeof deviceSoftware.$inferInsert, 'deviceId' | 'orgId' | 'lastSeen'>>();
+      for (const item of reported) {
+        const name = item.name.trim().slice(0, 500);
+        if (!name) continue;
+        const version = clip(item.version, 100);
+        wanted.set(keyOf(name, version), {
+          name,
+          version,
+          vendor: clip(item.vendor, 200),
+          installDate: clip(item.installDate, 64),
+          installLocation: clip(item.installLocation, 1024),
+          uninstallString: clip(item.uninstallString, 2048),
+          catalogId: names.get(name.toLowerCase()) ?? null,
+        });
+      }
+      const s = deviceSoftware;
+      const now = isoNow();
+      const gone: string[] = [];
+      for (const row of this.db.select().from(s).where(eq(s.deviceId, device.id)).all()) {
+        const key = keyOf(row.name, row.version);
+        const next = wanted.get(key);
+        if (!next) {
+          gone.push(row.id);
+          continue;
+        }
+        wanted.delete(key);
+        const changed = (Object.keys(next) as (keyof typeof next)[]).some((k) => (next[k] ?? null) !== row[k as keyof InventoryRow]);
+        if (changed) this.db.update(s).set(next).where(eq(s.id, row.id)).run();
+      }
+      for (let i = 0; i < gone.length; i += 500) this.db.delete(s).where(inArray(s.id, gone.slice(i, i + 500))).run();
+      const fresh = [...wanted.values()].map((v) => ({ ...v, deviceId: device.id, orgId: device.orgId, lastSeen: now }));
+      for (let i = 0; i < fresh.length; i += 500) this.db.insert(s).values(fresh.slice(i, i + 500)).run();
+      this.db.update(s).set({ lastSeen: now }).where(eq(s.deviceId, device.id)).run();
+    })();
+  }
+
+  /** GET /software/inventory: a page of the visible devices that have inventory rows (matching the filters). */
+  inventory(ctx: RequestContext, query: z.infer<typeof InventoryQuerySchema>) {
+    const scope = this.devices.visibleWhere(ctx);
+    if (!scope) return { data: [], total: 0 };
+    const s = deviceSoftware;
+    const where = and(
+      sql`${s.deviceId} IN (SELECT ${devices.id} FROM ${devices} WHERE ${scope})`,
+      query.deviceId ? eq(s.deviceId, query.deviceId) : undefined,
+      this.itemFilter(query),
+    );
+    const total = this.db.select({ n: sql<number>`count(DISTINCT ${s.deviceId})` }).from(s).where(where).get()?.n ?? 0;
+    const deviceIds = this.db
+      .selectDistinct({ deviceId: s.deviceId })
+      .from(s)
+      .where(where)
+      .orderBy(asc(s.deviceId))
+      .limit(query.limit)
+      .offset((query.page - 1) * query.limit)
+      .all()
+      .map((d) => d.deviceId);
+    return { data: this.entries(ctx, deviceIds, query), total };
+  }
+
+  /** GET /software/inventory/:deviceId: 404 `Device inventory not found` for a device not seen or without rows. */
+  deviceInventory(ctx: RequestContext, deviceId: string) {
+    let entry;
+    try {
+      [entry] = this.entries(ctx, [this.devices.findVisible(ctx, deviceId).id], {});
+    } catch (err) {
+      if (!(err instanceof DomainError && err.kind === 'not_found')) throw err;
+    }
+    if (!entry) throw notFound('Device inventory not found', 'DEVICE_INVENTORY_NOT_FOUND');
+    return { data: entry };
+  }
+
+  private itemFilter(query: { softwareId?: string | undefined; search?: string | undefined }): SQL | undefined {
+    const s = deviceSoftware;
+    const needle = query.search?.trim().toLowerCase();
+    return and(
+      query.softwareId ? or(eq(s.catalogId, query.softwareId), eq(s.id, query.softwareId)) : undefined,
+      needle ? sql`(instr(lower(${s.name}), ${needle}) > 0 OR instr(lower(coalesce(${s.vendor}, '')), ${needle}) > 0)` : undefined,
+    );
+  }
+
+  /** The inventory entries of these devices (in this order; devices without matching rows are left out). */
+  private entries(ctx: RequestContext, deviceIds: readonly string[], query: { softwareId?: string | undefined; search?: string | undefined }) {
+    if (deviceIds.length === 0) return [];
+    const s = deviceSoftware;
+    const rows = this.db
+      .select()
+      .from(s)
+      .where(and(inArray(s.deviceId, [...deviceIds]), this.itemFilter(query)))
+      .orderBy(asc(sql`lower(${s.name})`), asc(s.id))
+      .all();
+    const scanned = new Map(
+      this.db
+        .select({ deviceId: s.deviceId, at: max(s.lastSeen) })
+        .from(s)
+        .where(inArray(s.deviceId, [...deviceIds]))
+        .groupBy(s.deviceId)
+        .all()
+        .map((r) => [r.deviceId, r.at]),
+    );
+    const pending = this.pendingUninstalls(deviceIds);
+    return deviceIds.flatMap((deviceId) => {
+      const items = rows.filter((row) => row.deviceId === deviceId);
+      if (items.length === 0) return [];
+      const device = this.devices.findVisible(ctx, deviceId);
+      return [
+        {
+          deviceId,
+          deviceName: device.displayName || device.hostname,
+          os: device.osType,
+          lastScannedAt: scanned.get(deviceId) ?? null,
+          items: items.map((row) => ({
+            softwareId: row.id,
+            catalogId: row.catalogId,
+            name: row.name,
+            version: row.version,
+            vendor: row.vendor,
+            installedAt: row.installDate,
+            installLocation: row.installLocation,
+            source: row.isManaged ? ('managed' as const) : ('discovered' as const),
+            lastSeen: row.lastSeen,
+            ...(pending.has(`${deviceId} ${row.id}`) || (row.catalogId !== null && pending.has(`${deviceId} ${row.catalogId}`)) ? { pendingUninstall: true } : {}),
+          })),
+        },
+      ];
+    });
+  }
+
+  /** `deviceId softwareId` of every uninstall still to run on these devices. */
+  private pendingUninstalls(deviceIds: readonly string[]): Set<string> {
+    const d = softwareDeployments;
+    const r = softwareDeploymentResults;
+    const rows = this.db
+      .select({ deviceId: r.deviceId, softwareId: d.softwareId })
+      .from(r)
+      .innerJoin(d, eq(d.id, r.deploymentId))
+      .where(and(inArray(r.deviceId, [...deviceIds]), inArray(r.status, [...OPEN_RESULTS]), eq(d.deploymentType, 'uninstall'), inArray(d.status, [...OPEN_DEPLOYMENTS])))
+      .all();
+    return new Set(rows.map((row) => `${row.deviceId} ${row.softwareId}`));
+  }
+
+  /**
+   * POST /software/inventory/:deviceId/:softwareId/uninstall: an uninstall deployment of one device. softwareId is
+   * the inventory row's id (an item's softwareId in the inventory answers) or the catalog item it is linked to.
+   */
+  uninstall(ctx: RequestContext, deviceId: string, softwareId: string, body: z.infer<typeof UninstallSchema>) {
+    return this.db.$client.transaction(() => {
+      const device = this.devices.findVisible(ctx, deviceId);
+      const s = deviceSoftware;
+      const row = this.db
+        .select()
+        .from(s)
+        .where(and(eq(s.deviceId, device.id), or(eq(s.id, softwareId), eq(s.catalogId, softwareId))))
+        .orderBy(asc(s.createdAt), asc(s.id))
+        .get();
+      if (!row) throw notFound('Software not found on device', 'SOFTWARE_NOT_FOUND_ON_DEVICE');
+      if (device.status === 'decommissioned') throw badRequest(`Device ${device.id} is decommissioned`, 'DEVICE_DECOMMISSIONED');
+      const item = row.catalogId ? this.catalog.byId(row.catalogId) : undefined;
+      const version = item && row.version ? this.catalog.versionOf(item.id, row.version) : undefined;
+      const deployment = this.insertDeployment(ctx, {
+        org: requireOrg(this.db, ctx.caller, device.orgId),
+        softwareId: item?.id ?? row.id,
+        softwareName: item?.name ?? row.name,
+        version,
+        versionName: row.version,
+        action: 'uninstall',
+        devices: [device],
+        requestedBy: body.requestedBy,
+        reason: body.reason,
+        scheduleAt: body.scheduleAt,
+        pkg: {
+          downloadUrl: null,
+          sha256: null,
+          silentInstallArg: null,
+          silentUninstallArg: version?.silentUninstallArg ?? null,
+          uninstallString: row.uninstallString,
+        },
+      });
+      return { data: deploymentOut(deployment) };
+    })();
+  }
+}
