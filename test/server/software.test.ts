@@ -432,6 +432,15 @@ describe('software deployments and inventory (03 §3, §4.3)', () => {
     expect(await deployment(d.id)).toMatchObject({ status: 'failed', completedAt: expect.any(String) });
   });
 
+  it('05 4.7 decommissioning a target device fails its open result (the software never reached it), and the deployment settles', async () => {
+    const d = await created();
+    await one.work(() => ({ status: 'completed', exitCode: 0 }));
+    const gone = await t.call('DELETE', `${API}/devices/${two.deviceId}`, { token: r.w.tokens.orgUser });
+    expect(gone.status, gone.text).toBe(200);
+    expect(await resultOf(d.id, two)).toMatchObject({ status: 'failed', message: 'Device decommissioned.', completedAt: expect.any(String) });
+    expect(await deployment(d.id)).toMatchObject({ status: 'failed', completedAt: expect.any(String) });
+  });
+
   // ---- Cancel ----
 
   it('03§3 cancel from pending: cancelled with cancelReason and completedAt, open results cancelled with the reason, agent commands withdrawn; audited', async () => {

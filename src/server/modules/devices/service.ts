@@ -16,6 +16,7 @@ import { recentMetricSamples } from '../alerts/queries.js';
 import { recordAudit } from '../audit/recorder.js';
 import { cancelOpenCommandsOf } from '../device-commands/service.js';
 import { cancelActiveExecutionsOf } from '../scripts/service.js';
+import { failOpenResultsOf } from '../software/service.js';
 import { visibleOr404 } from '../shared/visible.js';
 import type { EnrollmentKeysService } from '../enrollment-keys/service.js';
 import { compileFilter, inDeviceGroups, type FilterCondition } from '../filters/compile.js';
@@ -706,6 +707,7 @@ export class DevicesService {
       // that own commands and script runs (so a script whose only runs were here can be deleted).
       const commandsCancelled = cancelOpenCommandsOf(this.db, id);
       const executionsCancelled = cancelActiveExecutionsOf(this.db, id, 'Device decommissioned');
+      const softwareResultsFailed = failOpenResultsOf(this.db, id, 'Device decommissioned.');
       recordAudit(this.db, ctx, {
         action: 'device.decommission',
         resourceType: 'device',
@@ -713,7 +715,7 @@ export class DevicesService {
         resourceName: device.hostname,
         orgId: device.orgId,
         partnerId: device.partnerId,
-        details: { agentId: device.agentId, previousStatus: current.status, commandsCancelled, executionsCancelled },
+        details: { agentId: device.agentId, previousStatus: current.status, commandsCancelled, executionsCancelled, softwareResultsFailed },
       });
       this.changed(device.id, device.orgId);
       publishEvent(this.db, 'device.decommissioned', { ...deviceEvent(device), previousStatus: current.status }, device.orgId);

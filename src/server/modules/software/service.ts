@@ -37,6 +37,37 @@ const isoNow = () => new Date().toISOString();
 const clip = (text: string | null | undefined, n: number): string | null => (text === undefined || text === null || text.trim() === '' ? null : text.trim().slice(0, n));
 const label = (action: Action) => action.charAt(0).toUpperCase() + action.slice(1);
 
+/** A deployment whose every result has ended is completed (all completed) or failed (any failed). */
+function settleDeployment(db: Db, deploymentId: string): void {
+  const r = softwareDeploymentResults;
+  const counts = db.select({ status: r.status, n: count() }).from(r).where(eq(r.deploymentId, deploymentId)).groupBy(r.status).all();
+  const n = (status: ResultRow['status']) => counts.find((c) => c.status === status)?.n ?? 0;
+  if (n('pending') + n('running') > 0) return;
+  const now = isoNow();
+  db.update(softwareDeployments)
+    .set({ status: n('failed') > 0 ? 'failed' : 'completed', completedAt: now, updatedAt: now })
+    .where(and(eq(softwareDeployments.id, deploymentId), inArray(softwareDeployments.status, [...OPEN_DEPLOYMENTS])))
+    .run();
+}
+
+/**
+ * Ends the open software results of a device that is being decommissioned, in the caller's transaction (the
+ * devices module's decommission, whose commands it ends through the device-commands module): they fail, since
+ * the software never reached the device, and each deployment settles. Answers how many ended.
+ */
+export function failOpenResultsOf(db: Db, deviceId: string, message: string): number {
+  const r = softwareDeploymentResults;
+  const now = isoNow();
+  const ended = db
+    .update(r)
+    .set({ status: 'failed', message, errorMessage: message, completedAt: now, updatedAt: now })
+    .where(and(eq(r.deviceId, deviceId), inArray(r.status, [...OPEN_RESULTS])))
+    .returning({ deploymentId: r.deploymentId })
+    .all();
+  for (const deploymentId of new Set(ended.map((e) => e.deploymentId))) settleDeployment(db, deploymentId);
+  return ended.length;
+}
+
 /** A deployment as the API shows it (05 wire notes "4.3", older build names). */
 function deploymentOut(row: DeploymentRow) {
   return {
@@ -406,18 +437,8 @@ export class SoftwareService {
     this.settle(current.deploymentId);
   }
 
-  /** A deployment whose every result has ended is completed (all completed) or failed (any failed). */
   private settle(deploymentId: string): void {
-    const r = softwareDeploymentResults;
-    const counts = this.db.select({ status: r.status, n: count() }).from(r).where(eq(r.deploymentId, deploymentId)).groupBy(r.status).all();
-    const n = (status: ResultRow['status']) => counts.find((c) => c.status === status)?.n ?? 0;
-    if (n('pending') + n('running') > 0) return;
-    const now = isoNow();
-    this.db
-      .update(softwareDeployments)
-      .set({ status: n('failed') > 0 ? 'failed' : 'completed', completedAt: now, updatedAt: now })
-      .where(and(eq(softwareDeployments.id, deploymentId), inArray(softwareDeployments.status, [...OPEN_DEPLOYMENTS])))
-      .run();
+    settleDeployment(this.db, deploymentId);
   }
 
   /** What a successful deployment changes in the device's inventory: an install or update is there, managed; an
