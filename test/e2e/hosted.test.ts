@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cliUser, E2E_TIMEOUT_MS, type CliUser } from '../helpers/cli.js';
-import { startHostedDouble, type HostedDouble } from '../helpers/hosted-double.js';
+import { DEVICE_ID, startHostedDouble, type HostedDouble } from '../helpers/hosted-double.js';
 
 /** Issue 15 items 1-7: the CLI's main commands against a double of the hosted deployment. */
 describe('svc against a hosted deployment (issue 15)', { timeout: E2E_TIMEOUT_MS * 2 }, () => {
@@ -111,6 +111,16 @@ describe('svc against a hosted deployment (issue 15)', { timeout: E2E_TIMEOUT_MS
     expect(result.stderr).toContain('converting');
     expect(result.stderr).toContain('capped at 10,000 rows');
     expect(result.stderr).toMatch(/outside the filters/);
+  });
+
+  it('05 4.3 software inventory of the current build (flat rows, not device entries) is shown as it is, in JSON and as a table', async () => {
+    await signIn();
+    const one = await user.run(['software', 'inventory', 'get', DEVICE_ID, '-o', 'csv', '--columns', 'name,version']);
+    expect(one.exitCode, one.stderr).toBe(0);
+    expect(one.stdout.trim().split('\n')).toEqual(['name,version', '7-Zip,23.01']);
+    const all = await user.run(['software', 'inventory', 'list', '-o', 'csv', '--columns', 'deviceId,name']);
+    expect(all.exitCode, all.stderr).toBe(0);
+    expect(all.stdout.trim().split('\n')).toEqual(['deviceId,name', `${DEVICE_ID},7-Zip`]);
   });
 
   it('issue 15 §6 a 401 to an API key hints that the deployment may not accept keys on that route', async () => {

@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
  * - no `GET /pam/rules/:id`, `/pam/elevation-requests/:id`, `/pam/signer-groups/:id`, `/pam/elevation-audit/export`,
  *   `/audit-logs/verify`: 404 `{error:"Not Found", path}` like any unknown route;
  * - `GET /audit-logs/export` answers CSV whatever the format, newest first, at most `exportCap` rows, filters ignored;
+ * - `GET /software/inventory` and `/software/inventory/:deviceId` answer the current build's flat rows (05 "4.3");
  * - API keys only on three routes (`GET /orgs/`, `GET /devices`, `GET /sites`); anywhere else 401.
  * Anything unscripted is a 404 of an unknown route.
  */
@@ -49,6 +50,11 @@ const RULE = { id: '7d41a0c2-1b3d-4e5f-8a9b-0c1d2e3f4a5b', name: 'Allow installe
 const SIGNER_GROUP = { id: '4e8b1c2d-3e4f-4a5b-8c9d-0e1f2a3b4c5d', name: 'Vendors', signers: [], thumbprints: [], orgId: ORG_ID };
 const REQUEST = { id: '2a7c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e', status: 'pending', flowType: 'uac', orgId: ORG_ID };
 const ACTIONS = ['auth.login', 'site.create', 'user.invite'];
+export const DEVICE_ID = '6c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
+/** The current build's inventory rows (05 wire notes "4.3"). */
+const SOFTWARE_ROWS = [
+  { id: '5f2e3d4c-1b0a-4f9e-8d7c-6b5a4f3e2d1c', deviceId: DEVICE_ID, orgId: ORG_ID, catalogId: null, name: '7-Zip', version: '23.01', vendor: 'Igor Pavlov', installDate: null, installLocation: null, uninstallString: null, isManaged: false, lastSeen: '2026-11-01T00:00:00.000Z', fileHash: null, hashAlgorithm: null },
+];
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | string[]> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
@@ -200,6 +206,10 @@ export async function startHostedDouble(options: HostedDoubleOptions = {}): Prom
         res.end(`${[columns.join(','), ...rows.map((row) => columns.map((c) => String(row[c as keyof typeof row])).join(','))].join('\n')}\n`);
         return;
       }
+      case 'GET /api/v1/software/inventory':
+        return send(res, 200, { data: SOFTWARE_ROWS, total: SOFTWARE_ROWS.length });
+      case `GET /api/v1/software/inventory/${DEVICE_ID}`:
+        return send(res, 200, { data: SOFTWARE_ROWS });
       default:
         return notFound();
     }
@@ -216,6 +226,8 @@ export async function startHostedDouble(options: HostedDoubleOptions = {}): Prom
     'GET /api/v1/pam/signer-groups',
     'GET /api/v1/pam/elevation-requests',
     'GET /api/v1/audit-logs/export',
+    'GET /api/v1/software/inventory',
+    `GET /api/v1/software/inventory/${DEVICE_ID}`,
   ]);
 
   const server = http.createServer((req, res) => {

@@ -11,6 +11,9 @@ export default class SoftwareInventoryGet extends ApiCommand<typeof SoftwareInve
 
   async run() {
     const { data } = await this.call(software.deviceInventory, { params: { deviceId: this.args.deviceId } });
+    // A hosted release of the current build answers the rows themselves (05 wire notes "4.3"): shown as they are.
+    const answer: unknown = data;
+    if (Array.isArray(answer)) return answer as unknown[];
     return this.format === 'json' || this.format === 'yaml' ? data : data.items;
   }
 }

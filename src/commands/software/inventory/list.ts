@@ -20,8 +20,9 @@ export default class SoftwareInventoryList extends ApiCommand<typeof SoftwareInv
   async run() {
     const tabular = this.format === 'table' || this.format === 'csv';
     // A table cell cannot hold the items: one summary cell instead (JSON keeps the API's entries).
+    // A hosted release of the current build answers flat rows (05 wire notes "4.3"): shown as they are.
     const row = (entry: InventoryEntry): object =>
-      tabular ? { ...entry, items: undefined, itemCount: entry.items.length, software: entry.items.map((i) => `${i.name} ${i.version ?? ''}`.trim()).join('; ') } : entry;
+      tabular && Array.isArray((entry as { items?: unknown }).items) ? { ...entry, items: undefined, itemCount: entry.items.length, software: entry.items.map((i) => `${i.name} ${i.version ?? ''}`.trim()).join('; ') } : entry;
     return this.list(software.inventory, { query: this.queryFrom(filters) }, (answer, page, limit) => ({
       data: answer.data.map(row),
       pagination: { page, limit, total: answer.total },
