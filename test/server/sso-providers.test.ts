@@ -232,9 +232,13 @@ describe('SSO providers (01 §2.9, §4.7)', () => {
     }
     expect(t.db.select().from(ssoProviders).where(eq(ssoProviders.id, id)).get()).toMatchObject({ issuer: idp.issuer, clientId: idp.clientId, allowedDomains: null });
     // What does not change whom the provider vouches for stays the delegate's to manage; so does restating a setting.
-    expect((await patch({ name: 'Renamed', enforceSSO: true })).status).toBe(200);
+    expect((await patch({ name: 'Renamed' })).status).toBe(200);
     expect((await patch({ issuer: idp.issuer, clientId: idp.clientId })).status).toBe(200);
     expect((await t.call('POST', `/api/v1/sso/providers/${id}/status`, { token: delegate.token, body: { status: 'inactive' } })).status).toBe(200);
+    expect((await t.call('POST', `/api/v1/sso/providers/${id}/status`, { token: admin, body: { status: 'active' } })).status).toBe(200);
+    expect((await patch({ enforceSSO: true })).status).toBe(200);
+    // Enforcement ends the sessions of the organization's users, the delegate's own included (01 §5.12).
+    expect((await patch({ name: 'Again' })).status).toBe(401);
   });
 
   it('05 4.7 a failed test answers 400 {success:false, error, code}', async () => {
@@ -303,6 +307,24 @@ describe('SSO enforcement (01 §5.12)', () => {
     // Activated, so its holder can sign in through the identity provider; the password still opens nothing.
     expect(t.db.select().from(users).where(eq(users.id, invited.id)).get()?.status).toBe('active');
     expect((await t.call('POST', '/api/v1/auth/login', { body: { email: invited.email, password: 'Corr3ct-Horse-Battery!' } })).body.code).toBe('SSO_REQUIRED');
+  });
+
+  it('01§5.12 when enforcement begins (activated, or enforceSSO turned on) the sessions of the organization\'s users end; partner users keep theirs', async () => {
+    const pat = await seedUser(t, { email: 'pat@customer.test', org: { orgId }, login: 'password' });
+    const tech = await seedUser(t, { email: 'tech@msp.test', partner: { partnerId, orgAccess: 'all' }, login: 'password' });
+    const me = (token: string) => t.call('GET', '/api/v1/users/me', { token });
+    expect((await me(pat.token)).status).toBe(200);
+    const id = (await create({ enforceSSO: false })).body.data.id;
+    await t.call('POST', `/api/v1/sso/providers/${id}/status`, { token: admin, body: { status: 'active' } });
+    expect((await me(pat.token)).status).toBe(200); // active but not enforcing: nothing ends
+    const on = await t.call('PATCH', `/api/v1/sso/providers/${id}`, { token: admin, body: { enforceSSO: true } });
+    expect(on.status, on.text).toBe(200);
+    expect((await me(pat.token)).status).toBe(401);
+    expect((await me(tech.token)).status).toBe(200);
+    // Again with enforcement already on: nothing more ends (a new session is an SSO one).
+    const sam = await seedUser(t, { email: 'sam@customer.test', org: { orgId }, login: 'mint' });
+    expect((await t.call('PATCH', `/api/v1/sso/providers/${id}`, { token: admin, body: { name: 'Renamed' } })).status).toBe(200);
+    expect((await me(sam.token)).status).toBe(200);
   });
 
   it("01§5.12 system and partner administrators are never locked out by a customer's enforcement", async () => {

@@ -7,6 +7,18 @@ import { unauthorized } from '../../errors.js';
 import { randomToken, sha256Hex } from '../../security/crypto.js';
 import type { TokenSigner } from '../../security/tokens.js';
 
+/** Ends every live session of these users, in the caller's transaction (for other modules too: SSO
+ * enforcement); answers how many ended. */
+export function revokeSessionsOf(tx: Db, userIds: readonly string[]): number {
+  if (userIds.length === 0) return 0;
+  const nowIso = new Date().toISOString();
+  return tx
+    .update(sessions)
+    .set({ revokedAt: nowIso })
+    .where(and(sql`${sessions.userId} IN (SELECT value FROM json_each(${JSON.stringify(userIds)}))`, isNull(sessions.revokedAt)))
+    .run().changes;
+}
+
 export interface IssuedTokens {
   accessToken: string;
   refreshToken: string;
@@ -134,7 +146,6 @@ export class SessionService {
 
   /** Ends every session of a user at once (logout, password change, disabling the account). */
   revokeAllForUser(tx: Db, userId: string): void {
-    const nowIso = new Date().toISOString();
-    tx.update(sessions).set({ revokedAt: nowIso }).where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt))).run();
+    revokeSessionsOf(tx, [userId]);
   }
 }

@@ -14,6 +14,7 @@ import { badRequest, DomainError, fieldError, forbidden, notFound } from '../../
 import type { SecretBox } from '../../security/crypto.js';
 import { recordAudit } from '../audit/recorder.js';
 import type { Directory } from '../identity/directory.js';
+import { revokeSessionsOf } from '../identity/sessions.js';
 import type { RolesService } from '../roles/service.js';
 import { requireOrg, type Organization } from '../tenancy/access.js';
 import { describeOidcError, discover, type OidcEndpoints, type OidcTransport } from './oidc.js';
@@ -221,8 +222,9 @@ export class SsoProvidersService {
         .returning()
         .get();
       const identityLinksRemoved = unlink ? this.db.delete(ssoIdentities).where(eq(ssoIdentities.providerId, id)).run().changes : 0;
+      const sessionsEnded = this.endSessionsIfNowEnforced(current, row);
       const given = Object.keys(body).filter((k) => (body as Record<string, unknown>)[k] !== undefined);
-      this.audit(ctx, 'sso_provider.update', row, org, { changes: given, rediscovered: discovered !== null, identityLinksRemoved });
+      this.audit(ctx, 'sso_provider.update', row, org, { changes: given, rediscovered: discovered !== null, identityLinksRemoved, sessionsEnded });
       return { data: providerView(row) };
     })();
   }
@@ -278,9 +280,23 @@ export class SsoProvidersService {
               .map((r) => r.id)
           : [];
       const row = this.db.update(ssoProviders).set({ status, updatedAt: now }).where(eq(ssoProviders.id, id)).returning().get();
-      this.audit(ctx, 'sso_provider.status', row, org, { from: current.status, to: status, deactivated });
+      const sessionsEnded = this.endSessionsIfNowEnforced(current, row);
+      this.audit(ctx, 'sso_provider.status', row, org, { from: current.status, to: status, deactivated, sessionsEnded });
       return { data: providerView(row) };
     })();
+  }
+
+  /**
+   * 01 §5.12: when a provider starts enforcing SSO (active with enforceSSO, and it was not), the sessions of the
+   * users it binds (the organization-user records of its organization, as refusePasswordLogin) end: a password
+   * session opened before must not outlive the rule. Sessions do not record how they were opened, so SSO sessions
+   * end too; their users sign in again through the provider. Answers how many ended (audited).
+   */
+  private endSessionsIfNowEnforced(before: SsoProviderRow, after: SsoProviderRow): number {
+    const enforcing = (p: SsoProviderRow) => p.status === 'active' && p.enforceSso;
+    if (!enforcing(after) || enforcing(before)) return 0;
+    const bound = this.directory.members({ partnerIds: [], orgIds: [after.orgId] }).filter((m) => m.membership?.kind === 'organization' && !m.user.isSystemAdmin);
+    return revokeSessionsOf(this.db, bound.map((m) => m.user.id));
   }
 
   /** 01 §4.7 check (public): the active provider's name, type and enforcement; nothing for unknown orgs. */
