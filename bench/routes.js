@@ -233,6 +233,34 @@ export async function seed(url) {
     if (!alertId) await new Promise((resolve) => setTimeout(resolve, 200));
   }
   if (!alertId) process.stderr.write('  (no alert raised within 20 s: the table goes without "one alert")\n');
+  // Software (03 §4.3): a catalog item with a version, a deployment to the bench device and the device's inventory
+  // from a heartbeat; and the agent's diagnostic and event log entries (03 §4.4).
+  const catalogItem = await api(url, 'POST', '/software/catalog', {
+    token,
+    body: { orgId: org.id, name: 'Bench 7-Zip', vendor: 'Igor Pavlov', category: 'compression', platforms: ['windows', 'linux', 'macos'] },
+  });
+  await api(url, 'POST', `/software/catalog/${catalogItem.data.id}/versions`, {
+    token,
+    body: { version: '24.08', releaseDate: '2024-08-11', downloadUrl: 'https://127.0.0.1:9/7z.msi', supportedPlatforms: ['windows', 'linux', 'macos'] },
+  });
+  const deployment = await api(url, 'POST', '/software/deployments', {
+    token,
+    body: { orgId: org.id, softwareId: catalogItem.data.id, action: 'install', deviceIds: [deviceId], requestedBy: 'bench' },
+  });
+  const software = Array.from({ length: 50 }, (_, i) => ({ name: i === 0 ? 'Bench 7-Zip' : `Program ${i}`, version: `1.${i}` }));
+  const agentCalls = [
+    ['POST', `/agents/${agent.agentId}/heartbeat`, { software }],
+    ['POST', `/agents/${agent.agentId}/logs`, { logs: [{ timestamp: new Date().toISOString(), level: 'info', component: 'bench', message: 'bench entry' }] }],
+    ['PUT', `/agents/${agent.agentId}/eventlogs`, { events: [{ timestamp: new Date().toISOString(), level: 'info', category: 'system', source: 'bench', message: 'bench event' }] }],
+  ];
+  for (const [method, path, body] of agentCalls) {
+    const res = await fetch(`${url}/api/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${agent.authToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
+  }
   const apiKey = await api(url, 'POST', '/api-keys', {
     token,
     body: { orgId: org.id, name: 'bench-seed', scopes: ['devices:read'], rateLimit: 1000 },
@@ -268,6 +296,8 @@ export async function seed(url) {
     adminToken: admin.tokens.accessToken,
     agentId: agent.agentId,
     agentToken: agent.authToken,
+    catalogId: catalogItem.data.id,
+    deploymentId: deployment.data.id,
   };
 }
 
@@ -382,6 +412,17 @@ export function routesOf(s) {
     read('script executions', `/scripts/${s.scriptId}/executions`),
     read('one script execution', `/scripts/executions/${s.executionId}`),
     read('custom fields', '/custom-fields'),
+    read('software catalog', '/software/catalog'),
+    read('one catalog item', `/software/catalog/${s.catalogId}`),
+    read('catalog search', '/software/catalog/search?q=zip'),
+    read('catalog versions', `/software/catalog/${s.catalogId}/versions`),
+    read('software deployments', '/software/deployments'),
+    read('one software deployment', `/software/deployments/${s.deploymentId}`),
+    read('deployment results', `/software/deployments/${s.deploymentId}/results`),
+    read('software inventory', '/software/inventory'),
+    read('device software', `/software/inventory/${s.deviceId}`),
+    read('diagnostic logs', `/devices/${s.deviceId}/diagnostic-logs`),
+    read('event logs', `/devices/${s.deviceId}/eventlogs`),
     read('mobile alert inbox', '/mobile/alerts/inbox'),
     read('mobile pending approvals', '/mobile/approvals/pending', 'session'),
     read('mobile pending count', '/mobile/approvals/pending/count', 'session'),
