@@ -164,7 +164,7 @@ export async function seedUser(t: TestApp, options: SeedUserOptions): Promise<Se
 /** An access token for a user through the app's own SessionService, as a completed sign-in would issue
  * (with `mfa: true` for MFA-gated routes while the MFA endpoints are not available to tests). */
 export async function mintToken(t: TestApp, userId: string, options: { mfa?: boolean } = {}): Promise<string> {
-  const issued = await t.services.sessions.issue(userId, options.mfa ?? false, { ip: null, userAgent: null });
+  const issued = await t.services.sessions.issue(userId, options.mfa ?? false, { ip: null, userAgent: null, signInMethod: 'password' });
   return issued.accessToken;
 }
 

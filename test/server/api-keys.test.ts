@@ -235,7 +235,7 @@ describe('API keys (01 §2.1, §3, §4.1)', () => {
   });
 
   it('01§5.5 key management needs MFA for mutating calls (403 MFA_REQUIRED); reads do not', async () => {
-    const noMfa = (await t.services.sessions.issue(w.users.system.id, false, { ip: null, userAgent: null })).accessToken;
+    const noMfa = (await t.services.sessions.issue(w.users.system.id, false, { ip: null, userAgent: null, signInMethod: 'password' })).accessToken;
     const created = await create({ orgId: w.orgA1.id, name: 'k' });
     for (const [method, url, body] of [
       ['POST', '/api-keys', { orgId: w.orgA1.id, name: 'x' }],

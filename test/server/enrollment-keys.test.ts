@@ -219,7 +219,7 @@ describe('enrollment keys (01 §2.2, §3, §4.2)', () => {
 
   it('01§5.5 MFA for changes, user sessions only', async () => {
     await setup();
-    const noMfa = (await t.services.sessions.issue(w.users.system.id, false, { ip: null, userAgent: null })).accessToken;
+    const noMfa = (await t.services.sessions.issue(w.users.system.id, false, { ip: null, userAgent: null, signInMethod: 'password' })).accessToken;
     const created = await create({ orgId: w.orgA1.id, name: 'k' });
     for (const [method, url, body] of [
       ['POST', '/enrollment-keys', { orgId: w.orgA1.id, name: 'x' }],

@@ -89,7 +89,7 @@ describe('invitation and password-reset pages in a browser', () => {
     base = await built.app.listen({ host: '127.0.0.1', port: 0 });
     browser = await launchBrowser();
     const admin = built.db.select({ id: users.id }).from(users).where(eq(users.isSystemAdmin, true)).get();
-    adminToken = (await built.services.sessions.issue(admin?.id ?? '', true, { ip: null, userAgent: null })).accessToken;
+    adminToken = (await built.services.sessions.issue(admin?.id ?? '', true, { ip: null, userAgent: null, signInMethod: 'password' })).accessToken;
     const partner = await api('POST', '/orgs/partners', { name: 'Page Partner', slug: 'page-partner' });
     expect(partner.status).toBe(201);
     partnerId = partner.body.id as string;

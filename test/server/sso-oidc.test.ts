@@ -2,12 +2,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
-import { auditLogs, organizationUsers, ssoIdentities, ssoLoginStates, users } from '../../src/server/db/schema/index.js';
+import { auditLogs, organizationUsers, sessions, ssoIdentities, ssoLoginStates, users } from '../../src/server/db/schema/index.js';
 import type { OidcTransport } from '../../src/server/modules/sso/oidc.js';
 import { resign, startIdp, type SigningKey, type TestIdp } from '../helpers/oidc-provider.js';
 import { signInAt } from '../helpers/sso-browser.js';
 import { ROLES, adminToken, seedOrg, seedPartner, seedUser } from '../helpers/seed.js';
 import { createTestApp, type TestApp } from '../helpers/server.js';
+import { totp } from '../helpers/totp.js';
 
 const BASE = 'http://127.0.0.1:3000';
 const CALLBACK = `${BASE}/api/v1/sso/callback`;
@@ -334,6 +335,31 @@ describe('SSO OpenID Connect sign-in (01 §5.9, §5.10)', () => {
     expect(await mfaOf()).toBe(true);
     expect((await t.call('PATCH', `/api/v1/sso/providers/${providerId}`, { token: admin, body: { trustsIdpMfa: false } })).status).toBe(200);
     expect(await mfaOf()).toBe(false);
+  });
+
+  it("01§5.12 enforcement ends the organization's users' password sessions only: an SSO session stays, and so do the sessions MFA enable and step-up open from it", async () => {
+    const providerId = await provider();
+    const pat = await seedUser(t, { email: 'pat@customer.test', org: { orgId }, login: 'password' });
+    account('pat-1', 'pat@customer.test');
+    const code = fragment((await signIn('pat-1')).location).get('ssoCode');
+    const sso = (await t.call('POST', '/api/v1/sso/exchange', { body: { code } })).body.accessToken as string;
+    // MFA turned on from the SSO session, then a step-up of that session with a recovery code: each opens a session.
+    const setup = await t.call('POST', '/api/v1/auth/mfa/setup', { token: sso });
+    expect(setup.status, setup.text).toBe(200);
+    const enabled = await t.call('POST', '/api/v1/auth/mfa/enable', { token: sso, body: { code: totp(setup.body.secret as string) } });
+    expect(enabled.status, enabled.text).toBe(200);
+    const steppedUp = await t.call('POST', '/api/v1/auth/mfa/verify', { token: sso, body: { code: setup.body.recoveryCodes[0] } });
+    expect(steppedUp.status, steppedUp.text).toBe(200);
+    const methods = t.db.select({ method: sessions.signInMethod }).from(sessions).where(eq(sessions.userId, pat.id)).all().map((r) => r.method);
+    expect(methods.sort()).toEqual(['password', 'sso', 'sso', 'sso']);
+
+    const on = await t.call('PATCH', `/api/v1/sso/providers/${providerId}`, { token: admin, body: { enforceSSO: true } });
+    expect(on.status, on.text).toBe(200);
+    const me = async (token: string) => (await t.call('GET', '/api/v1/users/me', { token })).status;
+    expect(await me(pat.token)).toBe(401);
+    for (const token of [sso, enabled.body.tokens.accessToken, steppedUp.body.tokens.accessToken]) expect(await me(token as string)).toBe(200);
+    const audit = t.db.select().from(auditLogs).where(eq(auditLogs.action, 'sso_provider.update')).all().at(-1);
+    expect(audit?.details).toMatchObject({ sessionsEnded: 1 });
   });
 
   it('01§5.9 a CLI loopback redirect needs a code challenge, gets the code in the query and must prove the verifier', async () => {

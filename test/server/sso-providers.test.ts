@@ -321,7 +321,7 @@ describe('SSO enforcement (01 §5.12)', () => {
     expect(on.status, on.text).toBe(200);
     expect((await me(pat.token)).status).toBe(401);
     expect((await me(tech.token)).status).toBe(200);
-    // Again with enforcement already on: nothing more ends (a new session is an SSO one).
+    // Again with enforcement already on: nothing more ends (enforcement does not begin again).
     const sam = await seedUser(t, { email: 'sam@customer.test', org: { orgId }, login: 'mint' });
     expect((await t.call('PATCH', `/api/v1/sso/providers/${id}`, { token: admin, body: { name: 'Renamed' } })).status).toBe(200);
     expect((await me(sam.token)).status).toBe(200);

@@ -96,6 +96,10 @@ export const sessions = sqliteTable(
     id: id(),
     userId: ref(() => users.id, { onDelete: 'cascade' }),
     mfa: integer({ mode: 'boolean' }).notNull().default(false),
+    /** How the session was opened: with the account's password, or through the organization's SSO provider (a
+     * session opened from another by MFA step-up keeps the first one's). Null for sessions older than the column:
+     * unknown, so treated as password sessions (SSO enforcement ends them). */
+    signInMethod: text({ enum: ['password', 'sso'] }),
     ipAddress: text(),
     userAgent: text(),
     ...revocable(),

@@ -70,7 +70,7 @@ export class AccountService {
     const { user, userCtx } = await this.activate(ctx, token, password, name);
     const refusal = this.ssoRequired(user);
     if (refusal) throw forbidden(`Invitation accepted: ${user.email} is active. ${refusal.message}`, refusal.code, { ...refusal.extra, activated: true });
-    const tokens = await this.auth.startSession(userCtx, user, false, { via: 'invitation' });
+    const tokens = await this.auth.startSession(userCtx, user, false, 'password', { via: 'invitation' });
     return { user, tokens };
   }
 

@@ -15,7 +15,7 @@ import type { TokenSigner } from '../../security/tokens.js';
 import { recordAudit } from '../audit/recorder.js';
 import { publishEvent } from '../../jobs/queue.js';
 import { resolveUserCaller, roleNames } from './caller-resolver.js';
-import type { IssuedTokens, SessionService } from './sessions.js';
+import type { IssuedTokens, SessionService, SignInMethod } from './sessions.js';
 
 export type User = typeof users.$inferSelect;
 
@@ -128,7 +128,7 @@ export class AuthService {
       const tempToken = await this.signer.sign({ sub: current.id, typ: 'mfa_pending' }, MFA_TEMP_TOKEN_TTL_SECONDS);
       return { mfaRequired: true, tempToken, mfaMethod: current.mfaMethod ?? 'totp' };
     }
-    const tokens = await this.startSession(userCtx, current, false);
+    const tokens = await this.startSession(userCtx, current, false, 'password');
     return { mfaRequired: false, user: current, tokens };
   }
 
@@ -153,9 +153,16 @@ export class AuthService {
     })();
   }
 
-  /** Issues a session for a user who passed every factor, and records the login. */
-  async startSession(ctx: RequestContext, user: User, mfa: boolean, details: Record<string, unknown> = {}): Promise<IssuedTokens> {
-    const tokens = await this.sessions.issue(user.id, mfa, { ip: ctx.ip, userAgent: ctx.userAgent });
+  /** Issues a session for a user who passed every factor, and records the login. `signIn`: how the first factor
+   * was proved (SSO enforcement ends password sessions only). */
+  async startSession(
+    ctx: RequestContext,
+    user: User,
+    mfa: boolean,
+    signIn: SignInMethod,
+    details: Record<string, unknown> = {},
+  ): Promise<IssuedTokens> {
+    const tokens = await this.sessions.issue(user.id, mfa, { ip: ctx.ip, userAgent: ctx.userAgent, signInMethod: signIn });
     this.db.$client.transaction(() => {
       this.db.update(users).set({ lastLoginAt: new Date().toISOString(), failedLoginCount: 0, lockedUntil: null }).where(eq(users.id, user.id)).run();
       recordAudit(this.db, ctx, { action: 'user.login', resourceType: 'user', resourceId: user.id, resourceName: user.email, orgId: ctx.caller.orgId, details: { ...details, mfa } });
@@ -230,9 +237,16 @@ export class AuthService {
 
   /** The user a second factor is being proved for: named by the login tempToken, or (a step-up) by the bearer
    * session. Refuses anything else with 401. */
-  async userForSecondFactor(tempToken: string | undefined, bearer: string | null): Promise<{ user: User; stepUp: boolean }> {
+  /** The user proving a second factor: after a password login (its tempToken), or stepping up a session (the
+   * bearer), whose way of signing in the new session keeps. */
+  async userForSecondFactor(
+    tempToken: string | undefined,
+    bearer: string | null,
+  ): Promise<{ user: User; stepUp: boolean; signIn: SignInMethod }> {
     let userId: string;
     let stepUp = false;
+    // Only a password login hands out a tempToken (SSO sessions get their MFA from the provider, 01 §5.11).
+    let signIn: SignInMethod = 'password';
     if (tempToken !== undefined) {
       const claims = await this.signer.verify(tempToken, 'mfa_pending');
       if (!claims) throw unauthorized('Invalid or expired MFA token', 'INVALID_MFA_TOKEN');
@@ -243,10 +257,16 @@ export class AuthService {
       if (!caller?.userId) throw unauthorized('Invalid or expired token', 'INVALID_TOKEN');
       userId = caller.userId;
       stepUp = true;
+      signIn = this.signInMethodOf(caller);
     }
     const user = rowById(this.db, users, userId);
     if (!user || user.status !== 'active') throw unauthorized('Invalid or expired MFA token', 'INVALID_MFA_TOKEN');
-    return { user, stepUp };
+    return { user, stepUp, signIn };
+  }
+
+  /** How the caller's session was opened; a session older than that record counts as a password one. */
+  signInMethodOf(caller: Caller): SignInMethod {
+    return (caller.sessionId !== null ? this.sessions.signInMethodOf(caller.sessionId) : null) ?? 'password';
   }
 
   /** Resolves a bearer access token to its caller (the guard's session resolver). */

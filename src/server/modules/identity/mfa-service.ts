@@ -227,7 +227,7 @@ export class MfaService {
       recordMfaEnabled(this.db, ctx, user, 'totp');
       return updated;
     })();
-    const tokens = await this.sessions.issue(user.id, true, { ip: ctx.ip, userAgent: ctx.userAgent });
+    const tokens = await this.sessions.issue(user.id, true, { ip: ctx.ip, userAgent: ctx.userAgent, signInMethod: this.auth.signInMethodOf(ctx.caller) });
     return { user: enabled, tokens };
   }
 
@@ -241,7 +241,7 @@ export class MfaService {
     tempToken: string | undefined,
     bearer: string | null,
   ): Promise<MfaSessionResult> {
-    const { user, stepUp } = await this.auth.userForSecondFactor(tempToken, bearer);
+    const { user, stepUp, signIn } = await this.auth.userForSecondFactor(tempToken, bearer);
 
     const userCtx = this.auth.contextFor(user, ctx);
     const provenBy = this.prove(userCtx, user, code, true);
@@ -254,7 +254,7 @@ export class MfaService {
       })();
       throw unauthorized(provenBy.message, provenBy.code);
     }
-    const tokens = await this.auth.startSession(userCtx, user, true, { mfaMethod: provenBy, stepUp });
+    const tokens = await this.auth.startSession(userCtx, user, true, signIn, { mfaMethod: provenBy, stepUp });
     return { user, tokens };
   }
 

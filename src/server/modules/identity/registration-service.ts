@@ -128,7 +128,7 @@ export class RegistrationService {
       return created;
     })();
     if (!user) return { created: false };
-    const tokens = await this.auth.startSession(this.auth.contextFor(user, ctx), user, false, {
+    const tokens = await this.auth.startSession(this.auth.contextFor(user, ctx), user, false, 'password', {
       selfRegistration: true,
     });
     return { created: true, user, tokens };
@@ -184,7 +184,7 @@ export class RegistrationService {
       return { user, partner };
     })();
     if (!created) return { created: false };
-    const tokens = await this.auth.startSession(this.auth.contextFor(created.user, ctx), created.user, false, {
+    const tokens = await this.auth.startSession(this.auth.contextFor(created.user, ctx), created.user, false, 'password', {
       selfRegistration: true,
     });
     return { created: true, ...created, tokens };

@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, ne, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
 import { committed } from '../../db/group-commit.js';
 import { preparedQueries } from '../../db/prepared.js';
@@ -7,15 +7,20 @@ import { unauthorized } from '../../errors.js';
 import { randomToken, sha256Hex } from '../../security/crypto.js';
 import type { TokenSigner } from '../../security/tokens.js';
 
+/** How a session was opened (sessions.signInMethod). */
+export type SignInMethod = 'password' | 'sso';
+
 /** Ends every live session of these users, in the caller's transaction (for other modules too: SSO
- * enforcement); answers how many ended. */
-export function revokeSessionsOf(tx: Db, userIds: readonly string[]): number {
+ * enforcement); answers how many ended. `except` keeps the sessions opened that way (SSO enforcement keeps SSO
+ * sessions; a session whose method is unknown, older than the column, is never kept). */
+export function revokeSessionsOf(tx: Db, userIds: readonly string[], except?: SignInMethod): number {
   if (userIds.length === 0) return 0;
   const nowIso = new Date().toISOString();
+  const kept = except === undefined ? undefined : or(isNull(sessions.signInMethod), ne(sessions.signInMethod, except));
   return tx
     .update(sessions)
     .set({ revokedAt: nowIso })
-    .where(and(sql`${sessions.userId} IN (SELECT value FROM json_each(${JSON.stringify(userIds)}))`, isNull(sessions.revokedAt)))
+    .where(and(sql`${sessions.userId} IN (SELECT value FROM json_each(${JSON.stringify(userIds)}))`, isNull(sessions.revokedAt), kept))
     .run().changes;
 }
 
@@ -63,7 +68,11 @@ export class SessionService {
     private readonly settings: SessionSettings,
   ) {}
 
-  async issue(userId: string, mfa: boolean, meta: { ip: string | null; userAgent: string | null }): Promise<IssuedTokens> {
+  async issue(
+    userId: string,
+    mfa: boolean,
+    meta: { ip: string | null; userAgent: string | null; signInMethod: SignInMethod },
+  ): Promise<IssuedTokens> {
     const now = Date.now();
     const refreshToken = randomToken(32);
     const session = this.db.$client.transaction(() => {
@@ -72,6 +81,7 @@ export class SessionService {
         .values({
           userId,
           mfa,
+          signInMethod: meta.signInMethod,
           ipAddress: meta.ip,
           userAgent: meta.userAgent?.slice(0, 512) ?? null,
           expiresAt: new Date(now + this.settings.refreshTtlSeconds * 1000).toISOString(),
@@ -142,6 +152,11 @@ export class SessionService {
     // jose refuses a token once the clock, in whole seconds, reaches its exp.
     const until = Math.min(claims.exp * 1000, Date.parse(live.expiresAt));
     return { userId: claims.sub, sessionId: claims.sid, mfa: claims.mfa, until };
+  }
+
+  /** How the session was opened; null when it is older than that record (or not found). */
+  signInMethodOf(sessionId: string): SignInMethod | null {
+    return this.db.select({ method: sessions.signInMethod }).from(sessions).where(eq(sessions.id, sessionId)).get()?.method ?? null;
   }
 
   /** Ends every session of a user at once (logout, password change, disabling the account). */

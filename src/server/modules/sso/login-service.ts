@@ -372,7 +372,7 @@ export class SsoLoginService {
     })();
     // Only an OIDC ID token's `amr` counts (result.amr); a SAML assertion has none, whatever its attributes say.
     const mfa = provider.trustsIdpMfa && result.amr.some((m) => m === 'mfa' || m === 'otp' || m === 'hwk' || m === 'swk');
-    const tokens = await this.auth.startSession(this.auth.contextFor(user, ctx), user, mfa, { method: 'sso', providerId: provider.id });
+    const tokens = await this.auth.startSession(this.auth.contextFor(user, ctx), user, mfa, 'sso', { method: 'sso', providerId: provider.id });
     return { user, tokens };
   }
 

@@ -287,16 +287,17 @@ export class SsoProvidersService {
   }
 
   /**
-   * 01 §5.12: when a provider starts enforcing SSO (active with enforceSSO, and it was not), the sessions of the
-   * users it binds (the organization-user records of its organization, as refusePasswordLogin) end: a password
-   * session opened before must not outlive the rule. Sessions do not record how they were opened, so SSO sessions
-   * end too; their users sign in again through the provider. Answers how many ended (audited).
+   * 01 §5.12: when a provider starts enforcing SSO (active with enforceSSO, and it was not), the password sessions
+   * of the users it binds (the organization-user records of its organization, as refusePasswordLogin) end: a
+   * password session opened before must not outlive the rule. Their SSO sessions stay, and so do sessions opened
+   * from one by MFA step-up; a session older than that record counts as a password one. Answers how many ended
+   * (audited).
    */
   private endSessionsIfNowEnforced(before: SsoProviderRow, after: SsoProviderRow): number {
     const enforcing = (p: SsoProviderRow) => p.status === 'active' && p.enforceSso;
     if (!enforcing(after) || enforcing(before)) return 0;
     const bound = this.directory.members({ partnerIds: [], orgIds: [after.orgId] }).filter((m) => m.membership?.kind === 'organization' && !m.user.isSystemAdmin);
-    return revokeSessionsOf(this.db, bound.map((m) => m.user.id));
+    return revokeSessionsOf(this.db, bound.map((m) => m.user.id), 'sso');
   }
 
   /** 01 §4.7 check (public): the active provider's name, type and enforcement; nothing for unknown orgs. */
