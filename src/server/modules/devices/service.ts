@@ -434,6 +434,13 @@ export class DevicesService {
     return and(...parts) ?? sql`1 = 1`;
   }
 
+  /** visibleWhere for another module's device-keyed rows: DEVICEIDCOLUMN names a device the caller may see; null
+   * when nothing is visible. */
+  visibleDeviceIn(ctx: RequestContext, deviceIdColumn: SQLWrapper): SQL | null {
+    const scope = this.visibleWhere(ctx);
+    return scope && sql`${deviceIdColumn} IN (SELECT ${devices.id} FROM ${devices} WHERE ${scope})`;
+  }
+
   /** What visibleWhere's condition is made of (null lists: no restriction); null when nothing is visible. */
   private reachOf(ctx: RequestContext, orgIds?: string[]): DeviceReach | null {
     const { caller } = ctx;

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { DeploymentCreateSchema, DeploymentListQuerySchema, InventoryQuerySchema, UninstallSchema } from '../../../contract/software.js';
 import { systemContext, type RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
-import { deviceSoftware, devices, softwareDeploymentResults, softwareDeployments, type DeploymentPackage } from '../../db/schema/index.js';
+import { deviceSoftware, softwareDeploymentResults, softwareDeployments, type DeploymentPackage } from '../../db/schema/index.js';
 import { DomainError, badRequest, conflict, forbidden, notFound, orgAccessDenied } from '../../errors.js';
 import { enqueueJob, type JobWorker } from '../../jobs/queue.js';
 import { paged, pageOfRows, type Paged } from '../../lib/paging.js';
@@ -514,11 +514,11 @@ export class SoftwareService {
 
   /** GET /software/inventory: a page of the visible devices that have inventory rows (matching the filters). */
   inventory(ctx: RequestContext, query: z.infer<typeof InventoryQuerySchema>) {
-    const scope = this.devices.visibleWhere(ctx);
-    if (!scope) return { data: [], total: 0 };
     const s = deviceSoftware;
+    const visible = this.devices.visibleDeviceIn(ctx, s.deviceId);
+    if (!visible) return { data: [], total: 0 };
     const where = and(
-      sql`${s.deviceId} IN (SELECT ${devices.id} FROM ${devices} WHERE ${scope})`,
+      visible,
       query.deviceId ? eq(s.deviceId, query.deviceId) : undefined,
       this.itemFilter(query),
     );
