@@ -4,7 +4,7 @@ import type { EndpointDef } from '../contract/endpoint.js';
 import type { ServerConfig } from './config.js';
 import type { RequestContext } from './context.js';
 import type { Db } from './db/connection.js';
-import type { Handler } from './http/bind.js';
+import type { Handler, RouteHooks } from './http/bind.js';
 import type { Mailer } from './delivery/mailer.js';
 import type { OutboundClient } from './delivery/outbound.js';
 import type { SmsSender } from './delivery/sms.js';
@@ -114,6 +114,9 @@ export interface Services {
   mobile: MobileService;
 }
 
+/** Hooks of one route only (http/bind.ts), for the route bindings of modules, which do not reach http/. */
+export type { RouteHooks };
+
 /** What a module's route registration receives. */
 export interface ModuleContext {
   app: FastifyInstance;
@@ -128,6 +131,8 @@ export interface ModuleContext {
   anonymousContext: (request: FastifyRequest) => RequestContext;
   /** The bearer token of a request, parsed as the guard parses it (public routes that accept a session). */
   bearerToken: (request: FastifyRequest) => string | null;
-  /** Binds one contract endpoint to its handler (http/bind.ts). */
-  route: <E extends EndpointDef>(def: E, handler: Handler<E>) => void;
+  /** The client's address as the server trusts it (behind trusted proxies, the forwarded one). */
+  clientIp: (request: FastifyRequest) => string | null;
+  /** Binds one contract endpoint to its handler (http/bind.ts), with hooks of that route only. */
+  route: <E extends EndpointDef>(def: E, handler: Handler<E>, hooks?: RouteHooks) => void;
 }

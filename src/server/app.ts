@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { EndpointDef } from '../contract/endpoint.js';
-import { contract } from '../contract/index.js';
 import type { ModuleContext, Services } from './app-context.js';
 import type { ServerConfig } from './config.js';
 import { applyMigrations, openDatabase, type Db } from './db/connection.js';
@@ -11,11 +10,10 @@ import { groupCommits, type GroupCommit } from './db/group-commit.js';
 import { Mailer } from './delivery/mailer.js';
 import { OutboundClient } from './delivery/outbound.js';
 import { SmsSender } from './delivery/sms.js';
-import { bind, type Handler, type ResponseCache } from './http/bind.js';
+import { bind, type Handler, type ResponseCache, type RouteHooks } from './http/bind.js';
 import { clientIpResolver, trustedProxyMatcher } from './http/client-ip.js';
 import { installErrorHandler } from './http/error-handler.js';
 import { installReplyRelease } from './http/reply-release.js';
-import { installAdmission } from './http/admission.js';
 import { installJsonBodyParser } from './http/json-body.js';
 import { anonymous, bearerToken, createGuard, createNotFoundKeyCheck, type CredentialResolvers } from './http/guard.js';
 import { createIdempotency, purgeIdempotencyKeys } from './http/idempotency.js';
@@ -263,12 +261,6 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   };
   installErrorHandler(app, createNotFoundKeyCheck(resolvers));
   const clientIp = clientIpResolver(isTrusted, config.trustedProxies.length > 0);
-  // 01 §4.6, §5.8: the feature flag and the per-IP limit come first, before the body is parsed or
-  // validated, so a disabled server answers REGISTRATION_DISABLED whatever was sent.
-  installAdmission(app, clientIp, [
-    [contract.auth.register, (ip) => registration.admit('user', ip)],
-    [contract.auth.registerPartner, (ip) => registration.admit('partner', ip)],
-  ]);
   const guard = createGuard({
     resolvers,
     mfaEnabled: config.features.mfa,
@@ -289,7 +281,8 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     services,
     anonymousContext: (request) => anonymous(request, clientIp(request)),
     bearerToken,
-    route: <E extends EndpointDef>(def: E, handler: Handler<E>) => bind(app, bindDeps, def, handler),
+    clientIp,
+    route: <E extends EndpointDef>(def: E, handler: Handler<E>, hooks?: RouteHooks) => bind(app, bindDeps, def, handler, hooks),
   };
 
   registerHealthRoutes(moduleContext);

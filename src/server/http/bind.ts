@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import type { z } from 'zod';
 import {
   fullPath,
@@ -23,6 +23,10 @@ export interface HandlerInput<E extends EndpointDef> {
   request: FastifyRequest;
   reply: FastifyReply;
 }
+
+/** Hooks of one endpoint's route only (Fastify route-level hooks), for what concerns a few endpoints (a check before
+ * the body is read, a body encoding): a global hook would run, and cost, on every request. */
+export type RouteHooks = Pick<RouteShorthandOptions, 'onRequest' | 'preParsing'>;
 
 /** A handler returns the response body, or (for raw responses) sends it itself and returns nothing. */
 export type Handler<E extends EndpointDef> = (
@@ -90,7 +94,13 @@ function successStatus(def: EndpointDef): number {
 }
 
 /** Registers one contract endpoint on the app: auth, input validation, the handler, output serialization. */
-export function bind<E extends EndpointDef>(app: FastifyInstance, deps: BindDeps, def: E, handler: Handler<E>): void {
+export function bind<E extends EndpointDef>(
+  app: FastifyInstance,
+  deps: BindDeps,
+  def: E,
+  handler: Handler<E>,
+  hooks: RouteHooks = {},
+): void {
   const status = successStatus(def);
   const raw = isRawResponse(def.responses[status]);
   const bound = ((app as unknown as Record<symbol, Set<EndpointDef>>)[BOUND] ??= new Set());
@@ -131,6 +141,7 @@ export function bind<E extends EndpointDef>(app: FastifyInstance, deps: BindDeps
     url: fullPath(def),
     config: { endpoint: def },
     ...(def.bodyLimit !== undefined ? { bodyLimit: def.bodyLimit } : {}),
+    ...hooks,
     handler: async (request, reply) => {
       const ctx = await deps.guard(request, reply, def);
       // A kept answer is looked up by the raw parameters and query, before they are parsed: only answers to

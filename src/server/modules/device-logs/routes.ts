@@ -1,11 +1,10 @@
 import { PassThrough, type Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
-import { errorCodes, type FastifyInstance } from 'fastify';
+import { errorCodes, type preParsingAsyncHookHandler } from 'fastify';
 import { LOG_BODY_LIMIT } from '../../../contract/device-logs.js';
-import { fullPath, type EndpointDef } from '../../../contract/endpoint.js';
 import { contract } from '../../../contract/index.js';
-import type { ModuleContext } from '../../app-context.js';
+import type { ModuleContext, RouteHooks } from '../../app-context.js';
 import { badRequest } from '../../errors.js';
 import { DeviceLogsService } from './service.js';
 
@@ -28,15 +27,13 @@ async function readAll(payload: Readable, limit: number): Promise<Buffer> {
 }
 
 /**
- * `Content-Encoding: gzip` request bodies of the given endpoints (03 §4.4 log ingest), inflated before the JSON
+ * The route hook that takes `Content-Encoding: gzip` request bodies (03 §4.4 log ingest), inflated before the JSON
  * parser sees them: at most `maxBytes` compressed (413 beyond, like any body) and at most `maxBytes` inflated
  * (zlib's maxOutputLength; beyond it, or for bytes that are not gzip, 400 `Failed to decode request body`). No
  * encoding or `identity` passes as it is; any other encoding is refused with the same 400.
  */
-export function installGzipBodies(app: FastifyInstance, defs: readonly EndpointDef[], maxBytes: number): void {
-  const routes = new Set(defs.map((def) => `${def.method} ${fullPath(def)}`));
-  app.addHook('preParsing', async (request, _reply, payload) => {
-    if (!routes.has(`${request.method} ${request.routeOptions.url ?? ''}`)) return payload;
+export function gzipBodies(maxBytes: number): RouteHooks {
+  const preParsing: preParsingAsyncHookHandler = async (request, _reply, payload) => {
     const encoding = String(request.headers['content-encoding'] ?? '').trim().toLowerCase();
     if (encoding === '' || encoding === 'identity') return payload;
     if (encoding !== 'gzip' && encoding !== 'x-gzip') throw decodeFailed(`Unsupported Content-Encoding: ${encoding.slice(0, 40)}`);
@@ -55,14 +52,15 @@ export function installGzipBodies(app: FastifyInstance, defs: readonly EndpointD
     body.receivedEncodedLength = compressed.length;
     body.end(inflated);
     return body;
-  });
+  };
+  return { preParsing };
 }
 
 /** Agent diagnostic logs and device event logs (03 §4.4): the agents' two ingest routes and the two device reads. */
 export function registerDeviceLogRoutes({ app, db, route, services }: ModuleContext): void {
   const c = contract.deviceLogs;
   const logs = new DeviceLogsService(db, services.devices, (err, what) => app.log.error({ err }, what));
-  installGzipBodies(app, [c.ingest, c.submitEvents], LOG_BODY_LIMIT);
+  const gzipped = gzipBodies(LOG_BODY_LIMIT);
 
   route(c.ingest, ({ ctx, params, body, reply }) => {
     const { stored, total } = logs.ingest(ctx, params.id, body);
@@ -78,7 +76,7 @@ export function registerDeviceLogRoutes({ app, db, route, services }: ModuleCont
     }
     void reply.code(500);
     return { error: 'Failed to insert logs', code: 'LOG_INSERT_FAILED', received: 0 };
-  });
+  }, gzipped);
   route(c.diagnosticLogs, ({ ctx, params, query }) => logs.diagnosticLogs(ctx, params.id, query));
   route(c.submitEvents, ({ ctx, params, body, reply }) => {
     const { stored, total, failedGroups } = logs.submitEvents(ctx, params.id, body);
@@ -86,6 +84,6 @@ export function registerDeviceLogRoutes({ app, db, route, services }: ModuleCont
     // 05 wire notes: a group that could not be stored fails the submission, saying how many were.
     void reply.code(500);
     return { success: false as const, error: 'Partial insert failure', code: 'EVENT_INSERT_FAILED', count: stored, filtered: 0, expectedCount: total };
-  });
+  }, gzipped);
   route(c.events, ({ ctx, params, query }) => logs.events(ctx, params.id, query));
 }

@@ -3,7 +3,7 @@ import { contract } from '../../../contract/index.js';
 import type { ModuleContext } from '../../app-context.js';
 import { unauthorized } from '../../errors.js';
 import { publicUser } from './auth-service.js';
-import { REGISTRATION_RECEIVED } from './registration-service.js';
+import { REGISTRATION_RECEIVED, type RegistrationKind } from './registration-service.js';
 import type { IssuedTokens } from './sessions.js';
 
 export const REFRESH_COOKIE = 'svc_refresh_token';
@@ -37,11 +37,16 @@ export function tokenBody(tokens: IssuedTokens) {
   return { accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, expiresInSeconds: tokens.expiresInSeconds };
 }
 
-export function registerIdentityRoutes({ route, services, config, bearerToken }: ModuleContext): void {
+export function registerIdentityRoutes({ route, services, config, bearerToken, clientIp }: ModuleContext): void {
   const a = contract.auth;
   const { auth, mfa, account, registration, smsMfa: sms } = services;
   const cookies = (reply: FastifyReply, tokens: IssuedTokens) =>
     setSessionCookies(reply, tokens, config.tokens.refreshTtlSeconds, config.tokens.cookieSecure);
+  // 01 §4.6, §5.8: the feature flag and the per-IP limit come first, before the body is parsed or validated, so
+  // a disabled server answers REGISTRATION_DISABLED whatever was sent.
+  const admitted = (kind: RegistrationKind) => ({
+    onRequest: async (request: FastifyRequest) => registration.admit(kind, clientIp(request)),
+  });
 
   route(a.login, async ({ ctx, body, reply }) => {
     const outcome = await auth.login(ctx, body.email, body.password);
@@ -62,28 +67,36 @@ export function registerIdentityRoutes({ route, services, config, bearerToken }:
     return { success: true, message: 'Logged out' };
   });
 
-  route(a.register, async ({ ctx, body, reply }) => {
-    const outcome = await registration.registerUser(ctx, body);
-    if (!outcome.created) return REGISTRATION_RECEIVED;
-    cookies(reply, outcome.tokens);
-    return {
-      user: { id: outcome.user.id, name: outcome.user.name, mfaEnabled: outcome.user.mfaEnabled },
-      tokens: { accessToken: outcome.tokens.accessToken, expiresInSeconds: outcome.tokens.expiresInSeconds },
-      mfaRequired: false,
-    };
-  });
+  route(
+    a.register,
+    async ({ ctx, body, reply }) => {
+      const outcome = await registration.registerUser(ctx, body);
+      if (!outcome.created) return REGISTRATION_RECEIVED;
+      cookies(reply, outcome.tokens);
+      return {
+        user: { id: outcome.user.id, name: outcome.user.name, mfaEnabled: outcome.user.mfaEnabled },
+        tokens: { accessToken: outcome.tokens.accessToken, expiresInSeconds: outcome.tokens.expiresInSeconds },
+        mfaRequired: false,
+      };
+    },
+    admitted('user'),
+  );
 
-  route(a.registerPartner, async ({ ctx, body, reply }) => {
-    const outcome = await registration.registerPartner(ctx, body);
-    if (!outcome.created) return REGISTRATION_RECEIVED;
-    cookies(reply, outcome.tokens);
-    return {
-      user: { id: outcome.user.id, name: outcome.user.name, mfaEnabled: outcome.user.mfaEnabled },
-      partner: { id: outcome.partner.id, name: outcome.partner.name, slug: outcome.partner.slug },
-      tokens: { accessToken: outcome.tokens.accessToken, expiresInSeconds: outcome.tokens.expiresInSeconds },
-      mfaRequired: false,
-    };
-  });
+  route(
+    a.registerPartner,
+    async ({ ctx, body, reply }) => {
+      const outcome = await registration.registerPartner(ctx, body);
+      if (!outcome.created) return REGISTRATION_RECEIVED;
+      cookies(reply, outcome.tokens);
+      return {
+        user: { id: outcome.user.id, name: outcome.user.name, mfaEnabled: outcome.user.mfaEnabled },
+        partner: { id: outcome.partner.id, name: outcome.partner.name, slug: outcome.partner.slug },
+        tokens: { accessToken: outcome.tokens.accessToken, expiresInSeconds: outcome.tokens.expiresInSeconds },
+        mfaRequired: false,
+      };
+    },
+    admitted('partner'),
+  );
 
   route(a.mfaSetup, ({ ctx, body }) => mfa.setup(ctx, body.currentPassword));
 
