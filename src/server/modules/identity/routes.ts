@@ -67,17 +67,21 @@ export function registerIdentityRoutes({ route, services, config, bearerToken, c
     return { success: true, message: 'Logged out' };
   });
 
+  /** A registration's answer (01 §4.6): the new account and its session, the refresh token as a cookie only. */
+  const registered = (reply: FastifyReply, user: { id: string; name: string; mfaEnabled: boolean }, tokens: IssuedTokens) => {
+    cookies(reply, tokens);
+    return {
+      user: { id: user.id, name: user.name, mfaEnabled: user.mfaEnabled },
+      tokens: { accessToken: tokens.accessToken, expiresInSeconds: tokens.expiresInSeconds },
+      mfaRequired: false,
+    };
+  };
+
   route(
     a.register,
     async ({ ctx, body, reply }) => {
       const outcome = await registration.registerUser(ctx, body);
-      if (!outcome.created) return REGISTRATION_RECEIVED;
-      cookies(reply, outcome.tokens);
-      return {
-        user: { id: outcome.user.id, name: outcome.user.name, mfaEnabled: outcome.user.mfaEnabled },
-        tokens: { accessToken: outcome.tokens.accessToken, expiresInSeconds: outcome.tokens.expiresInSeconds },
-        mfaRequired: false,
-      };
+      return outcome.created ? registered(reply, outcome.user, outcome.tokens) : REGISTRATION_RECEIVED;
     },
     admitted('user'),
   );
@@ -87,13 +91,8 @@ export function registerIdentityRoutes({ route, services, config, bearerToken, c
     async ({ ctx, body, reply }) => {
       const outcome = await registration.registerPartner(ctx, body);
       if (!outcome.created) return REGISTRATION_RECEIVED;
-      cookies(reply, outcome.tokens);
-      return {
-        user: { id: outcome.user.id, name: outcome.user.name, mfaEnabled: outcome.user.mfaEnabled },
-        partner: { id: outcome.partner.id, name: outcome.partner.name, slug: outcome.partner.slug },
-        tokens: { accessToken: outcome.tokens.accessToken, expiresInSeconds: outcome.tokens.expiresInSeconds },
-        mfaRequired: false,
-      };
+      const { id, name, slug } = outcome.partner;
+      return { ...registered(reply, outcome.user, outcome.tokens), partner: { id, name, slug } };
     },
     admitted('partner'),
   );
