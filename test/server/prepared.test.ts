@@ -5,7 +5,7 @@ import { eq, sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyMigrations, openDatabase, type Db } from '../../src/server/db/connection.js';
 import { WRITE_STATEMENTS_KEPT, insertRow, preparedQueries, rowById, updateRow } from '../../src/server/db/prepared.js';
-import { organizations, partners, sites } from '../../src/server/db/schema/index.js';
+import { organizations, partners, sites, users } from '../../src/server/db/schema/index.js';
 
 /** Counts what the connection is handed to prepare: drizzle hands it the SQL of every query it builds. */
 function countBuilds(db: Db): { readonly n: number } {
@@ -163,6 +163,11 @@ describe('prepared statements per database (db/prepared.ts)', () => {
     expect(rowById(db, sites, site.id)?.address).toEqual({ city: 'Berlin' });
     expect(rowById(db, sites, 'missing')).toBeUndefined();
     expect(rowById(db, organizations, orgId)?.id).toBe(orgId);
+    // Booleans from 0/1, integers and nulls as drizzle maps them, in a table of many columns.
+    const user = insertRow(db, users, { email: 'pat@example.test', name: 'Pat', mfaEnabled: true, failedLoginCount: 2 });
+    const read = rowById(db, users, user.id);
+    expect(read).toEqual(db.select().from(users).where(eq(users.id, user.id)).get());
+    expect(read).toMatchObject({ mfaEnabled: true, isSystemAdmin: false, failedLoginCount: 2, passwordHash: null });
     const afterFirstUse = builds.n;
     for (let i = 0; i < 5; i++) rowById(db, sites, site.id);
     expect(builds.n).toBe(afterFirstUse);

@@ -1,6 +1,6 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
-import { preparedQueries } from '../../db/prepared.js';
+import { preparedQueries, rowQuery } from '../../db/prepared.js';
 import { countWrites } from '../../db/write-counter.js';
 import { organizations, partners, sites } from '../../db/schema/index.js';
 import type { Caller } from '../../context.js';
@@ -37,11 +37,7 @@ const queriesOf = preparedQueries((db) => {
       .from(organizations)
       .where(eq(organizations.id, sql.placeholder('id')))
       .prepare(),
-    liveOrg: db
-      .select()
-      .from(organizations)
-      .where(and(eq(organizations.id, sql.placeholder('id')), live))
-      .prepare(),
+    liveOrg: rowQuery(db, organizations, and(eq(organizations.id, sql.placeholder('id')), live)),
     // The status of the live organization's live partner: one statement (an agent's authentication).
     partnerOfLiveOrg: db
       .select({ status: partners.status })
