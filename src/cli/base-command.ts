@@ -273,6 +273,12 @@ export abstract class BaseCommand<T extends CommandClass> {
     this.trailer.push(message);
   }
 
+  /** The hint when the deployment has no route the command called (ROUTE_NOT_FOUND): a command whose route a
+   * known release moved or dropped says what to do there instead. */
+  protected missingRouteHint(): string {
+    return 'The deployment may be older than this feature of svc: ask its operator which release it runs, or check --base-url.';
+  }
+
   /** What decides the hint under an HTTP error (see `hintFor`); `svc login` adds that it is signing in. */
   protected hintContext(): HintContext {
     const profile = (this.flags as Record<string, unknown> | undefined)?.profile;
@@ -316,7 +322,7 @@ export abstract class BaseCommand<T extends CommandClass> {
         // Not a missing record: the deployment has no such route (issue 15 item 4). Still exit 5 (HTTP 404).
         code = 'ROUTE_NOT_FOUND';
         message = `This deployment has no route ${route} (${code}, HTTP 404)`;
-        hint = 'The deployment may be older than this feature of svc: ask its operator which release it runs, or check --base-url.';
+        hint = this.missingRouteHint();
       }
       const wait = retryAfterMs(headerValue(err.headers, 'retry-after'));
       if (wait !== undefined && err.status === 429) {

@@ -113,7 +113,7 @@ describe('svc against a hosted deployment (issue 15)', { timeout: E2E_TIMEOUT_MS
     expect(result.stderr).toMatch(/outside the filters/);
   });
 
-  it('05 4.3 software inventory of the current build (flat rows, not device entries) is shown as it is, in JSON and as a table', async () => {
+  it('05 4.3 software inventory of the current build (flat rows, not device entries) is shown as it is, in JSON and as a table; its moved uninstall route is named', async () => {
     await signIn();
     const one = await user.run(['software', 'inventory', 'get', DEVICE_ID, '-o', 'csv', '--columns', 'name,version']);
     expect(one.exitCode, one.stderr).toBe(0);
@@ -121,6 +121,13 @@ describe('svc against a hosted deployment (issue 15)', { timeout: E2E_TIMEOUT_MS
     const all = await user.run(['software', 'inventory', 'list', '-o', 'csv', '--columns', 'deviceId,name']);
     expect(all.exitCode, all.stderr).toBe(0);
     expect(all.stdout.trim().split('\n')).toEqual(['deviceId,name', `${DEVICE_ID},7-Zip`]);
+    // The current build moved uninstall to a route whose body the notes do not show: svc says so and what works.
+    const uninstall = await user.run(['software', 'inventory', 'uninstall', DEVICE_ID, '5f2e3d4c-1b0a-4f9e-8d7c-6b5a4f3e2d1c', '--requested-by', 'ops', '--yes']);
+    expect(uninstall.exitCode).toBe(5);
+    expect(uninstall.stdout).toBe('');
+    expect(uninstall.stderr).toContain('ROUTE_NOT_FOUND');
+    expect(uninstall.stderr).toContain('POST /devices/:id/software/uninstall');
+    expect(uninstall.stderr).toContain('svc software deployments create --software-id <catalogId> --action uninstall');
   });
 
   it('issue 15 §6 a 401 to an API key hints that the deployment may not accept keys on that route', async () => {

@@ -19,6 +19,15 @@ export default class SoftwareInventoryUninstall extends ApiCommand<typeof Softwa
   static override flags = { ...body.flags, ...mutationFlags };
   static override columns = DEPLOYMENT_COLUMNS;
 
+  // 05 wire notes 4.3: the current hosted build moved this route to POST /devices/:id/software/uninstall, with a
+  // body the notes do not show: svc does not guess it, and names what works there instead.
+  protected override missingRouteHint(): string {
+    return (
+      'A newer hosted release serves uninstall at POST /devices/:id/software/uninstall, which svc does not call. For software of the catalog, ' +
+      '`svc software deployments create --software-id <catalogId> --action uninstall --device-ids <deviceId> --requested-by <name>` does the same.'
+    );
+  }
+
   async run() {
     const { deviceId, softwareId } = this.args;
     await this.confirm(`Uninstall ${softwareId} from device ${deviceId}?`);
