@@ -5,6 +5,7 @@ import { issueUserToken } from '../../src/server/modules/identity/user-tokens.js
 import { startIdp, type TestIdp } from '../helpers/oidc-provider.js';
 import { ROLES, SEED_PASSWORD, adminToken, seedOrg, seedPartner, seedRole, seedUser } from '../helpers/seed.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, createTestApp, type TestApp } from '../helpers/server.js';
+import { totp } from '../helpers/totp.js';
 
 let idp: TestIdp;
 let t: TestApp;
@@ -325,6 +326,20 @@ describe('SSO enforcement (01 §5.12)', () => {
     const sam = await seedUser(t, { email: 'sam@customer.test', org: { orgId }, login: 'mint' });
     expect((await t.call('PATCH', `/api/v1/sso/providers/${id}`, { token: admin, body: { name: 'Renamed' } })).status).toBe(200);
     expect((await me(sam.token)).status).toBe(200);
+  });
+
+  it('01§5.12 a password login waiting for its second factor when enforcement begins opens no session (403 SSO_REQUIRED)', async () => {
+    const pat = await seedUser(t, { email: 'pat@customer.test', org: { orgId }, login: 'password' });
+    const setup = await t.call('POST', '/api/v1/auth/mfa/setup', { token: pat.token });
+    expect(setup.status, setup.text).toBe(200);
+    expect((await t.call('POST', '/api/v1/auth/mfa/enable', { token: pat.token, body: { code: totp(setup.body.secret as string) } })).status).toBe(200);
+    const login = await t.call('POST', '/api/v1/auth/login', { body: { email: pat.email, password: SEED_PASSWORD } });
+    expect(login.body.mfaRequired).toBe(true);
+    await enforce(true);
+    const verify = await t.call('POST', '/api/v1/auth/mfa/verify', { body: { tempToken: login.body.tempToken, code: setup.body.recoveryCodes[0] } });
+    expect(verify.status, verify.text).toBe(403);
+    expect(verify.body.code).toBe('SSO_REQUIRED');
+    expect(verify.body.tokens).toBeUndefined();
   });
 
   it("01§5.12 system and partner administrators are never locked out by a customer's enforcement", async () => {

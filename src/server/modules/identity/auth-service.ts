@@ -261,6 +261,9 @@ export class AuthService {
     }
     const user = rowById(this.db, users, userId);
     if (!user || user.status !== 'active') throw unauthorized('Invalid or expired MFA token', 'INVALID_MFA_TOKEN');
+    // A password login's second factor, proved after its organization began enforcing SSO: no password session
+    // may start under the rule (01 §5.12), whenever the password was checked.
+    if (!stepUp) this.passwordLoginCheck?.(user);
     return { user, stepUp, signIn };
   }
 
