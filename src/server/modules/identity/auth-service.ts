@@ -236,9 +236,8 @@ export class AuthService {
   }
 
   /** The user a second factor is being proved for: named by the login tempToken, or (a step-up) by the bearer
-   * session. Refuses anything else with 401. */
-  /** The user proving a second factor: after a password login (its tempToken), or stepping up a session (the
-   * bearer), whose way of signing in the new session keeps. */
+   * session, whose way of signing in the new session keeps. Refuses anything else with 401, and a password
+   * login's second factor once the user's organization enforces SSO with 403. */
   async userForSecondFactor(
     tempToken: string | undefined,
     bearer: string | null,

@@ -1,7 +1,7 @@
 import { and, eq, gt, isNull, ne, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
 import { committed } from '../../db/group-commit.js';
-import { preparedQueries } from '../../db/prepared.js';
+import { preparedQueries, rowById } from '../../db/prepared.js';
 import { refreshTokens, sessions } from '../../db/schema/index.js';
 import { unauthorized } from '../../errors.js';
 import { randomToken, sha256Hex } from '../../security/crypto.js';
@@ -156,7 +156,7 @@ export class SessionService {
 
   /** How the session was opened; null when it is older than that record (or not found). */
   signInMethodOf(sessionId: string): SignInMethod | null {
-    return this.db.select({ method: sessions.signInMethod }).from(sessions).where(eq(sessions.id, sessionId)).get()?.method ?? null;
+    return rowById(this.db, sessions, sessionId)?.signInMethod ?? null;
   }
 
   /** Ends every session of a user at once (logout, password change, disabling the account). */
