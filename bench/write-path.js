@@ -37,12 +37,21 @@ function measure(variant) {
   const org = insertRow(db, schema.organizations, { partnerId: partner.id, name: 'Bench org', slug: 'bench-org' });
   // An API key's caller, as the routes benchmark's writes have.
   const ctx = {
-    caller: { apiKeyId: crypto.randomUUID(), agentId: null, userId: null, partnerId: partner.id, email: null, siteIds: null },
+    caller: {
+      apiKeyId: crypto.randomUUID(),
+      agentId: null,
+      userId: null,
+      partnerId: partner.id,
+      email: null,
+      siteIds: null,
+    },
     ip: '127.0.0.1',
     userAgent: 'autocannon',
     requestId: 'bench',
   };
-  const [begin, commit, savepoint, release] = ['BEGIN IMMEDIATE', 'COMMIT', 'SAVEPOINT m', 'RELEASE m'].map((s) => sqlite.prepare(s));
+  const [begin, commit, savepoint, release] = ['BEGIN IMMEDIATE', 'COMMIT', 'SAVEPOINT m', 'RELEASE m'].map((s) =>
+    sqlite.prepare(s),
+  );
   const member = () => {
     savepoint.run();
     const site =
@@ -77,5 +86,5 @@ function measure(variant) {
   return median(figures);
 }
 
-printMachine('write path: one create-site request\'s SQLite and audit work, in a loop');
+printMachine("write path: one create-site request's SQLite and audit work, in a loop");
 for (const variant of variants) console.log(`${variant.padEnd(32)} ${measure(variant).toFixed(1)} µs CPU per member`);
