@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { eq, sql } from 'drizzle-orm';
+import { asc, desc, eq, sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyMigrations, openDatabase, type Db } from '../../src/server/db/connection.js';
 import { WRITE_STATEMENTS_KEPT, insertRow, preparedQueries, rowById, updateRow } from '../../src/server/db/prepared.js';
 import { organizations, partners, sites, users } from '../../src/server/db/schema/index.js';
+import { preparedPage, readPage } from '../../src/server/lib/paging.js';
 
 /** Counts what the connection is handed to prepare: drizzle hands it the SQL of every query it builds. */
 function countBuilds(db: Db): { readonly n: number } {
@@ -178,5 +179,37 @@ describe('prepared statements per database (db/prepared.ts)', () => {
     // Another database gets its own statement.
     const other = fresh('byid-other');
     expect(rowById(other, sites, site.id)).toBeUndefined();
+  });
+
+  it('preparedPage reads a page as drizzle maps and orders it, with the total; its SQL is built once', () => {
+    const db = fresh('page');
+    const orgId = orgIn(db);
+    for (let i = 0; i < 7; i++) {
+      insertRow(db, sites, { orgId, name: `S${i % 3}`, address: i % 2 ? { city: `C${i}` } : null, settings: { n: i } });
+    }
+    const order = [asc(sites.name), desc(sites.id)];
+    const statements = preparedPage(db, sites, eq(sites.orgId, sql.placeholder('orgId')), order);
+    const builds = countBuilds(db);
+    for (const p of [
+      { page: 1, limit: 3 },
+      { page: 3, limit: 3 },
+      { page: 4, limit: 3 },
+      { page: 1, limit: 100 },
+    ]) {
+      const drizzleRows = db
+        .select()
+        .from(sites)
+        .where(eq(sites.orgId, orgId))
+        .orderBy(...order)
+        .limit(p.limit)
+        .offset((p.page - 1) * p.limit)
+        .all();
+      const before = builds.n;
+      const { rows, total } = readPage(statements, { orgId }, p);
+      expect(builds.n).toBe(before);
+      expect(rows).toEqual(drizzleRows);
+      expect(total).toBe(7);
+    }
+    expect(readPage(statements, { orgId: 'nobody' }, { page: 1, limit: 3 })).toEqual({ rows: [], total: 0 });
   });
 });

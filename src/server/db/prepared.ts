@@ -1,4 +1,4 @@
-import { Column, eq, getTableColumns, getTableName, is, SQL, sql, type InferInsertModel, type InferSelectModel } from 'drizzle-orm';
+import { Column, eq, getTableColumns, getTableName, is, SQL, sql, type InferInsertModel, type InferSelectModel, type SQLWrapper } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from './connection.js';
 
@@ -63,41 +63,61 @@ export function inJson(column: SQLiteColumn | SQL, name: string): SQL {
   return sql`${column} IN (SELECT value FROM json_each(${sql.placeholder(name)}))`;
 }
 
-/** One whole row of a table, prepared once: `get` takes the placeholders' values. */
+/** Whole rows of a table, prepared once: `get` and `all` take the placeholders' values. */
 export interface RowQuery<T extends SQLiteTable> {
   get(values: Record<string, unknown>): InferSelectModel<T> | undefined;
+  all(values: Record<string, unknown>): InferSelectModel<T>[];
+}
+
+/** What a `rowQuery` may add after its WHERE: the order, and `paged` for `LIMIT` and `OFFSET` placeholders named
+ * `limit` and `offset` (a list route's page, lib/paging.ts). */
+export interface RowQueryShape {
+  orderBy?: (SQL | SQLWrapper)[];
+  paged?: boolean;
 }
 
 /**
- * `db.select().from(table).where(where).get()` prepared once, its row read as an array (better-sqlite3's raw mode)
- * and made into the object drizzle would return (each non-null value through its column's mapFromDriverValue: a
- * JSON column parsed, a boolean from 0/1). About a fifth cheaper than drizzle's prepared get for a table of many
- * columns (an organization: ~5.7 → ~4.6 µs in a micro-benchmark), paid by the lookups most requests make
- * (requireOrg, rowById).
+ * `db.select().from(table).where(where)` (ordered and paged as `shape` says) prepared once, its rows read as arrays
+ * (better-sqlite3's raw mode) and made into the objects drizzle would return (each non-null value through its
+ * column's mapFromDriverValue: a JSON column parsed, a boolean from 0/1). About a fifth cheaper than drizzle's
+ * prepared get for a table of many columns (an organization: ~5.7 → ~4.6 µs in a micro-benchmark), paid by the
+ * lookups most requests make (requireOrg, rowById), and by every page of a list route (preparedPage) whose
+ * answer is not kept.
  */
-export function rowQuery<T extends SQLiteTable>(db: Db, table: T, where: SQL | undefined): RowQuery<T> {
+export function rowQuery<T extends SQLiteTable>(db: Db, table: T, where: SQL | undefined, shape: RowQueryShape = {}): RowQuery<T> {
   const columns = columnEntries(table);
   // The columns named one by one, so the array's order is the list's (drizzle selects fields in the order given).
-  const select = db.select(Object.fromEntries(columns)).from(table as SQLiteTable);
-  const statement = rawStatement(db, where ? select.where(where) : select);
+  let select = db
+    .select(Object.fromEntries(columns))
+    .from(table as SQLiteTable)
+    .where(where)
+    .$dynamic();
+  if (shape.orderBy) select = select.orderBy(...(shape.orderBy as SQL[]));
+  if (shape.paged) select = select.limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
+  const statement = rawStatement(db, select);
   if (statement.stmt.columns().length !== columns.length) throw new Error(`rowQuery: ${getTableName(table)} is not selected whole`);
   const names = columns.map(([name]) => name);
   // A column that keeps the driver's value (plain text, a plain integer) is not called per row.
   const decoders = columns.map(([, column]) =>
     column.mapFromDriverValue === Column.prototype.mapFromDriverValue ? null : (value: unknown) => column.mapFromDriverValue(value),
   );
+  const toRow = (raw: unknown[]): InferSelectModel<T> => {
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < names.length; i++) {
+      const value = raw[i];
+      const decode = decoders[i];
+      row[names[i] as string] = value === null || !decode ? value : decode(value);
+    }
+    return row as InferSelectModel<T>;
+  };
   return {
     get(values) {
       // The statement is shared by SQL text on this connection (db/connection.ts): its mode is set at each use.
       const raw = statement.stmt.raw(true).get(statement.bind(values)) as unknown[] | undefined;
-      if (raw === undefined) return undefined;
-      const row: Record<string, unknown> = {};
-      for (let i = 0; i < names.length; i++) {
-        const value = raw[i];
-        const decode = decoders[i];
-        row[names[i] as string] = value === null || !decode ? value : decode(value);
-      }
-      return row as InferSelectModel<T>;
+      return raw === undefined ? undefined : toRow(raw);
+    },
+    all(values) {
+      return (statement.stmt.raw(true).all(statement.bind(values)) as unknown[][]).map(toRow);
     },
   };
 }

@@ -1,7 +1,7 @@
-import { count, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { count, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/connection.js';
-import { preparedShapes } from '../db/prepared.js';
+import { preparedShapes, rowQuery } from '../db/prepared.js';
 
 export interface PageQuery {
   page: number;
@@ -44,17 +44,11 @@ export function pageOfRows<T extends SQLiteTable>(db: Db, table: T, where: SQL |
 }
 
 /** The two prepared statements of a list route (db/prepared.ts): one page of a table's rows matching `where` in
- * `order`, with the placeholders `limit` and `offset`, and how many rows match in all (`n`). */
+ * `order`, with the placeholders `limit` and `offset` (read through rowQuery: rows as arrays, mapped as drizzle
+ * maps them), and how many rows match in all (`n`). */
 export function preparedPage<T extends SQLiteTable>(db: Db, table: T, where: SQL | undefined, order: (SQL | SQLWrapper)[]) {
   return {
-    page: db
-      .select()
-      .from(table as SQLiteTable)
-      .where(where)
-      .orderBy(...(order as SQL[]))
-      .limit(sql.placeholder('limit'))
-      .offset(sql.placeholder('offset'))
-      .prepare() as { all(values: Record<string, unknown>): T['$inferSelect'][] },
+    page: rowQuery(db, table, where, { orderBy: order, paged: true }),
     count: db.select({ n: count() }).from(table as SQLiteTable).where(where).prepare(),
   };
 }
