@@ -7,6 +7,7 @@ import { preparedQueries, preparedShapes } from '../../db/prepared.js';
 import { notifications } from '../../db/schema/index.js';
 import { notFound, unauthorized } from '../../errors.js';
 import { newId } from '../../db/ids.js';
+import { preparedPage } from '../../lib/paging.js';
 
 export type NotificationRow = typeof notifications.$inferSelect;
 export type NewNotification = Omit<typeof notifications.$inferInsert, 'id' | 'read' | 'readAt' | 'createdAt'>;
@@ -32,17 +33,7 @@ const listOf = preparedShapes((db, shape) => {
     shape.includes('u') ? eq(notifications.read, false) : undefined,
     shape.includes('t') ? eq(notifications.type, sql.placeholder('type')) : undefined,
   );
-  return {
-    rows: db
-      .select()
-      .from(notifications)
-      .where(where)
-      .orderBy(desc(notifications.createdAt), sql`rowid DESC`)
-      .limit(sql.placeholder('limit'))
-      .offset(sql.placeholder('offset'))
-      .prepare(),
-    total: db.select({ n: count() }).from(notifications).where(where).prepare(),
-  };
+  return preparedPage(db, notifications, where, [desc(notifications.createdAt), sql`rowid DESC`]);
 });
 
 /** 02 §2.5 and §4.2: each user's own in-app notifications. Every read and write is bounded by the caller's
@@ -59,8 +50,8 @@ export class InboxService {
     const userId = this.owner(ctx);
     const statements = listOf(this.db, `${query.unreadOnly ? 'u' : ''}${query.type ? 't' : ''}`);
     const values = { userId, type: query.type, limit: query.limit, offset: query.offset };
-    const rows = statements.rows.all(values);
-    const total = statements.total.get(values)?.n ?? 0;
+    const rows = statements.page.all(values);
+    const total = statements.count.get(values)?.n ?? 0;
     return { notifications: rows.map(view), total, unreadCount: this.unread(userId), limit: query.limit, offset: query.offset };
   }
 
