@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyMigrations, openDatabase, type Db } from '../../src/server/db/connection.js';
 import { WRITE_STATEMENTS_KEPT, insertRow, preparedQueries, rowById, updateRow } from '../../src/server/db/prepared.js';
 import { organizations, partners, sites, users } from '../../src/server/db/schema/index.js';
-import { preparedPage, readPage } from '../../src/server/lib/paging.js';
+import { pageOfRows, preparedPage, readPage } from '../../src/server/lib/paging.js';
 
 /** Counts what the connection is handed to prepare: drizzle hands it the SQL of every query it builds. */
 function countBuilds(db: Db): { readonly n: number } {
@@ -181,7 +181,7 @@ describe('prepared statements per database (db/prepared.ts)', () => {
     expect(rowById(other, sites, site.id)).toBeUndefined();
   });
 
-  it('preparedPage reads a page as drizzle maps and orders it, with the total; its SQL is built once', () => {
+  it('preparedPage and pageOfRows read a page as drizzle maps and orders it, with the total; preparedPage builds its SQL once', () => {
     const db = fresh('page');
     const orgId = orgIn(db);
     for (let i = 0; i < 7; i++) {
@@ -209,6 +209,7 @@ describe('prepared statements per database (db/prepared.ts)', () => {
       expect(builds.n).toBe(before);
       expect(rows).toEqual(drizzleRows);
       expect(total).toBe(7);
+      expect(pageOfRows(db, sites, eq(sites.orgId, orgId), order, p)).toEqual({ rows: drizzleRows, total: 7 });
     }
     expect(readPage(statements, { orgId: 'nobody' }, { page: 1, limit: 3 })).toEqual({ rows: [], total: 0 });
   });

@@ -1,5 +1,6 @@
 import { Column, eq, getTableColumns, getTableName, is, SQL, sql, type InferInsertModel, type InferSelectModel, type SQLWrapper } from 'drizzle-orm';
-import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
+import type Database from 'better-sqlite3';
+import type { SQLiteColumn, SQLiteSelect, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from './connection.js';
 
 /**
@@ -76,50 +77,93 @@ export interface RowQueryShape {
   paged?: boolean;
 }
 
+/** How a table's row read as an array (its columns in `columnEntries` order) becomes the object drizzle would
+ * return: each non-null value through its column's mapFromDriverValue (a JSON column parsed, a boolean from 0/1).
+ * Made once per table. */
+interface RowMapper {
+  /** The table's columns by property name, to select in this order. */
+  fields: Record<string, SQLiteColumn>;
+  toRow(raw: unknown[]): Record<string, unknown>;
+}
+
+const mappers = new WeakMap<SQLiteTable, RowMapper>();
+
+function rowMapper(table: SQLiteTable): RowMapper {
+  let mapper = mappers.get(table);
+  if (mapper === undefined) {
+    const columns = columnEntries(table);
+    const names = columns.map(([name]) => name);
+    // A column that keeps the driver's value (plain text, a plain integer) is not called per row.
+    const decoders = columns.map(([, column]) =>
+      column.mapFromDriverValue === Column.prototype.mapFromDriverValue ? null : (value: unknown) => column.mapFromDriverValue(value),
+    );
+    mapper = {
+      fields: Object.fromEntries(columns),
+      toRow(raw) {
+        const row: Record<string, unknown> = {};
+        for (let i = 0; i < names.length; i++) {
+          const value = raw[i];
+          const decode = decoders[i];
+          row[names[i] as string] = value === null || !decode ? value : decode(value);
+        }
+        return row;
+      },
+    };
+    mappers.set(table, mapper);
+  }
+  return mapper;
+}
+
+/** Whole rows of a table read as arrays (better-sqlite3's raw mode) and mapped by the table's RowMapper: about a
+ * fifth cheaper than drizzle's own mapping for a table of many columns. */
+function readRows<T extends SQLiteTable>(stmt: Database.Statement, params: unknown[], mapper: RowMapper): InferSelectModel<T>[] {
+  // The statement is shared by SQL text on this connection (db/connection.ts): its mode is set at each use.
+  return (stmt.raw(true).all(params) as unknown[][]).map((raw) => mapper.toRow(raw) as InferSelectModel<T>);
+}
+
 /**
  * `db.select().from(table).where(where)` (ordered and paged as `shape` says) prepared once, its rows read as arrays
- * (better-sqlite3's raw mode) and made into the objects drizzle would return (each non-null value through its
- * column's mapFromDriverValue: a JSON column parsed, a boolean from 0/1). About a fifth cheaper than drizzle's
- * prepared get for a table of many columns (an organization: ~5.7 → ~4.6 µs in a micro-benchmark), paid by the
- * lookups most requests make (requireOrg, rowById), and by every page of a list route (preparedPage) whose
- * answer is not kept.
+ * and mapped as drizzle maps them (RowMapper): an organization ~5.7 → ~4.6 µs, a page of 50 sites ~170 → ~114 µs
+ * (micro-benchmarks), paid by the lookups most requests make (requireOrg, rowById) and by every page of a list
+ * route (preparedPage) whose answer is not kept.
  */
 export function rowQuery<T extends SQLiteTable>(db: Db, table: T, where: SQL | undefined, shape: RowQueryShape = {}): RowQuery<T> {
-  const columns = columnEntries(table);
-  // The columns named one by one, so the array's order is the list's (drizzle selects fields in the order given).
+  const mapper = rowMapper(table);
   let select = db
-    .select(Object.fromEntries(columns))
+    .select(mapper.fields)
     .from(table as SQLiteTable)
     .where(where)
     .$dynamic();
   if (shape.orderBy) select = select.orderBy(...(shape.orderBy as SQL[]));
   if (shape.paged) select = select.limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
   const statement = rawStatement(db, select);
-  if (statement.stmt.columns().length !== columns.length) throw new Error(`rowQuery: ${getTableName(table)} is not selected whole`);
-  const names = columns.map(([name]) => name);
-  // A column that keeps the driver's value (plain text, a plain integer) is not called per row.
-  const decoders = columns.map(([, column]) =>
-    column.mapFromDriverValue === Column.prototype.mapFromDriverValue ? null : (value: unknown) => column.mapFromDriverValue(value),
-  );
-  const toRow = (raw: unknown[]): InferSelectModel<T> => {
-    const row: Record<string, unknown> = {};
-    for (let i = 0; i < names.length; i++) {
-      const value = raw[i];
-      const decode = decoders[i];
-      row[names[i] as string] = value === null || !decode ? value : decode(value);
-    }
-    return row as InferSelectModel<T>;
-  };
+  if (statement.stmt.columns().length !== columnEntries(table).length) throw new Error(`rowQuery: ${getTableName(table)} is not selected whole`);
   return {
     get(values) {
-      // The statement is shared by SQL text on this connection (db/connection.ts): its mode is set at each use.
       const raw = statement.stmt.raw(true).get(statement.bind(values)) as unknown[] | undefined;
-      return raw === undefined ? undefined : toRow(raw);
+      return raw === undefined ? undefined : (mapper.toRow(raw) as InferSelectModel<T>);
     },
     all(values) {
-      return (statement.stmt.raw(true).all(statement.bind(values)) as unknown[][]).map(toRow);
+      return readRows<T>(statement.stmt, statement.bind(values), mapper);
     },
   };
+}
+
+/**
+ * Whole rows of a table by a query whose SQL varies with the request in ways too many to prepare each (a list
+ * with many optional filters): `build` adds the WHERE, order and page to `select * from table`, drizzle builds its
+ * SQL (the connection compiles each text once, db/connection.ts), and the rows are mapped as rowQuery's are.
+ *
+ *   selectRows(db, table, (q) => page(q.where(where).orderBy(...order), p));
+ */
+export function selectRows<T extends SQLiteTable>(
+  db: Db,
+  table: T,
+  build: (query: SQLiteSelect) => { toSQL(): { sql: string; params: unknown[] } },
+): InferSelectModel<T>[] {
+  const mapper = rowMapper(table);
+  const { sql: text, params } = build(db.select(mapper.fields).from(table as SQLiteTable).$dynamic()).toSQL();
+  return readRows<T>(db.$client.prepare(text), params, mapper);
 }
 
 /** Each table's statement of `rowById`, per database (one per table: no eviction needed). */

@@ -1,7 +1,7 @@
 import { count, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/connection.js';
-import { preparedShapes, rowQuery } from '../db/prepared.js';
+import { preparedShapes, rowQuery, selectRows } from '../db/prepared.js';
 
 export interface PageQuery {
   page: number;
@@ -31,15 +31,7 @@ export function countRows(db: Db, table: SQLiteTable, where?: SQL): number {
 /** One page of a table's rows matching `where` in `order` (e.g. newest first, id as the tie-break), and how many
  * rows match in all: the two queries of every list route. */
 export function pageOfRows<T extends SQLiteTable>(db: Db, table: T, where: SQL | undefined, order: (SQL | SQLWrapper)[], p: PageQuery): { rows: T['$inferSelect'][]; total: number } {
-  const rows = page(
-    db
-      .select()
-      .from(table as SQLiteTable)
-      .where(where)
-      .orderBy(...(order as SQL[]))
-      .$dynamic(),
-    p,
-  ).all() as T['$inferSelect'][];
+  const rows = selectRows(db, table, (query) => page(query.where(where).orderBy(...(order as SQL[])), p));
   return { rows, total: countRows(db, table, where) };
 }
 

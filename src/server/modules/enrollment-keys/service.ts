@@ -11,7 +11,7 @@ import { insertRow, preparedQueries, updateRow, rowById } from '../../db/prepare
 import { enrollmentKeys } from '../../db/schema/index.js';
 import { systemContext, type RequestContext } from '../../context.js';
 import { DomainError, fieldError, notFound, siteAccessDenied, unauthorized } from '../../errors.js';
-import { countRows, page, paged, type Paged } from '../../lib/paging.js';
+import { pageOfRows, paged, type Paged } from '../../lib/paging.js';
 import { sha256Hex } from '../../security/crypto.js';
 import { recordAudit } from '../audit/recorder.js';
 import { deleteAudited } from '../shared/audited.js';
@@ -115,11 +115,8 @@ export class EnrollmentKeysService {
       conditions.push(query.expired ? lte(enrollmentKeys.expiresAt, now) : gt(enrollmentKeys.expiresAt, now));
     }
     const where = and(...conditions);
-    const rows = page(
-      this.db.select().from(enrollmentKeys).where(where).orderBy(desc(enrollmentKeys.createdAt), sql`rowid DESC`).$dynamic(),
-      query,
-    ).all();
-    return paged(rows, query, countRows(this.db, enrollmentKeys, where));
+    const { rows, total } = pageOfRows(this.db, enrollmentKeys, where, [desc(enrollmentKeys.createdAt), sql`rowid DESC`], query);
+    return paged(rows, query, total);
   }
 
   get(ctx: RequestContext, id: string): EnrollmentKeyRow {

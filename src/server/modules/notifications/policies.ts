@@ -10,7 +10,7 @@ import type { Db } from '../../db/connection.js';
 import { rowById } from '../../db/prepared.js';
 import { escalationPolicies, type EscalationStep } from '../../db/schema/index.js';
 import { badRequest, fieldError, notFound } from '../../errors.js';
-import { countRows, page, paged } from '../../lib/paging.js';
+import { pageOfRows, paged } from '../../lib/paging.js';
 import { visibleOr404 } from '../shared/visible.js';
 import type { TenancyService } from '../tenancy/service.js';
 import type { ChannelsService } from './channels.js';
@@ -50,11 +50,8 @@ export class PoliciesService {
   list(ctx: RequestContext, query: z.infer<typeof EscalationPolicyListQuerySchema>) {
     const where = listOrgCondition(this.tenancy, ctx, escalationPolicies.orgId, query.orgId);
     if (where === null) return paged<PolicyRow>([], query, 0);
-    const rows = page(
-      this.db.select().from(escalationPolicies).where(where).orderBy(desc(escalationPolicies.updatedAt), sql`rowid DESC`).$dynamic(),
-      query,
-    ).all();
-    return paged(rows, query, countRows(this.db, escalationPolicies, where));
+    const { rows, total } = pageOfRows(this.db, escalationPolicies, where, [desc(escalationPolicies.updatedAt), sql`rowid DESC`], query);
+    return paged(rows, query, total);
   }
 
   get(ctx: RequestContext, id: string): PolicyRow {

@@ -14,7 +14,7 @@ import { psaConnections, psaTicketMappings } from '../../db/schema/index.js';
 import { OutboundBlockedError, type OutboundClient } from '../../delivery/outbound.js';
 import { badRequest, DomainError, forbidden, notFound } from '../../errors.js';
 import { enqueueJob } from '../../jobs/queue.js';
-import { countRows, page, paged, preparedPages } from '../../lib/paging.js';
+import { pageOfRows, paged, preparedPages } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
 import { listOrgCondition, listOrgReach, resolveWriteOrg } from '../notifications/org-scope.js';
 import type { TenancyService } from '../tenancy/service.js';
@@ -220,7 +220,7 @@ export class PsaService {
   }
 
   private ticketPage(where: ReturnType<typeof and>, query: { page: number; limit: number }) {
-    const rows = page(this.db.select().from(psaTicketMappings).where(where).orderBy(desc(psaTicketMappings.updatedAt), sql`rowid DESC`).$dynamic(), query).all();
-    return paged(rows.map(presentTicket), query, countRows(this.db, psaTicketMappings, where));
+    const { rows, total } = pageOfRows(this.db, psaTicketMappings, where, [desc(psaTicketMappings.updatedAt), sql`rowid DESC`], query);
+    return paged(rows.map(presentTicket), query, total);
   }
 }

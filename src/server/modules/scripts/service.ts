@@ -15,7 +15,7 @@ import { customFieldDefinitions, scriptExecutions, scripts, type ScriptParameter
 import type { RequestContext } from '../../context.js';
 import { DomainError, badRequest, conflict, forbidden, notFound } from '../../errors.js';
 import { enqueueJob, publishEvent, type JobWorker } from '../../jobs/queue.js';
-import { countRows, page, paged, preparedPage, readPage, type Paged } from '../../lib/paging.js';
+import { pageOfRows, paged, preparedPage, readPage, type Paged } from '../../lib/paging.js';
 import { inJson, preparedShapes, rowById } from '../../db/prepared.js';
 import { recordAudit } from '../audit/recorder.js';
 import { readOrgIds, reaches, resolveWriteOrg } from '../alerts/scope.js';
@@ -476,8 +476,8 @@ export class ScriptsService {
       query.batchId ? eq(scriptExecutions.batchId, query.batchId) : undefined,
       this.devices.restrictedDeviceWhere(ctx, scriptExecutions.deviceId),
     ) as SQL;
-    const rows = page(this.db.select().from(scriptExecutions).where(where).orderBy(desc(scriptExecutions.createdAt), desc(scriptExecutions.id)).$dynamic(), query).all();
-    return paged(rows, query, countRows(this.db, scriptExecutions, where));
+    const { rows, total } = pageOfRows(this.db, scriptExecutions, where, [desc(scriptExecutions.createdAt), desc(scriptExecutions.id)], query);
+    return paged(rows, query, total);
   }
 
   execution(ctx: RequestContext, id: string): ExecutionRow {

@@ -18,7 +18,7 @@ import { organizations, partnerUsers, partners, sites } from '../../db/schema/in
 import type { RequestContext } from '../../context.js';
 import { badRequest, conflict, fieldError, forbidden, notFound, siteAccessDenied } from '../../errors.js';
 import { deepMerge } from '../../lib/deep-merge.js';
-import { countRows, page, paged, preparedPage, readPage, type Paged } from '../../lib/paging.js';
+import { countRows, pageOfRows, paged, preparedPage, readPage, type Paged } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
 import { deleteAudited } from '../shared/audited.js';
 import { accessibleOrgIds, canAccessOrg, canAccessSite, reachCache, requireOrg, requireSite, requireSiteOfPartner, type Organization, type Site } from './access.js';
@@ -124,11 +124,8 @@ export class TenancyService {
 
   listPartners(query: PageQuery): Paged<Partner> {
     const where = isNull(partners.deletedAt);
-    const rows = page(
-      this.db.select().from(partners).where(where).orderBy(asc(partners.name), asc(partners.id)).$dynamic(),
-      query,
-    ).all();
-    return paged(rows, query, countRows(this.db, partners, where));
+    const { rows, total } = pageOfRows(this.db, partners, where, [asc(partners.name), asc(partners.id)], query);
+    return paged(rows, query, total);
   }
 
   getPartner(id: string): Partner {

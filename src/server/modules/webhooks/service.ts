@@ -15,7 +15,7 @@ import { inJson, preparedQueries, rowById } from '../../db/prepared.js';
 import { webhookDeliveries, webhooks } from '../../db/schema/index.js';
 import { OutboundBlockedError, type OutboundClient } from '../../delivery/outbound.js';
 import { badRequest, DomainError, notFound } from '../../errors.js';
-import { countRows, page, paged, preparedPages, type Paged } from '../../lib/paging.js';
+import { pageOfRows, paged, preparedPages, type Paged } from '../../lib/paging.js';
 import type { SecretBox } from '../../security/crypto.js';
 import { recordAudit } from '../audit/recorder.js';
 import { visibleOr404 } from '../shared/visible.js';
@@ -240,11 +240,8 @@ export class WebhooksService {
   deliveries(ctx: RequestContext, id: string, query: z.infer<typeof DeliveryListQuerySchema>): Paged<DeliveryRow> {
     this.find(ctx, id);
     const where = and(eq(webhookDeliveries.webhookId, id), query.status ? eq(webhookDeliveries.status, query.status) : undefined);
-    const rows = page(
-      this.db.select().from(webhookDeliveries).where(where).orderBy(desc(webhookDeliveries.createdAt), sql`rowid DESC`).$dynamic(),
-      query,
-    ).all();
-    return paged(rows, query, countRows(this.db, webhookDeliveries, where));
+    const { rows, total } = pageOfRows(this.db, webhookDeliveries, where, [desc(webhookDeliveries.createdAt), sql`rowid DESC`], query);
+    return paged(rows, query, total);
   }
 
   /** 02 §3: a failed delivery becomes a new pending delivery with attempt 0 (and a new event id, 05-wire-notes). */
