@@ -7,6 +7,7 @@ import { deviceSoftware, softwareDeploymentResults, softwareDeployments, type De
 import { DomainError, badRequest, conflict, forbidden, notFound, orgAccessDenied } from '../../errors.js';
 import { enqueueJob, type JobWorker } from '../../jobs/queue.js';
 import { paged, pageOfRows, type Paged } from '../../lib/paging.js';
+import { selectRows } from '../../db/prepared.js';
 import { recordAudit } from '../audit/recorder.js';
 import { readOrgIds, reaches } from '../alerts/scope.js';
 import type { CommandRow, DeviceCommandsService } from '../device-commands/service.js';
@@ -560,25 +561,28 @@ export class SoftwareService {
   private entries(ctx: RequestContext, deviceIds: readonly string[], query: { softwareId?: string | undefined; search?: string | undefined }) {
     if (deviceIds.length === 0) return [];
     const s = deviceSoftware;
-    const rows = this.db
-      .select()
-      .from(s)
-      .where(and(inArray(s.deviceId, [...deviceIds]), this.itemFilter(query)))
-      .orderBy(asc(sql`lower(${s.name})`), asc(s.id))
-      .all();
+    // The ids as one JSON array: one SQL text whatever their number, so each shape of the query compiles once.
+    const ofDevices = sql`${s.deviceId} IN (SELECT value FROM json_each(${JSON.stringify(deviceIds)}))`;
+    const rowsOf = new Map<string, (typeof s.$inferSelect)[]>();
+    const rows = selectRows(this.db, s, (q) => q.where(and(ofDevices, this.itemFilter(query))).orderBy(asc(sql`lower(${s.name})`), asc(s.id)));
+    for (const row of rows) {
+      const items = rowsOf.get(row.deviceId);
+      if (items) items.push(row);
+      else rowsOf.set(row.deviceId, [row]);
+    }
     const scanned = new Map(
       this.db
         .select({ deviceId: s.deviceId, at: max(s.lastSeen) })
         .from(s)
-        .where(inArray(s.deviceId, [...deviceIds]))
+        .where(ofDevices)
         .groupBy(s.deviceId)
         .all()
         .map((r) => [r.deviceId, r.at]),
     );
     const pending = this.pendingUninstalls(deviceIds);
     return deviceIds.flatMap((deviceId) => {
-      const items = rows.filter((row) => row.deviceId === deviceId);
-      if (items.length === 0) return [];
+      const items = rowsOf.get(deviceId);
+      if (!items) return [];
       const device = this.devices.findVisible(ctx, deviceId);
       return [
         {
