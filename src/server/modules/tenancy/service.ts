@@ -18,7 +18,7 @@ import { organizations, partnerUsers, partners, sites } from '../../db/schema/in
 import type { RequestContext } from '../../context.js';
 import { badRequest, conflict, fieldError, forbidden, notFound, siteAccessDenied } from '../../errors.js';
 import { deepMerge } from '../../lib/deep-merge.js';
-import { countRows, pageOfRows, paged, preparedPage, readPage, type Paged } from '../../lib/paging.js';
+import { countRows, paged, preparedPage, readPage, type Paged } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
 import { deleteAudited } from '../shared/audited.js';
 import { accessibleOrgIds, canAccessOrg, canAccessSite, reachCache, requireOrg, requireSite, requireSiteOfPartner, type Organization, type Site } from './access.js';
@@ -108,6 +108,7 @@ const partnerQueries = preparedQueries((db) => ({
     .from(partners)
     .where(and(eq(partners.id, sql.placeholder('id')), isNull(partners.deletedAt)))
     .prepare(),
+  livePage: preparedPage(db, partners, isNull(partners.deletedAt), [asc(partners.name), asc(partners.id)]),
 }));
 
 /** Partners, organizations and sites (01 §2.3-2.5, §4.3), every query limited to the caller's reach. */
@@ -123,8 +124,7 @@ export class TenancyService {
   // ---- Partners ----
 
   listPartners(query: PageQuery): Paged<Partner> {
-    const where = isNull(partners.deletedAt);
-    const { rows, total } = pageOfRows(this.db, partners, where, [asc(partners.name), asc(partners.id)], query);
+    const { rows, total } = readPage(partnerQueries(this.db).livePage, {}, query);
     return paged(rows, query, total);
   }
 

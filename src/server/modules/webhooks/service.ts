@@ -15,7 +15,7 @@ import { inJson, preparedQueries, rowById } from '../../db/prepared.js';
 import { webhookDeliveries, webhooks } from '../../db/schema/index.js';
 import { OutboundBlockedError, type OutboundClient } from '../../delivery/outbound.js';
 import { badRequest, DomainError, notFound } from '../../errors.js';
-import { pageOfRows, paged, preparedPages, type Paged } from '../../lib/paging.js';
+import { paged, preparedPages, type Paged } from '../../lib/paging.js';
 import type { SecretBox } from '../../security/crypto.js';
 import { recordAudit } from '../audit/recorder.js';
 import { visibleOr404 } from '../shared/visible.js';
@@ -81,6 +81,11 @@ const webhookReads = preparedQueries((db) => {
       .prepare(),
   };
 });
+
+/** A page of one webhook's deliveries (`webhookId`); shape 's' of one `status` only. */
+const deliveryPageOf = preparedPages(webhookDeliveries, [desc(webhookDeliveries.createdAt), sql`rowid DESC`], (shape) =>
+  and(eq(webhookDeliveries.webhookId, sql.placeholder('webhookId')), shape.includes('s') ? eq(webhookDeliveries.status, sql.placeholder('status')) : undefined),
+);
 
 /** A page of webhooks within the organizations of the JSON array `orgIds`; shape 's' of one `status` only. */
 const webhookPageOf = preparedPages(webhooks, [desc(webhooks.createdAt), sql`rowid DESC`], (shape) =>
@@ -239,8 +244,7 @@ export class WebhooksService {
 
   deliveries(ctx: RequestContext, id: string, query: z.infer<typeof DeliveryListQuerySchema>): Paged<DeliveryRow> {
     this.find(ctx, id);
-    const where = and(eq(webhookDeliveries.webhookId, id), query.status ? eq(webhookDeliveries.status, query.status) : undefined);
-    const { rows, total } = pageOfRows(this.db, webhookDeliveries, where, [desc(webhookDeliveries.createdAt), sql`rowid DESC`], query);
+    const { rows, total } = deliveryPageOf(this.db, query.status ? 's' : '', { webhookId: id, status: query.status }, query);
     return paged(rows, query, total);
   }
 
