@@ -1,13 +1,13 @@
 import type { Db } from '../../db/connection.js';
 import { systemContext, type Caller } from '../../context.js';
 import { DomainError, badRequest, forbidden } from '../../errors.js';
-import { accessibleOrgIds, requireOrg, type Organization } from '../tenancy/access.js';
+import { accessibleOrgIds, requireOrg, requireOrgRow, type OrgRef, type Organization } from '../tenancy/access.js';
 
 /**
  * The organization a write applies to (05 wire notes "Org resolution"): an organization caller its own (another
  * orgId → 403), a partner caller the given one (access-checked) or its only one, a system caller the given one.
  */
-export function resolveWriteOrg(db: Db, caller: Caller, orgId: string | undefined): Organization {
+export function resolveWriteOrg(db: Db, caller: Caller, orgId: string | undefined): OrgRef {
   if (caller.scope === 'organization') {
     if (!caller.orgId) throw forbidden('Organization context required', 'ORG_CONTEXT_REQUIRED');
     if (orgId !== undefined && orgId !== caller.orgId) throw forbidden('Access to this organization denied', 'ORG_ACCESS_DENIED');
@@ -45,7 +45,7 @@ const SYSTEM = systemContext().caller;
 /** The live organization whatever the caller (names and partners for events and audit entries). */
 export function orgById(db: Db, orgId: string): Organization | undefined {
   try {
-    return requireOrg(db, SYSTEM, orgId);
+    return requireOrgRow(db, SYSTEM, orgId);
   } catch (err) {
     if (err instanceof DomainError) return undefined;
     throw err;

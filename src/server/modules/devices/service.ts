@@ -21,7 +21,7 @@ import { visibleOr404 } from '../shared/visible.js';
 import type { EnrollmentKeysService } from '../enrollment-keys/service.js';
 import { compileFilter, inDeviceGroups, type FilterCondition } from '../filters/compile.js';
 import { containsPattern } from '../../lib/like.js';
-import { accessibleOrgIds, requireOrg, requireSite } from '../tenancy/access.js';
+import { accessibleOrgIds, requireOrg, requireOrgRow, requireSite } from '../tenancy/access.js';
 import type { TenancyService } from '../tenancy/service.js';
 import { agentCaller } from './agent-authenticator.js';
 import { inventoryColumns, type ReportedSoftware } from './inventory.js';
@@ -193,7 +193,7 @@ export class DevicesService {
     const agentId = randomUUID();
     return this.db.$client.transaction(() => {
       const key = this.enrollmentKeys.claim(body.enrollmentKey);
-      const org = requireOrg(this.db, SYSTEM, key.orgId);
+      const org = requireOrgRow(this.db, SYSTEM, key.orgId);
       const partner = this.partnerState(org.partnerId);
       if (partner.status !== 'active') {
         throw partnerInactive(partner.status);
@@ -585,7 +585,7 @@ export class DevicesService {
   get(ctx: RequestContext, id: string) {
     const row = this.findVisible(ctx, id);
     const site = row.siteId ? this.tenancy.requireSite(ctx, row.siteId) : undefined;
-    const org = this.tenancy.requireOrg(ctx, row.orgId);
+    const org = this.tenancy.requireOrgRow(ctx, row.orgId);
     return {
       ...deviceOut(row),
       hardware: row.hardwareInfo,

@@ -302,7 +302,7 @@ export class MfaService {
   private mfaEnforced(ctx: RequestContext): boolean {
     const { partnerId, orgId } = ctx.caller;
     const required = (settings: Record<string, unknown> | undefined) => settings?.requireMfa === true;
-    if (orgId && required(this.lookup(() => this.tenancy.requireOrg(ctx, orgId).settings))) return true;
+    if (orgId && required(this.lookup(() => this.tenancy.requireOrgRow(ctx, orgId).settings))) return true;
     if (partnerId && required(this.lookup(() => this.tenancy.getPartner(partnerId).settings))) return true;
     return false;
   }

@@ -147,7 +147,7 @@ export class ChannelsService {
   /** 05-wire-notes 4.1: sends the test message; answers 200 whatever the outcome and records it on the channel. */
   async test(ctx: RequestContext, id: string) {
     const channel = this.open(this.findVisible(ctx, id));
-    const org = this.tenancy.requireOrg(ctx, channel.orgId);
+    const org = this.tenancy.requireOrgRow(ctx, channel.orgId);
     const result: SendResult = await this.senders.send(channel.type, channel.config, {
       event: 'alert.test',
       alert: {

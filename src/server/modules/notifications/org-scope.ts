@@ -10,10 +10,10 @@ import type { TenancyService } from '../tenancy/service.js';
  * one. */
 export function resolveWriteOrg(tenancy: TenancyService, ctx: RequestContext, orgId: string | undefined): { id: string; name: string } {
   const { caller } = ctx;
-  if (orgId !== undefined) return tenancy.requireOrg(ctx, orgId);
+  if (orgId !== undefined) return tenancy.requireOrgRow(ctx, orgId);
   if (caller.scope === 'organization') {
     if (!caller.orgId) throw badRequest('Organization context required', 'ORG_CONTEXT_REQUIRED');
-    return tenancy.requireOrg(ctx, caller.orgId);
+    return tenancy.requireOrgRow(ctx, caller.orgId);
   }
   if (caller.scope === 'partner') {
     const orgs = tenancy.listAccessibleOrganizations(ctx);

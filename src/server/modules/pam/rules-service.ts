@@ -16,7 +16,7 @@ import type { RequestContext } from '../../context.js';
 import { DomainError, badRequest, conflict, fieldError, notFound } from '../../errors.js';
 import { recordAudit } from '../audit/recorder.js';
 import { deleteAudited } from '../shared/audited.js';
-import { canAccessOrg, requireOrg, requireSite } from '../tenancy/access.js';
+import { canAccessOrg, requireOrgRow, requireSite } from '../tenancy/access.js';
 import {
   RULE_DECIDED_FLOW_TYPES,
   ruleMatches,
@@ -480,7 +480,7 @@ export class PamRulesService {
         action: 'pam.config.update',
         resourceType: 'pam_config',
         resourceId: org.id,
-        resourceName: org.name,
+        resourceName: liveOrg(this.db, org.id)?.name ?? null,
         orgId: org.id,
         details: {
           previous: {
@@ -498,7 +498,7 @@ export class PamRulesService {
 /** Organization lookups outside the caller's reach (the engine runs for an agent). */
 export function liveOrg(db: Db, orgId: string) {
   try {
-    return requireOrg(db, SYSTEM_CALLER, orgId);
+    return requireOrgRow(db, SYSTEM_CALLER, orgId);
   } catch (err) {
     if (err instanceof DomainError) return null;
     throw err;

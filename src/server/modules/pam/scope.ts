@@ -3,7 +3,7 @@ import type { Db } from '../../db/connection.js';
 import { systemContext, type Caller, type RequestContext } from '../../context.js';
 import { fieldError, forbidden, orgAccessDenied } from '../../errors.js';
 import type { DevicesService } from '../devices/service.js';
-import { accessibleOrgIds, requireOrg, requireSite, type Organization } from '../tenancy/access.js';
+import { accessibleOrgIds, requireOrg, requireSite, type OrgRef } from '../tenancy/access.js';
 
 /** Who the server is when it acts on its own (the expiry enforcer, lookups outside a caller's reach). */
 export const SYSTEM_CALLER: Caller = systemContext().caller;
@@ -12,7 +12,7 @@ export const SYSTEM_CALLER: Caller = systemContext().caller;
  * The organization a PAM write (or a read that needs exactly one organization) is about: an organization
  * caller's own (a different orgId in the body is 403); partner and system callers must name one they reach.
  */
-export function targetOrg(db: Db, caller: Caller, orgId: string | undefined): Organization {
+export function targetOrg(db: Db, caller: Caller, orgId: string | undefined): OrgRef {
   if (caller.scope === 'organization') {
     if (!caller.orgId || (orgId !== undefined && orgId !== caller.orgId)) throw orgAccessDenied();
     return requireOrg(db, caller, caller.orgId);

@@ -13,7 +13,7 @@ import { readOrgIds, reaches } from '../alerts/scope.js';
 import type { CommandRow, DeviceCommandsService } from '../device-commands/service.js';
 import type { ReportedSoftware } from '../devices/inventory.js';
 import type { DeviceRow, DevicesService } from '../devices/service.js';
-import { accessibleOrgIds, requireOrg, type Organization } from '../tenancy/access.js';
+import { accessibleOrgIds, requireOrg, type OrgRef } from '../tenancy/access.js';
 import { SoftwareCatalog, offeredTo, type CatalogRow, type VersionRow } from './catalog.js';
 
 type DeploymentRow = typeof softwareDeployments.$inferSelect;
@@ -98,7 +98,7 @@ function resultOut(row: ResultRow) {
 
 /** What a new deployment is made of, once its catalog item, version and devices are settled. */
 interface NewDeployment {
-  org: Organization;
+  org: OrgRef;
   softwareId: string;
   softwareName: string;
   version: VersionRow | undefined;
@@ -139,7 +139,7 @@ export class SoftwareService {
   // ---- Deployments ----
 
   /** The organization of a deployment (05 wire notes "Org resolution", with the software routes' message). */
-  private deploymentOrg(ctx: RequestContext, orgId: string | undefined): Organization {
+  private deploymentOrg(ctx: RequestContext, orgId: string | undefined): OrgRef {
     const { caller } = ctx;
     if (caller.scope === 'organization') {
       if (!caller.orgId) throw forbidden('Organization context required', 'ORG_CONTEXT_REQUIRED');
@@ -154,7 +154,7 @@ export class SoftwareService {
 
   /** Each target device: visible to the caller (else 404), of the organization, live, and (install, update) of a
    * platform the item supports (else 400). Repeated ids count once. */
-  private targets(ctx: RequestContext, org: Organization, deviceIds: readonly string[], item: CatalogRow, action: Action): DeviceRow[] {
+  private targets(ctx: RequestContext, org: OrgRef, deviceIds: readonly string[], item: CatalogRow, action: Action): DeviceRow[] {
     return [...new Set(deviceIds)].map((id) => {
       let device: DeviceRow;
       try {

@@ -16,7 +16,7 @@ import { recordAudit } from '../audit/recorder.js';
 import type { Directory } from '../identity/directory.js';
 import { revokeSessionsOf } from '../identity/sessions.js';
 import type { RolesService } from '../roles/service.js';
-import { requireOrg, type Organization } from '../tenancy/access.js';
+import { requireOrgRow, type Organization } from '../tenancy/access.js';
 import { describeOidcError, discover, type OidcEndpoints, type OidcTransport } from './oidc.js';
 import { DEFAULT_MAPPING, DEFAULT_SCOPES, SSO_PRESETS, findPreset } from './presets.js';
 import { normalizeCertificate, type IdentityProvider } from './saml.js';
@@ -172,7 +172,7 @@ export class SsoProvidersService {
 
   async update(ctx: RequestContext, id: string, body: UpdateBody) {
     const current = this.findVisible(ctx, id);
-    const org = requireOrg(this.db, SYSTEM, current.orgId);
+    const org = requireOrgRow(this.db, SYSTEM, current.orgId);
     if (current.type === 'oidc' && body.issuer === null) {
       throw badRequest('An OpenID Connect provider needs an issuer', 'oidc_issuer_required');
     }
@@ -231,7 +231,7 @@ export class SsoProvidersService {
 
   delete(ctx: RequestContext, id: string) {
     const current = this.findVisible(ctx, id);
-    const org = requireOrg(this.db, SYSTEM, current.orgId);
+    const org = requireOrgRow(this.db, SYSTEM, current.orgId);
     return this.db.$client.transaction(() => {
       // Identity links and sign-ins in progress go with it (ON DELETE CASCADE).
       this.db.delete(ssoProviders).where(eq(ssoProviders.id, id)).run();
@@ -265,7 +265,7 @@ export class SsoProvidersService {
   /** 01 §3: inactive, testing or active; activating one deactivates the organization's other active one. */
   setStatus(ctx: RequestContext, id: string, status: SsoProviderRow['status']) {
     const current = this.findVisible(ctx, id);
-    const org = requireOrg(this.db, SYSTEM, current.orgId);
+    const org = requireOrgRow(this.db, SYSTEM, current.orgId);
     if (status === 'active' && current.status !== 'active') this.checkOrgRolesHeld(ctx, org);
     return this.db.$client.transaction(() => {
       const now = isoNow();
@@ -312,7 +312,7 @@ export class SsoProvidersService {
   activeProviderOf(orgId: string): SsoProviderRow | undefined {
     let live = true;
     try {
-      requireOrg(this.db, SYSTEM, orgId);
+      requireOrgRow(this.db, SYSTEM, orgId);
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
       live = false;
@@ -417,7 +417,7 @@ export class SsoProvidersService {
   private orgOf(ctx: RequestContext, orgId: string | undefined): Organization {
     const id = orgId ?? (ctx.caller.scope === 'organization' ? ctx.caller.orgId : null);
     if (!id) throw badRequest('Organization ID required', 'ORGANIZATION_ID_REQUIRED');
-    return requireOrg(this.db, ctx.caller, id);
+    return requireOrgRow(this.db, ctx.caller, id);
   }
 
   /** 05 wire notes: 404 `Provider not found`, 403 `Access denied` outside the caller's organizations. */
@@ -425,7 +425,7 @@ export class SsoProvidersService {
     const row = rowById(this.db, ssoProviders, id);
     if (!row) throw notFound('Provider not found');
     try {
-      requireOrg(this.db, ctx.caller, row.orgId);
+      requireOrgRow(this.db, ctx.caller, row.orgId);
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
       if (err.kind === 'not_found') throw notFound('Provider not found');

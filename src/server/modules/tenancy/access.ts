@@ -134,8 +134,20 @@ export function partnerStatusOfOrg(db: Db, orgId: string): string {
   return queriesOf(db).partnerOfLiveOrg.get({ id: orgId })?.status ?? 'deleted';
 }
 
-/** The live organization, if the caller may reach it: 404 when absent or deleted, 403 when out of scope. */
-export function requireOrg(db: Db, caller: Caller, orgId: string): Organization {
+/** What most checks need of an organization: which it is, and whose. */
+export type OrgRef = Pick<Organization, 'id' | 'partnerId'>;
+
+/** The live organization's id and partner, if the caller may reach it: 404 when absent or deleted, 403 when out of
+ * scope. Two columns, read as an array: the whole row (its settings parsed) cost a write ~3 µs more under load. */
+export function requireOrg(db: Db, caller: Caller, orgId: string): OrgRef {
+  const partnerId = queriesOf(db).partnerIdOfLiveOrg.get({ id: orgId })?.partnerId;
+  if (partnerId === undefined) throw notFound('Organization not found');
+  if (!reachesLiveOrg(caller, orgId, partnerId)) throw orgAccessDenied();
+  return { id: orgId, partnerId };
+}
+
+/** requireOrg's organization as its whole row, for who shows or changes it. */
+export function requireOrgRow(db: Db, caller: Caller, orgId: string): Organization {
   const org = queriesOf(db).liveOrg.get({ id: orgId });
   if (!org) throw notFound('Organization not found');
   if (!reachesLiveOrg(caller, org.id, org.partnerId)) throw orgAccessDenied();

@@ -21,7 +21,19 @@ import { deepMerge } from '../../lib/deep-merge.js';
 import { countRows, paged, preparedPage, readPage, type Paged } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
 import { deleteAudited } from '../shared/audited.js';
-import { accessibleOrgIds, canAccessOrg, canAccessSite, reachCache, requireOrg, requireSite, requireSiteOfPartner, type Organization, type Site } from './access.js';
+import {
+  accessibleOrgIds,
+  canAccessOrg,
+  canAccessSite,
+  reachCache,
+  requireOrg,
+  requireOrgRow,
+  requireSite,
+  requireSiteOfPartner,
+  type Organization,
+  type OrgRef,
+  type Site,
+} from './access.js';
 
 type Partner = typeof partners.$inferSelect;
 type PageQuery = z.infer<typeof PageQuerySchema>;
@@ -244,7 +256,7 @@ export class TenancyService {
   }
 
   getOrganization(ctx: RequestContext, id: string): Organization {
-    return requireOrg(this.db, ctx.caller, id);
+    return requireOrgRow(this.db, ctx.caller, id);
   }
 
   createOrganization(ctx: RequestContext, body: z.infer<typeof OrganizationCreateSchema>): Organization {
@@ -305,7 +317,7 @@ export class TenancyService {
   updateOrganization(ctx: RequestContext, id: string, body: z.infer<typeof OrganizationUpdateSchema>): Organization {
     requireChanges(body);
     return this.db.$client.transaction(() => {
-      const current = requireOrg(this.db, ctx.caller, id);
+      const current = requireOrgRow(this.db, ctx.caller, id);
       const { partnerId, ...rest } = definedOnly(body);
       const changes = { ...rest, ...contractDates(rest, current) };
       if (partnerId !== undefined && partnerId !== current.partnerId)
@@ -342,7 +354,7 @@ export class TenancyService {
 
   deleteOrganization(ctx: RequestContext, id: string): { success: true } {
     return this.db.$client.transaction(() => {
-      const org = requireOrg(this.db, ctx.caller, id);
+      const org = requireOrgRow(this.db, ctx.caller, id);
       const now = new Date().toISOString();
       this.db.update(organizations).set({ deletedAt: now, updatedAt: now }).where(eq(organizations.id, id)).run();
       recordAudit(this.db, ctx, {
@@ -448,8 +460,12 @@ export class TenancyService {
     return canAccessOrg(this.db, ctx.caller, orgId);
   }
 
-  requireOrg(ctx: RequestContext, orgId: string): Organization {
+  requireOrg(ctx: RequestContext, orgId: string): OrgRef {
     return requireOrg(this.db, ctx.caller, orgId);
+  }
+
+  requireOrgRow(ctx: RequestContext, orgId: string): Organization {
+    return requireOrgRow(this.db, ctx.caller, orgId);
   }
 
   requireSite(ctx: RequestContext, siteId: string): Site {
