@@ -238,7 +238,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     psa: new PsaService(db, psaVault, tenancy, outbound),
     filters,
     groups,
-    search: new SearchService(db, tenancy, devices),
+    search: new SearchService(db, devices),
     integrations: new IntegrationsService(db, box, tenancy, outbound),
     deviceCommands,
     scripts: new ScriptsService(db, devices, deviceCommands),

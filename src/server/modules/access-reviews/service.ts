@@ -1,7 +1,8 @@
-import { and, asc, eq, isNull, ne } from 'drizzle-orm';
+import { and, asc, eq, isNull, ne, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { AccessReviewCreateSchema, AccessReviewItemUpdateSchema } from '../../../contract/access-reviews.js';
 import type { Db } from '../../db/connection.js';
+import { preparedQueries, rowQuery } from '../../db/prepared.js';
 import { accessReviewItems, accessReviews, roles, users } from '../../db/schema/index.js';
 import type { Caller, RequestContext } from '../../context.js';
 import { badRequest, forbidden, notFound } from '../../errors.js';
@@ -12,6 +13,55 @@ import type { SessionService } from '../identity/sessions.js';
 import type { UsersService } from '../users/service.js';
 
 type ReviewRow = typeof accessReviews.$inferSelect;
+
+/** A partner's reviews ('partner': partnerId, no organization) or an organization's ('organization': orgId). */
+function scopeWhere(kind: 'partner' | 'organization') {
+  return kind === 'partner'
+    ? and(eq(accessReviews.partnerId, sql.placeholder('partnerId')), isNull(accessReviews.orgId))
+    : eq(accessReviews.orgId, sql.placeholder('orgId'));
+}
+
+/** The read paths, prepared once per database (db/prepared.ts): one review and the list, per kind of scope. */
+const queriesOf = preparedQueries((db) => {
+  const listOrder = [asc(accessReviews.createdAt), asc(accessReviews.id)];
+  return {
+    review: {
+      partner: rowQuery(db, accessReviews, and(eq(accessReviews.id, sql.placeholder('id')), scopeWhere('partner'))),
+      organization: rowQuery(db, accessReviews, and(eq(accessReviews.id, sql.placeholder('id')), scopeWhere('organization'))),
+    },
+    list: {
+      partner: rowQuery(db, accessReviews, scopeWhere('partner'), { orderBy: listOrder }),
+      organization: rowQuery(db, accessReviews, scopeWhere('organization'), { orderBy: listOrder }),
+    },
+    // The report's items with the columns it shows of their users (not whole rows) and the live role names.
+    items: db
+      .select({
+        id: accessReviewItems.id,
+        roleId: accessReviewItems.roleId,
+        roleName: accessReviewItems.roleName,
+        decision: accessReviewItems.decision,
+        notes: accessReviewItems.notes,
+        reviewedAt: accessReviewItems.reviewedAt,
+        reviewedBy: accessReviewItems.reviewedBy,
+        userId: users.id,
+        userName: users.name,
+        userEmail: users.email,
+        lastActiveAt: users.lastLoginAt,
+        liveRoleName: roles.name,
+      })
+      .from(accessReviewItems)
+      .innerJoin(users, eq(users.id, accessReviewItems.userId))
+      .leftJoin(roles, eq(roles.id, accessReviewItems.roleId))
+      .where(eq(accessReviewItems.reviewId, sql.placeholder('reviewId')))
+      .orderBy(asc(users.email), asc(accessReviewItems.id))
+      .prepare(),
+  };
+});
+
+/** The placeholders' values of scopeWhere for a scope. */
+function scopeValues(scope: ReviewScope) {
+  return scope.kind === 'partner' ? { partnerId: scope.partnerId } : { orgId: scope.orgId };
+}
 
 /** The tenant a review belongs to: the caller's partner (partner-user links) or organization. */
 type ReviewScope = { kind: 'partner'; partnerId: string } | { kind: 'organization'; orgId: string; partnerId: string | null };
@@ -47,22 +97,12 @@ export class AccessReviewsService {
     return scope.kind === 'partner' ? { partnerIds: [scope.partnerId], orgIds: [] } : { partnerIds: [], orgIds: [scope.orgId] };
   }
 
-  private scopeCondition(scope: ReviewScope) {
-    return scope.kind === 'partner'
-      ? and(eq(accessReviews.partnerId, scope.partnerId), isNull(accessReviews.orgId))
-      : eq(accessReviews.orgId, scope.orgId);
-  }
-
   private auditScope(scope: ReviewScope) {
     return scope.kind === 'partner' ? { partnerId: scope.partnerId, orgId: null } : { partnerId: scope.partnerId, orgId: scope.orgId };
   }
 
   private requireReview(scope: ReviewScope, id: string): ReviewRow {
-    const review = this.db
-      .select()
-      .from(accessReviews)
-      .where(and(eq(accessReviews.id, id), this.scopeCondition(scope)))
-      .get();
+    const review = queriesOf(this.db).review[scope.kind].get({ id, ...scopeValues(scope) });
     if (!review) throw notFound('Access review not found');
     return review;
   }
@@ -102,12 +142,7 @@ export class AccessReviewsService {
 
   list(ctx: RequestContext) {
     const scope = this.scopeOf(ctx);
-    const rows = this.db
-      .select()
-      .from(accessReviews)
-      .where(this.scopeCondition(scope))
-      .orderBy(asc(accessReviews.createdAt), asc(accessReviews.id))
-      .all();
+    const rows = queriesOf(this.db).list[scope.kind].all(scopeValues(scope));
     const names = this.reviewerNames(rows.map((r) => r.reviewerId));
     return { data: rows.map((r) => this.view(r, r.reviewerId ? (names.get(r.reviewerId) ?? null) : null)) };
   }
@@ -159,14 +194,7 @@ export class AccessReviewsService {
     const scope = this.scopeOf(ctx);
     const review = this.requireReview(scope, id);
     // A deliberate read join: the review's report lists its items by the users' e-mail with their live role names.
-    const rows = this.db
-      .select({ item: accessReviewItems, user: users, liveRoleName: roles.name })
-      .from(accessReviewItems)
-      .innerJoin(users, eq(users.id, accessReviewItems.userId))
-      .leftJoin(roles, eq(roles.id, accessReviewItems.roleId))
-      .where(eq(accessReviewItems.reviewId, review.id))
-      .orderBy(asc(users.email), asc(accessReviewItems.id))
-      .all();
+    const rows = queriesOf(this.db).items.all({ reviewId: review.id });
     const permissions = new Map<string, string[]>();
     const permissionsOf = (roleId: string, exists: boolean) => {
       let list = permissions.get(roleId);
@@ -179,19 +207,19 @@ export class AccessReviewsService {
     const names = this.reviewerNames([review.reviewerId]);
     return {
       ...this.view(review, review.reviewerId ? (names.get(review.reviewerId) ?? null) : null),
-      items: rows.map(({ item, user, liveRoleName }) => ({
+      items: rows.map((item) => ({
         id: item.id,
-        userId: user.id,
-        userName: user.name,
-        userEmail: user.email,
-        lastActiveAt: user.lastLoginAt,
+        userId: item.userId,
+        userName: item.userName,
+        userEmail: item.userEmail,
+        lastActiveAt: item.lastActiveAt,
         roleId: item.roleId,
-        roleName: liveRoleName ?? item.roleName,
+        roleName: item.liveRoleName ?? item.roleName,
         decision: item.decision,
         notes: item.notes,
         reviewedAt: item.reviewedAt,
         reviewedBy: item.reviewedBy,
-        permissions: permissionsOf(item.roleId, liveRoleName !== null),
+        permissions: permissionsOf(item.roleId, item.liveRoleName !== null),
       })),
     };
   }

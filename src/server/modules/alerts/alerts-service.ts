@@ -2,13 +2,14 @@ import { and, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { AlertBulkSchema, AlertListQuerySchema } from '../../../contract/alerts.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedShapes } from '../../db/prepared.js';
+import { inJson, preparedShapes, rowQuery } from '../../db/prepared.js';
 import { alerts } from '../../db/schema/index.js';
 import type { AlertSeverity, AlertStatus } from '../../db/schema/alerts.js';
 import { systemContext, type Caller, type RequestContext } from '../../context.js';
 import { DomainError, badRequest, notFound } from '../../errors.js';
 import { publishEvent } from '../../jobs/queue.js';
 import { paged, preparedPages, type Paged } from '../../lib/paging.js';
+import { containsPattern } from '../../lib/like.js';
 import { inCallerDeviceGroups, inDeviceGroupsPrepared, type DevicesService } from '../devices/service.js';
 import { ruleOut, type AlertRulesService, type RuleRow } from './rules-service.js';
 import { orgById, readOrgIds } from './scope.js';
@@ -85,10 +86,11 @@ export interface RuleState {
 
 /** A caller's reach as a shape (db/prepared.ts): 'o' within the organizations of the JSON array `orgIds`, 's'
  * within the sites of `siteIds` (a site-restricted user), 'g' of devices in the groups of `groupIds` (a
- * device-group-restricted user, 01 §2.6: an alert of no device is outside it, as one of no site is outside 's'). */
-function reachIn(shape: string): SQL | undefined {
+ * device-group-restricted user, 01 §2.6: an alert of no device is outside it, as one of no site is outside 's').
+ * orgIdsName renames the organizations' placeholder where a statement has another list of them. */
+export function reachIn(shape: string, orgIdsName = 'orgIds'): SQL | undefined {
   return and(
-    shape.includes('o') ? inJson(alerts.orgId, 'orgIds') : undefined,
+    shape.includes('o') ? inJson(alerts.orgId, orgIdsName) : undefined,
     shape.includes('s') ? inJson(alerts.siteId, 'siteIds') : undefined,
     shape.includes('g') ? inDeviceGroupsPrepared(alerts.deviceId) : undefined,
   );
@@ -109,13 +111,15 @@ const alertPageOf = preparedPages(alerts, [desc(alerts.triggeredAt), desc(alerts
   ),
 );
 
-/** One alert within a reach, and the counts by status and severity within one, per reach shape (reachIn). */
+/** One alert within a reach, the alerts of the JSON array `ids` within one, and the counts by status and severity
+ * within one, per reach shape (reachIn). */
 const alertReadsOf = preparedShapes((db, shape) => ({
   byId: db
     .select()
     .from(alerts)
     .where(and(eq(alerts.id, sql.placeholder('id')), reachIn(shape)))
     .prepare(),
+  byIds: rowQuery(db, alerts, and(inJson(alerts.id, 'ids'), reachIn(shape))),
   summary: db
     .select({ status: alerts.status, severity: alerts.severity, n: count() })
     .from(alerts)
@@ -125,6 +129,51 @@ const alertReadsOf = preparedShapes((db, shape) => ({
 }));
 
 const isoOf = (at: string | undefined) => (at ? new Date(at).toISOString() : null);
+
+/** A caller's reach of alerts as a shape (reachIn) and the values of its placeholders. */
+export type AlertReach = {
+  shape: string;
+  orgIds: string | null;
+  siteIds: string | null;
+  groupIds: string | null;
+};
+
+/** The reach every read applies: the organizations the caller reaches (orgId: that one, access-checked) and, for
+ * users restricted to sites or device groups, those; false when it is nothing. */
+export function alertReach(db: Db, caller: Caller, orgId: string | undefined): AlertReach | false {
+  const orgIds = readOrgIds(db, caller, orgId);
+  if (orgIds !== null && orgIds.length === 0) return false;
+  if (caller.siteIds !== null && caller.siteIds.length === 0) return false;
+  if (caller.deviceGroupIds !== null && caller.deviceGroupIds.length === 0) return false;
+  return {
+    shape: `${orgIds === null ? '' : 'o'}${caller.siteIds === null ? '' : 's'}${caller.deviceGroupIds === null ? '' : 'g'}`,
+    orgIds: orgIds === null ? null : JSON.stringify(orgIds),
+    siteIds: caller.siteIds === null ? null : JSON.stringify(caller.siteIds),
+    groupIds: caller.deviceGroupIds === null ? null : JSON.stringify(caller.deviceGroupIds),
+  };
+}
+
+/** GET /search's alerts, per reach shape: title or message LIKE `pattern`, newest first, `limit` of them. */
+const alertSearchOf = preparedShapes((db, shape) =>
+  db
+    .select({ id: alerts.id, title: alerts.title, message: alerts.message, severity: alerts.severity })
+    .from(alerts)
+    .where(and(reachIn(shape), sql`(${alerts.title} LIKE ${sql.placeholder('pattern')} ESCAPE '\\' OR ${alerts.message} LIKE ${sql.placeholder('pattern')} ESCAPE '\\')`))
+    .orderBy(desc(alerts.triggeredAt))
+    .limit(sql.placeholder('limit'))
+    .prepare(),
+);
+
+/** Alerts the caller sees whose title or message contains `q` (case-insensitive), newest first; for GET /search. */
+export function searchAlerts(db: Db, caller: Caller, q: string, limit: number) {
+  const reach = alertReach(db, caller, undefined);
+  return reach === false ? [] : alertSearchOf(db, reach.shape).all({ ...reach, pattern: containsPattern(q), limit });
+}
+
+/** The number of alerts by status and severity within a reach. */
+export function alertCountsIn(db: Db, reach: AlertReach): { status: AlertStatus; severity: AlertSeverity; n: number }[] {
+  return alertReadsOf(db, reach.shape).summary.all(reach);
+}
 
 /** Alerts and their state machine (02 §3, 05 wire notes "4.1 Core alerts"); events per ALERT-EVENTS.md. */
 export class AlertsService {
@@ -137,17 +186,8 @@ export class AlertsService {
 
   /** The reach every read applies, as a shape (reachIn) and its values: the organizations the caller reaches
    * and, for users restricted to sites or device groups, those; false when it is nothing. */
-  private visible(caller: Caller, orgId: string | undefined): { shape: string; orgIds: string | null; siteIds: string | null; groupIds: string | null } | false {
-    const orgIds = readOrgIds(this.db, caller, orgId);
-    if (orgIds !== null && orgIds.length === 0) return false;
-    if (caller.siteIds !== null && caller.siteIds.length === 0) return false;
-    if (caller.deviceGroupIds !== null && caller.deviceGroupIds.length === 0) return false;
-    return {
-      shape: `${orgIds === null ? '' : 'o'}${caller.siteIds === null ? '' : 's'}${caller.deviceGroupIds === null ? '' : 'g'}`,
-      orgIds: orgIds === null ? null : JSON.stringify(orgIds),
-      siteIds: caller.siteIds === null ? null : JSON.stringify(caller.siteIds),
-      groupIds: caller.deviceGroupIds === null ? null : JSON.stringify(caller.deviceGroupIds),
-    };
+  private visible(caller: Caller, orgId: string | undefined): AlertReach | false {
+    return alertReach(this.db, caller, orgId);
   }
 
   /** The visible() condition for a statement built per call (bulk, whose id list varies; correlation links). */
@@ -164,13 +204,9 @@ export class AlertsService {
   /** Those of these alerts the caller sees (correlation: links and groups of alerts out of reach are not shown).
    * The ids go in as one JSON array: an alert storm's window may hold more than SQLite's bound parameters. */
   visibleByIds(caller: Caller, ids: string[]): AlertRow[] {
-    const scope = this.visibleWhere(caller);
+    const scope = this.visible(caller, undefined);
     if (ids.length === 0 || scope === false) return [];
-    return this.db
-      .select()
-      .from(alerts)
-      .where(and(sql`${alerts.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`, scope))
-      .all();
+    return alertReadsOf(this.db, scope.shape).byIds.all({ ...scope, ids: JSON.stringify(ids) });
   }
 
   private withOrgNames(rows: AlertRow[]): AlertOut[] {

@@ -1,19 +1,58 @@
-import { and, desc, eq, gte, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, or, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { z } from 'zod';
 import type { CorrelationAnalyzeSchema, CorrelationListQuerySchema } from '../../../contract/alerts.js';
 import type { Db } from '../../db/connection.js';
 import { alertCorrelations, alerts } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
-import { pageOfRows } from '../../lib/paging.js';
+import { inJson, preparedQueries, preparedShapes, rowQuery } from '../../db/prepared.js';
+import { preparedPages } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
-import { alertOut, type AlertOut, type AlertRow, type AlertsService } from './alerts-service.js';
+import { alertOut, alertReach, reachIn, type AlertOut, type AlertReach, type AlertRow, type AlertsService } from './alerts-service.js';
 import type { FlatPage } from './rules-service.js';
 import { orgById, readOrgIds, resolveWriteOrg } from './scope.js';
 
 type LinkRow = typeof alertCorrelations.$inferSelect;
 export type LinkOut = Omit<LinkRow, 'orgId'>;
 const linkOut = ({ orgId: _o, ...rest }: LinkRow): LinkOut => rest;
+
+/** A page of links, per shape `list:seen`: list has, as letters, o the organizations of the JSON array `orgIds`,
+ * a links of `alertId`, m `minConfidence`; seen (a caller restricted to sites or device groups) is the reach
+ * (alerts-service reachIn, its organizations as `reachOrgIds`) both alerts must be within, X for none. */
+const linkPageOf = preparedPages(alertCorrelations, [desc(alertCorrelations.createdAt), desc(alertCorrelations.id)], (shape) => {
+  const [list = '', seen] = shape.split(':');
+  let both: SQL | undefined;
+  if (seen === 'X') both = sql`0 = 1`;
+  else if (seen !== undefined) {
+    const scope = reachIn(seen, 'reachOrgIds') ?? sql`1 = 1`;
+    const within = (column: SQLiteColumn) => sql`${column} IN (SELECT ${alerts.id} FROM ${alerts} WHERE ${scope})`;
+    both = and(within(alertCorrelations.alertId), within(alertCorrelations.relatedAlertId));
+  }
+  const alertId = sql.placeholder('alertId');
+  return and(
+    list.includes('o') ? inJson(alertCorrelations.orgId, 'orgIds') : undefined,
+    list.includes('a') ? or(eq(alertCorrelations.alertId, alertId), eq(alertCorrelations.relatedAlertId, alertId)) : undefined,
+    list.includes('m') ? gte(alertCorrelations.confidence, sql.placeholder('minConfidence')) : undefined,
+    both,
+  );
+});
+
+/** The links of one alert, strongest first, and (shape o: of the organizations of the JSON array `orgIds`, else
+ * all) the newest links the groups are made of. */
+const linksOfAlert = preparedQueries((db) =>
+  rowQuery(db, alertCorrelations, or(eq(alertCorrelations.alertId, sql.placeholder('alertId')), eq(alertCorrelations.relatedAlertId, sql.placeholder('alertId'))), {
+    orderBy: [desc(alertCorrelations.confidence)],
+  }),
+);
+const groupLinksOf = preparedShapes((db, shape) =>
+  db
+    .select()
+    .from(alertCorrelations)
+    .where(shape.includes('o') ? inJson(alertCorrelations.orgId, 'orgIds') : undefined)
+    .orderBy(desc(alertCorrelations.createdAt))
+    .limit(5_000)
+    .prepare(),
+);
 
 /** The window the evaluator correlates new alerts over (02 §8 default). */
 export const DEFAULT_WINDOW_MINUTES = 60;
@@ -203,13 +242,18 @@ export class CorrelationService {
   list(ctx: RequestContext, query: z.infer<typeof CorrelationListQuerySchema>): FlatPage<LinkOut> {
     const orgIds = readOrgIds(this.db, ctx.caller, query.orgId);
     if (orgIds !== null && orgIds.length === 0) return { data: [], page: query.page, limit: query.limit, total: 0 };
-    const where = and(
-      orgIds === null ? undefined : inArray(alertCorrelations.orgId, orgIds),
-      query.alertId ? or(eq(alertCorrelations.alertId, query.alertId), eq(alertCorrelations.relatedAlertId, query.alertId)) : undefined,
-      query.minConfidence !== undefined ? gte(alertCorrelations.confidence, query.minConfidence) : undefined,
-      this.bothVisible(ctx),
-    );
-    const { rows, total } = pageOfRows(this.db, alertCorrelations, where, [desc(alertCorrelations.createdAt), desc(alertCorrelations.id)], query);
+    const seen = this.bothVisible(ctx);
+    const list = `${orgIds === null ? '' : 'o'}${query.alertId ? 'a' : ''}${query.minConfidence !== undefined ? 'm' : ''}`;
+    const values = {
+      orgIds: orgIds === null ? null : JSON.stringify(orgIds),
+      alertId: query.alertId,
+      minConfidence: query.minConfidence,
+      reachOrgIds: seen === undefined || seen === false ? null : seen.orgIds,
+      siteIds: seen === undefined || seen === false ? null : seen.siteIds,
+      groupIds: seen === undefined || seen === false ? null : seen.groupIds,
+    };
+    const shape = seen === undefined ? list : `${list}:${seen === false ? 'X' : seen.shape}`;
+    const { rows, total } = linkPageOf(this.db, shape, values, query);
     return { data: rows.map(linkOut), page: query.page, limit: query.limit, total };
   }
 
@@ -220,12 +264,7 @@ export class CorrelationService {
 
   forAlert(ctx: RequestContext, alertId: string) {
     const alert = this.alerts.find(ctx, alertId);
-    const links = this.db
-      .select()
-      .from(alertCorrelations)
-      .where(or(eq(alertCorrelations.alertId, alertId), eq(alertCorrelations.relatedAlertId, alertId)))
-      .orderBy(desc(alertCorrelations.confidence))
-      .all();
+    const links = linksOfAlert(this.db).all({ alertId });
     const otherIds = links.map((l) => (l.alertId === alertId ? l.relatedAlertId : l.alertId));
     const related = this.visibleAlerts(ctx, otherIds);
     const visible = new Set([alertId, ...related.map((a) => a.id)]);
@@ -245,13 +284,7 @@ export class CorrelationService {
   /** Groups over the links of these organizations, with only the alerts the caller sees; empty groups omitted. */
   private groupsFor(ctx: RequestContext, orgIds: readonly string[] | null): GroupOut[] {
     if (orgIds !== null && orgIds.length === 0) return [];
-    const links = this.db
-      .select()
-      .from(alertCorrelations)
-      .where(orgIds === null ? undefined : inArray(alertCorrelations.orgId, orgIds))
-      .orderBy(desc(alertCorrelations.createdAt))
-      .limit(5_000)
-      .all();
+    const links = groupLinksOf(this.db, orgIds === null ? '' : 'o').all({ orgIds: JSON.stringify(orgIds) });
     const ids = [...new Set(links.flatMap((l) => [l.alertId, l.relatedAlertId]))];
     const byId = new Map(this.visibleAlerts(ctx, ids).map((a) => [a.id, a]));
     return groupsOf(links, byId);
@@ -263,14 +296,11 @@ export class CorrelationService {
     return this.alerts.visibleByIds(ctx.caller, [...new Set(ids)]);
   }
 
-  /** For a caller restricted to sites or device groups: links whose both alerts it sees (the organizations are
-   * filtered apart, on the link's own column). */
-  private bothVisible(ctx: RequestContext): SQL | undefined {
+  /** For a caller restricted to sites or device groups: the reach both alerts of a link must be within (false:
+   * none; the organizations are filtered apart, on the link's own column); undefined for other callers. */
+  private bothVisible(ctx: RequestContext): AlertReach | false | undefined {
     const { siteIds, deviceGroupIds } = ctx.caller;
     if (siteIds === null && deviceGroupIds === null) return undefined;
-    const scope = this.alerts.visibleWhere(ctx.caller);
-    if (scope === false) return sql`0 = 1`;
-    const seen = (column: SQLiteColumn) => sql`${column} IN (SELECT ${alerts.id} FROM ${alerts} WHERE ${scope ?? sql`1 = 1`})`;
-    return and(seen(alertCorrelations.alertId), seen(alertCorrelations.relatedAlertId));
+    return alertReach(this.db, ctx.caller, undefined);
   }
 }

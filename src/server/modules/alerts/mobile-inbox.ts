@@ -1,10 +1,10 @@
-import { and, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, sql } from 'drizzle-orm';
 import type { Caller } from '../../context.js';
 import type { Db } from '../../db/connection.js';
+import { inJson, preparedShapes } from '../../db/prepared.js';
 import { alerts } from '../../db/schema/index.js';
 import type { AlertSeverity, AlertStatus } from '../../db/schema/alerts.js';
-import { inCallerDeviceGroups } from '../devices/service.js';
-import { readOrgIds } from './scope.js';
+import { alertCountsIn, alertReach, reachIn } from './alerts-service.js';
 
 /** What the mobile inbox (02 §4.6) asks of the alerts: a filter, a page or a keyset position. */
 export interface InboxFilter {
@@ -12,6 +12,43 @@ export interface InboxFilter {
   statuses: AlertStatus[];
   severity?: AlertSeverity | undefined;
 }
+
+/** What the inbox shows of an alert (mobile/inbox.ts): only these columns are read. */
+const inboxColumns = {
+  id: alerts.id,
+  orgId: alerts.orgId,
+  deviceId: alerts.deviceId,
+  status: alerts.status,
+  severity: alerts.severity,
+  title: alerts.title,
+  message: alerts.message,
+  triggeredAt: alerts.triggeredAt,
+  acknowledgedAt: alerts.acknowledgedAt,
+  resolvedAt: alerts.resolvedAt,
+};
+
+/** The inbox's page (newest first by (triggeredAt, id), `limit` and `offset`) and its total, per shape: the reach
+ * (alerts-service reachIn) and, as letters, S the statuses of the JSON array `statuses`, v `severity`, k after the
+ * keyset position `ts`, `afterId` (the page only). */
+const inboxQueries = preparedShapes((db, shape) => {
+  const where = and(
+    reachIn(shape),
+    shape.includes('S') ? inJson(alerts.status, 'statuses') : undefined,
+    shape.includes('v') ? eq(alerts.severity, sql.placeholder('severity')) : undefined,
+  );
+  const keyset = sql`(${alerts.triggeredAt} < ${sql.placeholder('ts')} OR (${alerts.triggeredAt} = ${sql.placeholder('ts')} AND ${alerts.id} < ${sql.placeholder('afterId')}))`;
+  return {
+    page: db
+      .select(inboxColumns)
+      .from(alerts)
+      .where(shape.includes('k') ? and(where, keyset) : where)
+      .orderBy(desc(alerts.triggeredAt), desc(alerts.id))
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset'))
+      .prepare(),
+    count: db.select({ n: count() }).from(alerts).where(where).prepare(),
+  };
+});
 
 /**
  * Alert reads for the mobile interface (02 §4.6, 05 wire notes "4.6"): the inbox with keyset paging on
@@ -22,47 +59,29 @@ export interface InboxFilter {
 export class MobileAlertReads {
   constructor(private readonly db: Db) {}
 
-  private visible(caller: Caller, orgId: string | undefined): SQL | undefined | false {
-    const orgIds = readOrgIds(this.db, caller, orgId);
-    if (orgIds !== null && orgIds.length === 0) return false;
-    if (caller.siteIds !== null && caller.siteIds.length === 0) return false;
-    if (caller.deviceGroupIds !== null && caller.deviceGroupIds.length === 0) return false;
-    return and(
-      orgIds === null ? undefined : inArray(alerts.orgId, orgIds),
-      caller.siteIds === null ? undefined : inArray(alerts.siteId, caller.siteIds),
-      inCallerDeviceGroups(caller, alerts.deviceId),
-    );
-  }
-
   inbox(caller: Caller, filter: InboxFilter, window: { limit: number; offset?: number; after?: { ts: string; id: string } }) {
-    const scope = this.visible(caller, filter.orgId);
-    if (scope === false) return { rows: [], total: 0 };
-    const where = and(
-      scope,
-      filter.statuses.length > 0 ? inArray(alerts.status, filter.statuses) : undefined,
-      filter.severity ? eq(alerts.severity, filter.severity) : undefined,
-    );
+    const reach = alertReach(this.db, caller, filter.orgId);
+    if (reach === false) return { rows: [], total: 0 };
+    const filters = `${reach.shape}${filter.statuses.length > 0 ? 'S' : ''}${filter.severity ? 'v' : ''}`;
     const { after } = window;
-    const keyset = after && sql`(${alerts.triggeredAt} < ${after.ts} OR (${alerts.triggeredAt} = ${after.ts} AND ${alerts.id} < ${after.id}))`;
-    const rows = this.db
-      .select()
-      .from(alerts)
-      .where(keyset ? and(where, keyset) : where)
-      .orderBy(desc(alerts.triggeredAt), desc(alerts.id))
-      .limit(window.limit)
-      .offset(window.offset ?? 0)
-      .all();
-    const total = this.db.select({ n: count() }).from(alerts).where(where).get()?.n ?? 0;
+    const values = { ...reach, statuses: JSON.stringify(filter.statuses), severity: filter.severity };
+    const rows = inboxQueries(this.db, after ? `${filters}k` : filters).page.all({
+      ...values,
+      ts: after?.ts,
+      afterId: after?.id,
+      limit: window.limit,
+      offset: window.offset ?? 0,
+    });
+    const total = inboxQueries(this.db, filters).count.get(values)?.n ?? 0;
     return { rows, total };
   }
 
   /** Alerts per status and the open (active or acknowledged) critical ones. */
   counts(caller: Caller, orgId: string | undefined) {
     const out = { total: 0, active: 0, acknowledged: 0, resolved: 0, critical: 0 };
-    const scope = this.visible(caller, orgId);
-    if (scope === false) return out;
-    const rows = this.db.select({ status: alerts.status, severity: alerts.severity, n: count() }).from(alerts).where(scope).groupBy(alerts.status, alerts.severity).all();
-    for (const { status, severity, n } of rows) {
+    const reach = alertReach(this.db, caller, orgId);
+    if (reach === false) return out;
+    for (const { status, severity, n } of alertCountsIn(this.db, reach)) {
       out.total += n;
       if (status === 'active' || status === 'acknowledged' || status === 'resolved') out[status] += n;
       if (severity === 'critical' && (status === 'active' || status === 'acknowledged')) out.critical += n;

@@ -2,8 +2,6 @@ import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
 import { preparedQueries } from '../../db/prepared.js';
 import { alertMetricSamples, alerts } from '../../db/schema/index.js';
-import { inCallerDeviceGroups } from '../devices/service.js';
-import { containsPattern } from '../../lib/like.js';
 
 /** A subquery of the ids of devices with an open critical alert (the `alerts.critical` device filter field). */
 export function devicesWithOpenCriticalAlert(): SQL {
@@ -24,24 +22,4 @@ export function recentMetricSamples(db: Db, deviceId: string, limit: number, met
   const queries = sampleQueries(db);
   const rows = metric === undefined ? queries.all.all({ deviceId, limit }) : queries.ofMetric.all({ deviceId, limit, metric });
   return rows.map((s) => ({ metric: s.metric, serviceName: s.serviceName === '' ? null : s.serviceName, value: s.value, textValue: s.textValue, timestamp: new Date(s.at).toISOString() }));
-}
-
-/** Alerts whose title or message contains `q` (case-insensitive), newest first, within organizations, sites and
- * device groups (null: no restriction); for GET /search. */
-export function searchAlerts(db: Db, reach: { orgIds: readonly string[] | null; siteIds: string[] | null; deviceGroupIds: string[] | null }, q: string, limit: number) {
-  const pattern = containsPattern(q);
-  return db
-    .select({ id: alerts.id, title: alerts.title, message: alerts.message, severity: alerts.severity })
-    .from(alerts)
-    .where(
-      and(
-        reach.orgIds === null ? undefined : sql`${alerts.orgId} IN (SELECT value FROM json_each(${JSON.stringify(reach.orgIds)}))`,
-        reach.siteIds === null ? undefined : sql`${alerts.siteId} IN (SELECT value FROM json_each(${JSON.stringify(reach.siteIds)}))`,
-        inCallerDeviceGroups(reach, alerts.deviceId),
-        sql`(${alerts.title} LIKE ${pattern} ESCAPE '\\' OR ${alerts.message} LIKE ${pattern} ESCAPE '\\')`,
-      ),
-    )
-    .orderBy(desc(alerts.triggeredAt))
-    .limit(limit)
-    .all();
 }

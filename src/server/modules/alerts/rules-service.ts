@@ -1,5 +1,4 @@
-import { and, asc, desc, eq, isNull, or, sql, type SQL } from 'drizzle-orm';
-import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { and, asc, desc, eq, isNull, or, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type {
   AlertRuleCreateSchema,
@@ -14,7 +13,7 @@ import { inJson, rowById } from '../../db/prepared.js';
 import { alertRules, alertTemplates } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { badRequest, conflict, fieldError, forbidden, notFound } from '../../errors.js';
-import { countRows, pageOfRows, preparedPages, type PageQuery } from '../../lib/paging.js';
+import { countRows, preparedPages, type PageQuery } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
 import { channelIdsOfOrg } from '../notifications/channels.js';
 import { policyOfOrg } from '../notifications/policies.js';
@@ -51,8 +50,6 @@ export function ruleOut(row: RuleRow) {
 }
 export type RuleOut = ReturnType<typeof ruleOut>;
 
-const lowerLike = (column: SQL | SQLiteColumn, needle: string) => sql`instr(lower(coalesce(${column}, '')), ${needle.toLowerCase()}) > 0`;
-
 /** A page of rules, per shape: which filters of the list the request has, as letters (o the organizations of
  * the JSON array `orgIds`, e enabled, v severity, t templateId, T targetType, V targetValue, q search `needle`,
  * lower case). */
@@ -78,6 +75,26 @@ const rulePageOf = preparedPages(alertRules, [desc(alertRules.createdAt), desc(a
   );
 });
 
+/** A page of templates, per shape: which organizations (O the one `orgId`; n built-ins and those of the JSON array
+ * `orgIds`; none: all) and which filters of the list the request has, as letters (B built-in only, C custom only,
+ * v severity, q search `needle`, lower case). */
+const templatePageOf = preparedPages(alertTemplates, [desc(alertTemplates.builtIn), asc(alertTemplates.name), asc(alertTemplates.id)], (shape) => {
+  const needle = sql.placeholder('needle');
+  return and(
+    shape.includes('O') ? eq(alertTemplates.orgId, sql.placeholder('orgId')) : undefined,
+    shape.includes('n') ? or(isNull(alertTemplates.orgId), inJson(alertTemplates.orgId, 'orgIds')) : undefined,
+    shape.includes('B') ? eq(alertTemplates.builtIn, true) : undefined,
+    shape.includes('C') ? eq(alertTemplates.builtIn, false) : undefined,
+    shape.includes('v') ? eq(alertTemplates.severity, sql.placeholder('severity')) : undefined,
+    shape.includes('q')
+      ? or(
+          sql`instr(lower(coalesce(${alertTemplates.name}, '')), ${needle}) > 0`,
+          sql`instr(lower(coalesce(${alertTemplates.description}, '')), ${needle}) > 0`,
+        )
+      : undefined,
+  );
+});
+
 /** Templates and rules (02 §2.1, §2.2, §4.1, §7). */
 export class AlertRulesService {
   constructor(private readonly db: Db) {}
@@ -86,20 +103,20 @@ export class AlertRulesService {
 
   listTemplates(ctx: RequestContext, query: z.infer<typeof AlertTemplateListQuerySchema>, builtInOnly = false): FlatPage<ReturnType<typeof templateOut>> {
     const orgIds = builtInOnly ? [] : readOrgIds(this.db, ctx.caller, query.orgId);
-    const visible =
-      query.orgId !== undefined
-        ? eq(alertTemplates.orgId, query.orgId)
-        : orgIds === null
-          ? undefined
-          : or(isNull(alertTemplates.orgId), sql`${alertTemplates.orgId} IN (SELECT value FROM json_each(${JSON.stringify(orgIds)}))`);
-    const where = and(
-      visible,
-      builtInOnly || query.builtIn === true ? eq(alertTemplates.builtIn, true) : undefined,
-      query.builtIn === false ? eq(alertTemplates.builtIn, false) : undefined,
-      query.severity ? eq(alertTemplates.severity, query.severity) : undefined,
-      query.search ? or(lowerLike(alertTemplates.name, query.search), lowerLike(sql`${alertTemplates.description}`, query.search)) : undefined,
-    );
-    const { rows, total } = pageOfRows(this.db, alertTemplates, where, [desc(alertTemplates.builtIn), asc(alertTemplates.name), asc(alertTemplates.id)], query);
+    const shape = [
+      query.orgId !== undefined ? 'O' : orgIds === null ? '' : 'n',
+      builtInOnly || query.builtIn === true ? 'B' : '',
+      query.builtIn === false ? 'C' : '',
+      query.severity ? 'v' : '',
+      query.search ? 'q' : '',
+    ].join('');
+    const values = {
+      orgId: query.orgId,
+      orgIds: orgIds === null ? null : JSON.stringify(orgIds),
+      severity: query.severity,
+      needle: query.search?.toLowerCase(),
+    };
+    const { rows, total } = templatePageOf(this.db, shape, values, query);
     return flat(rows.map(templateOut), query, total);
   }
 

@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, inArray, lte, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, lte, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import {
   DIAGNOSTIC_LEVELS,
@@ -11,7 +11,8 @@ import type { RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
 import { deviceDiagnosticLogs, deviceEventLogs } from '../../db/schema/index.js';
 import { notFound } from '../../errors.js';
-import { paged, pageOfRows } from '../../lib/paging.js';
+import { inJson } from '../../db/prepared.js';
+import { paged, preparedPages } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
 import type { DevicesService } from '../devices/service.js';
 import { containsPattern } from '../../lib/like.js';
@@ -36,6 +37,35 @@ export interface Stored {
   total: number;
   failedGroups: number;
 }
+
+/** A page of a device's diagnostic log, newest first, per shape: which filters the request has (`l` the JSON array
+ * `levels`, `c` component, `a` since, `b` until, `q` message or fields LIKE `pattern`). */
+const diagnosticPageOf = preparedPages(deviceDiagnosticLogs, [desc(deviceDiagnosticLogs.timestamp), desc(deviceDiagnosticLogs.id)], (shape) => {
+  const t = deviceDiagnosticLogs;
+  const pattern = sql.placeholder('pattern');
+  return and(
+    eq(t.deviceId, sql.placeholder('deviceId')),
+    shape.includes('l') ? inJson(t.level, 'levels') : undefined,
+    shape.includes('c') ? eq(t.component, sql.placeholder('component')) : undefined,
+    shape.includes('a') ? gte(t.timestamp, sql.placeholder('since')) : undefined,
+    shape.includes('b') ? lte(t.timestamp, sql.placeholder('until')) : undefined,
+    shape.includes('q') ? sql`(${t.message} LIKE ${pattern} ESCAPE '\\' OR ${t.fields} LIKE ${pattern} ESCAPE '\\')` : undefined,
+  );
+});
+
+/** A page of a device's event log, newest first, per shape: `c` category, `l` level, `s` source, `a` startDate,
+ * `b` endDate. */
+const eventPageOf = preparedPages(deviceEventLogs, [desc(deviceEventLogs.timestamp), desc(deviceEventLogs.id)], (shape) => {
+  const t = deviceEventLogs;
+  return and(
+    eq(t.deviceId, sql.placeholder('deviceId')),
+    shape.includes('c') ? eq(t.category, sql.placeholder('category')) : undefined,
+    shape.includes('l') ? eq(t.level, sql.placeholder('level')) : undefined,
+    shape.includes('s') ? eq(t.source, sql.placeholder('source')) : undefined,
+    shape.includes('a') ? gte(t.timestamp, sql.placeholder('from')) : undefined,
+    shape.includes('b') ? lte(t.timestamp, sql.placeholder('to')) : undefined,
+  );
+});
 
 /**
  * The agent's diagnostic log and the device's OS event log (03 §2.7, §2.8, §4.4): sent by the device's agent with
@@ -91,21 +121,19 @@ export class DeviceLogsService {
   /** GET /devices/:id/diagnostic-logs: newest first (timestamp, then id). */
   diagnosticLogs(ctx: RequestContext, deviceId: string, query: z.infer<typeof DiagnosticLogQuerySchema>) {
     const device = this.devices.findVisible(ctx, deviceId);
-    const t = deviceDiagnosticLogs;
     // Unknown levels are dropped (05 wire notes); none left: no level condition.
     const levels = (query.level ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(isDiagnosticLevel);
-    const conditions: (SQL | undefined)[] = [
-      eq(t.deviceId, device.id),
-      levels.length > 0 ? inArray(t.level, levels) : undefined,
-      query.component ? eq(t.component, query.component) : undefined,
-      ...this.window(t.timestamp, query.since, query.until),
-    ];
-    if (query.search) {
-      const pattern = containsPattern(query.search);
-      conditions.push(sql`(${t.message} LIKE ${pattern} ESCAPE '\\' OR ${t.fields} LIKE ${pattern} ESCAPE '\\')`);
-    }
+    const shape = `${levels.length > 0 ? 'l' : ''}${query.component ? 'c' : ''}${query.since ? 'a' : ''}${query.until ? 'b' : ''}${query.search ? 'q' : ''}`;
+    const values = {
+      deviceId: device.id,
+      levels: JSON.stringify(levels),
+      component: query.component,
+      since: query.since ? utc(query.since) : undefined,
+      until: query.until ? utc(query.until) : undefined,
+      pattern: query.search ? containsPattern(query.search) : undefined,
+    };
     const { page, limit } = query;
-    const { rows, total } = pageOfRows(this.db, t, and(...conditions), [desc(t.timestamp), desc(t.id)], { page, limit });
+    const { rows, total } = diagnosticPageOf(this.db, shape, values, { page, limit });
     return { logs: rows, total, limit, offset: (page - 1) * limit };
   }
 
@@ -153,20 +181,16 @@ export class DeviceLogsService {
   /** GET /devices/:id/eventlogs: newest first (timestamp, then id). */
   events(ctx: RequestContext, deviceId: string, query: z.infer<typeof DeviceEventQuerySchema>) {
     const device = this.devices.findVisible(ctx, deviceId);
-    const t = deviceEventLogs;
-    const where = and(
-      eq(t.deviceId, device.id),
-      query.category ? eq(t.category, query.category) : undefined,
-      query.level ? eq(t.level, query.level) : undefined,
-      query.source ? eq(t.source, query.source) : undefined,
-      ...this.window(t.timestamp, query.startDate, query.endDate),
-    );
-    const { rows, total } = pageOfRows(this.db, t, where, [desc(t.timestamp), desc(t.id)], query);
+    const shape = `${query.category ? 'c' : ''}${query.level ? 'l' : ''}${query.source ? 's' : ''}${query.startDate ? 'a' : ''}${query.endDate ? 'b' : ''}`;
+    const values = {
+      deviceId: device.id,
+      category: query.category,
+      level: query.level,
+      source: query.source,
+      from: query.startDate ? utc(query.startDate) : undefined,
+      to: query.endDate ? utc(query.endDate) : undefined,
+    };
+    const { rows, total } = eventPageOf(this.db, shape, values, query);
     return paged(rows, query, total);
-  }
-
-  /** A time window over a stored UTC timestamp column, both ends inclusive. */
-  private window(column: typeof deviceEventLogs.timestamp | typeof deviceDiagnosticLogs.timestamp, from?: string, to?: string): (SQL | undefined)[] {
-    return [from ? gte(column, utc(from)) : undefined, to ? lte(column, utc(to)) : undefined];
   }
 }

@@ -51,6 +51,87 @@ export function inDeviceGroupsPrepared(deviceIdColumn: SQLWrapper): SQL {
   return sql`${deviceIdColumn} IN (SELECT ${devices.id} FROM ${devices} WHERE ${inGroupsJson})`;
 }
 
+/**
+ * A caller's device visibility (DevicesService.visibleWhere) for statements prepared once: `shape` has a letter per
+ * restriction that applies ('o' organizations, 's' sites, 'g' device groups; '' none), `values` the JSON-array
+ * placeholders `orgIds`, `siteIds` and `groupIds` (all three always; a statement ignores those it lacks).
+ */
+export interface VisibleScope {
+  shape: string;
+  values: { orgIds: string; siteIds: string; groupIds: string };
+}
+
+/** visibleWhere's condition over `devices` for a VisibleScope shape, with its placeholders; undefined for ''
+ * (every device). A caller keeps the scope's shape as its own part of a longer shape string (its letters clash). */
+export function visibleWherePrepared(shape: string): SQL | undefined {
+  return and(
+    shape.includes('o') ? inJson(devices.orgId, 'orgIds') : undefined,
+    shape.includes('s') ? inJson(devices.siteId, 'siteIds') : undefined,
+    shape.includes('g') ? inGroupsJson : undefined,
+  );
+}
+
+/** DEVICEIDCOLUMN names an existing device visible under the VisibleScope shape (for another module's device-keyed
+ * rows). */
+export function visibleDeviceInPrepared(shape: string, deviceIdColumn: SQLWrapper): SQL {
+  return sql`${deviceIdColumn} IN (SELECT ${devices.id} FROM ${devices} WHERE ${visibleWherePrepared(shape) ?? sql`1 = 1`})`;
+}
+
+/** DevicesService.restrictedScope as its part of a shape string: '' no restriction, 'X' nothing visible, else 'R'
+ * and the VisibleScope's shape. Keep it apart from the caller's own letters (e.g. after a ':'). */
+export function restrictionShape(scope: VisibleScope | null | undefined): string {
+  return scope === undefined ? '' : scope === null ? 'X' : `R${scope.shape}`;
+}
+
+/** restrictedDeviceWhere for a statement prepared once, by restrictionShape: undefined for '' (no condition). */
+export function restrictedDeviceInPrepared(shape: string, deviceIdColumn: SQLWrapper): SQL | undefined {
+  if (shape === '') return undefined;
+  return shape === 'X' ? sql`0 = 1` : visibleDeviceInPrepared(shape.slice(1), deviceIdColumn);
+}
+
+/** GET /search's devices, per VisibleScope shape: hostname, display name or last user LIKE `pattern`. */
+const deviceSearchOf = preparedShapes((db, shape) => {
+  const pattern = sql.placeholder('pattern');
+  return db
+    .select({ id: devices.id, hostname: devices.hostname, displayName: devices.displayName, status: devices.status, lastUser: devices.lastUser })
+    .from(devices)
+    .where(
+      and(
+        visibleWherePrepared(shape),
+        sql`(${devices.hostname} LIKE ${pattern} ESCAPE '\\' OR ${devices.displayName} LIKE ${pattern} ESCAPE '\\' OR ${devices.lastUser} LIKE ${pattern} ESCAPE '\\')`,
+      ),
+    )
+    .orderBy(asc(devices.hostname))
+    .limit(sql.placeholder('limit'))
+    .prepare();
+});
+
+/** GET /tags, per VisibleScope shape: the tags of visible live devices by count; `pattern` null for all. */
+const tagCountsOf = preparedShapes((db, shape) => {
+  const tag = sql<string>`t.value`;
+  const pattern = sql.placeholder('pattern');
+  return db
+    .select({ tag, n: count() })
+    .from(sql`${devices}, json_each(${devices.tags}) AS t`)
+    .where(and(visibleWherePrepared(shape), ne(devices.status, 'decommissioned'), sql`(${pattern} IS NULL OR t.value LIKE ${pattern} ESCAPE '\\')`))
+    .groupBy(tag)
+    .orderBy(desc(count()), asc(tag))
+    .limit(1000)
+    .prepare();
+});
+
+/** GET /tags/devices, per VisibleScope shape: the filter compiler's tags `contains` (filters/compile.ts element():
+ * the lower-cased JSON text holds the JSON string of the tag, `needle`). */
+const devicesWithTagOf = preparedShapes((db, shape) =>
+  db
+    .select({ id: devices.id, hostname: devices.hostname, displayName: devices.displayName, status: devices.status, osType: devices.osType, tags: devices.tags })
+    .from(devices)
+    .where(and(visibleWherePrepared(shape), sql`(instr(lower(${devices.tags}), ${sql.placeholder('needle')}) > 0)`, ne(devices.status, 'decommissioned')))
+    .orderBy(asc(devices.hostname), asc(devices.id))
+    .limit(5000)
+    .prepare(),
+);
+
 /** The read paths of one device, prepared once per database (db/prepared.ts). */
 const deviceQueries = preparedQueries((db) => ({
   // Every agent request finds its device by agent id: what the agent routes need of it, or (a heartbeat) all of it.
@@ -434,11 +515,16 @@ export class DevicesService {
     return and(...parts) ?? sql`1 = 1`;
   }
 
-  /** visibleWhere for another module's device-keyed rows: DEVICEIDCOLUMN names a device the caller may see; null
-   * when nothing is visible. */
-  visibleDeviceIn(ctx: RequestContext, deviceIdColumn: SQLWrapper): SQL | null {
-    const scope = this.visibleWhere(ctx);
-    return scope && sql`${deviceIdColumn} IN (SELECT ${devices.id} FROM ${devices} WHERE ${scope})`;
+  /** visibleWhere for statements prepared once (visibleWherePrepared, visibleDeviceInPrepared): the same reach,
+   * the same 403 for an `orgIds` entry out of reach; null when nothing is visible. */
+  visibleScope(ctx: RequestContext, orgIds?: string[]): VisibleScope | null {
+    const reach = this.reachOf(ctx, orgIds);
+    if (!reach) return null;
+    const shape = `${reach.orgIds !== null ? 'o' : ''}${reach.siteIds !== null ? 's' : ''}${reach.groupIds !== null ? 'g' : ''}`;
+    return {
+      shape,
+      values: { orgIds: JSON.stringify(reach.orgIds ?? []), siteIds: JSON.stringify(reach.siteIds ?? []), groupIds: JSON.stringify(reach.groupIds ?? []) },
+    };
   }
 
   /** What visibleWhere's condition is made of (null lists: no restriction); null when nothing is visible. */
@@ -641,16 +727,9 @@ export class DevicesService {
   /** Devices for GET /search: hostname, display name or last user contains `q`; title displayName || hostname,
    * description hostname (when it differs), status and last user joined by " · " (05 wire notes "4.5"). */
   search(ctx: RequestContext, q: string, limit: number) {
-    const scope = this.visibleWhere(ctx);
+    const scope = this.visibleScope(ctx);
     if (!scope) return [];
-    const pattern = containsPattern(q);
-    const rows = this.db
-      .select({ id: devices.id, hostname: devices.hostname, displayName: devices.displayName, status: devices.status, lastUser: devices.lastUser })
-      .from(devices)
-      .where(and(scope, sql`(${devices.hostname} LIKE ${pattern} ESCAPE '\\' OR ${devices.displayName} LIKE ${pattern} ESCAPE '\\' OR ${devices.lastUser} LIKE ${pattern} ESCAPE '\\')`))
-      .orderBy(asc(devices.hostname))
-      .limit(limit)
-      .all();
+    const rows = deviceSearchOf(this.db, scope.shape).all({ ...scope.values, pattern: containsPattern(q), limit });
     return rows.map((d) => ({
       id: d.id,
       type: 'devices' as const,
@@ -661,30 +740,18 @@ export class DevicesService {
 
   /** GET /tags (05 wire notes "4.7"): the tags of visible, live devices with their device counts. */
   listTags(ctx: RequestContext, search?: string) {
-    const scope = this.visibleWhere(ctx);
+    const scope = this.visibleScope(ctx);
     if (!scope) return { data: [], total: 0 };
-    const pattern = search ? containsPattern(search) : null;
-    const rows = this.db.all<{ tag: string; n: number }>(sql`
-      SELECT t.value AS tag, count(*) AS n FROM ${devices}, json_each(${devices.tags}) AS t
-      WHERE ${scope} AND ${devices.status} <> 'decommissioned'
-        AND (${pattern} IS NULL OR t.value LIKE ${pattern} ESCAPE '\\')
-      GROUP BY t.value ORDER BY n DESC, t.value ASC LIMIT 1000`);
+    const rows = tagCountsOf(this.db, scope.shape).all({ ...scope.values, pattern: search ? containsPattern(search) : null });
     const data = rows.map((r) => ({ id: r.tag, name: r.tag, tag: r.tag, deviceCount: r.n }));
     return { data, total: data.length };
   }
 
   /** GET /tags/devices?tag=: the visible, live devices with that tag (case-insensitive). */
   devicesWithTag(ctx: RequestContext, tag: string) {
-    const scope = this.visibleWhere(ctx);
+    const scope = this.visibleScope(ctx);
     if (!scope) return { data: [], total: 0 };
-    const hasTag = compileFilter({ operator: 'AND', conditions: [{ field: 'tags', operator: 'contains', value: tag }] }).where;
-    const data = this.db
-      .select({ id: devices.id, hostname: devices.hostname, displayName: devices.displayName, status: devices.status, osType: devices.osType, tags: devices.tags })
-      .from(devices)
-      .where(and(scope, hasTag, ne(devices.status, 'decommissioned')))
-      .orderBy(asc(devices.hostname), asc(devices.id))
-      .limit(5000)
-      .all();
+    const data = devicesWithTagOf(this.db, scope.shape).all({ ...scope.values, needle: JSON.stringify(tag.toLowerCase()) });
     return { data, total: data.length };
   }
 
@@ -735,6 +802,13 @@ export class DevicesService {
    * may see, or undefined when the caller has no site or device-group restriction (01 §2.6) beyond the
    * organizations the module checks itself.
    */
+  /** restrictedDeviceWhere for statements prepared once (restrictionShape, restrictedDeviceInPrepared): undefined
+   * without a site or device-group restriction, else the caller's VisibleScope (null: nothing visible). */
+  restrictedScope(ctx: RequestContext): VisibleScope | null | undefined {
+    const { siteIds, deviceGroupIds } = ctx.caller;
+    return siteIds === null && deviceGroupIds === null ? undefined : this.visibleScope(ctx);
+  }
+
   restrictedDeviceWhere(ctx: RequestContext, deviceIdColumn: SQLWrapper): SQL | undefined {
     const { siteIds, deviceGroupIds } = ctx.caller;
     if (siteIds === null && deviceGroupIds === null) return undefined;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { and, desc, eq, gt, inArray, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type {
   EnrollmentKeyCreateSchema,
@@ -7,11 +7,11 @@ import type {
   EnrollmentKeyRotateSchema,
 } from '../../../contract/enrollment-keys.js';
 import type { Db } from '../../db/connection.js';
-import { insertRow, preparedQueries, updateRow, rowById } from '../../db/prepared.js';
+import { inJson, insertRow, preparedQueries, updateRow, rowById } from '../../db/prepared.js';
 import { enrollmentKeys } from '../../db/schema/index.js';
 import { systemContext, type RequestContext } from '../../context.js';
 import { DomainError, fieldError, notFound, siteAccessDenied, unauthorized } from '../../errors.js';
-import { pageOfRows, paged, type Paged } from '../../lib/paging.js';
+import { paged, preparedPages, type Paged } from '../../lib/paging.js';
 import { sha256Hex } from '../../security/crypto.js';
 import { recordAudit } from '../audit/recorder.js';
 import { deleteAudited } from '../shared/audited.js';
@@ -41,6 +41,19 @@ const keyQueries = preparedQueries((db) => ({
     )
     .prepare(),
 }));
+
+/** The key list's page and count, per shape (db/prepared.ts): `o` one organization (`orgId`) else `i` those of
+ * the JSON array `orgIds`; `s` one site (`siteId`); `r` within the caller's sites (`siteIds`); `e` expired or `f`
+ * not expired at `now`. */
+const keyPageOf = preparedPages(enrollmentKeys, [desc(enrollmentKeys.createdAt), sql`rowid DESC`], (shape) =>
+  and(
+    shape.includes('o') ? eq(enrollmentKeys.orgId, sql.placeholder('orgId')) : inJson(enrollmentKeys.orgId, 'orgIds'),
+    shape.includes('s') ? eq(enrollmentKeys.siteId, sql.placeholder('siteId')) : undefined,
+    shape.includes('r') ? inJson(enrollmentKeys.siteId, 'siteIds') : undefined,
+    shape.includes('e') ? lte(enrollmentKeys.expiresAt, sql.placeholder('now')) : undefined,
+    shape.includes('f') ? gt(enrollmentKeys.expiresAt, sql.placeholder('now')) : undefined,
+  ),
+);
 
 const REFUSALS: Record<EnrollmentRefusal, string> = {
   enrollment_key_not_found: 'Enrollment key not recognized',
@@ -93,29 +106,33 @@ export class EnrollmentKeysService {
 
   list(ctx: RequestContext, query: z.infer<typeof EnrollmentKeyListQuerySchema>): Paged<EnrollmentKeyRow> {
     const { caller } = ctx;
-    const conditions: SQL[] = [];
+    const values: Record<string, unknown> = {};
+    let shape: string;
     if (query.orgId) {
       requireOrg(this.db, caller, query.orgId);
-      conditions.push(eq(enrollmentKeys.orgId, query.orgId));
+      shape = 'o';
+      values.orgId = query.orgId;
     } else {
       const ids = this.tenancy.listAccessibleOrganizations(ctx).map((o) => o.id);
       if (ids.length === 0) return paged([], query, 0);
-      conditions.push(inArray(enrollmentKeys.orgId, ids));
+      shape = 'i';
+      values.orgIds = JSON.stringify(ids);
     }
     if (query.siteId) {
       requireSite(this.db, caller, query.siteId);
-      conditions.push(eq(enrollmentKeys.siteId, query.siteId));
+      shape += 's';
+      values.siteId = query.siteId;
     }
     if (caller.siteIds !== null) {
       if (caller.siteIds.length === 0) return paged([], query, 0);
-      conditions.push(inArray(enrollmentKeys.siteId, caller.siteIds));
+      shape += 'r';
+      values.siteIds = JSON.stringify(caller.siteIds);
     }
     if (query.expired !== undefined) {
-      const now = isoNow();
-      conditions.push(query.expired ? lte(enrollmentKeys.expiresAt, now) : gt(enrollmentKeys.expiresAt, now));
+      shape += query.expired ? 'e' : 'f';
+      values.now = isoNow();
     }
-    const where = and(...conditions);
-    const { rows, total } = pageOfRows(this.db, enrollmentKeys, where, [desc(enrollmentKeys.createdAt), sql`rowid DESC`], query);
+    const { rows, total } = keyPageOf(this.db, shape, values, query);
     return paged(rows, query, total);
   }
 

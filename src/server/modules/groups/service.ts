@@ -8,7 +8,7 @@ import { systemContext, type RequestContext } from '../../context.js';
 import { badRequest, deviceGroupAccessDenied, notFound } from '../../errors.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import { recordAudit } from '../audit/recorder.js';
-import type { DevicesService } from '../devices/service.js';
+import { visibleDeviceInPrepared, visibleWherePrepared, type DevicesService } from '../devices/service.js';
 import { compileFilter } from '../filters/compile.js';
 import { containsPattern } from '../../lib/like.js';
 import { resolveWriteOrg } from '../filters/org.js';
@@ -59,6 +59,73 @@ const groupReads = preparedQueries((db) => ({
     .groupBy(deviceGroupMembers.groupId)
     .prepare(),
 }));
+
+/** The groups of a device (GET /devices/:id), prepared once per database. */
+const deviceGroupsOf = preparedQueries((db) =>
+  db
+    .select({ groupId: deviceGroups.id, groupName: deviceGroups.name, groupType: deviceGroups.type, addedAt: deviceGroupMembers.addedAt, addedBy: deviceGroupMembers.addedBy })
+    .from(deviceGroupMembers)
+    .innerJoin(deviceGroups, eq(deviceGroups.id, deviceGroupMembers.groupId))
+    .where(eq(deviceGroupMembers.deviceId, sql.placeholder('deviceId')))
+    .orderBy(asc(deviceGroups.name))
+    .prepare(),
+);
+
+/** The visible members of group `groupId`, per the caller's VisibleScope shape (devices/service.ts). */
+const membersOf = preparedShapes((db, shape) =>
+  db
+    .select({
+      deviceId: deviceGroupMembers.deviceId,
+      hostname: devices.hostname,
+      displayName: devices.displayName,
+      status: devices.status,
+      osType: devices.osType,
+      isPinned: deviceGroupMembers.isPinned,
+      addedAt: deviceGroupMembers.addedAt,
+      addedBy: deviceGroupMembers.addedBy,
+    })
+    .from(deviceGroupMembers)
+    .innerJoin(devices, eq(devices.id, deviceGroupMembers.deviceId))
+    .where(and(eq(deviceGroupMembers.groupId, sql.placeholder('groupId')), visibleWherePrepared(shape)))
+    .orderBy(asc(devices.hostname), asc(devices.id))
+    .prepare(),
+);
+
+/** A page of a group's membership log and its total, per shape `<filters>:<scope>`: filters `d` deviceId, `a`
+ * action; scope empty for a caller without site or device-group restriction, else `r` and the VisibleScope shape. */
+const membershipLogOf = preparedShapes((db, shape) => {
+  const l = deviceGroupMembershipLog;
+  const [filters = '', scope] = shape.split(':');
+  const where = and(
+    eq(l.groupId, sql.placeholder('groupId')),
+    filters.includes('d') ? eq(l.deviceId, sql.placeholder('deviceId')) : undefined,
+    filters.includes('a') ? eq(l.action, sql.placeholder('action')) : undefined,
+    scope ? visibleDeviceInPrepared(scope.slice(1), l.deviceId) : undefined,
+  );
+  return {
+    page: db
+      .select({ id: l.id, groupId: l.groupId, deviceId: l.deviceId, hostname: devices.hostname, displayName: devices.displayName, action: l.action, reason: l.reason, createdAt: l.createdAt })
+      .from(l)
+      .leftJoin(devices, eq(devices.id, l.deviceId))
+      .where(where)
+      .orderBy(desc(l.createdAt), desc(l.id))
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset'))
+      .prepare(),
+    count: db.select({ n: count() }).from(l).where(where).prepare(),
+  };
+});
+
+/** Member counts of the groups of the JSON array `ids` (`groupIds` names the scope's groups), among the devices
+ * visible under a VisibleScope shape. */
+const visibleMemberCountsOf = preparedShapes((db, shape) =>
+  db
+    .select({ id: deviceGroupMembers.groupId, n: count() })
+    .from(deviceGroupMembers)
+    .where(and(inJson(deviceGroupMembers.groupId, 'ids'), visibleDeviceInPrepared(shape, deviceGroupMembers.deviceId)))
+    .groupBy(deviceGroupMembers.groupId)
+    .prepare(),
+);
 
 /** The groups of a list, per shape: which filters the request has, as letters (o the organizations of the JSON
  * array `orgIds`, s siteId, t type, p parentId, q name LIKE `pattern`). */
@@ -118,57 +185,29 @@ export class GroupsService {
 
   members(ctx: RequestContext, id: string) {
     const group = this.findVisible(ctx, id);
-    const data = this.db
-      .select({
-        deviceId: deviceGroupMembers.deviceId,
-        hostname: devices.hostname,
-        displayName: devices.displayName,
-        status: devices.status,
-        osType: devices.osType,
-        isPinned: deviceGroupMembers.isPinned,
-        addedAt: deviceGroupMembers.addedAt,
-        addedBy: deviceGroupMembers.addedBy,
-      })
-      .from(deviceGroupMembers)
-      .innerJoin(devices, eq(devices.id, deviceGroupMembers.deviceId))
-      .where(and(eq(deviceGroupMembers.groupId, group.id), this.devices.visibleWhere(ctx) ?? sql`0 = 1`))
-      .orderBy(asc(devices.hostname), asc(devices.id))
-      .all();
+    const scope = this.devices.visibleScope(ctx);
+    const data = scope ? membersOf(this.db, scope.shape).all({ ...scope.values, groupId: group.id }) : [];
     return { data, total: data.length };
   }
 
   /** The groups a device is in (GET /devices/:id). */
   groupsOfDevice(deviceId: string) {
-    return this.db
-      .select({ groupId: deviceGroups.id, groupName: deviceGroups.name, groupType: deviceGroups.type, addedAt: deviceGroupMembers.addedAt, addedBy: deviceGroupMembers.addedBy })
-      .from(deviceGroupMembers)
-      .innerJoin(deviceGroups, eq(deviceGroups.id, deviceGroupMembers.groupId))
-      .where(eq(deviceGroupMembers.deviceId, deviceId))
-      .orderBy(asc(deviceGroups.name))
-      .all();
+    return deviceGroupsOf(this.db).all({ deviceId });
   }
 
   membershipLog(ctx: RequestContext, id: string, query: z.infer<(typeof groupsContract)['membershipLog']['query']>) {
     const group = this.findVisible(ctx, id);
-    const l = deviceGroupMembershipLog;
+    const { limit, offset } = query;
     // 01 §2.6: a caller restricted to sites or device groups sees only the entries of devices it may see.
-    const where = and(
-      eq(l.groupId, group.id),
-      query.deviceId ? eq(l.deviceId, query.deviceId) : undefined,
-      query.action ? eq(l.action, query.action) : undefined,
-      this.devices.restrictedDeviceWhere(ctx, l.deviceId),
-    );
-    const data = this.db
-      .select({ id: l.id, groupId: l.groupId, deviceId: l.deviceId, hostname: devices.hostname, displayName: devices.displayName, action: l.action, reason: l.reason, createdAt: l.createdAt })
-      .from(l)
-      .leftJoin(devices, eq(devices.id, l.deviceId))
-      .where(where)
-      .orderBy(desc(l.createdAt), desc(l.id))
-      .limit(query.limit)
-      .offset(query.offset)
-      .all();
-    const total = this.db.select({ n: count() }).from(l).where(where).get()?.n ?? 0;
-    return { data, total, limit: query.limit, offset: query.offset };
+    const restricted = ctx.caller.siteIds !== null || ctx.caller.deviceGroupIds !== null;
+    const scope = restricted ? this.devices.visibleScope(ctx) : undefined;
+    if (scope === null) return { data: [], total: 0, limit, offset };
+    const shape = `${query.deviceId ? 'd' : ''}${query.action ? 'a' : ''}:${scope ? `r${scope.shape}` : ''}`;
+    const statements = membershipLogOf(this.db, shape);
+    const values = { ...scope?.values, groupId: group.id, deviceId: query.deviceId, action: query.action };
+    const data = statements.page.all({ ...values, limit, offset });
+    const total = statements.count.get(values)?.n ?? 0;
+    return { data, total, limit, offset };
   }
 
   preview(ctx: RequestContext, id: string, limit = 10) {
@@ -417,16 +456,14 @@ export class GroupsService {
   /** The member counts of groups: the members `ctx` may see (01 §2.6), or every member without one. */
   private memberCounts(ctx: RequestContext | null, ids: string[]): Map<string, number> {
     if (ids.length === 0) return new Map();
-    const m = deviceGroupMembers;
-    const restricted = ctx ? this.devices.restrictedDeviceWhere(ctx, m.deviceId) : undefined;
-    const rows = restricted
-      ? this.db
-          .select({ id: m.groupId, n: count() })
-          .from(m)
-          .where(and(sql`${m.groupId} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`, restricted))
-          .groupBy(m.groupId)
-          .all()
-      : groupReads(this.db).memberCounts.all({ groupIds: JSON.stringify(ids) });
+    const groupIds = JSON.stringify(ids);
+    // As restrictedDeviceWhere: only a caller restricted to sites or device groups is limited to visible devices.
+    const restricted = ctx !== null && (ctx.caller.siteIds !== null || ctx.caller.deviceGroupIds !== null);
+    const scope = restricted ? this.devices.visibleScope(ctx) : undefined;
+    if (scope === null) return new Map();
+    const rows = scope
+      ? visibleMemberCountsOf(this.db, scope.shape).all({ ...scope.values, ids: groupIds })
+      : groupReads(this.db).memberCounts.all({ groupIds });
     return new Map(rows.map((r) => [r.id, r.n]));
   }
 

@@ -4,7 +4,7 @@ import { PAM_DURATION } from '../../../contract/pam.js';
 import type { RequestContext } from '../../context.js';
 import { DomainError } from '../../errors.js';
 import type { DevicesService } from '../devices/service.js';
-import type { PendingApprovals } from '../pam/pending-approvals.js';
+import type { PendingApprovals, PendingRow } from '../pam/pending-approvals.js';
 import type { ElevationRow } from '../pam/requests-queries.js';
 import type { PamService } from '../pam/service.js';
 import { decodePosition, encodePosition } from './cursor.js';
@@ -14,7 +14,7 @@ type Decide = z.infer<typeof MobileApprovalDecideSchema>;
 const notFound = () => new DomainError('not_found', 'Not found', 'NOT_FOUND');
 
 /** 02 §4.6: a refused approval reads as denied with its reason; decidedAt is when the approver decided. */
-function approvalOf(row: ElevationRow, hostname: string | null) {
+function approvalOf(row: PendingRow, hostname: string | null) {
   const refused = row.enforcementStatus === 'refused';
   return {
     id: row.id,
@@ -45,7 +45,7 @@ export class MobileApprovals {
     private readonly devices: DevicesService,
   ) {}
 
-  private shown(rows: ElevationRow[]) {
+  private shown(rows: PendingRow[]) {
     const names = this.devices.hostnamesOf(rows.map((r) => r.deviceId));
     return rows.map((r) => approvalOf(r, names.get(r.deviceId) ?? null));
   }

@@ -1,4 +1,3 @@
-import { and, inArray, type SQL } from 'drizzle-orm';
 import { systemContext, type RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
 import { badRequest } from '../../errors.js';
@@ -24,23 +23,8 @@ export function resolveWriteOrg(tenancy: TenancyService, ctx: RequestContext, or
   throw badRequest('orgId is required', 'ORG_ID_REQUIRED');
 }
 
-/** The organization condition of a list: the given orgId (access-checked), else every organization the caller
- * reaches; null when the caller reaches none (an empty page, not an error). */
-export function listOrgCondition(
-  tenancy: TenancyService,
-  ctx: RequestContext,
-  column: Parameters<typeof inArray>[0],
-  orgId: string | undefined,
-  more: (SQL | undefined)[] = [],
-): SQL | undefined | null {
-  if (orgId !== undefined) return and(inArray(column, [tenancy.requireOrg(ctx, orgId).id]), ...more);
-  const ids = tenancy.accessibleOrgIds(ctx);
-  if (ids === null) return and(...more);
-  if (ids.length === 0) return null;
-  return and(inArray(column, ids), ...more);
-}
-
-/** listOrgCondition for a prepared statement (db/prepared.ts): shape 'o' with the organizations as the JSON array
+/** The organizations of a list, for a prepared statement (db/prepared.ts): the given orgId (access-checked), else
+ * every organization the caller reaches, as shape 'o' with the organizations as the JSON array
  * `orgIds` (for `inJson`), or '' for every organization (system callers); null when the caller reaches none. */
 export function listOrgReach(tenancy: TenancyService, ctx: RequestContext, orgId: string | undefined): { shape: '' | 'o'; orgIds: string | null } | null {
   if (orgId !== undefined) return { shape: 'o', orgIds: JSON.stringify([tenancy.requireOrg(ctx, orgId).id]) };

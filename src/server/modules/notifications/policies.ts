@@ -7,14 +7,14 @@ import type {
 } from '../../../contract/alert-channels.js';
 import type { RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
-import { rowById } from '../../db/prepared.js';
+import { inJson, rowById } from '../../db/prepared.js';
 import { escalationPolicies, type EscalationStep } from '../../db/schema/index.js';
 import { badRequest, fieldError, notFound } from '../../errors.js';
-import { pageOfRows, paged } from '../../lib/paging.js';
+import { paged, preparedPages } from '../../lib/paging.js';
 import { visibleOr404 } from '../shared/visible.js';
 import type { TenancyService } from '../tenancy/service.js';
 import type { ChannelsService } from './channels.js';
-import { auditOrgRow, listOrgCondition, resolveWriteOrg } from './org-scope.js';
+import { auditOrgRow, listOrgReach, resolveWriteOrg } from './org-scope.js';
 
 export type PolicyRow = typeof escalationPolicies.$inferSelect;
 type StepInput = z.infer<typeof EscalationPolicyCreateSchema>['steps'];
@@ -39,6 +39,12 @@ export function policyOfOrg(db: Db, orgId: string, id: string): PolicyRow | null
   return row && row.orgId === orgId ? row : null;
 }
 
+/** A page of policies, most recently updated first; shape 'o': of the organizations of the JSON array `orgIds`
+ * (org-scope.ts listOrgReach). */
+const policyPageOf = preparedPages(escalationPolicies, [desc(escalationPolicies.updatedAt), sql`rowid DESC`], (shape) =>
+  shape.includes('o') ? inJson(escalationPolicies.orgId, 'orgIds') : undefined,
+);
+
 /** 02 §2.6 and 05-wire-notes 4.1 `/alerts/policies`. */
 export class PoliciesService {
   constructor(
@@ -48,9 +54,9 @@ export class PoliciesService {
   ) {}
 
   list(ctx: RequestContext, query: z.infer<typeof EscalationPolicyListQuerySchema>) {
-    const where = listOrgCondition(this.tenancy, ctx, escalationPolicies.orgId, query.orgId);
-    if (where === null) return paged<PolicyRow>([], query, 0);
-    const { rows, total } = pageOfRows(this.db, escalationPolicies, where, [desc(escalationPolicies.updatedAt), sql`rowid DESC`], query);
+    const reach = listOrgReach(this.tenancy, ctx, query.orgId);
+    if (reach === null) return paged<PolicyRow>([], query, 0);
+    const { rows, total } = policyPageOf(this.db, reach.shape, { orgIds: reach.orgIds }, query);
     return paged(rows, query, total);
   }
 

@@ -1,10 +1,63 @@
-import { and, count, desc, eq, inArray, ne, or, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, ne, or, sql } from 'drizzle-orm';
 import type { Caller } from '../../context.js';
 import type { Db } from '../../db/connection.js';
+import { inJson, preparedShapes } from '../../db/prepared.js';
 import { elevationRequests } from '../../db/schema/index.js';
-import { inCallerDeviceGroups } from '../devices/service.js';
+import { inDeviceGroupsPrepared } from '../devices/service.js';
 import type { ElevationRow } from './requests-queries.js';
 import { listOrgs } from './scope.js';
+
+/** What the approvals inbox shows of a request (mobile/approvals.ts approvalOf): only these columns are read. */
+const shownColumns = {
+  id: elevationRequests.id,
+  orgId: elevationRequests.orgId,
+  deviceId: elevationRequests.deviceId,
+  flowType: elevationRequests.flowType,
+  status: elevationRequests.status,
+  enforcementStatus: elevationRequests.enforcementStatus,
+  denialReason: elevationRequests.denialReason,
+  subjectUsername: elevationRequests.subjectUsername,
+  reason: elevationRequests.reason,
+  targetExecutablePath: elevationRequests.targetExecutablePath,
+  toolName: elevationRequests.toolName,
+  riskTier: elevationRequests.riskTier,
+  requestedAt: elevationRequests.requestedAt,
+  approvedAt: elevationRequests.approvedAt,
+  deniedAt: elevationRequests.deniedAt,
+  expiresAt: elevationRequests.expiresAt,
+};
+
+export type PendingRow = Pick<ElevationRow, keyof typeof shownColumns>;
+
+/** The reach of a shape (db/prepared.ts): 'o' the organizations of the JSON array `orgIds`, 's' the sites of
+ * `siteIds`, 'g' devices in the groups of `groupIds` (01 §2.6), 'u' not requested by `userId` (no self-approval). */
+function pendingIn(shape: string) {
+  return and(
+    eq(elevationRequests.status, 'pending'),
+    shape.includes('o') ? inJson(elevationRequests.orgId, 'orgIds') : undefined,
+    shape.includes('s') ? inJson(elevationRequests.siteId, 'siteIds') : undefined,
+    shape.includes('g') ? inDeviceGroupsPrepared(elevationRequests.deviceId) : undefined,
+    shape.includes('u')
+      ? or(sql`${elevationRequests.requesterUserId} IS NULL`, ne(elevationRequests.requesterUserId, sql.placeholder('userId')))
+      : undefined,
+  );
+}
+
+/** The page (newest first by (requestedAt, id), 'k' after the keyset position `ts`, `afterId`) and the count, per
+ * shape. */
+const pendingQueries = preparedShapes((db, shape) => {
+  const keyset = sql`(${elevationRequests.requestedAt} < ${sql.placeholder('ts')} OR (${elevationRequests.requestedAt} = ${sql.placeholder('ts')} AND ${elevationRequests.id} < ${sql.placeholder('afterId')}))`;
+  return {
+    page: db
+      .select(shownColumns)
+      .from(elevationRequests)
+      .where(and(pendingIn(shape), shape.includes('k') ? keyset : undefined))
+      .orderBy(desc(elevationRequests.requestedAt), desc(elevationRequests.id))
+      .limit(sql.placeholder('limit'))
+      .prepare(),
+    count: db.select({ n: count() }).from(elevationRequests).where(pendingIn(shape)).prepare(),
+  };
+});
 
 /**
  * The elevation requests awaiting a decision that a user could decide (the mobile approvals inbox, 02 §4.6):
@@ -14,44 +67,34 @@ import { listOrgs } from './scope.js';
 export class PendingApprovals {
   constructor(private readonly db: Db) {}
 
-  private where(caller: Caller): SQL | null {
+  /** The caller's reach as a shape (pendingIn) and its values; null when it is nothing. */
+  private reach(caller: Caller): { shape: string; values: Record<string, unknown> } | null {
     const orgIds = listOrgs(this.db, caller, undefined);
     if (orgIds !== null && orgIds.length === 0) return null;
     if (caller.siteIds !== null && caller.siteIds.length === 0) return null;
     if (caller.deviceGroupIds !== null && caller.deviceGroupIds.length === 0) return null;
-    return (
-      and(
-        eq(elevationRequests.status, 'pending'),
-        orgIds === null ? undefined : inArray(elevationRequests.orgId, orgIds),
-        caller.siteIds === null ? undefined : inArray(elevationRequests.siteId, caller.siteIds),
-        // Built by the mobile module with the database alone, so no DevicesService (restrictedDeviceWhere) here.
-        inCallerDeviceGroups(caller, elevationRequests.deviceId),
-        caller.userId === null
-          ? undefined
-          : or(sql`${elevationRequests.requesterUserId} IS NULL`, ne(elevationRequests.requesterUserId, caller.userId)),
-      ) ?? null
-    );
+    return {
+      shape: `${orgIds === null ? '' : 'o'}${caller.siteIds === null ? '' : 's'}${caller.deviceGroupIds === null ? '' : 'g'}${caller.userId === null ? '' : 'u'}`,
+      values: {
+        orgIds: orgIds === null ? null : JSON.stringify(orgIds),
+        siteIds: caller.siteIds === null ? null : JSON.stringify(caller.siteIds),
+        groupIds: caller.deviceGroupIds === null ? null : JSON.stringify(caller.deviceGroupIds),
+        userId: caller.userId,
+      },
+    };
   }
 
   /** Newest first by (requestedAt, id); `after` is the last row of the previous page. */
-  list(caller: Caller, limit: number, after?: { ts: string; id: string }): ElevationRow[] {
-    const where = this.where(caller);
-    if (where === null) return [];
-    const keyset =
-      after &&
-      sql`(${elevationRequests.requestedAt} < ${after.ts} OR (${elevationRequests.requestedAt} = ${after.ts} AND ${elevationRequests.id} < ${after.id}))`;
-    return this.db
-      .select()
-      .from(elevationRequests)
-      .where(keyset ? and(where, keyset) : where)
-      .orderBy(desc(elevationRequests.requestedAt), desc(elevationRequests.id))
-      .limit(limit)
-      .all();
+  list(caller: Caller, limit: number, after?: { ts: string; id: string }): PendingRow[] {
+    const reach = this.reach(caller);
+    if (reach === null) return [];
+    const shape = after ? `${reach.shape}k` : reach.shape;
+    return pendingQueries(this.db, shape).page.all({ ...reach.values, ts: after?.ts, afterId: after?.id, limit });
   }
 
   count(caller: Caller): number {
-    const where = this.where(caller);
-    if (where === null) return 0;
-    return this.db.select({ n: count() }).from(elevationRequests).where(where).get()?.n ?? 0;
+    const reach = this.reach(caller);
+    if (reach === null) return 0;
+    return pendingQueries(this.db, reach.shape).count.get(reach.values)?.n ?? 0;
   }
 }

@@ -14,9 +14,9 @@ import { psaConnections, psaTicketMappings } from '../../db/schema/index.js';
 import { OutboundBlockedError, type OutboundClient } from '../../delivery/outbound.js';
 import { badRequest, DomainError, forbidden, notFound } from '../../errors.js';
 import { enqueueJob } from '../../jobs/queue.js';
-import { pageOfRows, paged, preparedPages } from '../../lib/paging.js';
+import { paged, preparedPages } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
-import { listOrgCondition, listOrgReach, resolveWriteOrg } from '../notifications/org-scope.js';
+import { listOrgReach, resolveWriteOrg } from '../notifications/org-scope.js';
 import type { TenancyService } from '../tenancy/service.js';
 import { missingSettings, PsaCallError, PsaCredentialsError } from './adapters.js';
 import { noCredentials, presentConnection, presentTicket, type ConnectionRow, type CredentialVault } from './connections.js';
@@ -29,13 +29,21 @@ type UpdateBody = z.infer<typeof PsaConnectionUpdateSchema>;
 
 const baseUrlRejected = (reason: string) => new DomainError('invalid', `credentials.baseUrl rejected: ${reason}`, 'PSA_BASE_URL_REJECTED');
 
-/** One connection by id, prepared once per database (db/prepared.ts). */
-
 /** A page of connections, per shape: 'o' within the organizations of `orgIds` (JSON array), 'p' of one `provider`. */
 const connectionPageOf = preparedPages(psaConnections, [desc(psaConnections.updatedAt), sql`rowid DESC`], (shape) =>
   and(
     shape.includes('o') ? inJson(psaConnections.orgId, 'orgIds') : undefined,
     shape.includes('p') ? eq(psaConnections.provider, sql.placeholder('provider')) : undefined,
+  ),
+);
+
+/** A page of ticket mappings, per shape: 'c' of one connection (`connectionId`), 'o' within the organizations of
+ * `orgIds` (JSON array), 's' of one `status`. */
+const ticketPageOf = preparedPages(psaTicketMappings, [desc(psaTicketMappings.updatedAt), sql`rowid DESC`], (shape) =>
+  and(
+    shape.includes('c') ? eq(psaTicketMappings.connectionId, sql.placeholder('connectionId')) : undefined,
+    shape.includes('o') ? inJson(psaTicketMappings.orgId, 'orgIds') : undefined,
+    shape.includes('s') ? eq(psaTicketMappings.status, sql.placeholder('status')) : undefined,
   ),
 );
 
@@ -210,17 +218,17 @@ export class PsaService {
 
   connectionTickets(ctx: RequestContext, id: string, query: Omit<z.infer<typeof PsaTicketListQuerySchema>, 'orgId'>) {
     this.find(ctx, id);
-    return this.ticketPage(and(eq(psaTicketMappings.connectionId, id), query.status ? eq(psaTicketMappings.status, query.status) : undefined), query);
+    return this.ticketPage(`c${query.status ? 's' : ''}`, { connectionId: id, status: query.status }, query);
   }
 
   tickets(ctx: RequestContext, query: z.infer<typeof PsaTicketListQuerySchema>) {
-    const where = listOrgCondition(this.tenancy, ctx, psaTicketMappings.orgId, query.orgId, [query.status ? eq(psaTicketMappings.status, query.status) : undefined]);
-    if (where === null) return paged([], query, 0);
-    return this.ticketPage(where, query);
+    const reach = listOrgReach(this.tenancy, ctx, query.orgId);
+    if (reach === null) return paged([], query, 0);
+    return this.ticketPage(`${reach.shape}${query.status ? 's' : ''}`, { orgIds: reach.orgIds, status: query.status }, query);
   }
 
-  private ticketPage(where: ReturnType<typeof and>, query: { page: number; limit: number }) {
-    const { rows, total } = pageOfRows(this.db, psaTicketMappings, where, [desc(psaTicketMappings.updatedAt), sql`rowid DESC`], query);
+  private ticketPage(shape: string, values: Record<string, unknown>, query: { page: number; limit: number }) {
+    const { rows, total } = ticketPageOf(this.db, shape, values, query);
     return paged(rows.map(presentTicket), query, total);
   }
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, count, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import {
   CUSTOM_FIELDS_MARKER,
@@ -15,13 +15,13 @@ import { customFieldDefinitions, scriptExecutions, scripts, type ScriptParameter
 import type { RequestContext } from '../../context.js';
 import { DomainError, badRequest, conflict, forbidden, notFound } from '../../errors.js';
 import { enqueueJob, publishEvent, type JobWorker } from '../../jobs/queue.js';
-import { pageOfRows, paged, preparedPage, readPage, type Paged } from '../../lib/paging.js';
-import { inJson, preparedShapes, rowById } from '../../db/prepared.js';
+import { paged, preparedPage, preparedPages, readPage, type Paged } from '../../lib/paging.js';
+import { inJson, preparedQueries, preparedShapes, rowById, rowQuery } from '../../db/prepared.js';
 import { recordAudit } from '../audit/recorder.js';
 import { readOrgIds, reaches, resolveWriteOrg } from '../alerts/scope.js';
 import { assertOrgWideWriter } from '../tenancy/access.js';
 import type { CommandRow, DeviceCommandsService } from '../device-commands/service.js';
-import type { DeviceRow, DevicesService } from '../devices/service.js';
+import { restrictedDeviceInPrepared, restrictionShape, type DeviceRow, type DevicesService } from '../devices/service.js';
 import { SYSTEM_SCRIPTS } from './system-library.js';
 import { newId } from '../../db/ids.js';
 
@@ -139,6 +139,57 @@ const scriptListOf = preparedShapes((db, shape) => {
   return preparedPage(db, scripts, where, [desc(scripts.updatedAt), desc(scripts.id)]);
 });
 
+/** A page of a script's executions, per shape `<own>:<restriction>`: the reach ('a' every organization, 'o' those
+ * of `reachOrgIds`, 'n' none), 's' status, 'd' deviceId, 'b' batchId; then the caller's device restriction
+ * (devices' restrictionShape, whose placeholders are the caller's VisibleScope values). */
+const executionPageOf = preparedPages(scriptExecutions, [desc(scriptExecutions.createdAt), desc(scriptExecutions.id)], (shape) => {
+  const [own = '', restriction = ''] = shape.split(':');
+  return and(
+    eq(scriptExecutions.scriptId, sql.placeholder('scriptId')),
+    own[0] === 'o' ? inJson(scriptExecutions.orgId, 'reachOrgIds') : own[0] === 'n' ? sql`0` : undefined,
+    own.includes('s') ? eq(scriptExecutions.status, sql.placeholder('status')) : undefined,
+    own.includes('d') ? eq(scriptExecutions.deviceId, sql.placeholder('deviceId')) : undefined,
+    own.includes('b') ? eq(scriptExecutions.batchId, sql.placeholder('batchId')) : undefined,
+    restrictedDeviceInPrepared(restriction, scriptExecutions.deviceId),
+  );
+});
+
+/** One execution by id within a device restriction (a restrictionShape but ''; that one is rowById). */
+const executionOf = preparedShapes((db, shape) =>
+  rowQuery(db, scriptExecutions, and(eq(scriptExecutions.id, sql.placeholder('id')), restrictedDeviceInPrepared(shape, scriptExecutions.deviceId))),
+);
+
+/** GET /search's scripts, per reach ('a' every organization's, 'o' those of `orgIds`, 'n' none) and the system
+ * library: name, description or category containing `needle` (lower case), by name, `limit` of them. */
+const scriptSearchOf = preparedShapes((db, shape) => {
+  const needle = sql.placeholder('needle');
+  const own = shape === 'a' ? sql`${scripts.orgId} IS NOT NULL` : shape === 'o' ? inJson(scripts.orgId, 'orgIds') : sql`0`;
+  return db
+    .select({ id: scripts.id, orgId: scripts.orgId, name: scripts.name, description: scripts.description, category: scripts.category, language: scripts.language, isSystem: scripts.isSystem })
+    .from(scripts)
+    .where(
+      and(
+        or(own, eq(scripts.isSystem, true)),
+        sql`(instr(lower(${scripts.name}), ${needle}) > 0 OR instr(lower(coalesce(${scripts.description}, '')), ${needle}) > 0 OR instr(lower(coalesce(${scripts.category}, '')), ${needle}) > 0)`,
+      ),
+    )
+    .orderBy(scripts.name)
+    .limit(sql.placeholder('limit'))
+    .prepare();
+});
+
+/** The system library, and the custom field definitions of every organization ('all') or of `orgIds` ('of'). */
+const readQueries = preparedQueries((db) => {
+  const fieldOrder = [asc(customFieldDefinitions.key), asc(customFieldDefinitions.orgId)];
+  return {
+    systemLibrary: rowQuery(db, scripts, eq(scripts.isSystem, true), { orderBy: [asc(scripts.name)] }),
+    customFields: {
+      all: rowQuery(db, customFieldDefinitions, undefined, { orderBy: fieldOrder }),
+      of: rowQuery(db, customFieldDefinitions, inJson(customFieldDefinitions.orgId, 'orgIds'), { orderBy: fieldOrder }),
+    },
+  };
+});
+
 interface ResolvedRun {
   content: string;
   shownParameters: Record<string, unknown>;
@@ -204,7 +255,7 @@ export class ScriptsService {
   }
 
   systemLibrary(): { data: ScriptRow[] } {
-    return { data: this.db.select().from(scripts).where(eq(scripts.isSystem, true)).orderBy(scripts.name).all() };
+    return { data: readQueries(this.db).systemLibrary.all({}) };
   }
 
   get(ctx: RequestContext, id: string): ScriptRow {
@@ -296,19 +347,8 @@ export class ScriptsService {
     const needle = q.trim().toLowerCase();
     if (!needle) return [];
     const orgIds = readOrgIds(this.db, ctx.caller, undefined);
-    const own = orgIds === null ? sql`${scripts.orgId} IS NOT NULL` : orgIds.length ? inArray(scripts.orgId, orgIds) : sql`0`;
-    return this.db
-      .select({ id: scripts.id, orgId: scripts.orgId, name: scripts.name, description: scripts.description, category: scripts.category, language: scripts.language, isSystem: scripts.isSystem })
-      .from(scripts)
-      .where(
-        and(
-          or(own, eq(scripts.isSystem, true)),
-          sql`(instr(lower(${scripts.name}), ${needle}) > 0 OR instr(lower(coalesce(${scripts.description}, '')), ${needle}) > 0 OR instr(lower(coalesce(${scripts.category}, '')), ${needle}) > 0)`,
-        ),
-      )
-      .orderBy(scripts.name)
-      .limit(Math.max(1, Math.min(50, limit)))
-      .all();
+    const shape = orgIds === null ? 'a' : orgIds.length ? 'o' : 'n';
+    return scriptSearchOf(this.db, shape).all({ orgIds: JSON.stringify(orgIds ?? []), needle, limit: Math.max(1, Math.min(50, limit)) });
   }
 
   private writable(ctx: RequestContext, id: string): ScriptRow {
@@ -468,20 +508,29 @@ export class ScriptsService {
   executions(ctx: RequestContext, scriptId: string, query: z.infer<typeof ScriptExecutionListQuerySchema>): Paged<ExecutionRow> {
     this.get(ctx, scriptId);
     const orgIds = readOrgIds(this.db, ctx.caller, undefined);
-    const where = and(
-      eq(scriptExecutions.scriptId, scriptId),
-      orgIds === null ? undefined : orgIds.length ? inArray(scriptExecutions.orgId, orgIds) : sql`0`,
-      query.status ? eq(scriptExecutions.status, query.status) : undefined,
-      query.deviceId ? eq(scriptExecutions.deviceId, query.deviceId) : undefined,
-      query.batchId ? eq(scriptExecutions.batchId, query.batchId) : undefined,
-      this.devices.restrictedDeviceWhere(ctx, scriptExecutions.deviceId),
-    ) as SQL;
-    const { rows, total } = pageOfRows(this.db, scriptExecutions, where, [desc(scriptExecutions.createdAt), desc(scriptExecutions.id)], query);
+    const restriction = this.devices.restrictedScope(ctx);
+    // Empty filters are no filters, as before (falsy values add no condition).
+    const own =
+      (orgIds === null ? 'a' : orgIds.length ? 'o' : 'n') + (query.status ? 's' : '') + (query.deviceId ? 'd' : '') + (query.batchId ? 'b' : '');
+    const shape = `${own}:${restrictionShape(restriction)}`;
+    const values = {
+      ...restriction?.values,
+      scriptId,
+      reachOrgIds: JSON.stringify(orgIds ?? []),
+      status: query.status,
+      deviceId: query.deviceId,
+      batchId: query.batchId,
+    };
+    const { rows, total } = executionPageOf(this.db, shape, values, query);
     return paged(rows, query, total);
   }
 
   execution(ctx: RequestContext, id: string): ExecutionRow {
-    const row = this.db.select().from(scriptExecutions).where(and(eq(scriptExecutions.id, id), this.devices.restrictedDeviceWhere(ctx, scriptExecutions.deviceId))).get();
+    const restriction = this.devices.restrictedScope(ctx);
+    const row =
+      restriction === undefined
+        ? rowById(this.db, scriptExecutions, id)
+        : executionOf(this.db, restrictionShape(restriction)).get({ ...restriction?.values, id });
     if (!row || !reaches(this.db, ctx.caller, row.orgId)) throw notFound('Script execution not found');
     return row;
   }
@@ -594,14 +643,8 @@ export class ScriptsService {
   listCustomFields(ctx: RequestContext, orgId: string | undefined) {
     const orgIds = readOrgIds(this.db, ctx.caller, orgId);
     if (orgIds !== null && orgIds.length === 0) return { data: [] };
-    return {
-      data: this.db
-        .select()
-        .from(customFieldDefinitions)
-        .where(orgIds === null ? undefined : inArray(customFieldDefinitions.orgId, orgIds))
-        .orderBy(customFieldDefinitions.key, customFieldDefinitions.orgId)
-        .all(),
-    };
+    const fields = readQueries(this.db).customFields;
+    return { data: orgIds === null ? fields.all.all({}) : fields.of.all({ orgIds: JSON.stringify(orgIds) }) };
   }
 
   createCustomField(ctx: RequestContext, body: z.infer<typeof CustomFieldCreateSchema>) {

@@ -1,9 +1,8 @@
 import type { SearchResult } from '../../../contract/search.js';
 import type { Db } from '../../db/connection.js';
 import { grants, type RequestContext } from '../../context.js';
-import { searchAlerts } from '../alerts/queries.js';
+import { searchAlerts } from '../alerts/alerts-service.js';
 import type { DevicesService } from '../devices/service.js';
-import type { TenancyService } from '../tenancy/service.js';
 
 /** One category of GET /search. Another module registers its own (the scripts service: `search(ctx, q, limit)`). */
 export interface SearchSource {
@@ -31,13 +30,13 @@ export function categoryCap(limit: number): number {
 export class SearchService {
   private readonly sources: SearchSource[] = [];
 
-  constructor(db: Db, tenancy: TenancyService, devices: DevicesService) {
+  constructor(db: Db, devices: DevicesService) {
     this.register({ type: 'devices', permission: 'devices:read', search: (ctx, q, limit) => devices.search(ctx, q, limit) });
     this.register({
       type: 'alerts',
       permission: 'alerts:read',
       search: (ctx, q, limit) =>
-        searchAlerts(db, { orgIds: tenancy.accessibleOrgIds(ctx), siteIds: ctx.caller.siteIds, deviceGroupIds: ctx.caller.deviceGroupIds }, q, limit).map((a) => ({
+        searchAlerts(db, ctx.caller, q, limit).map((a) => ({
           id: a.id,
           type: 'alerts' as const,
           title: a.title,

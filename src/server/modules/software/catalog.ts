@@ -5,7 +5,8 @@ import type { Caller, RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
 import { softwareCatalog, softwareVersions } from '../../db/schema/index.js';
 import { conflict, forbidden, notFound, orgAccessDenied } from '../../errors.js';
-import { paged, pageOfRows, type Paged } from '../../lib/paging.js';
+import { inJson, preparedQueries, rowById, rowQuery } from '../../db/prepared.js';
+import { paged, preparedPages, type Paged } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
 import { accessibleOrgIds, assertOrgWideWriter, canAccessOrg, partnerIdOfOrg, requireOrg } from '../tenancy/access.js';
 
@@ -64,6 +65,53 @@ export function offeredTo(row: Pick<CatalogRow, 'orgId' | 'partnerId'>, org: { i
   return row.partnerId === null || row.partnerId === org.partnerId;
 }
 
+/**
+ * What a caller sees of the catalog (SoftwareCatalog.reach), as a shape of placeholders (db/prepared.ts): '' for
+ * everything (system callers), else 'v' platform items, 'p' also the partner `partnerId`'s, 'o' also those of the
+ * organizations of the JSON array `orgIds`.
+ */
+function visibleIn(shape: string): SQL | undefined {
+  if (!shape.includes('v')) return undefined;
+  const t = softwareCatalog;
+  return or(
+    and(isNull(t.orgId), isNull(t.partnerId)),
+    shape.includes('p') ? and(isNull(t.orgId), eq(t.partnerId, sql.placeholder('partnerId'))) : undefined,
+    shape.includes('o') ? inJson(t.orgId, 'orgIds') : undefined,
+  );
+}
+
+/** Name, vendor or description (and, with `tags`, a tag) contains the placeholder `needle` (lower case). */
+function matches(tags: boolean): SQL {
+  const t = softwareCatalog;
+  const needle = sql.placeholder('needle');
+  return sql`(instr(lower(${t.name}), ${needle}) > 0 OR instr(lower(${t.vendor}), ${needle}) > 0 OR instr(lower(coalesce(${t.description}, '')), ${needle}) > 0${
+    tags ? sql` OR EXISTS (SELECT 1 FROM json_each(${t.tags}) WHERE instr(lower(value), ${needle}) > 0)` : sql``
+  })`;
+}
+
+/** The catalog list and search, per shape: the reach (visibleIn), then 'q' a match without tags or 't' with them,
+ * 'c' one `category`, 'f' one `platform`. */
+const catalogPageOf = preparedPages(softwareCatalog, [asc(sql`lower(${softwareCatalog.name})`), asc(softwareCatalog.id)], (shape) => {
+  const t = softwareCatalog;
+  return and(
+    visibleIn(shape),
+    shape.includes('q') ? matches(false) : shape.includes('t') ? matches(true) : undefined,
+    shape.includes('c') ? eq(t.category, sql.placeholder('category')) : undefined,
+    shape.includes('f') ? sql`EXISTS (SELECT 1 FROM json_each(${t.platforms}) WHERE value = ${sql.placeholder('platform')})` : undefined,
+  );
+});
+
+/** The item and version reads, prepared once per database (db/prepared.ts). */
+const catalogQueries = preparedQueries((db) => {
+  const v = softwareVersions;
+  const ofItem = eq(v.catalogId, sql.placeholder('catalogId'));
+  return {
+    versionCount: db.select({ n: count() }).from(v).where(ofItem).prepare(),
+    versions: rowQuery(db, v, ofItem, { orderBy: [desc(v.releaseDate), desc(v.createdAt), desc(v.id)] }),
+    versionOf: rowQuery(db, v, and(ofItem, eq(v.version, sql.placeholder('version')))),
+  };
+});
+
 /** The SQL form of offeredTo over the catalog table. */
 export function offeredToWhere(org: { id: string; partnerId: string }): SQL {
   const t = softwareCatalog;
@@ -79,17 +127,12 @@ export function offeredToWhere(org: { id: string; partnerId: string }): SQL {
 export class SoftwareCatalog {
   constructor(private readonly db: Db) {}
 
-  /** What the caller sees, as one condition; undefined: everything (system callers). */
-  private visibleWhere(caller: Caller): SQL | undefined {
+  /** What the caller sees, as a shape of visibleIn and its placeholders' values; '' is everything (system). */
+  private reach(caller: Caller): { shape: string; values: Record<string, unknown> } {
     const orgIds = accessibleOrgIds(this.db, caller);
-    if (orgIds === null) return undefined;
-    const t = softwareCatalog;
+    if (orgIds === null) return { shape: '', values: {} };
     const partnerId = partnerOf(this.db, caller);
-    return or(
-      and(isNull(t.orgId), isNull(t.partnerId)),
-      partnerId ? and(isNull(t.orgId), eq(t.partnerId, partnerId)) : undefined,
-      orgIds.length > 0 ? sql`${t.orgId} IN (SELECT value FROM json_each(${JSON.stringify(orgIds)}))` : undefined,
-    );
+    return { shape: `v${partnerId ? 'p' : ''}${orgIds.length > 0 ? 'o' : ''}`, values: { partnerId, orgIds: JSON.stringify(orgIds) } };
   }
 
   private canSee(caller: Caller, row: CatalogRow): boolean {
@@ -100,7 +143,7 @@ export class SoftwareCatalog {
 
   /** An item the caller sees: 404 `Catalog item not found` otherwise. */
   visible(ctx: RequestContext, id: string): CatalogRow {
-    const row = this.db.select().from(softwareCatalog).where(eq(softwareCatalog.id, id)).get();
+    const row = rowById(this.db, softwareCatalog, id);
     if (!row || !this.canSee(ctx.caller, row)) throw notFound('Catalog item not found', 'CATALOG_ITEM_NOT_FOUND');
     return row;
   }
@@ -176,37 +219,28 @@ export class SoftwareCatalog {
   }
 
   list(ctx: RequestContext, query: z.infer<typeof CatalogListQuerySchema>): Paged<ReturnType<typeof catalogOut>> {
-    const t = softwareCatalog;
+    const { shape, values } = this.reach(ctx.caller);
     const needle = (query.search ?? query.q ?? '').trim().toLowerCase();
-    const where = and(
-      this.visibleWhere(ctx.caller),
-      needle ? this.matches(needle, false) : undefined,
-      query.category ? eq(t.category, query.category) : undefined,
-      query.platform ? sql`EXISTS (SELECT 1 FROM json_each(${t.platforms}) WHERE value = ${query.platform})` : undefined,
-    );
-    const { rows, total } = pageOfRows(this.db, t, where, [asc(sql`lower(${t.name})`), asc(t.id)], query);
+    const filters = `${needle ? 'q' : ''}${query.category ? 'c' : ''}${query.platform ? 'f' : ''}`;
+    const { rows, total } = catalogPageOf(this.db, shape + filters, { ...values, needle, category: query.category, platform: query.platform }, query);
     return paged(rows.map(catalogOut), query, total);
   }
 
   search(ctx: RequestContext, q: string, category: string | undefined) {
-    const t = softwareCatalog;
-    const where = and(this.visibleWhere(ctx.caller), this.matches(q.trim().toLowerCase(), true), category ? eq(t.category, category as CatalogRow['category']) : undefined);
-    const rows = this.db.select().from(t).where(where).orderBy(asc(sql`lower(${t.name})`), asc(t.id)).limit(SEARCH_MAX).all();
-    const total = this.db.select({ n: count() }).from(t).where(where).get()?.n ?? 0;
+    const { shape, values } = this.reach(ctx.caller);
+    const needle = q.trim().toLowerCase();
+    // The first SEARCH_MAX matches: page 1 of that size.
+    const { rows, total } = catalogPageOf(this.db, `${shape}t${category ? 'c' : ''}`, { ...values, needle, category }, { page: 1, limit: SEARCH_MAX });
     return { data: rows.map(catalogOut), total };
   }
 
-  /** Name, vendor or description (and, for search, a tag) contains `needle` (lower case), case-insensitively. */
-  private matches(needle: string, tags: boolean): SQL {
-    const t = softwareCatalog;
-    return sql`(instr(lower(${t.name}), ${needle}) > 0 OR instr(lower(${t.vendor}), ${needle}) > 0 OR instr(lower(coalesce(${t.description}, '')), ${needle}) > 0${
-      tags ? sql` OR EXISTS (SELECT 1 FROM json_each(${t.tags}) WHERE instr(lower(value), ${needle}) > 0)` : sql``
-    })`;
+  private versionCount(id: string): number {
+    return catalogQueries(this.db).versionCount.get({ catalogId: id })?.n ?? 0;
   }
 
   get(ctx: RequestContext, id: string) {
     const row = this.visible(ctx, id);
-    const versionCount = this.db.select({ n: count() }).from(softwareVersions).where(eq(softwareVersions.catalogId, id)).get()?.n ?? 0;
+    const versionCount = this.versionCount(id);
     return { data: { ...catalogOut(row), versionCount } };
   }
 
@@ -228,7 +262,7 @@ export class SoftwareCatalog {
   delete(ctx: RequestContext, id: string) {
     return this.db.$client.transaction(() => {
       const row = this.writable(ctx, id);
-      const versions = this.db.select({ n: count() }).from(softwareVersions).where(eq(softwareVersions.catalogId, id)).get()?.n ?? 0;
+      const versions = this.versionCount(id);
       this.db.delete(softwareCatalog).where(eq(softwareCatalog.id, id)).run();
       this.audit(ctx, 'software.catalog.delete', row, { versionsDeleted: versions });
       return { success: true as const, id };
@@ -237,12 +271,7 @@ export class SoftwareCatalog {
 
   versions(ctx: RequestContext, id: string) {
     this.visible(ctx, id);
-    const rows = this.db
-      .select()
-      .from(softwareVersions)
-      .where(eq(softwareVersions.catalogId, id))
-      .orderBy(desc(softwareVersions.releaseDate), desc(softwareVersions.createdAt), desc(softwareVersions.id))
-      .all();
+    const rows = catalogQueries(this.db).versions.all({ catalogId: id });
     return { data: rows.map(versionOut) };
   }
 
@@ -279,16 +308,12 @@ export class SoftwareCatalog {
 
   /** The item's version named `version`, if it has one. */
   versionOf(catalogId: string, version: string): VersionRow | undefined {
-    return this.db
-      .select()
-      .from(softwareVersions)
-      .where(and(eq(softwareVersions.catalogId, catalogId), eq(softwareVersions.version, version)))
-      .get();
+    return catalogQueries(this.db).versionOf.get({ catalogId, version });
   }
 
   /** The item by id whatever the caller (the agents' reports, the scheduled dispatch). */
   byId(id: string): CatalogRow | undefined {
-    return this.db.select().from(softwareCatalog).where(eq(softwareCatalog.id, id)).get();
+    return rowById(this.db, softwareCatalog, id);
   }
 
   /** The items offered to an organization, by lower-case name: its own before its partner's before platform ones. */

@@ -6,13 +6,13 @@ import type { Db } from '../../db/connection.js';
 import { deviceSoftware, softwareDeploymentResults, softwareDeployments, type DeploymentPackage } from '../../db/schema/index.js';
 import { DomainError, badRequest, conflict, forbidden, notFound, orgAccessDenied } from '../../errors.js';
 import { enqueueJob, type JobWorker } from '../../jobs/queue.js';
-import { paged, pageOfRows, type Paged } from '../../lib/paging.js';
-import { selectRows } from '../../db/prepared.js';
+import { paged, readPage, type Paged } from '../../lib/paging.js';
+import { inJson, preparedQueries, preparedShapes, rowById, rowQuery } from '../../db/prepared.js';
 import { recordAudit } from '../audit/recorder.js';
 import { readOrgIds, reaches } from '../alerts/scope.js';
 import type { CommandRow, DeviceCommandsService } from '../device-commands/service.js';
 import type { ReportedSoftware } from '../devices/inventory.js';
-import type { DeviceRow, DevicesService } from '../devices/service.js';
+import { restrictedDeviceInPrepared, restrictionShape, visibleDeviceInPrepared, type DeviceRow, type DevicesService } from '../devices/service.js';
 import { accessibleOrgIds, requireOrg, type OrgRef } from '../tenancy/access.js';
 import { SoftwareCatalog, offeredTo, type CatalogRow, type VersionRow } from './catalog.js';
 
@@ -69,8 +69,28 @@ export function failOpenResultsOf(db: Db, deviceId: string, message: string): nu
   return ended.length;
 }
 
+/** The columns of a deployment deploymentOut shows (lists read only these). */
+const DEPLOYMENT_COLUMNS = {
+  id: softwareDeployments.id,
+  orgId: softwareDeployments.orgId,
+  name: softwareDeployments.name,
+  softwareId: softwareDeployments.softwareId,
+  softwareName: softwareDeployments.softwareName,
+  deploymentType: softwareDeployments.deploymentType,
+  status: softwareDeployments.status,
+  version: softwareDeployments.version,
+  targetIds: softwareDeployments.targetIds,
+  requestedBy: softwareDeployments.requestedBy,
+  requestReason: softwareDeployments.requestReason,
+  createdAt: softwareDeployments.createdAt,
+  scheduleType: softwareDeployments.scheduleType,
+  scheduledAt: softwareDeployments.scheduledAt,
+  completedAt: softwareDeployments.completedAt,
+  cancelReason: softwareDeployments.cancelReason,
+};
+
 /** A deployment as the API shows it (05 wire notes "4.3", older build names). */
-function deploymentOut(row: DeploymentRow) {
+function deploymentOut(row: Pick<DeploymentRow, keyof typeof DEPLOYMENT_COLUMNS>) {
   return {
     id: row.id,
     orgId: row.orgId,
@@ -91,10 +111,163 @@ function deploymentOut(row: DeploymentRow) {
   };
 }
 
-function resultOut(row: ResultRow) {
-  const { orgId: _org, commandId: _command, createdAt: _c, updatedAt: _u, ...rest } = row;
-  return rest;
+/** A result as the API shows it: its row without orgId, commandId, createdAt and updatedAt (in column order). */
+const RESULT_COLUMNS = {
+  id: softwareDeploymentResults.id,
+  deploymentId: softwareDeploymentResults.deploymentId,
+  deviceId: softwareDeploymentResults.deviceId,
+  status: softwareDeploymentResults.status,
+  message: softwareDeploymentResults.message,
+  startedAt: softwareDeploymentResults.startedAt,
+  completedAt: softwareDeploymentResults.completedAt,
+  exitCode: softwareDeploymentResults.exitCode,
+  output: softwareDeploymentResults.output,
+  errorMessage: softwareDeploymentResults.errorMessage,
+  retryCount: softwareDeploymentResults.retryCount,
+};
+
+/** For callers restricted to sites or device groups: a deployment with a device they see, by the devices module's
+ * restrictionShape (its placeholders are the caller's VisibleScope values); undefined for '' (no restriction). */
+function restrictedDeployment(restriction: string): SQL | undefined {
+  const r = softwareDeploymentResults;
+  const visible = restrictedDeviceInPrepared(restriction, r.deviceId);
+  return visible && sql`EXISTS (SELECT 1 FROM ${r} WHERE ${r.deploymentId} = ${softwareDeployments.id} AND ${visible})`;
 }
+
+/**
+ * The deployment list's condition, per shape `<own>:<restriction>` (db/prepared.ts): 'o' within the organizations
+ * of the JSON array `listOrgIds`, 's' `status`, 'a' `action`, 'w' `softwareId`, 'b' `requestedBy`, 'd' with a
+ * result of `deviceId`; then the caller's device restriction (restrictedDeployment).
+ */
+function deploymentsWhere(shape: string): SQL | undefined {
+  const d = softwareDeployments;
+  const r = softwareDeploymentResults;
+  const [own = '', restriction = ''] = shape.split(':');
+  return and(
+    restrictedDeployment(restriction),
+    own.includes('o') ? inJson(d.orgId, 'listOrgIds') : undefined,
+    own.includes('s') ? eq(d.status, sql.placeholder('status')) : undefined,
+    own.includes('a') ? eq(d.deploymentType, sql.placeholder('action')) : undefined,
+    own.includes('w') ? eq(d.softwareId, sql.placeholder('softwareId')) : undefined,
+    own.includes('b') ? eq(d.requestedBy, sql.placeholder('requestedBy')) : undefined,
+    own.includes('d') ? sql`EXISTS (SELECT 1 FROM ${r} WHERE ${r.deploymentId} = ${d.id} AND ${r.deviceId} = ${sql.placeholder('deviceId')})` : undefined,
+  );
+}
+
+/** The two statements of a deployment page (readPage), newest first, per deploymentsWhere shape. */
+const deploymentPageOf = preparedShapes((db, shape) => {
+  const d = softwareDeployments;
+  const where = deploymentsWhere(shape);
+  return {
+    page: db
+      .select(DEPLOYMENT_COLUMNS)
+      .from(d)
+      .where(where)
+      .orderBy(desc(d.createdAt), desc(d.id))
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset'))
+      .prepare(),
+    count: db.select({ n: count() }).from(d).where(where).prepare(),
+  };
+});
+
+/** One deployment by id for a restricted caller, per restrictionShape (other callers read it with rowById). */
+const restrictedDeploymentOf = preparedShapes((db, restriction) =>
+  rowQuery(db, softwareDeployments, and(eq(softwareDeployments.id, sql.placeholder('id')), restrictedDeployment(restriction))),
+);
+
+/** A deployment's results in order, per restrictionShape: only those of devices a restricted caller sees. */
+const resultsOf = preparedShapes((db, restriction) => {
+  const r = softwareDeploymentResults;
+  return db
+    .select(RESULT_COLUMNS)
+    .from(r)
+    .where(and(eq(r.deploymentId, sql.placeholder('deploymentId')), restrictedDeviceInPrepared(restriction, r.deviceId)))
+    .orderBy(asc(r.createdAt), asc(r.id))
+    .prepare();
+});
+
+/** The inventory's page of device ids and their count, per shape `<inventoryWhere shape>:<VisibleScope shape>`. */
+const inventoryPageOf = preparedShapes((db, shape) => {
+  const s = deviceSoftware;
+  const [own = '', visible = ''] = shape.split(':');
+  const where = and(visibleDeviceInPrepared(visible, s.deviceId), inventoryWhere(own));
+  return {
+    count: db.select({ n: sql<number>`count(DISTINCT ${s.deviceId})` }).from(s).where(where).prepare(),
+    page: db
+      .selectDistinct({ deviceId: s.deviceId })
+      .from(s)
+      .where(where)
+      .orderBy(asc(s.deviceId))
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset'))
+      .prepare(),
+  };
+});
+
+/**
+ * The inventory's conditions on device_software rows, per shape: 'd' of the device `deviceId`, 'w' of the
+ * catalog item or inventory row `softwareId`, 'q' name or vendor containing `needle` (lower case).
+ */
+function inventoryWhere(shape: string): SQL | undefined {
+  const s = deviceSoftware;
+  const needle = sql.placeholder('needle');
+  return and(
+    shape.includes('d') ? eq(s.deviceId, sql.placeholder('deviceId')) : undefined,
+    shape.includes('w') ? or(eq(s.catalogId, sql.placeholder('softwareId')), eq(s.id, sql.placeholder('softwareId'))) : undefined,
+    shape.includes('q') ? sql`(instr(lower(${s.name}), ${needle}) > 0 OR instr(lower(coalesce(${s.vendor}, '')), ${needle}) > 0)` : undefined,
+  );
+}
+
+/** The shape (inventoryWhere) of an inventory query's item filters, and their placeholders' values. */
+function itemFilter(query: { softwareId?: string | undefined; search?: string | undefined }): { shape: string; values: Record<string, unknown> } {
+  const needle = query.search?.trim().toLowerCase();
+  return { shape: `${query.softwareId ? 'w' : ''}${needle ? 'q' : ''}`, values: { softwareId: query.softwareId, needle } };
+}
+
+/** The inventory rows of the devices of the JSON array `deviceIds` (what entries shows of them), per item shape. */
+const inventoryRowsOf = preparedShapes((db, shape) => {
+  const s = deviceSoftware;
+  return db
+    .select({
+      id: s.id,
+      deviceId: s.deviceId,
+      catalogId: s.catalogId,
+      name: s.name,
+      version: s.version,
+      vendor: s.vendor,
+      installDate: s.installDate,
+      installLocation: s.installLocation,
+      isManaged: s.isManaged,
+      lastSeen: s.lastSeen,
+    })
+    .from(s)
+    .where(and(inJson(s.deviceId, 'deviceIds'), inventoryWhere(shape)))
+    .orderBy(asc(sql`lower(${s.name})`), asc(s.id))
+    .prepare();
+});
+
+/** The reads of the inventory entries and of one deployment, prepared once per database (db/prepared.ts). */
+const softwareQueries = preparedQueries((db) => {
+  const s = deviceSoftware;
+  const d = softwareDeployments;
+  const r = softwareDeploymentResults;
+  return {
+    lastScanned: db
+      .select({ deviceId: s.deviceId, at: max(s.lastSeen) })
+      .from(s)
+      .where(inJson(s.deviceId, 'deviceIds'))
+      .groupBy(s.deviceId)
+      .prepare(),
+    // `deviceId softwareId` of every uninstall still to run on these devices.
+    pendingUninstalls: db
+      .select({ deviceId: r.deviceId, softwareId: d.softwareId })
+      .from(r)
+      .innerJoin(d, eq(d.id, r.deploymentId))
+      .where(and(inJson(r.deviceId, 'deviceIds'), inArray(r.status, [...OPEN_RESULTS]), eq(d.deploymentType, 'uninstall'), inArray(d.status, [...OPEN_DEPLOYMENTS])))
+      .prepare(),
+  };
+});
 
 /** What a new deployment is made of, once its catalog item, version and devices are settled. */
 interface NewDeployment {
@@ -303,37 +476,29 @@ export class SoftwareService {
   /** A deployment the caller sees: its organization reached and (site or device-group restricted callers) one of
    * its devices visible; 404 `Deployment not found` otherwise. */
   private visibleDeployment(ctx: RequestContext, id: string): DeploymentRow {
-    const row = this.db
-      .select()
-      .from(softwareDeployments)
-      .where(and(eq(softwareDeployments.id, id), this.restrictedWhere(ctx)))
-      .get();
+    const restriction = this.devices.restrictedScope(ctx);
+    const row =
+      restriction === undefined
+        ? rowById(this.db, softwareDeployments, id)
+        : restrictedDeploymentOf(this.db, restrictionShape(restriction)).get({ ...restriction?.values, id });
     if (!row || !reaches(this.db, ctx.caller, row.orgId)) throw notFound('Deployment not found', 'DEPLOYMENT_NOT_FOUND');
     return row;
-  }
-
-  /** For callers restricted to sites or device groups: deployments with a device they see. */
-  private restrictedWhere(ctx: RequestContext): SQL | undefined {
-    const r = softwareDeploymentResults;
-    const restricted = this.devices.restrictedDeviceWhere(ctx, r.deviceId);
-    return restricted ? sql`EXISTS (SELECT 1 FROM ${r} WHERE ${r.deploymentId} = ${softwareDeployments.id} AND ${restricted})` : undefined;
   }
 
   listDeployments(ctx: RequestContext, query: z.infer<typeof DeploymentListQuerySchema>): Paged<ReturnType<typeof deploymentOut>> {
     const orgIds = readOrgIds(this.db, ctx.caller, query.orgId);
     if (orgIds !== null && orgIds.length === 0) return paged([], query, 0);
-    const d = softwareDeployments;
-    const r = softwareDeploymentResults;
-    const where = and(
-      orgIds === null ? undefined : inArray(d.orgId, [...orgIds]),
-      query.status ? eq(d.status, query.status) : undefined,
-      query.action ? eq(d.deploymentType, query.action) : undefined,
-      query.softwareId ? eq(d.softwareId, query.softwareId) : undefined,
-      query.requestedBy ? eq(d.requestedBy, query.requestedBy) : undefined,
-      query.deviceId ? sql`EXISTS (SELECT 1 FROM ${r} WHERE ${r.deploymentId} = ${d.id} AND ${r.deviceId} = ${query.deviceId})` : undefined,
-      this.restrictedWhere(ctx),
-    );
-    const { rows, total } = pageOfRows(this.db, d, where, [desc(d.createdAt), desc(d.id)], query);
+    const restriction = this.devices.restrictedScope(ctx);
+    const own = [
+      orgIds === null ? '' : 'o',
+      query.status ? 's' : '',
+      query.action ? 'a' : '',
+      query.softwareId ? 'w' : '',
+      query.requestedBy ? 'b' : '',
+      query.deviceId ? 'd' : '',
+    ].join('');
+    const values = { ...restriction?.values, ...query, listOrgIds: orgIds === null ? null : JSON.stringify(orgIds) };
+    const { rows, total } = readPage(deploymentPageOf(this.db, `${own}:${restrictionShape(restriction)}`), values, query);
     return paged(rows.map(deploymentOut), query, total);
   }
 
@@ -343,14 +508,8 @@ export class SoftwareService {
 
   results(ctx: RequestContext, id: string) {
     const row = this.visibleDeployment(ctx, id);
-    const r = softwareDeploymentResults;
-    const rows = this.db
-      .select()
-      .from(r)
-      .where(and(eq(r.deploymentId, row.id), this.devices.restrictedDeviceWhere(ctx, r.deviceId)))
-      .orderBy(asc(r.createdAt), asc(r.id))
-      .all();
-    return { data: rows.map(resultOut) };
+    const restriction = this.devices.restrictedScope(ctx);
+    return { data: resultsOf(this.db, restrictionShape(restriction)).all({ ...restriction?.values, deploymentId: row.id }) };
   }
 
   /** 03 §3: only from pending or queued (else 409); open results end as cancelled and their commands are closed. */
@@ -515,23 +674,14 @@ export class SoftwareService {
 
   /** GET /software/inventory: a page of the visible devices that have inventory rows (matching the filters). */
   inventory(ctx: RequestContext, query: z.infer<typeof InventoryQuerySchema>) {
-    const s = deviceSoftware;
-    const visible = this.devices.visibleDeviceIn(ctx, s.deviceId);
-    if (!visible) return { data: [], total: 0 };
-    const where = and(
-      visible,
-      query.deviceId ? eq(s.deviceId, query.deviceId) : undefined,
-      this.itemFilter(query),
-    );
-    const total = this.db.select({ n: sql<number>`count(DISTINCT ${s.deviceId})` }).from(s).where(where).get()?.n ?? 0;
-    const deviceIds = this.db
-      .selectDistinct({ deviceId: s.deviceId })
-      .from(s)
-      .where(where)
-      .orderBy(asc(s.deviceId))
-      .limit(query.limit)
-      .offset((query.page - 1) * query.limit)
-      .all()
+    const scope = this.devices.visibleScope(ctx);
+    if (!scope) return { data: [], total: 0 };
+    const items = itemFilter(query);
+    const statements = inventoryPageOf(this.db, `${query.deviceId ? 'd' : ''}${items.shape}:${scope.shape}`);
+    const values = { ...scope.values, ...items.values, deviceId: query.deviceId };
+    const total = statements.count.get(values)?.n ?? 0;
+    const deviceIds = statements.page
+      .all({ ...values, limit: query.limit, offset: (query.page - 1) * query.limit })
       .map((d) => d.deviceId);
     return { data: this.entries(ctx, deviceIds, query), total };
   }
@@ -548,38 +698,22 @@ export class SoftwareService {
     return { data: entry };
   }
 
-  private itemFilter(query: { softwareId?: string | undefined; search?: string | undefined }): SQL | undefined {
-    const s = deviceSoftware;
-    const needle = query.search?.trim().toLowerCase();
-    return and(
-      query.softwareId ? or(eq(s.catalogId, query.softwareId), eq(s.id, query.softwareId)) : undefined,
-      needle ? sql`(instr(lower(${s.name}), ${needle}) > 0 OR instr(lower(coalesce(${s.vendor}, '')), ${needle}) > 0)` : undefined,
-    );
-  }
-
   /** The inventory entries of these devices (in this order; devices without matching rows are left out). */
   private entries(ctx: RequestContext, deviceIds: readonly string[], query: { softwareId?: string | undefined; search?: string | undefined }) {
     if (deviceIds.length === 0) return [];
-    const s = deviceSoftware;
-    // The ids as one JSON array: one SQL text whatever their number, so each shape of the query compiles once.
-    const ofDevices = sql`${s.deviceId} IN (SELECT value FROM json_each(${JSON.stringify(deviceIds)}))`;
-    const rowsOf = new Map<string, (typeof s.$inferSelect)[]>();
-    const rows = selectRows(this.db, s, (q) => q.where(and(ofDevices, this.itemFilter(query))).orderBy(asc(sql`lower(${s.name})`), asc(s.id)));
+    // The ids as one JSON array: one prepared statement whatever their number.
+    const ids = JSON.stringify(deviceIds);
+    const items = itemFilter(query);
+    const rows = inventoryRowsOf(this.db, items.shape).all({ ...items.values, deviceIds: ids });
+    const rowsOf = new Map<string, typeof rows>();
     for (const row of rows) {
       const items = rowsOf.get(row.deviceId);
       if (items) items.push(row);
       else rowsOf.set(row.deviceId, [row]);
     }
-    const scanned = new Map(
-      this.db
-        .select({ deviceId: s.deviceId, at: max(s.lastSeen) })
-        .from(s)
-        .where(ofDevices)
-        .groupBy(s.deviceId)
-        .all()
-        .map((r) => [r.deviceId, r.at]),
-    );
-    const pending = this.pendingUninstalls(deviceIds);
+    const queries = softwareQueries(this.db);
+    const scanned = new Map(queries.lastScanned.all({ deviceIds: ids }).map((r) => [r.deviceId, r.at]));
+    const pending = new Set(queries.pendingUninstalls.all({ deviceIds: ids }).map((row) => `${row.deviceId} ${row.softwareId}`));
     return deviceIds.flatMap((deviceId) => {
       const items = rowsOf.get(deviceId);
       if (!items) return [];
@@ -605,19 +739,6 @@ export class SoftwareService {
         },
       ];
     });
-  }
-
-  /** `deviceId softwareId` of every uninstall still to run on these devices. */
-  private pendingUninstalls(deviceIds: readonly string[]): Set<string> {
-    const d = softwareDeployments;
-    const r = softwareDeploymentResults;
-    const rows = this.db
-      .select({ deviceId: r.deviceId, softwareId: d.softwareId })
-      .from(r)
-      .innerJoin(d, eq(d.id, r.deploymentId))
-      .where(and(inArray(r.deviceId, [...deviceIds]), inArray(r.status, [...OPEN_RESULTS]), eq(d.deploymentType, 'uninstall'), inArray(d.status, [...OPEN_DEPLOYMENTS])))
-      .all();
-    return new Set(rows.map((row) => `${row.deviceId} ${row.softwareId}`));
   }
 
   /**
