@@ -571,6 +571,22 @@ describe('software deployments and inventory (03 §3, §4.3)', () => {
     expect((await as(r.groupUser, 'GET', '/software/inventory')).body.data.map((e: { deviceId: string }) => e.deviceId)).toEqual([one.deviceId]);
   });
 
+  it("01§4.3 a deleted organization's devices leave a system caller's inventory and device list (200, not a 404 for the whole page)", async () => {
+    const gone = await SimulatedAgent.enroll(t, r.w.tokens.system, r.w.orgA2.id, { hostname: 'gone-01' });
+    expect((await gone.heartbeat({ software: [{ name: 'curl', version: '8.0' }] })).status).toBe(200);
+    expect((await one.heartbeat({ software: [{ name: 'curl', version: '8.1' }] })).status).toBe(200);
+    const deviceIds = async (url: string) => {
+      const res = await as('system', 'GET', url);
+      expect(res.status, res.text).toBe(200);
+      return (res.body.data as { deviceId?: string; id?: string }[]).map((e) => e.deviceId ?? e.id);
+    };
+    expect(await deviceIds('/software/inventory')).toContain(gone.deviceId);
+    expect((await t.call('DELETE', `${API}/orgs/organizations/${r.w.orgA2.id}`, { token: r.w.tokens.aAdmin })).status).toBe(200);
+    expect(await deviceIds('/software/inventory')).toEqual([one.deviceId]);
+    expect(await deviceIds('/devices?limit=100')).not.toContain(gone.deviceId);
+    expect((await as('system', 'GET', `/devices/${gone.deviceId}`)).status).toBe(404);
+  });
+
   it('03§2.5 a later full report replaces the rows, keeping the rows that did not change', async () => {
     await one.heartbeat({ software: [{ name: 'A', version: '1' }, { name: 'B', version: '1' }] });
     const before = t.db.select().from(deviceSoftware).where(eq(deviceSoftware.deviceId, one.deviceId)).all();

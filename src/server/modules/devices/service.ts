@@ -5,7 +5,7 @@ import { AGENT_HEALTH, AGENT_TOKEN_PATTERN, type AgentEnrollSchema, type AgentHe
 import type { DeviceListQuerySchema, DeviceUpdateSchema } from '../../../contract/devices.js';
 import type { Db } from '../../db/connection.js';
 import { inJson, preparedQueries, preparedShapes, rowById } from '../../db/prepared.js';
-import { deviceGroupMembers, devices } from '../../db/schema/index.js';
+import { deviceGroupMembers, devices, organizations } from '../../db/schema/index.js';
 import { systemContext, type Caller, type RequestContext } from '../../context.js';
 import { DomainError, badRequest, forbidden, notFound, partnerInactive, unauthorized } from '../../errors.js';
 import { publishEvent } from '../../jobs/queue.js';
@@ -51,6 +51,20 @@ export function inDeviceGroupsPrepared(deviceIdColumn: SQLWrapper): SQL {
   return sql`${deviceIdColumn} IN (SELECT ${devices.id} FROM ${devices} WHERE ${inGroupsJson})`;
 }
 
+/** A device of a live organization: a deleted organization's devices go with it (GET /devices/:id is 404 for them),
+ * for callers of no organization restriction too (system callers). */
+const ofLiveOrg = sql`${devices.orgId} IN (SELECT ${organizations.id} FROM ${organizations} WHERE ${organizations.deletedAt} IS NULL)`;
+
+/** A caller's reach over `devices`, by letters: 'o' the organizations of the JSON array `orgIds` (else those still
+ * live), 's' the sites of `siteIds`, 'g' the device groups of `groupIds`. Other letters are ignored. */
+function reachWhere(flags: string): SQL {
+  return and(
+    flags.includes('o') ? inJson(devices.orgId, 'orgIds') : ofLiveOrg,
+    flags.includes('s') ? inJson(devices.siteId, 'siteIds') : undefined,
+    flags.includes('g') ? inGroupsJson : undefined,
+  ) as SQL;
+}
+
 /**
  * A caller's device visibility (DevicesService.visibleWhere) for statements prepared once: `shape` has a letter per
  * restriction that applies ('o' organizations, 's' sites, 'g' device groups; '' none), `values` the JSON-array
@@ -61,20 +75,16 @@ export interface VisibleScope {
   values: { orgIds: string; siteIds: string; groupIds: string };
 }
 
-/** visibleWhere's condition over `devices` for a VisibleScope shape, with its placeholders; undefined for ''
- * (every device). A caller keeps the scope's shape as its own part of a longer shape string (its letters clash). */
-export function visibleWherePrepared(shape: string): SQL | undefined {
-  return and(
-    shape.includes('o') ? inJson(devices.orgId, 'orgIds') : undefined,
-    shape.includes('s') ? inJson(devices.siteId, 'siteIds') : undefined,
-    shape.includes('g') ? inGroupsJson : undefined,
-  );
+/** visibleWhere's condition over `devices` for a VisibleScope shape, with its placeholders. A caller keeps the
+ * scope's shape as its own part of a longer shape string (its letters clash). */
+export function visibleWherePrepared(shape: string): SQL {
+  return reachWhere(shape);
 }
 
 /** DEVICEIDCOLUMN names an existing device visible under the VisibleScope shape (for another module's device-keyed
  * rows). */
 export function visibleDeviceInPrepared(shape: string, deviceIdColumn: SQLWrapper): SQL {
-  return sql`${deviceIdColumn} IN (SELECT ${devices.id} FROM ${devices} WHERE ${visibleWherePrepared(shape) ?? sql`1 = 1`})`;
+  return sql`${deviceIdColumn} IN (SELECT ${devices.id} FROM ${devices} WHERE ${reachWhere(shape)})`;
 }
 
 /** DevicesService.restrictedScope as its part of a shape string: '' no restriction, 'X' nothing visible, else 'R'
@@ -146,13 +156,14 @@ const deviceQueries = preparedQueries((db) => ({
 
 /** The live (not decommissioned) devices by status within a reach, one statement per shape: which of the
  * organization, site and device-group restrictions apply ('o', 's', 'g' in the shape), as visibleWhere. */
-const statusCountsOf = preparedShapes((db, shape) => {
-  const parts: SQL[] = [ne(devices.status, 'decommissioned')];
-  if (shape.includes('o')) parts.push(inJson(devices.orgId, 'orgIds'));
-  if (shape.includes('s')) parts.push(inJson(devices.siteId, 'siteIds'));
-  if (shape.includes('g')) parts.push(inGroupsJson);
-  return db.select({ status: devices.status, n: count() }).from(devices).where(and(...parts)).groupBy(devices.status).prepare();
-});
+const statusCountsOf = preparedShapes((db, shape) =>
+  db
+    .select({ status: devices.status, n: count() })
+    .from(devices)
+    .where(and(ne(devices.status, 'decommissioned'), reachWhere(shape)))
+    .groupBy(devices.status)
+    .prepare(),
+);
 
 /** What a caller may see of the devices (visibleWhere): organizations, sites, device groups; null: all. */
 interface DeviceReach {
@@ -179,9 +190,7 @@ const deviceListOf = preparedShapes((db, shape) => {
     ? sql`(${key} > ${afterKey} OR (${key} = ${afterKey} AND ${devices.id} > ${afterId}))`
     : sql`(${key} < ${afterKey} OR (${key} = ${afterKey} AND ${devices.id} < ${afterId}))`;
   const where = and(
-    flags.includes('o') ? inJson(devices.orgId, 'orgIds') : undefined,
-    flags.includes('s') ? inJson(devices.siteId, 'siteIds') : undefined,
-    flags.includes('g') ? inGroupsJson : undefined,
+    reachWhere(flags),
     flags.includes('S') ? inJson(devices.siteId, 'querySiteIds') : undefined,
     flags.includes('T') ? inJson(devices.status, 'statuses') : flags.includes('d') ? ne(devices.status, 'decommissioned') : undefined,
     flags.includes('O') ? eq(devices.osType, sql.placeholder('osType')) : undefined,
@@ -507,8 +516,7 @@ export class DevicesService {
   visibleWhere(ctx: RequestContext, orgIds?: string[]): SQL | null {
     const reach = this.reachOf(ctx, orgIds);
     if (!reach) return null;
-    const parts: SQL[] = [];
-    if (reach.orgIds !== null) parts.push(sql`${devices.orgId} IN (SELECT value FROM json_each(${JSON.stringify(reach.orgIds)}))`);
+    const parts: SQL[] = [reach.orgIds === null ? ofLiveOrg : sql`${devices.orgId} IN (SELECT value FROM json_each(${JSON.stringify(reach.orgIds)}))`];
     if (reach.siteIds !== null) parts.push(sql`${devices.siteId} IN (SELECT value FROM json_each(${JSON.stringify(reach.siteIds)}))`);
     // 01 §2.6: an organization user restricted to device groups sees only their members, wherever devices are read.
     if (reach.groupIds !== null) parts.push(inDeviceGroups(reach.groupIds));
