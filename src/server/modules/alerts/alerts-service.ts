@@ -12,7 +12,8 @@ import { paged, preparedPages, type Paged } from '../../lib/paging.js';
 import { containsPattern } from '../../lib/like.js';
 import { inCallerDeviceGroups, inDeviceGroupsPrepared, type DevicesService } from '../devices/service.js';
 import { ruleOut, type AlertRulesService, type RuleRow } from './rules-service.js';
-import { orgById, readOrgIds } from './scope.js';
+import { orgById } from './scope.js';
+import { readOrgIds } from '../tenancy/access.js';
 
 export type AlertRow = typeof alerts.$inferSelect;
 

@@ -10,7 +10,8 @@ import { preparedPages } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
 import { alertOut, alertReach, reachIn, type AlertOut, type AlertReach, type AlertRow, type AlertsService } from './alerts-service.js';
 import type { FlatPage } from './rules-service.js';
-import { orgById, readOrgIds, resolveWriteOrg } from './scope.js';
+import { orgById, resolveWriteOrg } from './scope.js';
+import { readOrgIds } from '../tenancy/access.js';
 
 type LinkRow = typeof alertCorrelations.$inferSelect;
 export type LinkOut = Omit<LinkRow, 'orgId'>;

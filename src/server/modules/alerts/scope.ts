@@ -22,13 +22,6 @@ export function resolveWriteOrg(db: Db, caller: Caller, orgId: string | undefine
   throw badRequest('orgId is required when partner has multiple organizations', 'ORG_ID_REQUIRED');
 }
 
-/** The organizations a read covers: the given one (access-checked), else every one the caller reaches (null =
- * all, for system callers). A partner with no reachable organization gets an empty list, not an error. */
-export function readOrgIds(db: Db, caller: Caller, orgId: string | undefined): readonly string[] | null {
-  if (orgId !== undefined) return [requireOrg(db, caller, orgId).id];
-  return accessibleOrgIds(db, caller);
-}
-
 /** Whether the caller reaches the organization; out-of-reach rows answer 404 like absent ones. */
 export function reaches(db: Db, caller: Caller, orgId: string): boolean {
   try {

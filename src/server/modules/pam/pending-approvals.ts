@@ -5,7 +5,7 @@ import { inJson, preparedShapes } from '../../db/prepared.js';
 import { elevationRequests } from '../../db/schema/index.js';
 import { inDeviceGroupsPrepared } from '../devices/service.js';
 import type { ElevationRow } from './requests-queries.js';
-import { listOrgs } from './scope.js';
+import { readOrgIds } from '../tenancy/access.js';
 
 /** What the approvals inbox shows of a request (mobile/approvals.ts approvalOf): only these columns are read. */
 const shownColumns = {
@@ -69,7 +69,7 @@ export class PendingApprovals {
 
   /** The caller's reach as a shape (pendingIn) and its values; null when it is nothing. */
   private reach(caller: Caller): { shape: string; values: Record<string, unknown> } | null {
-    const orgIds = listOrgs(this.db, caller, undefined);
+    const orgIds = readOrgIds(this.db, caller, undefined);
     if (orgIds !== null && orgIds.length === 0) return null;
     if (caller.siteIds !== null && caller.siteIds.length === 0) return null;
     if (caller.deviceGroupIds !== null && caller.deviceGroupIds.length === 0) return null;

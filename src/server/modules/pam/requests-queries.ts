@@ -8,10 +8,10 @@ import { elevationRequests } from '../../db/schema/index.js';
 import { conflict, deviceAccessDenied, notFound, siteAccessDenied } from '../../errors.js';
 import type { DevicesService } from '../devices/service.js';
 import type { Directory } from '../identity/directory.js';
-import { canAccessOrg, requireSite, siteNamesOf } from '../tenancy/access.js';
+import { canAccessOrg, readOrgIds, requireSite, siteNamesOf } from '../tenancy/access.js';
 import type { EngineRequest } from './engine.js';
 import { preparedPage, readPage } from '../../lib/paging.js';
-import { deviceGroupWhere, listOrgs } from './scope.js';
+import { deviceGroupWhere } from './scope.js';
 
 export type ElevationRow = typeof elevationRequests.$inferSelect;
 export type ElevationView = ElevationRow & {
@@ -176,7 +176,7 @@ export class ElevationQueries {
 
   /** What a caller reaches, as the prepared reads take it; null when nothing is visible. */
   private reach(ctx: RequestContext, orgId?: string): Reach | null {
-    const orgIds = listOrgs(this.db, ctx.caller, orgId);
+    const orgIds = readOrgIds(this.db, ctx.caller, orgId);
     if (orgIds !== null && orgIds.length === 0) return null;
     const { siteIds, deviceGroupIds } = ctx.caller;
     if (siteIds !== null && siteIds.length === 0) return null;

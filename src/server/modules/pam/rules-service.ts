@@ -16,7 +16,7 @@ import type { RequestContext } from '../../context.js';
 import { DomainError, badRequest, conflict, fieldError, notFound } from '../../errors.js';
 import { recordAudit } from '../audit/recorder.js';
 import { deleteAudited } from '../shared/audited.js';
-import { canAccessOrg, requireOrgRow, requireSite } from '../tenancy/access.js';
+import { canAccessOrg, readOrgIds, requireOrgRow, requireSite } from '../tenancy/access.js';
 import {
   RULE_DECIDED_FLOW_TYPES,
   ruleMatches,
@@ -26,7 +26,7 @@ import {
 } from './engine.js';
 import { engineRequestOf, type ElevationQueries } from './requests-queries.js';
 import { validateRuleShape, type RuleShape } from './rule-validation.js';
-import { SYSTEM_CALLER, assertWritableScope, listOrgs, siteVisible, targetOrg } from './scope.js';
+import { SYSTEM_CALLER, assertWritableScope, siteVisible, targetOrg } from './scope.js';
 
 export type PamRuleRow = typeof pamRules.$inferSelect;
 export type SignerGroupRow = typeof pamSignerGroups.$inferSelect;
@@ -116,7 +116,7 @@ export class PamRulesService {
 
   listRules(ctx: RequestContext, query: z.infer<typeof PamRuleListQuerySchema>): PamRuleRow[] {
     const { caller } = ctx;
-    const orgIds = listOrgs(this.db, caller, query.orgId);
+    const orgIds = readOrgIds(this.db, caller, query.orgId);
     if (orgIds !== null && orgIds.length === 0) return [];
     if (query.siteId) requireSite(this.db, caller, query.siteId);
     const restricted = caller.siteIds === null ? '' : caller.siteIds.length ? 'S' : 'N';
@@ -346,7 +346,7 @@ export class PamRulesService {
   // ---- signer groups ----
 
   listSignerGroups(ctx: RequestContext, orgId: string | undefined): SignerGroupRow[] {
-    const orgIds = listOrgs(this.db, ctx.caller, orgId);
+    const orgIds = readOrgIds(this.db, ctx.caller, orgId);
     if (orgIds !== null && orgIds.length === 0) return [];
     const queries = signerGroupQueries(this.db);
     return orgIds === null ? queries.all.all() : queries.ofOrgs.all({ orgIds: JSON.stringify(orgIds) });

@@ -3,7 +3,7 @@ import type { Db } from '../../db/connection.js';
 import { systemContext, type Caller, type RequestContext } from '../../context.js';
 import { fieldError, forbidden, orgAccessDenied } from '../../errors.js';
 import type { DevicesService } from '../devices/service.js';
-import { accessibleOrgIds, requireOrg, requireSite, type OrgRef } from '../tenancy/access.js';
+import { requireOrg, requireSite, type OrgRef } from '../tenancy/access.js';
 
 /** Who the server is when it acts on its own (the expiry enforcer, lookups outside a caller's reach). */
 export const SYSTEM_CALLER: Caller = systemContext().caller;
@@ -19,15 +19,6 @@ export function targetOrg(db: Db, caller: Caller, orgId: string | undefined): Or
   }
   if (orgId === undefined) throw fieldError('orgId', 'required for partner and system callers');
   return requireOrg(db, caller, orgId);
-}
-
-/** The organizations a PAM list covers: the one named (checked), else all the caller reaches (null = all). */
-export function listOrgs(db: Db, caller: Caller, orgId: string | undefined): readonly string[] | null {
-  if (orgId !== undefined) {
-    requireOrg(db, caller, orgId);
-    return [orgId];
-  }
-  return accessibleOrgIds(db, caller);
 }
 
 /**

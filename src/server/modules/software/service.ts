@@ -9,11 +9,11 @@ import { enqueueJob, type JobWorker } from '../../jobs/queue.js';
 import { paged, readPage, type Paged } from '../../lib/paging.js';
 import { inJson, preparedQueries, preparedShapes, rowById, rowQuery } from '../../db/prepared.js';
 import { recordAudit } from '../audit/recorder.js';
-import { readOrgIds, reaches } from '../alerts/scope.js';
+import { reaches } from '../alerts/scope.js';
 import type { CommandRow, DeviceCommandsService } from '../device-commands/service.js';
 import type { ReportedSoftware } from '../devices/inventory.js';
 import { restrictedDeviceInPrepared, restrictionShape, visibleDeviceInPrepared, type DeviceRow, type DevicesService } from '../devices/service.js';
-import { accessibleOrgIds, requireOrg, type OrgRef } from '../tenancy/access.js';
+import { accessibleOrgIds, readOrgIds, requireOrg, type OrgRef } from '../tenancy/access.js';
 import { SoftwareCatalog, offeredTo, type CatalogRow, type VersionRow } from './catalog.js';
 
 type DeploymentRow = typeof softwareDeployments.$inferSelect;

@@ -115,6 +115,13 @@ function reachesLiveOrg(caller: Caller, orgId: string, partnerId: string): boole
   return caller.orgAccess !== 'selected' || (caller.orgIds ?? []).includes(orgId);
 }
 
+/** The organizations a read covers: the one named (404 when absent or deleted, 403 out of reach), else every one
+ * the caller reaches (accessibleOrgIds; null: all, for system callers). */
+export function readOrgIds(db: Db, caller: Caller, orgId: string | undefined): readonly string[] | null {
+  if (orgId !== undefined) return [requireOrg(db, caller, orgId).id];
+  return accessibleOrgIds(db, caller);
+}
+
 /** Whether orgId is among accessibleOrgIds(caller), by one lookup of that organization rather than the list. */
 export function canAccessOrg(db: Db, caller: Caller, orgId: string): boolean {
   if (caller.scope === 'system') return true;
