@@ -4,13 +4,13 @@ import type { z } from 'zod';
 import { AGENT_HEALTH, AGENT_TOKEN_PATTERN, type AgentEnrollSchema, type AgentHeartbeatSchema } from '../../../contract/agents.js';
 import type { DeviceListQuerySchema, DeviceUpdateSchema } from '../../../contract/devices.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedQueries, preparedShapes, rowById } from '../../db/prepared.js';
+import { inJson, preparedQueries, preparedShapes, rowById, selectRows } from '../../db/prepared.js';
 import { deviceGroupMembers, devices, organizations } from '../../db/schema/index.js';
 import { systemContext, type Caller, type RequestContext } from '../../context.js';
 import { DomainError, badRequest, forbidden, notFound, partnerInactive, unauthorized } from '../../errors.js';
 import { publishEvent } from '../../jobs/queue.js';
 import { namesById } from '../../lib/names.js';
-import { countRows, paged, preparedPage, readPage, type Paged } from '../../lib/paging.js';
+import { countRows, pageOfRows, paged, preparedPage, readPage, type Paged } from '../../lib/paging.js';
 import { sha256Hex } from '../../security/crypto.js';
 import { recentMetricSamples } from '../alerts/queries.js';
 import { recordAudit } from '../audit/recorder.js';
@@ -571,12 +571,12 @@ export class DevicesService {
     const order = dir === 'asc' ? [asc(key), asc(devices.id)] : [desc(key), desc(devices.id)];
     if (pageMode) {
       const page = query.page ?? 1;
-      const rows = this.db.select().from(devices).where(where).orderBy(...order).limit(limit).offset((page - 1) * limit).all();
-      return paged(rows.map(deviceOut), { page, limit }, countRows(this.db, devices, where));
+      const { rows, total } = pageOfRows(this.db, devices, where, order, { page, limit });
+      return paged(rows.map(deviceOut), { page, limit }, total);
     }
     const after = query.cursor !== undefined ? decodeCursor(query.cursor) : undefined;
     const keyset = after && (dir === 'asc' ? sql`(${key} > ${after[0]} OR (${key} = ${after[0]} AND ${devices.id} > ${after[1]}))` : sql`(${key} < ${after[0]} OR (${key} = ${after[0]} AND ${devices.id} < ${after[1]}))`);
-    const rows = this.db.select().from(devices).where(keyset ? and(where, keyset) : where).orderBy(...order).limit(limit + 1).all();
+    const rows = selectRows(this.db, devices, (q) => q.where(keyset ? and(where, keyset) : where).orderBy(...order).limit(limit + 1));
     const more = rows.length > limit;
     const data = rows.slice(0, limit);
     const last = data.at(-1);

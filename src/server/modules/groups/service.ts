@@ -8,7 +8,7 @@ import { systemContext, type RequestContext } from '../../context.js';
 import { badRequest, deviceGroupAccessDenied, notFound } from '../../errors.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import { recordAudit } from '../audit/recorder.js';
-import { visibleDeviceInPrepared, visibleWherePrepared, type DevicesService } from '../devices/service.js';
+import { restrictedDeviceInPrepared, restrictionShape, visibleDeviceInPrepared, visibleWherePrepared, type DevicesService } from '../devices/service.js';
 import { compileFilter } from '../filters/compile.js';
 import { containsPattern } from '../../lib/like.js';
 import { resolveWriteOrg } from '../filters/org.js';
@@ -91,16 +91,16 @@ const membersOf = preparedShapes((db, shape) =>
     .prepare(),
 );
 
-/** A page of a group's membership log and its total, per shape `<filters>:<scope>`: filters `d` deviceId, `a`
- * action; scope empty for a caller without site or device-group restriction, else `r` and the VisibleScope shape. */
+/** A page of a group's membership log and its total, per shape `<filters>:<restriction>`: filters `d` deviceId, `a`
+ * action; then the caller's device restriction (devices' restrictionShape). */
 const membershipLogOf = preparedShapes((db, shape) => {
   const l = deviceGroupMembershipLog;
-  const [filters = '', scope] = shape.split(':');
+  const [filters = '', restriction = ''] = shape.split(':');
   const where = and(
     eq(l.groupId, sql.placeholder('groupId')),
     filters.includes('d') ? eq(l.deviceId, sql.placeholder('deviceId')) : undefined,
     filters.includes('a') ? eq(l.action, sql.placeholder('action')) : undefined,
-    scope ? visibleDeviceInPrepared(scope.slice(1), l.deviceId) : undefined,
+    restrictedDeviceInPrepared(restriction, l.deviceId),
   );
   return {
     page: db
@@ -199,12 +199,11 @@ export class GroupsService {
     const group = this.findVisible(ctx, id);
     const { limit, offset } = query;
     // 01 §2.6: a caller restricted to sites or device groups sees only the entries of devices it may see.
-    const restricted = ctx.caller.siteIds !== null || ctx.caller.deviceGroupIds !== null;
-    const scope = restricted ? this.devices.visibleScope(ctx) : undefined;
-    if (scope === null) return { data: [], total: 0, limit, offset };
-    const shape = `${query.deviceId ? 'd' : ''}${query.action ? 'a' : ''}:${scope ? `r${scope.shape}` : ''}`;
+    const restriction = this.devices.restrictedScope(ctx);
+    if (restriction === null) return { data: [], total: 0, limit, offset };
+    const shape = `${query.deviceId ? 'd' : ''}${query.action ? 'a' : ''}:${restrictionShape(restriction)}`;
     const statements = membershipLogOf(this.db, shape);
-    const values = { ...scope?.values, groupId: group.id, deviceId: query.deviceId, action: query.action };
+    const values = { ...restriction?.values, groupId: group.id, deviceId: query.deviceId, action: query.action };
     const data = statements.page.all({ ...values, limit, offset });
     const total = statements.count.get(values)?.n ?? 0;
     return { data, total, limit, offset };
@@ -457,12 +456,11 @@ export class GroupsService {
   private memberCounts(ctx: RequestContext | null, ids: string[]): Map<string, number> {
     if (ids.length === 0) return new Map();
     const groupIds = JSON.stringify(ids);
-    // As restrictedDeviceWhere: only a caller restricted to sites or device groups is limited to visible devices.
-    const restricted = ctx !== null && (ctx.caller.siteIds !== null || ctx.caller.deviceGroupIds !== null);
-    const scope = restricted ? this.devices.visibleScope(ctx) : undefined;
-    if (scope === null) return new Map();
-    const rows = scope
-      ? visibleMemberCountsOf(this.db, scope.shape).all({ ...scope.values, ids: groupIds })
+    // Only a caller restricted to sites or device groups is limited to the devices it sees.
+    const restriction = ctx === null ? undefined : this.devices.restrictedScope(ctx);
+    if (restriction === null) return new Map();
+    const rows = restriction
+      ? visibleMemberCountsOf(this.db, restriction.shape).all({ ...restriction.values, ids: groupIds })
       : groupReads(this.db).memberCounts.all({ groupIds });
     return new Map(rows.map((r) => [r.id, r.n]));
   }
