@@ -42,8 +42,8 @@ export const SHAPES_KEPT = 64;
  * string the caller derives from the request (never from its values: those go in as placeholders), once per
  * database and shape. Lists of ids go in as one JSON array placeholder (`inJson`).
  *
- *   const listOf = preparedShapes((db, shape: string) => db.select()…where(…shape's conditions…).prepare());
- *   listOf(this.db, shape).all({ orgIds: JSON.stringify(ids), status });
+ *   const listOf = preparedShapes((db, shape: string) => db.select()…where(and(...shapeConditions(shape, {…})))….prepare());
+ *   listOf(this.db, shapeOf({ o: ids !== null, s: status })).all({ orgIds: JSON.stringify(ids), status });
  */
 export function preparedShapes<Q>(build: (db: Db, shape: string) => Q): (db: Db, shape: string) => Q {
   const byDb = new WeakMap<Db, Map<string, Q>>();
@@ -57,6 +57,34 @@ export function preparedShapes<Q>(build: (db: Db, shape: string) => Q): (db: Db,
     }
     return query;
   };
+}
+
+/**
+ * The shape of a request (preparedShapes), on the caller's side: the letters, in the order given, whose value the
+ * request has (one neither undefined, null, '' nor false; where a filter's test is another, pass it as a boolean).
+ * Keys are single letters; a shape with other parts (a reach's letters, a `:`) adds them around this.
+ *
+ *   const shape = reach.shape + shapeOf({ s: query.status, d: query.deviceId, e: query.enabled !== undefined });
+ */
+export function shapeOf(present: Record<string, unknown>): string {
+  let shape = '';
+  for (const [letter, value] of Object.entries(present)) {
+    if (value !== undefined && value !== null && value !== '' && value !== false) shape += letter;
+  }
+  return shape;
+}
+
+/**
+ * The shape's conditions (preparedShapes), on the builder's side: of the conditions by letter, in the order given,
+ * those whose letter the shape has (each built only then), to spread into `and(…)` among any that every shape has.
+ *
+ *   and(eq(t.orgId, sql.placeholder('orgId')), ...shapeConditions(shape, {
+ *     s: () => eq(t.status, sql.placeholder('status')),
+ *     d: () => eq(t.deviceId, sql.placeholder('deviceId')),
+ *   }))
+ */
+export function shapeConditions(shape: string, conditions: Record<string, () => SQL | undefined>): (SQL | undefined)[] {
+  return Object.entries(conditions).flatMap(([letter, condition]) => (shape.includes(letter) ? [condition()] : []));
 }
 
 /** `column IN (the JSON array given as placeholder name)`: a list of any length in one prepared statement. */

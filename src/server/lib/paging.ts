@@ -1,5 +1,5 @@
-import { count, type SQL, type SQLWrapper } from 'drizzle-orm';
-import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { count, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import type { SQLiteSelect, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/connection.js';
 import { preparedShapes, rowQuery, selectRows } from '../db/prepared.js';
 
@@ -45,15 +45,34 @@ export function preparedPage<T extends SQLiteTable>(db: Db, table: T, where: SQL
   };
 }
 
-/** Runs the two statements of `preparedPage` for page `p`: its rows and the total, with `values` for the
- * condition's placeholders. */
+/** `preparedPage` for a list that reads some columns (a joined table's too): one page of what `select` reads
+ * (`db.select(columns).from(table)`, any join, `.$dynamic()`) of the rows matching `where` in `order`, with the
+ * placeholders `limit` and `offset`, and how many rows of `table` match in all (`n`: counted without the join, so
+ * a join must add no rows, as a left join on the joined table's key). Read with readPage.
+ *
+ *   preparedSelectPage(db, l, db.select(columns).from(l).leftJoin(devices, on).$dynamic(), where, order)
+ */
+export function preparedSelectPage<Q extends SQLiteSelect>(db: Db, table: SQLiteTable, select: Q, where: SQL | undefined, order: (SQL | SQLWrapper)[]) {
+  return {
+    page: select
+      .where(where)
+      .orderBy(...(order as SQL[]))
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset'))
+      .prepare(),
+    count: db.select({ n: count() }).from(table).where(where).prepare(),
+  };
+}
+
+/** Runs the two statements of `preparedPage` (or `preparedSelectPage`) for page `p`, or for the rows from `offset`
+ * (a list paged by offset): its rows and the total, with `values` for the condition's placeholders. */
 export function readPage<Row>(
   statements: { page: { all(values: Record<string, unknown>): Row[] }; count: { get(values: Record<string, unknown>): { n: number } | undefined } },
   values: Record<string, unknown>,
-  p: PageQuery,
+  p: PageQuery | { limit: number; offset: number },
 ): { rows: Row[]; total: number } {
   return {
-    rows: statements.page.all({ ...values, limit: p.limit, offset: (p.page - 1) * p.limit }),
+    rows: statements.page.all({ ...values, limit: p.limit, offset: 'page' in p ? (p.page - 1) * p.limit : p.offset }),
     total: statements.count.get(values)?.n ?? 0,
   };
 }

@@ -2,7 +2,7 @@ import { and, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { AlertBulkSchema, AlertListQuerySchema } from '../../../contract/alerts.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedShapes, rowQuery } from '../../db/prepared.js';
+import { inJson, preparedShapes, rowQuery, shapeConditions, shapeOf } from '../../db/prepared.js';
 import { alerts } from '../../db/schema/index.js';
 import type { AlertSeverity, AlertStatus } from '../../db/schema/alerts.js';
 import { systemContext, type Caller, type RequestContext } from '../../context.js';
@@ -91,9 +91,11 @@ export interface RuleState {
  * orgIdsName renames the organizations' placeholder where a statement has another list of them. */
 export function reachIn(shape: string, orgIdsName = 'orgIds'): SQL | undefined {
   return and(
-    shape.includes('o') ? inJson(alerts.orgId, orgIdsName) : undefined,
-    shape.includes('s') ? inJson(alerts.siteId, 'siteIds') : undefined,
-    shape.includes('g') ? inDeviceGroupsPrepared(alerts.deviceId) : undefined,
+    ...shapeConditions(shape, {
+      o: () => inJson(alerts.orgId, orgIdsName),
+      s: () => inJson(alerts.siteId, 'siteIds'),
+      g: () => inDeviceGroupsPrepared(alerts.deviceId),
+    }),
   );
 }
 
@@ -102,13 +104,15 @@ export function reachIn(shape: string, orgIdsName = 'orgIds'): SQL | undefined {
 const alertPageOf = preparedPages(alerts, [desc(alerts.triggeredAt), desc(alerts.id)], (shape) =>
   and(
     reachIn(shape),
-    shape.includes('S') ? inJson(alerts.status, 'statuses') : undefined,
-    shape.includes('v') ? eq(alerts.severity, sql.placeholder('severity')) : undefined,
-    shape.includes('d') ? eq(alerts.deviceId, sql.placeholder('deviceId')) : undefined,
-    shape.includes('r') ? eq(alerts.ruleId, sql.placeholder('ruleId')) : undefined,
-    shape.includes('a') ? sql`${alerts.triggeredAt} >= ${sql.placeholder('startDate')}` : undefined,
-    shape.includes('b') ? sql`${alerts.triggeredAt} <= ${sql.placeholder('endDate')}` : undefined,
-    shape.includes('u') ? sql`${alerts.updatedAt} >= ${sql.placeholder('updatedSince')}` : undefined,
+    ...shapeConditions(shape, {
+      S: () => inJson(alerts.status, 'statuses'),
+      v: () => eq(alerts.severity, sql.placeholder('severity')),
+      d: () => eq(alerts.deviceId, sql.placeholder('deviceId')),
+      r: () => eq(alerts.ruleId, sql.placeholder('ruleId')),
+      a: () => sql`${alerts.triggeredAt} >= ${sql.placeholder('startDate')}`,
+      b: () => sql`${alerts.triggeredAt} <= ${sql.placeholder('endDate')}`,
+      u: () => sql`${alerts.updatedAt} >= ${sql.placeholder('updatedSince')}`,
+    }),
   ),
 );
 
@@ -147,7 +151,7 @@ export function alertReach(db: Db, caller: Caller, orgId: string | undefined): A
   if (caller.siteIds !== null && caller.siteIds.length === 0) return false;
   if (caller.deviceGroupIds !== null && caller.deviceGroupIds.length === 0) return false;
   return {
-    shape: `${orgIds === null ? '' : 'o'}${caller.siteIds === null ? '' : 's'}${caller.deviceGroupIds === null ? '' : 'g'}`,
+    shape: shapeOf({ o: orgIds !== null, s: caller.siteIds !== null, g: caller.deviceGroupIds !== null }),
     orgIds: orgIds === null ? null : JSON.stringify(orgIds),
     siteIds: caller.siteIds === null ? null : JSON.stringify(caller.siteIds),
     groupIds: caller.deviceGroupIds === null ? null : JSON.stringify(caller.deviceGroupIds),
@@ -221,16 +225,17 @@ export class AlertsService {
   list(ctx: RequestContext, query: z.infer<typeof AlertListQuerySchema>): Paged<AlertOut> {
     const scope = this.visible(ctx.caller, query.orgId);
     if (scope === false) return paged([], query, 0);
-    const shape = [
-      scope.shape,
-      query.status ? 'S' : '',
-      query.severity ? 'v' : '',
-      query.deviceId ? 'd' : '',
-      query.ruleId ? 'r' : '',
-      query.startDate ? 'a' : '',
-      query.endDate ? 'b' : '',
-      query.updatedSince ? 'u' : '',
-    ].join('');
+    const shape =
+      scope.shape +
+      shapeOf({
+        S: query.status,
+        v: query.severity,
+        d: query.deviceId,
+        r: query.ruleId,
+        a: query.startDate,
+        b: query.endDate,
+        u: query.updatedSince,
+      });
     const values = {
       orgIds: scope.orgIds,
       siteIds: scope.siteIds,

@@ -5,7 +5,7 @@ import type { CorrelationAnalyzeSchema, CorrelationListQuerySchema } from '../..
 import type { Db } from '../../db/connection.js';
 import { alertCorrelations, alerts } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
-import { inJson, preparedQueries, preparedShapes, rowQuery } from '../../db/prepared.js';
+import { inJson, preparedQueries, preparedShapes, rowQuery, shapeConditions, shapeOf } from '../../db/prepared.js';
 import { preparedPages } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
 import { alertOut, alertReach, reachIn, type AlertOut, type AlertReach, type AlertRow, type AlertsService } from './alerts-service.js';
@@ -31,9 +31,11 @@ const linkPageOf = preparedPages(alertCorrelations, [desc(alertCorrelations.crea
   }
   const alertId = sql.placeholder('alertId');
   return and(
-    list.includes('o') ? inJson(alertCorrelations.orgId, 'orgIds') : undefined,
-    list.includes('a') ? or(eq(alertCorrelations.alertId, alertId), eq(alertCorrelations.relatedAlertId, alertId)) : undefined,
-    list.includes('m') ? gte(alertCorrelations.confidence, sql.placeholder('minConfidence')) : undefined,
+    ...shapeConditions(list, {
+      o: () => inJson(alertCorrelations.orgId, 'orgIds'),
+      a: () => or(eq(alertCorrelations.alertId, alertId), eq(alertCorrelations.relatedAlertId, alertId)),
+      m: () => gte(alertCorrelations.confidence, sql.placeholder('minConfidence')),
+    }),
     both,
   );
 });
@@ -49,7 +51,7 @@ const groupLinksOf = preparedShapes((db, shape) =>
   db
     .select()
     .from(alertCorrelations)
-    .where(shape.includes('o') ? inJson(alertCorrelations.orgId, 'orgIds') : undefined)
+    .where(and(...shapeConditions(shape, { o: () => inJson(alertCorrelations.orgId, 'orgIds') })))
     .orderBy(desc(alertCorrelations.createdAt))
     .limit(5_000)
     .prepare(),
@@ -244,7 +246,7 @@ export class CorrelationService {
     const orgIds = readOrgIds(this.db, ctx.caller, query.orgId);
     if (orgIds !== null && orgIds.length === 0) return { data: [], page: query.page, limit: query.limit, total: 0 };
     const seen = this.bothVisible(ctx);
-    const list = `${orgIds === null ? '' : 'o'}${query.alertId ? 'a' : ''}${query.minConfidence !== undefined ? 'm' : ''}`;
+    const list = shapeOf({ o: orgIds !== null, a: query.alertId, m: query.minConfidence !== undefined });
     const values = {
       orgIds: orgIds === null ? null : JSON.stringify(orgIds),
       alertId: query.alertId,
@@ -285,7 +287,7 @@ export class CorrelationService {
   /** Groups over the links of these organizations, with only the alerts the caller sees; empty groups omitted. */
   private groupsFor(ctx: RequestContext, orgIds: readonly string[] | null): GroupOut[] {
     if (orgIds !== null && orgIds.length === 0) return [];
-    const links = groupLinksOf(this.db, orgIds === null ? '' : 'o').all({ orgIds: JSON.stringify(orgIds) });
+    const links = groupLinksOf(this.db, shapeOf({ o: orgIds !== null })).all({ orgIds: JSON.stringify(orgIds) });
     const ids = [...new Set(links.flatMap((l) => [l.alertId, l.relatedAlertId]))];
     const byId = new Map(this.visibleAlerts(ctx, ids).map((a) => [a.id, a]));
     return groupsOf(links, byId);

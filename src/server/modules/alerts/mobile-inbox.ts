@@ -1,7 +1,7 @@
 import { and, count, desc, eq, sql } from 'drizzle-orm';
 import type { Caller } from '../../context.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedShapes } from '../../db/prepared.js';
+import { inJson, preparedShapes, shapeConditions, shapeOf } from '../../db/prepared.js';
 import { alerts } from '../../db/schema/index.js';
 import type { AlertSeverity, AlertStatus } from '../../db/schema/alerts.js';
 import { alertCountsIn, alertReach, reachIn } from './alerts-service.js';
@@ -33,15 +33,17 @@ const inboxColumns = {
 const inboxQueries = preparedShapes((db, shape) => {
   const where = and(
     reachIn(shape),
-    shape.includes('S') ? inJson(alerts.status, 'statuses') : undefined,
-    shape.includes('v') ? eq(alerts.severity, sql.placeholder('severity')) : undefined,
+    ...shapeConditions(shape, {
+      S: () => inJson(alerts.status, 'statuses'),
+      v: () => eq(alerts.severity, sql.placeholder('severity')),
+    }),
   );
   const keyset = sql`(${alerts.triggeredAt} < ${sql.placeholder('ts')} OR (${alerts.triggeredAt} = ${sql.placeholder('ts')} AND ${alerts.id} < ${sql.placeholder('afterId')}))`;
   return {
     page: db
       .select(inboxColumns)
       .from(alerts)
-      .where(shape.includes('k') ? and(where, keyset) : where)
+      .where(and(where, ...shapeConditions(shape, { k: () => keyset })))
       .orderBy(desc(alerts.triggeredAt), desc(alerts.id))
       .limit(sql.placeholder('limit'))
       .offset(sql.placeholder('offset'))
@@ -62,10 +64,10 @@ export class MobileAlertReads {
   inbox(caller: Caller, filter: InboxFilter, window: { limit: number; offset?: number; after?: { ts: string; id: string } }) {
     const reach = alertReach(this.db, caller, filter.orgId);
     if (reach === false) return { rows: [], total: 0 };
-    const filters = `${reach.shape}${filter.statuses.length > 0 ? 'S' : ''}${filter.severity ? 'v' : ''}`;
+    const filters = reach.shape + shapeOf({ S: filter.statuses.length > 0, v: filter.severity });
     const { after } = window;
     const values = { ...reach, statuses: JSON.stringify(filter.statuses), severity: filter.severity };
-    const rows = inboxQueries(this.db, after ? `${filters}k` : filters).page.all({
+    const rows = inboxQueries(this.db, filters + shapeOf({ k: after })).page.all({
       ...values,
       ts: after?.ts,
       afterId: after?.id,

@@ -9,7 +9,7 @@ import type {
   AlertTemplateUpdateSchema,
 } from '../../../contract/alerts.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, rowById } from '../../db/prepared.js';
+import { inJson, rowById, shapeConditions, shapeOf } from '../../db/prepared.js';
 import { alertRules, alertTemplates } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { badRequest, conflict, fieldError, forbidden, notFound } from '../../errors.js';
@@ -58,20 +58,19 @@ const rulePageOf = preparedPages(alertRules, [desc(alertRules.createdAt), desc(a
   const value = sql.placeholder('targetValue');
   const needle = sql.placeholder('needle');
   return and(
-    shape.includes('o') ? inJson(alertRules.orgId, 'orgIds') : undefined,
-    shape.includes('e') ? sql`${alertRules.enabled} = ${sql.placeholder('enabled')}` : undefined,
-    shape.includes('v') ? eq(alertRules.severity, sql.placeholder('severity')) : undefined,
-    shape.includes('t') ? eq(alertRules.templateId, sql.placeholder('templateId')) : undefined,
-    shape.includes('T') ? sql`${scope} = ${sql.placeholder('targetType')}` : undefined,
-    shape.includes('V')
-      ? sql`((${scope} = 'organization' AND coalesce(json_extract(${alertRules.targets}, '$.orgId'), ${alertRules.orgId}) = ${value})
+    ...shapeConditions(shape, {
+      o: () => inJson(alertRules.orgId, 'orgIds'),
+      e: () => sql`${alertRules.enabled} = ${sql.placeholder('enabled')}`,
+      v: () => eq(alertRules.severity, sql.placeholder('severity')),
+      t: () => eq(alertRules.templateId, sql.placeholder('templateId')),
+      T: () => sql`${scope} = ${sql.placeholder('targetType')}`,
+      V: () => sql`((${scope} = 'organization' AND coalesce(json_extract(${alertRules.targets}, '$.orgId'), ${alertRules.orgId}) = ${value})
             OR EXISTS (SELECT 1 FROM json_each(${alertRules.targets}, '$.siteIds') WHERE value = ${value})
             OR EXISTS (SELECT 1 FROM json_each(${alertRules.targets}, '$.deviceIds') WHERE value = ${value})
-            OR EXISTS (SELECT 1 FROM json_each(${alertRules.targets}, '$.tags') WHERE value = ${value}))`
-      : undefined,
-    shape.includes('q')
-      ? sql`(instr(lower(coalesce(${alertRules.name}, '')), ${needle}) > 0 OR instr(lower(coalesce(${alertRules.description}, '')), ${needle}) > 0)`
-      : undefined,
+            OR EXISTS (SELECT 1 FROM json_each(${alertRules.targets}, '$.tags') WHERE value = ${value}))`,
+      q: () =>
+        sql`(instr(lower(coalesce(${alertRules.name}, '')), ${needle}) > 0 OR instr(lower(coalesce(${alertRules.description}, '')), ${needle}) > 0)`,
+    }),
   );
 });
 
@@ -81,17 +80,18 @@ const rulePageOf = preparedPages(alertRules, [desc(alertRules.createdAt), desc(a
 const templatePageOf = preparedPages(alertTemplates, [desc(alertTemplates.builtIn), asc(alertTemplates.name), asc(alertTemplates.id)], (shape) => {
   const needle = sql.placeholder('needle');
   return and(
-    shape.includes('O') ? eq(alertTemplates.orgId, sql.placeholder('orgId')) : undefined,
-    shape.includes('n') ? or(isNull(alertTemplates.orgId), inJson(alertTemplates.orgId, 'orgIds')) : undefined,
-    shape.includes('B') ? eq(alertTemplates.builtIn, true) : undefined,
-    shape.includes('C') ? eq(alertTemplates.builtIn, false) : undefined,
-    shape.includes('v') ? eq(alertTemplates.severity, sql.placeholder('severity')) : undefined,
-    shape.includes('q')
-      ? or(
+    ...shapeConditions(shape, {
+      O: () => eq(alertTemplates.orgId, sql.placeholder('orgId')),
+      n: () => or(isNull(alertTemplates.orgId), inJson(alertTemplates.orgId, 'orgIds')),
+      B: () => eq(alertTemplates.builtIn, true),
+      C: () => eq(alertTemplates.builtIn, false),
+      v: () => eq(alertTemplates.severity, sql.placeholder('severity')),
+      q: () =>
+        or(
           sql`instr(lower(coalesce(${alertTemplates.name}, '')), ${needle}) > 0`,
           sql`instr(lower(coalesce(${alertTemplates.description}, '')), ${needle}) > 0`,
-        )
-      : undefined,
+        ),
+    }),
   );
 });
 
@@ -103,13 +103,14 @@ export class AlertRulesService {
 
   listTemplates(ctx: RequestContext, query: z.infer<typeof AlertTemplateListQuerySchema>, builtInOnly = false): FlatPage<ReturnType<typeof templateOut>> {
     const orgIds = builtInOnly ? [] : readOrgIds(this.db, ctx.caller, query.orgId);
-    const shape = [
-      query.orgId !== undefined ? 'O' : orgIds === null ? '' : 'n',
-      builtInOnly || query.builtIn === true ? 'B' : '',
-      query.builtIn === false ? 'C' : '',
-      query.severity ? 'v' : '',
-      query.search ? 'q' : '',
-    ].join('');
+    const shape = shapeOf({
+      O: query.orgId !== undefined,
+      n: query.orgId === undefined && orgIds !== null,
+      B: builtInOnly || query.builtIn === true,
+      C: query.builtIn === false,
+      v: query.severity,
+      q: query.search,
+    });
     const values = {
       orgId: query.orgId,
       orgIds: orgIds === null ? null : JSON.stringify(orgIds),
@@ -194,15 +195,15 @@ export class AlertRulesService {
   listRules(ctx: RequestContext, query: z.infer<typeof AlertRuleListQuerySchema>): FlatPage<RuleOut> {
     const orgIds = readOrgIds(this.db, ctx.caller, query.orgId);
     if (orgIds !== null && orgIds.length === 0) return flat([], query, 0);
-    const shape = [
-      orgIds === null ? '' : 'o',
-      query.enabled !== undefined ? 'e' : '',
-      query.severity ? 'v' : '',
-      query.templateId ? 't' : '',
-      query.targetType ? 'T' : '',
-      query.targetValue !== undefined ? 'V' : '',
-      query.search ? 'q' : '',
-    ].join('');
+    const shape = shapeOf({
+      o: orgIds !== null,
+      e: query.enabled !== undefined,
+      v: query.severity,
+      t: query.templateId,
+      T: query.targetType,
+      V: query.targetValue !== undefined,
+      q: query.search,
+    });
     const values = {
       orgIds: orgIds === null ? null : JSON.stringify(orgIds),
       enabled: query.enabled === undefined ? null : Number(query.enabled),

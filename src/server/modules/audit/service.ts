@@ -12,7 +12,7 @@ import {
   type AuditRangeSchema,
 } from '../../../contract/audit.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedShapes } from '../../db/prepared.js';
+import { inJson, preparedShapes, shapeConditions, shapeOf } from '../../db/prepared.js';
 import { auditLogs } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { notFound, orgAccessDenied } from '../../errors.js';
@@ -91,76 +91,57 @@ function ciContainsPlaceholder(column: SQL | SQLiteColumn, name: string): SQL {
  * `q` full text, `x` actions left out (`excludeActions`, a JSON array), `i` exact actor id (`userId`), `A` only
  * these actions (`onlyActions`, a JSON array); `K` the export's keyset (after `afterTs`, `afterId`).
  */
-function shapeConditions(shape: string): SQL[] {
-  const parts: SQL[] = [];
-  const has = (letter: string) => shape.includes(letter);
-  if (has('P')) {
-    parts.push(eq(auditLogs.partnerId, sql.placeholder('partnerId')));
-    parts.push(or(isNull(auditLogs.orgId), inJson(auditLogs.orgId, 'reachIds')) as SQL);
-  }
-  if (has('O')) parts.push(eq(auditLogs.orgId, sql.placeholder('callerOrgId')));
-  if (has('g')) parts.push(eq(auditLogs.orgId, sql.placeholder('orgId')));
-  if (has('u')) {
+function auditConditions(shape: string): (SQL | undefined)[] {
+  return shapeConditions(shape, {
+    P: () => and(eq(auditLogs.partnerId, sql.placeholder('partnerId')), or(isNull(auditLogs.orgId), inJson(auditLogs.orgId, 'reachIds'))),
+    O: () => eq(auditLogs.orgId, sql.placeholder('callerOrgId')),
+    g: () => eq(auditLogs.orgId, sql.placeholder('orgId')),
     // The actor user's name (05: "ILIKE actorEmail or user name"): the users it matches, read once per statement.
-    const named = sql`${auditLogs.actorId} IN ${userIdsNamedLike(sql`${sql.placeholder('userLike')}`)}`;
-    parts.push(
+    u: () =>
       or(
         ciContainsPlaceholder(sql`coalesce(${auditLogs.actorEmail}, '')`, 'userLike'),
         eq(auditLogs.actorId, sql.placeholder('user')),
-        named,
-      ) as SQL,
-    );
-  }
-  if (has('a')) parts.push(ciContainsPlaceholder(auditLogs.action, 'actionLike'));
-  if (has('r')) {
-    parts.push(
+        sql`${auditLogs.actorId} IN ${userIdsNamedLike(sql`${sql.placeholder('userLike')}`)}`,
+      ),
+    a: () => ciContainsPlaceholder(auditLogs.action, 'actionLike'),
+    r: () =>
       or(
         ciContainsPlaceholder(auditLogs.resourceType, 'resourceLike'),
         ciContainsPlaceholder(sql`coalesce(${auditLogs.resourceName}, '')`, 'resourceLike'),
         eq(sql`coalesce(${auditLogs.resourceId}, '')`, sql.placeholder('resource')),
-      ) as SQL,
-    );
-  }
-  if (has('f')) parts.push(gte(auditLogs.timestamp, sql.placeholder('from')));
-  if (has('t')) parts.push(lte(auditLogs.timestamp, sql.placeholder('to')));
-  if (has('q')) {
-    parts.push(
+      ),
+    f: () => gte(auditLogs.timestamp, sql.placeholder('from')),
+    t: () => lte(auditLogs.timestamp, sql.placeholder('to')),
+    q: () =>
       or(
         ciContainsPlaceholder(auditLogs.action, 'qLike'),
         ciContainsPlaceholder(sql`coalesce(${auditLogs.actorEmail}, '')`, 'qLike'),
         ciContainsPlaceholder(auditLogs.resourceType, 'qLike'),
         ciContainsPlaceholder(sql`coalesce(${auditLogs.resourceName}, '')`, 'qLike'),
         ciContainsPlaceholder(sql`${auditLogs.details}`, 'qLike'),
-      ) as SQL,
-    );
-  }
-  if (has('x')) parts.push(sql`NOT ${inJson(auditLogs.action, 'excludeActions')}`);
-  if (has('i')) parts.push(eq(auditLogs.actorId, sql.placeholder('userId')));
-  if (has('A')) parts.push(inJson(auditLogs.action, 'onlyActions'));
-  if (has('K')) {
-    const afterTs = sql.placeholder('afterTs');
-    parts.push(
-      or(
-        gt(auditLogs.timestamp, afterTs),
-        and(eq(auditLogs.timestamp, afterTs), gt(auditLogs.id, sql.placeholder('afterId'))),
-      ) as SQL,
-    );
-  }
-  return parts;
+      ),
+    x: () => sql`NOT ${inJson(auditLogs.action, 'excludeActions')}`,
+    i: () => eq(auditLogs.actorId, sql.placeholder('userId')),
+    A: () => inJson(auditLogs.action, 'onlyActions'),
+    K: () => {
+      const afterTs = sql.placeholder('afterTs');
+      return or(gt(auditLogs.timestamp, afterTs), and(eq(auditLogs.timestamp, afterTs), gt(auditLogs.id, sql.placeholder('afterId'))));
+    },
+  });
 }
 
 /** Rows an export reads per statement and sends as one chunk. */
 const EXPORT_BATCH_ROWS = 500;
 
 const listOf = preparedShapes((db, shape) => {
-  const where = and(...shapeConditions(shape));
+  const where = and(...auditConditions(shape));
   return preparedPage(db, auditLogs, where, [desc(auditLogs.timestamp), desc(auditLogs.id)]);
 });
 const getOf = preparedShapes((db, shape) =>
   db
     .select()
     .from(auditLogs)
-    .where(and(eq(auditLogs.id, sql.placeholder('id')), ...shapeConditions(shape)))
+    .where(and(eq(auditLogs.id, sql.placeholder('id')), ...auditConditions(shape)))
     .prepare(),
 );
 /** The first `limit` matching entries, oldest (`asc`) or newest (`desc`) first. */
@@ -169,7 +150,7 @@ const firstRowsOf = (direction: typeof asc, limit: number) =>
     db
       .select()
       .from(auditLogs)
-      .where(and(...shapeConditions(shape)))
+      .where(and(...auditConditions(shape)))
       .orderBy(direction(auditLogs.timestamp), direction(auditLogs.id))
       .limit(limit)
       .prepare(),
@@ -182,7 +163,7 @@ const chainsOf = preparedShapes((db, shape) =>
   db
     .selectDistinct({ chain: auditLogs.chain })
     .from(auditLogs)
-    .where(and(...shapeConditions(shape)))
+    .where(and(...auditConditions(shape)))
     .orderBy(asc(auditLogs.chain))
     .prepare(),
 );
@@ -224,7 +205,7 @@ export class AuditService {
   private reachShape(ctx: RequestContext, orgId?: string): Shaped {
     const { caller } = ctx;
     if (orgId && !canAccessOrg(this.db, caller, orgId)) throw orgAccessDenied();
-    const byOrg = orgId ? 'g' : '';
+    const byOrg = shapeOf({ g: orgId });
     if (caller.scope === 'system') return { shape: byOrg, values: { orgId } };
     if (caller.scope === 'organization') return { shape: 'O', values: { callerOrgId: caller.orgId ?? '' } };
     const reachIds = JSON.stringify(accessibleOrgIds(this.db, caller) ?? []);

@@ -6,7 +6,7 @@ import type { Db } from '../../db/connection.js';
 import { deviceCommands } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { badRequest, conflict, notFound } from '../../errors.js';
-import { preparedQueries } from '../../db/prepared.js';
+import { preparedQueries, shapeConditions, shapeOf } from '../../db/prepared.js';
 import { countWrites, type WatchedTable } from '../../db/write-counter.js';
 import { ReadCache } from '../../lib/read-cache.js';
 import { paged, preparedPages, type Paged } from '../../lib/paging.js';
@@ -72,7 +72,10 @@ export function cancelOpenCommandsOf(db: Db, deviceId: string): number {
 /** A page of a device's commands (placeholder `deviceId`), prepared once per database and shape (lib/prepared-page.ts):
  * 's' of one `status` only. */
 const commandPageOf = preparedPages(deviceCommands, [desc(deviceCommands.createdAt), desc(deviceCommands.id)], (shape) =>
-  and(eq(deviceCommands.deviceId, sql.placeholder('deviceId')), shape.includes('s') ? eq(deviceCommands.status, sql.placeholder('status')) : undefined),
+  and(
+    eq(deviceCommands.deviceId, sql.placeholder('deviceId')),
+    ...shapeConditions(shape, { s: () => eq(deviceCommands.status, sql.placeholder('status')) }),
+  ),
 );
 
 /** What an agent's poll reads (the hottest read of an agent), prepared once per database. */
@@ -160,7 +163,7 @@ export class DeviceCommandsService {
 
   list(ctx: RequestContext, deviceId: string, query: z.infer<typeof DeviceCommandListQuerySchema>): Paged<ReturnType<typeof shown>> {
     this.devices.findVisible(ctx, deviceId);
-    const { rows, total } = commandPageOf(this.db, query.status ? 's' : '', { deviceId, status: query.status }, query);
+    const { rows, total } = commandPageOf(this.db, shapeOf({ s: query.status }), { deviceId, status: query.status }, query);
     const readsScripts = covers(ctx.caller.permissions, 'scripts:read');
     return paged(rows.map((row) => shown(row, readsScripts)), query, total);
   }

@@ -11,7 +11,7 @@ import type { RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
 import { deviceDiagnosticLogs, deviceEventLogs } from '../../db/schema/index.js';
 import { notFound } from '../../errors.js';
-import { inJson } from '../../db/prepared.js';
+import { inJson, shapeConditions, shapeOf } from '../../db/prepared.js';
 import { paged, preparedPages } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
 import type { DevicesService } from '../devices/service.js';
@@ -45,11 +45,13 @@ const diagnosticPageOf = preparedPages(deviceDiagnosticLogs, [desc(deviceDiagnos
   const pattern = sql.placeholder('pattern');
   return and(
     eq(t.deviceId, sql.placeholder('deviceId')),
-    shape.includes('l') ? inJson(t.level, 'levels') : undefined,
-    shape.includes('c') ? eq(t.component, sql.placeholder('component')) : undefined,
-    shape.includes('a') ? gte(t.timestamp, sql.placeholder('since')) : undefined,
-    shape.includes('b') ? lte(t.timestamp, sql.placeholder('until')) : undefined,
-    shape.includes('q') ? sql`(${t.message} LIKE ${pattern} ESCAPE '\\' OR ${t.fields} LIKE ${pattern} ESCAPE '\\')` : undefined,
+    ...shapeConditions(shape, {
+      l: () => inJson(t.level, 'levels'),
+      c: () => eq(t.component, sql.placeholder('component')),
+      a: () => gte(t.timestamp, sql.placeholder('since')),
+      b: () => lte(t.timestamp, sql.placeholder('until')),
+      q: () => sql`(${t.message} LIKE ${pattern} ESCAPE '\\' OR ${t.fields} LIKE ${pattern} ESCAPE '\\')`,
+    }),
   );
 });
 
@@ -59,11 +61,13 @@ const eventPageOf = preparedPages(deviceEventLogs, [desc(deviceEventLogs.timesta
   const t = deviceEventLogs;
   return and(
     eq(t.deviceId, sql.placeholder('deviceId')),
-    shape.includes('c') ? eq(t.category, sql.placeholder('category')) : undefined,
-    shape.includes('l') ? eq(t.level, sql.placeholder('level')) : undefined,
-    shape.includes('s') ? eq(t.source, sql.placeholder('source')) : undefined,
-    shape.includes('a') ? gte(t.timestamp, sql.placeholder('from')) : undefined,
-    shape.includes('b') ? lte(t.timestamp, sql.placeholder('to')) : undefined,
+    ...shapeConditions(shape, {
+      c: () => eq(t.category, sql.placeholder('category')),
+      l: () => eq(t.level, sql.placeholder('level')),
+      s: () => eq(t.source, sql.placeholder('source')),
+      a: () => gte(t.timestamp, sql.placeholder('from')),
+      b: () => lte(t.timestamp, sql.placeholder('to')),
+    }),
   );
 });
 
@@ -123,7 +127,7 @@ export class DeviceLogsService {
     const device = this.devices.findVisible(ctx, deviceId);
     // Unknown levels are dropped (05 wire notes); none left: no level condition.
     const levels = (query.level ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(isDiagnosticLevel);
-    const shape = `${levels.length > 0 ? 'l' : ''}${query.component ? 'c' : ''}${query.since ? 'a' : ''}${query.until ? 'b' : ''}${query.search ? 'q' : ''}`;
+    const shape = shapeOf({ l: levels.length > 0, c: query.component, a: query.since, b: query.until, q: query.search });
     const values = {
       deviceId: device.id,
       levels: JSON.stringify(levels),
@@ -181,7 +185,7 @@ export class DeviceLogsService {
   /** GET /devices/:id/eventlogs: newest first (timestamp, then id). */
   events(ctx: RequestContext, deviceId: string, query: z.infer<typeof DeviceEventQuerySchema>) {
     const device = this.devices.findVisible(ctx, deviceId);
-    const shape = `${query.category ? 'c' : ''}${query.level ? 'l' : ''}${query.source ? 's' : ''}${query.startDate ? 'a' : ''}${query.endDate ? 'b' : ''}`;
+    const shape = shapeOf({ c: query.category, l: query.level, s: query.source, a: query.startDate, b: query.endDate });
     const values = {
       deviceId: device.id,
       category: query.category,

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { AGENT_HEALTH, AGENT_TOKEN_PATTERN, type AgentEnrollSchema, type AgentHeartbeatSchema } from '../../../contract/agents.js';
 import type { DeviceListQuerySchema, DeviceUpdateSchema } from '../../../contract/devices.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedQueries, preparedShapes, rowById, selectRows } from '../../db/prepared.js';
+import { inJson, preparedQueries, preparedShapes, rowById, selectRows, shapeConditions, shapeOf } from '../../db/prepared.js';
 import { deviceGroupMembers, devices, organizations } from '../../db/schema/index.js';
 import { systemContext, type Caller, type RequestContext } from '../../context.js';
 import { DomainError, badRequest, forbidden, notFound, partnerInactive, unauthorized } from '../../errors.js';
@@ -60,8 +60,7 @@ const ofLiveOrg = sql`${devices.orgId} IN (SELECT ${organizations.id} FROM ${org
 function reachWhere(flags: string): SQL {
   return and(
     flags.includes('o') ? inJson(devices.orgId, 'orgIds') : ofLiveOrg,
-    flags.includes('s') ? inJson(devices.siteId, 'siteIds') : undefined,
-    flags.includes('g') ? inGroupsJson : undefined,
+    ...shapeConditions(flags, { s: () => inJson(devices.siteId, 'siteIds'), g: () => inGroupsJson }),
   ) as SQL;
 }
 
@@ -191,12 +190,15 @@ const deviceListOf = preparedShapes((db, shape) => {
     : sql`(${key} < ${afterKey} OR (${key} = ${afterKey} AND ${devices.id} < ${afterId}))`;
   const where = and(
     reachWhere(flags),
-    flags.includes('S') ? inJson(devices.siteId, 'querySiteIds') : undefined,
-    flags.includes('T') ? inJson(devices.status, 'statuses') : flags.includes('d') ? ne(devices.status, 'decommissioned') : undefined,
-    flags.includes('O') ? eq(devices.osType, sql.placeholder('osType')) : undefined,
-    flags.includes('R') ? eq(devices.deviceRole, sql.placeholder('role')) : undefined,
-    flags.includes('Q') ? sql`(${devices.hostname} LIKE ${pattern} ESCAPE '\\' OR ${devices.displayName} LIKE ${pattern} ESCAPE '\\')` : undefined,
-    flags.includes('k') ? keyset : undefined,
+    ...shapeConditions(flags, {
+      S: () => inJson(devices.siteId, 'querySiteIds'),
+      T: () => inJson(devices.status, 'statuses'),
+      d: () => ne(devices.status, 'decommissioned'), // never with T (preparedList)
+      O: () => eq(devices.osType, sql.placeholder('osType')),
+      R: () => eq(devices.deviceRole, sql.placeholder('role')),
+      Q: () => sql`(${devices.hostname} LIKE ${pattern} ESCAPE '\\' OR ${devices.displayName} LIKE ${pattern} ESCAPE '\\')`,
+      k: () => keyset,
+    }),
   );
   return preparedPage(db, devices, where, ascending ? [asc(key), asc(devices.id)] : [desc(key), desc(devices.id)]);
 });
@@ -528,7 +530,7 @@ export class DevicesService {
   visibleScope(ctx: RequestContext, orgIds?: string[]): VisibleScope | null {
     const reach = this.reachOf(ctx, orgIds);
     if (!reach) return null;
-    const shape = `${reach.orgIds !== null ? 'o' : ''}${reach.siteIds !== null ? 's' : ''}${reach.groupIds !== null ? 'g' : ''}`;
+    const shape = shapeOf({ o: reach.orgIds !== null, s: reach.siteIds !== null, g: reach.groupIds !== null });
     return {
       shape,
       values: { orgIds: JSON.stringify(reach.orgIds ?? []), siteIds: JSON.stringify(reach.siteIds ?? []), groupIds: JSON.stringify(reach.groupIds ?? []) },
@@ -589,16 +591,21 @@ export class DevicesService {
     for (const siteId of siteIds) requireSite(this.db, ctx.caller, siteId);
     const sortBy = query.sort ?? 'hostname';
     const dir = query.sortDir ?? 'asc';
-    let shape = (sortBy === 'lastSeen' ? 'l' : sortBy === 'enrolled' ? 'e' : 'h') + (dir === 'asc' ? 'a' : 'z');
-    if (reach.orgIds !== null) shape += 'o';
-    if (reach.siteIds !== null) shape += 's';
-    if (reach.groupIds !== null) shape += 'g';
-    if (siteIds.length > 0) shape += 'S';
-    if (query.status && query.status.length > 0) shape += 'T';
-    else if (query.includeDecommissioned !== true) shape += 'd';
-    if (query.osType) shape += 'O';
-    if (query.role) shape += 'R';
-    if (query.search) shape += 'Q';
+    const byStatus = query.status !== undefined && query.status.length > 0;
+    const shape =
+      (sortBy === 'lastSeen' ? 'l' : sortBy === 'enrolled' ? 'e' : 'h') +
+      (dir === 'asc' ? 'a' : 'z') +
+      shapeOf({
+        o: reach.orgIds !== null,
+        s: reach.siteIds !== null,
+        g: reach.groupIds !== null,
+        S: siteIds.length > 0,
+        T: byStatus,
+        d: !byStatus && query.includeDecommissioned !== true,
+        O: query.osType,
+        R: query.role,
+        Q: query.search,
+      });
     const values: Record<string, unknown> = {
       orgIds: JSON.stringify(reach.orgIds),
       siteIds: JSON.stringify(reach.siteIds),
@@ -616,7 +623,7 @@ export class DevicesService {
       return paged(rows.map(deviceOut), { page, limit }, total);
     }
     const after = query.cursor !== undefined ? decodeCursor(query.cursor) : undefined;
-    const rows = deviceListOf(this.db, `C${shape}${after ? 'k' : ''}`).page.all({
+    const rows = deviceListOf(this.db, `C${shape}${shapeOf({ k: after })}`).page.all({
       ...values,
       afterKey: after?.[0],
       afterId: after?.[1],
@@ -641,7 +648,7 @@ export class DevicesService {
     if (reach !== null && reach.length === 0) return counts;
     if (caller.siteIds !== null && caller.siteIds.length === 0) return counts;
     if (caller.deviceGroupIds !== null && caller.deviceGroupIds.length === 0) return counts;
-    const shape = `${reach !== null ? 'o' : ''}${caller.siteIds !== null ? 's' : ''}${caller.deviceGroupIds !== null ? 'g' : ''}`;
+    const shape = shapeOf({ o: reach !== null, s: caller.siteIds !== null, g: caller.deviceGroupIds !== null });
     const rows = statusCountsOf(this.db, shape).all({
       orgIds: JSON.stringify(reach ?? []),
       siteIds: JSON.stringify(caller.siteIds ?? []),

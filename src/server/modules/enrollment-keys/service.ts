@@ -7,7 +7,7 @@ import type {
   EnrollmentKeyRotateSchema,
 } from '../../../contract/enrollment-keys.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, insertRow, preparedQueries, updateRow, rowById } from '../../db/prepared.js';
+import { inJson, insertRow, preparedQueries, updateRow, rowById, shapeConditions, shapeOf } from '../../db/prepared.js';
 import { enrollmentKeys } from '../../db/schema/index.js';
 import { systemContext, type RequestContext } from '../../context.js';
 import { DomainError, fieldError, notFound, siteAccessDenied, unauthorized } from '../../errors.js';
@@ -48,10 +48,12 @@ const keyQueries = preparedQueries((db) => ({
 const keyPageOf = preparedPages(enrollmentKeys, [desc(enrollmentKeys.createdAt), sql`rowid DESC`], (shape) =>
   and(
     shape.includes('o') ? eq(enrollmentKeys.orgId, sql.placeholder('orgId')) : inJson(enrollmentKeys.orgId, 'orgIds'),
-    shape.includes('s') ? eq(enrollmentKeys.siteId, sql.placeholder('siteId')) : undefined,
-    shape.includes('r') ? inJson(enrollmentKeys.siteId, 'siteIds') : undefined,
-    shape.includes('e') ? lte(enrollmentKeys.expiresAt, sql.placeholder('now')) : undefined,
-    shape.includes('f') ? gt(enrollmentKeys.expiresAt, sql.placeholder('now')) : undefined,
+    ...shapeConditions(shape, {
+      s: () => eq(enrollmentKeys.siteId, sql.placeholder('siteId')),
+      r: () => inJson(enrollmentKeys.siteId, 'siteIds'),
+      e: () => lte(enrollmentKeys.expiresAt, sql.placeholder('now')),
+      f: () => gt(enrollmentKeys.expiresAt, sql.placeholder('now')),
+    }),
   ),
 );
 
@@ -106,32 +108,29 @@ export class EnrollmentKeysService {
 
   list(ctx: RequestContext, query: z.infer<typeof EnrollmentKeyListQuerySchema>): Paged<EnrollmentKeyRow> {
     const { caller } = ctx;
-    const values: Record<string, unknown> = {};
-    let shape: string;
-    if (query.orgId) {
-      requireOrg(this.db, caller, query.orgId);
-      shape = 'o';
-      values.orgId = query.orgId;
-    } else {
-      const ids = this.tenancy.listAccessibleOrganizations(ctx).map((o) => o.id);
-      if (ids.length === 0) return paged([], query, 0);
-      shape = 'i';
-      values.orgIds = JSON.stringify(ids);
+    let orgIds: string[] | undefined;
+    if (query.orgId) requireOrg(this.db, caller, query.orgId);
+    else {
+      orgIds = this.tenancy.listAccessibleOrganizations(ctx).map((o) => o.id);
+      if (orgIds.length === 0) return paged([], query, 0);
     }
-    if (query.siteId) {
-      requireSite(this.db, caller, query.siteId);
-      shape += 's';
-      values.siteId = query.siteId;
-    }
-    if (caller.siteIds !== null) {
-      if (caller.siteIds.length === 0) return paged([], query, 0);
-      shape += 'r';
-      values.siteIds = JSON.stringify(caller.siteIds);
-    }
-    if (query.expired !== undefined) {
-      shape += query.expired ? 'e' : 'f';
-      values.now = isoNow();
-    }
+    if (query.siteId) requireSite(this.db, caller, query.siteId);
+    if (caller.siteIds !== null && caller.siteIds.length === 0) return paged([], query, 0);
+    const shape = shapeOf({
+      o: query.orgId,
+      i: !query.orgId,
+      s: query.siteId,
+      r: caller.siteIds !== null,
+      e: query.expired === true,
+      f: query.expired === false,
+    });
+    const values = {
+      orgId: query.orgId,
+      orgIds: orgIds && JSON.stringify(orgIds),
+      siteId: query.siteId,
+      siteIds: caller.siteIds && JSON.stringify(caller.siteIds),
+      now: query.expired === undefined ? undefined : isoNow(),
+    };
     const { rows, total } = keyPageOf(this.db, shape, values, query);
     return paged(rows, query, total);
   }

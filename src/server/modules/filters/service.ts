@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { filters as filtersContract } from '../../../contract/filters.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedShapes, rowById } from '../../db/prepared.js';
+import { inJson, preparedShapes, rowById, shapeConditions, shapeOf } from '../../db/prepared.js';
 import { devices, savedFilters } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { DomainError, forbidden, notFound } from '../../errors.js';
@@ -38,8 +38,10 @@ const filterListOf = preparedShapes((db, shape) => {
     .from(savedFilters)
     .where(
       and(
-        shape.includes('o') ? inJson(savedFilters.orgId, 'orgIds') : undefined,
-        shape.includes('s') ? sql`(${savedFilters.name} LIKE ${pattern} ESCAPE '\\' OR ${savedFilters.description} LIKE ${pattern} ESCAPE '\\')` : undefined,
+        ...shapeConditions(shape, {
+          o: () => inJson(savedFilters.orgId, 'orgIds'),
+          s: () => sql`(${savedFilters.name} LIKE ${pattern} ESCAPE '\\' OR ${savedFilters.description} LIKE ${pattern} ESCAPE '\\')`,
+        }),
       ),
     )
     .orderBy(desc(savedFilters.createdAt), desc(savedFilters.id))
@@ -75,7 +77,7 @@ export class FiltersService {
     const reach = query.orgId ? [this.tenancy.requireOrg(ctx, query.orgId).id] : this.tenancy.accessibleOrgIds(ctx);
     if (reach !== null && reach.length === 0) return { data: [], total: 0 };
     const pattern = query.search ? containsPattern(query.search) : null;
-    const shape = `${reach === null ? '' : 'o'}${pattern === null ? '' : 's'}`;
+    const shape = shapeOf({ o: reach !== null, s: pattern !== null });
     const data = filterListOf(this.db, shape).all({ orgIds: JSON.stringify(reach), pattern });
     return { data, total: data.length };
   }

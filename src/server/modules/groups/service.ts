@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { groups as groupsContract } from '../../../contract/groups.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedQueries, preparedShapes, rowById } from '../../db/prepared.js';
+import { inJson, preparedQueries, preparedShapes, rowById, shapeConditions, shapeOf } from '../../db/prepared.js';
 import { deviceGroupMembers, deviceGroupMembershipLog, deviceGroups, devices } from '../../db/schema/index.js';
 import { systemContext, type RequestContext } from '../../context.js';
 import { badRequest, deviceGroupAccessDenied, notFound } from '../../errors.js';
@@ -11,6 +11,7 @@ import { recordAudit } from '../audit/recorder.js';
 import { restrictedDeviceInPrepared, restrictionShape, visibleDeviceInPrepared, visibleWherePrepared, type DevicesService } from '../devices/service.js';
 import { compileFilter } from '../filters/compile.js';
 import { containsPattern } from '../../lib/like.js';
+import { preparedSelectPage, readPage } from '../../lib/paging.js';
 import { resolveWriteOrg } from '../filters/org.js';
 import type { FiltersService } from '../filters/service.js';
 import type { TenancyService } from '../tenancy/service.js';
@@ -98,22 +99,18 @@ const membershipLogOf = preparedShapes((db, shape) => {
   const [filters = '', restriction = ''] = shape.split(':');
   const where = and(
     eq(l.groupId, sql.placeholder('groupId')),
-    filters.includes('d') ? eq(l.deviceId, sql.placeholder('deviceId')) : undefined,
-    filters.includes('a') ? eq(l.action, sql.placeholder('action')) : undefined,
+    ...shapeConditions(filters, {
+      d: () => eq(l.deviceId, sql.placeholder('deviceId')),
+      a: () => eq(l.action, sql.placeholder('action')),
+    }),
     restrictedDeviceInPrepared(restriction, l.deviceId),
   );
-  return {
-    page: db
-      .select({ id: l.id, groupId: l.groupId, deviceId: l.deviceId, hostname: devices.hostname, displayName: devices.displayName, action: l.action, reason: l.reason, createdAt: l.createdAt })
-      .from(l)
-      .leftJoin(devices, eq(devices.id, l.deviceId))
-      .where(where)
-      .orderBy(desc(l.createdAt), desc(l.id))
-      .limit(sql.placeholder('limit'))
-      .offset(sql.placeholder('offset'))
-      .prepare(),
-    count: db.select({ n: count() }).from(l).where(where).prepare(),
-  };
+  const select = db
+    .select({ id: l.id, groupId: l.groupId, deviceId: l.deviceId, hostname: devices.hostname, displayName: devices.displayName, action: l.action, reason: l.reason, createdAt: l.createdAt })
+    .from(l)
+    .leftJoin(devices, eq(devices.id, l.deviceId))
+    .$dynamic();
+  return preparedSelectPage(db, l, select, where, [desc(l.createdAt), desc(l.id)]);
 });
 
 /** Member counts of the groups of the JSON array `ids` (`groupIds` names the scope's groups), among the devices
@@ -135,11 +132,13 @@ const groupListOf = preparedShapes((db, shape) =>
     .from(deviceGroups)
     .where(
       and(
-        shape.includes('o') ? inJson(deviceGroups.orgId, 'orgIds') : undefined,
-        shape.includes('s') ? eq(deviceGroups.siteId, sql.placeholder('siteId')) : undefined,
-        shape.includes('t') ? eq(deviceGroups.type, sql.placeholder('type')) : undefined,
-        shape.includes('p') ? eq(deviceGroups.parentId, sql.placeholder('parentId')) : undefined,
-        shape.includes('q') ? sql`${deviceGroups.name} LIKE ${sql.placeholder('pattern')} ESCAPE '\\'` : undefined,
+        ...shapeConditions(shape, {
+          o: () => inJson(deviceGroups.orgId, 'orgIds'),
+          s: () => eq(deviceGroups.siteId, sql.placeholder('siteId')),
+          t: () => eq(deviceGroups.type, sql.placeholder('type')),
+          p: () => eq(deviceGroups.parentId, sql.placeholder('parentId')),
+          q: () => sql`${deviceGroups.name} LIKE ${sql.placeholder('pattern')} ESCAPE '\\'`,
+        }),
       ),
     )
     .orderBy(asc(deviceGroups.name), asc(deviceGroups.id))
@@ -167,7 +166,7 @@ export class GroupsService {
   list(ctx: RequestContext, query: z.infer<(typeof groupsContract)['list']['query']>) {
     const reach = query.orgId ? [this.tenancy.requireOrg(ctx, query.orgId).id] : this.tenancy.accessibleOrgIds(ctx);
     if (reach !== null && reach.length === 0) return { data: [], total: 0 };
-    const shape = [reach === null ? '' : 'o', query.siteId ? 's' : '', query.type ? 't' : '', query.parentId ? 'p' : '', query.search ? 'q' : ''].join('');
+    const shape = shapeOf({ o: reach !== null, s: query.siteId, t: query.type, p: query.parentId, q: query.search });
     const rows = groupListOf(this.db, shape).all({
       orgIds: JSON.stringify(reach),
       siteId: query.siteId,
@@ -201,11 +200,9 @@ export class GroupsService {
     // 01 §2.6: a caller restricted to sites or device groups sees only the entries of devices it may see.
     const restriction = this.devices.restrictedScope(ctx);
     if (restriction === null) return { data: [], total: 0, limit, offset };
-    const shape = `${query.deviceId ? 'd' : ''}${query.action ? 'a' : ''}:${restrictionShape(restriction)}`;
-    const statements = membershipLogOf(this.db, shape);
+    const shape = `${shapeOf({ d: query.deviceId, a: query.action })}:${restrictionShape(restriction)}`;
     const values = { ...restriction?.values, groupId: group.id, deviceId: query.deviceId, action: query.action };
-    const data = statements.page.all({ ...values, limit, offset });
-    const total = statements.count.get(values)?.n ?? 0;
+    const { rows: data, total } = readPage(membershipLogOf(this.db, shape), values, { limit, offset });
     return { data, total, limit, offset };
   }
 

@@ -1,6 +1,6 @@
 import { and, eq, isNull, notInArray, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedQueries, preparedShapes } from '../../db/prepared.js';
+import { inJson, preparedQueries, preparedShapes, shapeConditions, shapeOf } from '../../db/prepared.js';
 import { organizationUsers, organizations, partnerUsers, users } from '../../db/schema/index.js';
 import type { Caller } from '../../context.js';
 import { namesById } from '../../lib/names.js';
@@ -69,29 +69,38 @@ export interface LinkFilter {
 
 /** The members queries, one statement per shape (db/prepared.ts): a shape says which of the partner ids
  * (`p`), organization ids (`o`) and role ids (`r`) filter it; the ids go in as JSON arrays. */
-const partnerMembers = preparedShapes((db, shape) => {
-  const conditions: SQL[] = [];
-  if (shape.includes('p')) conditions.push(inJson(partnerUsers.partnerId, 'partnerIds'));
-  if (shape.includes('r')) conditions.push(inJson(partnerUsers.roleId, 'roleIds'));
-  return db
+const partnerMembers = preparedShapes((db, shape) =>
+  db
     .select({ user: users, link: partnerUsers })
     .from(partnerUsers)
     .innerJoin(users, eq(users.id, partnerUsers.userId))
-    .where(and(...conditions))
-    .prepare();
-});
-const orgMembers = preparedShapes((db, shape) => {
-  const conditions: SQL[] = [isNull(organizations.deletedAt)];
-  if (shape.includes('o')) conditions.push(inJson(organizationUsers.orgId, 'orgIds'));
-  if (shape.includes('r')) conditions.push(inJson(organizationUsers.roleId, 'roleIds'));
-  return db
+    .where(
+      and(
+        ...shapeConditions(shape, {
+          p: () => inJson(partnerUsers.partnerId, 'partnerIds'),
+          r: () => inJson(partnerUsers.roleId, 'roleIds'),
+        }),
+      ),
+    )
+    .prepare(),
+);
+const orgMembers = preparedShapes((db, shape) =>
+  db
     .select({ user: users, link: organizationUsers, partnerId: organizations.partnerId })
     .from(organizationUsers)
     .innerJoin(users, eq(users.id, organizationUsers.userId))
     .innerJoin(organizations, eq(organizations.id, organizationUsers.orgId))
-    .where(and(...conditions))
-    .prepare();
-});
+    .where(
+      and(
+        isNull(organizations.deletedAt),
+        ...shapeConditions(shape, {
+          o: () => inJson(organizationUsers.orgId, 'orgIds'),
+          r: () => inJson(organizationUsers.roleId, 'roleIds'),
+        }),
+      ),
+    )
+    .prepare(),
+);
 const linksOf = preparedQueries((db) => ({
   partnerLink: db
     .select()
@@ -140,15 +149,14 @@ export class Directory {
   members(filter: LinkFilter, options: { roleIds?: string[] } = {}): Member[] {
     const out: Member[] = [];
     const roleIds = options.roleIds ? JSON.stringify(options.roleIds) : undefined;
-    const r = roleIds === undefined ? '' : 'r';
     if (filter.partnerIds === null || filter.partnerIds.length > 0) {
-      const p = filter.partnerIds === null ? '' : 'p';
-      const rows = partnerMembers(this.db, p + r).all({ partnerIds: JSON.stringify(filter.partnerIds), roleIds });
+      const shape = shapeOf({ p: filter.partnerIds !== null, r: roleIds !== undefined });
+      const rows = partnerMembers(this.db, shape).all({ partnerIds: JSON.stringify(filter.partnerIds), roleIds });
       for (const row of rows) out.push({ user: row.user, membership: partnerMembership(row.link) });
     }
     if (filter.orgIds === null || filter.orgIds.length > 0) {
-      const o = filter.orgIds === null ? '' : 'o';
-      const rows = orgMembers(this.db, o + r).all({ orgIds: JSON.stringify(filter.orgIds), roleIds });
+      const shape = shapeOf({ o: filter.orgIds !== null, r: roleIds !== undefined });
+      const rows = orgMembers(this.db, shape).all({ orgIds: JSON.stringify(filter.orgIds), roleIds });
       for (const row of rows) out.push({ user: row.user, membership: orgMembership(row.link, row.partnerId) });
     }
     return out;

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { ChannelCreateSchema, ChannelListQuerySchema, ChannelType, ChannelUpdateSchema } from '../../../contract/alert-channels.js';
 import type { RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, rowById } from '../../db/prepared.js';
+import { inJson, rowById, shapeConditions, shapeOf } from '../../db/prepared.js';
 import { notificationChannels } from '../../db/schema/index.js';
 import { badRequest, notFound } from '../../errors.js';
 import { paged, preparedPages, type Paged } from '../../lib/paging.js';
@@ -36,9 +36,11 @@ export const TEST_MESSAGE = {
  * whose `enabled` is the one asked. */
 const channelPageOf = preparedPages(notificationChannels, [desc(notificationChannels.updatedAt), sql`rowid DESC`], (shape) =>
   and(
-    shape.includes('o') ? inJson(notificationChannels.orgId, 'orgIds') : undefined,
-    shape.includes('t') ? eq(notificationChannels.type, sql.placeholder('type')) : undefined,
-    shape.includes('e') ? sql`${notificationChannels.enabled} = ${sql.placeholder('enabled')}` : undefined,
+    ...shapeConditions(shape, {
+      o: () => inJson(notificationChannels.orgId, 'orgIds'),
+      t: () => eq(notificationChannels.type, sql.placeholder('type')),
+      e: () => sql`${notificationChannels.enabled} = ${sql.placeholder('enabled')}`,
+    }),
   ),
 );
 
@@ -80,7 +82,7 @@ export class ChannelsService {
   list(ctx: RequestContext, query: z.infer<typeof ChannelListQuerySchema>): Paged<ReturnType<ChannelsService['view']>> {
     const reach = listOrgReach(this.tenancy, ctx, query.orgId);
     if (reach === null) return paged([], query, 0);
-    const shape = `${reach.shape}${query.type ? 't' : ''}${query.enabled !== undefined ? 'e' : ''}`;
+    const shape = reach.shape + shapeOf({ t: query.type, e: query.enabled !== undefined });
     const values = { orgIds: reach.orgIds, type: query.type, enabled: query.enabled === undefined ? null : Number(query.enabled) };
     const { rows, total } = channelPageOf(this.db, shape, values, query);
     return paged(rows.map((r) => this.view(r)), query, total);

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { NotificationListQuerySchema, NotificationMarkSchema } from '../../../contract/notifications.js';
 import type { RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
-import { preparedQueries, preparedShapes } from '../../db/prepared.js';
+import { preparedQueries, preparedShapes, shapeConditions, shapeOf } from '../../db/prepared.js';
 import { notifications } from '../../db/schema/index.js';
 import { notFound, unauthorized } from '../../errors.js';
 import { newId } from '../../db/ids.js';
@@ -30,8 +30,10 @@ const unreadOf = preparedQueries((db) =>
 const listOf = preparedShapes((db, shape) => {
   const where = and(
     eq(notifications.userId, sql.placeholder('userId')),
-    shape.includes('u') ? eq(notifications.read, false) : undefined,
-    shape.includes('t') ? eq(notifications.type, sql.placeholder('type')) : undefined,
+    ...shapeConditions(shape, {
+      u: () => eq(notifications.read, false),
+      t: () => eq(notifications.type, sql.placeholder('type')),
+    }),
   );
   return preparedPage(db, notifications, where, [desc(notifications.createdAt), sql`rowid DESC`]);
 });
@@ -48,7 +50,7 @@ export class InboxService {
 
   list(ctx: RequestContext, query: z.infer<typeof NotificationListQuerySchema>) {
     const userId = this.owner(ctx);
-    const statements = listOf(this.db, `${query.unreadOnly ? 'u' : ''}${query.type ? 't' : ''}`);
+    const statements = listOf(this.db, shapeOf({ u: query.unreadOnly, t: query.type }));
     const values = { userId, type: query.type, limit: query.limit, offset: query.offset };
     const rows = statements.page.all(values);
     const total = statements.count.get(values)?.n ?? 0;

@@ -1,4 +1,4 @@
-import { desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type {
   EscalationPolicyCreateSchema,
@@ -7,7 +7,7 @@ import type {
 } from '../../../contract/alert-channels.js';
 import type { RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, rowById } from '../../db/prepared.js';
+import { inJson, rowById, shapeConditions } from '../../db/prepared.js';
 import { escalationPolicies, type EscalationStep } from '../../db/schema/index.js';
 import { badRequest, fieldError, notFound } from '../../errors.js';
 import { paged, preparedPages } from '../../lib/paging.js';
@@ -42,7 +42,7 @@ export function policyOfOrg(db: Db, orgId: string, id: string): PolicyRow | null
 /** A page of policies, most recently updated first; shape 'o': of the organizations of the JSON array `orgIds`
  * (org-scope.ts listOrgReach). */
 const policyPageOf = preparedPages(escalationPolicies, [desc(escalationPolicies.updatedAt), sql`rowid DESC`], (shape) =>
-  shape.includes('o') ? inJson(escalationPolicies.orgId, 'orgIds') : undefined,
+  and(...shapeConditions(shape, { o: () => inJson(escalationPolicies.orgId, 'orgIds') })),
 );
 
 /** 02 §2.6 and 05-wire-notes 4.1 `/alerts/policies`. */

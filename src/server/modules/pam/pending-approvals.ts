@@ -1,7 +1,7 @@
 import { and, count, desc, eq, ne, or, sql } from 'drizzle-orm';
 import type { Caller } from '../../context.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedShapes } from '../../db/prepared.js';
+import { inJson, preparedShapes, shapeConditions, shapeOf } from '../../db/prepared.js';
 import { elevationRequests } from '../../db/schema/index.js';
 import { inDeviceGroupsPrepared } from '../devices/service.js';
 import type { ElevationRow } from './requests-queries.js';
@@ -34,12 +34,12 @@ export type PendingRow = Pick<ElevationRow, keyof typeof shownColumns>;
 function pendingIn(shape: string) {
   return and(
     eq(elevationRequests.status, 'pending'),
-    shape.includes('o') ? inJson(elevationRequests.orgId, 'orgIds') : undefined,
-    shape.includes('s') ? inJson(elevationRequests.siteId, 'siteIds') : undefined,
-    shape.includes('g') ? inDeviceGroupsPrepared(elevationRequests.deviceId) : undefined,
-    shape.includes('u')
-      ? or(sql`${elevationRequests.requesterUserId} IS NULL`, ne(elevationRequests.requesterUserId, sql.placeholder('userId')))
-      : undefined,
+    ...shapeConditions(shape, {
+      o: () => inJson(elevationRequests.orgId, 'orgIds'),
+      s: () => inJson(elevationRequests.siteId, 'siteIds'),
+      g: () => inDeviceGroupsPrepared(elevationRequests.deviceId),
+      u: () => or(sql`${elevationRequests.requesterUserId} IS NULL`, ne(elevationRequests.requesterUserId, sql.placeholder('userId'))),
+    }),
   );
 }
 
@@ -51,7 +51,7 @@ const pendingQueries = preparedShapes((db, shape) => {
     page: db
       .select(shownColumns)
       .from(elevationRequests)
-      .where(and(pendingIn(shape), shape.includes('k') ? keyset : undefined))
+      .where(and(pendingIn(shape), ...shapeConditions(shape, { k: () => keyset })))
       .orderBy(desc(elevationRequests.requestedAt), desc(elevationRequests.id))
       .limit(sql.placeholder('limit'))
       .prepare(),
@@ -74,7 +74,7 @@ export class PendingApprovals {
     if (caller.siteIds !== null && caller.siteIds.length === 0) return null;
     if (caller.deviceGroupIds !== null && caller.deviceGroupIds.length === 0) return null;
     return {
-      shape: `${orgIds === null ? '' : 'o'}${caller.siteIds === null ? '' : 's'}${caller.deviceGroupIds === null ? '' : 'g'}${caller.userId === null ? '' : 'u'}`,
+      shape: shapeOf({ o: orgIds !== null, s: caller.siteIds !== null, g: caller.deviceGroupIds !== null, u: caller.userId !== null }),
       values: {
         orgIds: orgIds === null ? null : JSON.stringify(orgIds),
         siteIds: caller.siteIds === null ? null : JSON.stringify(caller.siteIds),
@@ -88,7 +88,7 @@ export class PendingApprovals {
   list(caller: Caller, limit: number, after?: { ts: string; id: string }): PendingRow[] {
     const reach = this.reach(caller);
     if (reach === null) return [];
-    const shape = after ? `${reach.shape}k` : reach.shape;
+    const shape = reach.shape + shapeOf({ k: after });
     return pendingQueries(this.db, shape).page.all({ ...reach.values, ts: after?.ts, afterId: after?.id, limit });
   }
 

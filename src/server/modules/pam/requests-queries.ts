@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { ElevationActiveQuerySchema, ElevationListQuerySchema, ElevationStatus } from '../../../contract/pam.js';
 import type { RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedQueries, preparedShapes } from '../../db/prepared.js';
+import { inJson, preparedQueries, preparedShapes, shapeConditions, shapeOf } from '../../db/prepared.js';
 import { elevationRequests } from '../../db/schema/index.js';
 import { conflict, deviceAccessDenied, notFound, siteAccessDenied } from '../../errors.js';
 import type { DevicesService } from '../devices/service.js';
@@ -66,32 +66,29 @@ interface Reach {
   devices: SQL | undefined;
 }
 
-/** The optional filters of the list, by the letter that names each in a statement's shape (the values go in
- * as placeholders of the same name). */
-const LIST_FILTERS = {
-  status: ['S', (p: string) => eq(elevationRequests.status, sql.placeholder(p))],
-  flowType: ['F', (p: string) => eq(elevationRequests.flowType, sql.placeholder(p))],
-  deviceId: ['D', (p: string) => eq(elevationRequests.deviceId, sql.placeholder(p))],
-  siteId: ['I', (p: string) => eq(elevationRequests.siteId, sql.placeholder(p))],
-  from: ['A', (p: string) => gte(elevationRequests.requestedAt, sql.placeholder(p))],
-  to: ['B', (p: string) => lt(elevationRequests.requestedAt, sql.placeholder(p))],
-} as const satisfies Record<string, readonly [string, (placeholder: string) => SQL]>;
-type ListFilter = keyof typeof LIST_FILTERS;
-
 /** The reach part of a shape: `o` when limited to some organizations, `s` to some sites. */
 function reachShape(reach: Reach): string {
-  return (reach.orgIds === null ? '' : 'o') + (reach.siteIds === null ? '' : 's');
+  return shapeOf({ o: reach.orgIds !== null, s: reach.siteIds !== null });
 }
 
-function reachConditions(shape: string): SQL[] {
-  const parts: SQL[] = [];
-  if (shape.includes('o')) parts.push(inJson(elevationRequests.orgId, 'orgIds'));
-  if (shape.includes('s')) parts.push(inJson(elevationRequests.siteId, 'siteIds'));
-  return parts;
+function reachConditions(shape: string): (SQL | undefined)[] {
+  return shapeConditions(shape, {
+    o: () => inJson(elevationRequests.orgId, 'orgIds'),
+    s: () => inJson(elevationRequests.siteId, 'siteIds'),
+  });
 }
 
-function filterConditions(shape: string): SQL[] {
-  return Object.entries(LIST_FILTERS).flatMap(([name, [letter, condition]]) => (shape.includes(letter) ? [condition(name)] : []));
+/** The optional filters of the list, by the letter that names each in a statement's shape: S status, F flowType,
+ * D deviceId, I siteId, A from, B to (placeholders of those names). */
+function filterConditions(shape: string): (SQL | undefined)[] {
+  return shapeConditions(shape, {
+    S: () => eq(elevationRequests.status, sql.placeholder('status')),
+    F: () => eq(elevationRequests.flowType, sql.placeholder('flowType')),
+    D: () => eq(elevationRequests.deviceId, sql.placeholder('deviceId')),
+    I: () => eq(elevationRequests.siteId, sql.placeholder('siteId')),
+    A: () => gte(elevationRequests.requestedAt, sql.placeholder('from')),
+    B: () => lt(elevationRequests.requestedAt, sql.placeholder('to')),
+  });
 }
 
 /*
@@ -111,7 +108,7 @@ const activeStatement = (db: Db, shape: string, devices?: SQL) =>
         ...reachConditions(shape),
         inArray(elevationRequests.status, [...ACTIVE_STATUSES]),
         sql`${elevationRequests.expiresAt} > ${sql.placeholder('now')}`,
-        shape.includes('D') ? eq(elevationRequests.deviceId, sql.placeholder('deviceId')) : undefined,
+        ...shapeConditions(shape, { D: () => eq(elevationRequests.deviceId, sql.placeholder('deviceId')) }),
         devices,
       ),
     )
@@ -205,8 +202,9 @@ export class ElevationQueries {
       from: query.from ? new Date(query.from).toISOString() : undefined,
       to: query.to ? new Date(query.to).toISOString() : undefined,
     };
-    let shape = reachShape(reach);
-    for (const [name, [letter]] of Object.entries(LIST_FILTERS)) if (values[name as ListFilter]) shape += letter;
+    const shape =
+      reachShape(reach) +
+      shapeOf({ S: query.status, F: query.flowType, D: query.deviceId, I: query.siteId, A: query.from, B: query.to });
     const statements = reach.devices ? listStatements(this.db, shape, reach.devices) : listOf(this.db, shape);
     const { rows, total } = readPage(statements, values, query);
     return { success: true as const, requests: this.views(rows), pagination: { ...pagination, total } };
@@ -239,7 +237,7 @@ export class ElevationQueries {
   active(ctx: RequestContext, query: z.infer<typeof ElevationActiveQuerySchema>): ElevationView[] {
     const reach = this.reach(ctx, query.orgId);
     if (reach === null) return [];
-    const shape = `${reachShape(reach)}${query.deviceId ? 'D' : ''}`;
+    const shape = reachShape(reach) + shapeOf({ D: query.deviceId });
     const statement = reach.devices ? activeStatement(this.db, shape, reach.devices) : activeOf(this.db, shape);
     const rows = statement.all({
       orgIds: JSON.stringify(reach.orgIds),

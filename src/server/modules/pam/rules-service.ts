@@ -10,7 +10,7 @@ import type {
   PamSignerGroupPatchSchema,
 } from '../../../contract/pam.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedQueries, preparedShapes, rowById } from '../../db/prepared.js';
+import { inJson, preparedQueries, preparedShapes, rowById, shapeConditions, shapeOf } from '../../db/prepared.js';
 import { elevationRequests, pamOrgConfig, pamRules, pamSignerGroups } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { DomainError, badRequest, conflict, fieldError, notFound } from '../../errors.js';
@@ -95,10 +95,12 @@ const ruleListOf = preparedShapes((db, shape) =>
     .from(pamRules)
     .where(
       and(
-        shape.includes('o') ? inJson(pamRules.orgId, 'orgIds') : undefined,
-        shape.includes('s') ? eq(pamRules.siteId, sql.placeholder('siteId')) : undefined,
-        shape.includes('S') ? or(isNull(pamRules.siteId), inJson(pamRules.siteId, 'siteIds')) : undefined,
-        shape.includes('N') ? isNull(pamRules.siteId) : undefined,
+        ...shapeConditions(shape, {
+          o: () => inJson(pamRules.orgId, 'orgIds'),
+          s: () => eq(pamRules.siteId, sql.placeholder('siteId')),
+          S: () => or(isNull(pamRules.siteId), inJson(pamRules.siteId, 'siteIds')),
+          N: () => isNull(pamRules.siteId),
+        }),
       ),
     )
     .orderBy(asc(pamRules.priority), asc(pamRules.createdAt), asc(pamRules.id))
@@ -119,8 +121,8 @@ export class PamRulesService {
     const orgIds = readOrgIds(this.db, caller, query.orgId);
     if (orgIds !== null && orgIds.length === 0) return [];
     if (query.siteId) requireSite(this.db, caller, query.siteId);
-    const restricted = caller.siteIds === null ? '' : caller.siteIds.length ? 'S' : 'N';
-    const shape = `${orgIds === null ? '' : 'o'}${query.siteId ? 's' : ''}${restricted}`;
+    const sites = caller.siteIds;
+    const shape = shapeOf({ o: orgIds !== null, s: query.siteId, S: sites !== null && sites.length > 0, N: sites !== null && sites.length === 0 });
     return ruleListOf(this.db, shape).all({ orgIds: JSON.stringify(orgIds), siteId: query.siteId, siteIds: JSON.stringify(caller.siteIds) });
   }
 

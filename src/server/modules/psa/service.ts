@@ -9,7 +9,7 @@ import type {
 } from '../../../contract/psa.js';
 import type { RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, rowById } from '../../db/prepared.js';
+import { inJson, rowById, shapeConditions, shapeOf } from '../../db/prepared.js';
 import { psaConnections, psaTicketMappings } from '../../db/schema/index.js';
 import { OutboundBlockedError, type OutboundClient } from '../../delivery/outbound.js';
 import { badRequest, DomainError, forbidden, notFound } from '../../errors.js';
@@ -32,8 +32,10 @@ const baseUrlRejected = (reason: string) => new DomainError('invalid', `credenti
 /** A page of connections, per shape: 'o' within the organizations of `orgIds` (JSON array), 'p' of one `provider`. */
 const connectionPageOf = preparedPages(psaConnections, [desc(psaConnections.updatedAt), sql`rowid DESC`], (shape) =>
   and(
-    shape.includes('o') ? inJson(psaConnections.orgId, 'orgIds') : undefined,
-    shape.includes('p') ? eq(psaConnections.provider, sql.placeholder('provider')) : undefined,
+    ...shapeConditions(shape, {
+      o: () => inJson(psaConnections.orgId, 'orgIds'),
+      p: () => eq(psaConnections.provider, sql.placeholder('provider')),
+    }),
   ),
 );
 
@@ -41,9 +43,11 @@ const connectionPageOf = preparedPages(psaConnections, [desc(psaConnections.upda
  * `orgIds` (JSON array), 's' of one `status`. */
 const ticketPageOf = preparedPages(psaTicketMappings, [desc(psaTicketMappings.updatedAt), sql`rowid DESC`], (shape) =>
   and(
-    shape.includes('c') ? eq(psaTicketMappings.connectionId, sql.placeholder('connectionId')) : undefined,
-    shape.includes('o') ? inJson(psaTicketMappings.orgId, 'orgIds') : undefined,
-    shape.includes('s') ? eq(psaTicketMappings.status, sql.placeholder('status')) : undefined,
+    ...shapeConditions(shape, {
+      c: () => eq(psaTicketMappings.connectionId, sql.placeholder('connectionId')),
+      o: () => inJson(psaTicketMappings.orgId, 'orgIds'),
+      s: () => eq(psaTicketMappings.status, sql.placeholder('status')),
+    }),
   ),
 );
 
@@ -103,7 +107,7 @@ export class PsaService {
   list(ctx: RequestContext, query: z.infer<typeof PsaConnectionListQuerySchema>) {
     const reach = listOrgReach(this.tenancy, ctx, query.orgId);
     if (reach === null) return paged([], query, 0);
-    const shape = `${reach.shape}${query.provider ? 'p' : ''}`;
+    const shape = reach.shape + shapeOf({ p: query.provider });
     const { rows, total } = connectionPageOf(this.db, shape, { orgIds: reach.orgIds, provider: query.provider }, query);
     return paged(rows.map(presentConnection), query, total);
   }
@@ -218,13 +222,13 @@ export class PsaService {
 
   connectionTickets(ctx: RequestContext, id: string, query: Omit<z.infer<typeof PsaTicketListQuerySchema>, 'orgId'>) {
     this.find(ctx, id);
-    return this.ticketPage(`c${query.status ? 's' : ''}`, { connectionId: id, status: query.status }, query);
+    return this.ticketPage(`c${shapeOf({ s: query.status })}`, { connectionId: id, status: query.status }, query);
   }
 
   tickets(ctx: RequestContext, query: z.infer<typeof PsaTicketListQuerySchema>) {
     const reach = listOrgReach(this.tenancy, ctx, query.orgId);
     if (reach === null) return paged([], query, 0);
-    return this.ticketPage(`${reach.shape}${query.status ? 's' : ''}`, { orgIds: reach.orgIds, status: query.status }, query);
+    return this.ticketPage(reach.shape + shapeOf({ s: query.status }), { orgIds: reach.orgIds, status: query.status }, query);
   }
 
   private ticketPage(shape: string, values: Record<string, unknown>, query: { page: number; limit: number }) {

@@ -10,7 +10,7 @@ import {
   type RoleUpdateSchema,
 } from '../../../contract/roles.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedQueries, preparedShapes, rowById } from '../../db/prepared.js';
+import { inJson, preparedQueries, preparedShapes, rowById, shapeConditions, shapeOf } from '../../db/prepared.js';
 import { rolePermissions, roles } from '../../db/schema/index.js';
 import type { Caller, RequestContext } from '../../context.js';
 import { badRequest, conflict, forbidden, notFound, orgAccessDenied } from '../../errors.js';
@@ -64,21 +64,24 @@ function visibilityShape(db: Db, caller: Caller): { shape: string; values: Recor
   if (caller.scope === 'partner') {
     const orgIds = accessibleOrgIds(db, caller) ?? [];
     return {
-      shape: `${caller.partnerId ? 'P' : ''}${orgIds.length > 0 ? 'R' : ''}`,
+      shape: shapeOf({ P: caller.partnerId, R: orgIds.length > 0 }),
       values: { partnerId: caller.partnerId, orgIds: JSON.stringify(orgIds) },
     };
   }
-  return { shape: `${caller.orgId ? 'O' : ''}${caller.partnerId ? 'Q' : ''}`, values: { orgId: caller.orgId, partnerId: caller.partnerId } };
+  return { shape: shapeOf({ O: caller.orgId, Q: caller.partnerId }), values: { orgId: caller.orgId, partnerId: caller.partnerId } };
 }
 
 function visibleIn(shape: string): SQL | undefined {
   if (shape === 'a') return undefined;
-  const parts: (SQL | undefined)[] = [and(isNull(roles.partnerId), isNull(roles.orgId))];
-  if (shape.includes('P')) parts.push(eq(roles.partnerId, sql.placeholder('partnerId')));
-  if (shape.includes('R')) parts.push(inJson(roles.orgId, 'orgIds'));
-  if (shape.includes('O')) parts.push(eq(roles.orgId, sql.placeholder('orgId')));
-  if (shape.includes('Q')) parts.push(and(eq(roles.partnerId, sql.placeholder('partnerId')), eq(roles.scope, 'organization')));
-  return or(...parts);
+  return or(
+    and(isNull(roles.partnerId), isNull(roles.orgId)),
+    ...shapeConditions(shape, {
+      P: () => eq(roles.partnerId, sql.placeholder('partnerId')),
+      R: () => inJson(roles.orgId, 'orgIds'),
+      O: () => eq(roles.orgId, sql.placeholder('orgId')),
+      Q: () => and(eq(roles.partnerId, sql.placeholder('partnerId')), eq(roles.scope, 'organization')),
+    }),
+  );
 }
 
 const visibleRolesOf = preparedShapes((db, shape) => ({

@@ -16,7 +16,7 @@ import type { RequestContext } from '../../context.js';
 import { DomainError, badRequest, conflict, forbidden, notFound } from '../../errors.js';
 import { enqueueJob, publishEvent, type JobWorker } from '../../jobs/queue.js';
 import { paged, preparedPage, preparedPages, readPage, type Paged } from '../../lib/paging.js';
-import { inJson, preparedQueries, preparedShapes, rowById, rowQuery } from '../../db/prepared.js';
+import { inJson, preparedQueries, preparedShapes, rowById, rowQuery, shapeConditions, shapeOf } from '../../db/prepared.js';
 import { recordAudit } from '../audit/recorder.js';
 import { reaches, resolveWriteOrg } from '../alerts/scope.js';
 import { assertOrgWideWriter, readOrgIds } from '../tenancy/access.js';
@@ -111,30 +111,21 @@ function scriptEvent(row: ExecutionRow) {
   };
 }
 
-/** The optional filters of the script list and the letter that names each in a statement's shape (the values go
- * in as placeholders of the same name). */
-const SCRIPT_FILTERS = [
-  ['category', 'c'],
-  ['language', 'l'],
-  ['osType', 't'],
-  ['search', 's'],
-] as const;
-
 /** The script list's page and count, one prepared statement per shape (db/prepared.ts): the reach (`A` every
  * organization's scripts, `O` those of the organizations in `orgIds`, `N` none), `y` with the system library,
- * then the letters of the filters given. */
+ * then the letters of the filters given (c category, l language, t osType, s search: placeholders of those names). */
 const scriptListOf = preparedShapes((db, shape) => {
   const reach = shape[0];
   const own = reach === 'A' ? sql`${scripts.orgId} IS NOT NULL` : reach === 'O' ? inJson(scripts.orgId, 'orgIds') : sql`0`;
   const search = sql.placeholder('search');
   const where = and(
     shape.includes('y') ? or(own, eq(scripts.isSystem, true)) : own,
-    shape.includes('c') ? eq(scripts.category, sql.placeholder('category')) : undefined,
-    shape.includes('l') ? eq(scripts.language, sql.placeholder('language')) : undefined,
-    shape.includes('t') ? sql`EXISTS (SELECT 1 FROM json_each(${scripts.osTypes}) WHERE value = ${sql.placeholder('osType')})` : undefined,
-    shape.includes('s')
-      ? sql`(instr(lower(${scripts.name}), ${search}) > 0 OR instr(lower(coalesce(${scripts.description}, '')), ${search}) > 0)`
-      : undefined,
+    ...shapeConditions(shape, {
+      c: () => eq(scripts.category, sql.placeholder('category')),
+      l: () => eq(scripts.language, sql.placeholder('language')),
+      t: () => sql`EXISTS (SELECT 1 FROM json_each(${scripts.osTypes}) WHERE value = ${sql.placeholder('osType')})`,
+      s: () => sql`(instr(lower(${scripts.name}), ${search}) > 0 OR instr(lower(coalesce(${scripts.description}, '')), ${search}) > 0)`,
+    }),
   );
   return preparedPage(db, scripts, where, [desc(scripts.updatedAt), desc(scripts.id)]);
 });
@@ -147,9 +138,11 @@ const executionPageOf = preparedPages(scriptExecutions, [desc(scriptExecutions.c
   return and(
     eq(scriptExecutions.scriptId, sql.placeholder('scriptId')),
     own[0] === 'o' ? inJson(scriptExecutions.orgId, 'reachOrgIds') : own[0] === 'n' ? sql`0` : undefined,
-    own.includes('s') ? eq(scriptExecutions.status, sql.placeholder('status')) : undefined,
-    own.includes('d') ? eq(scriptExecutions.deviceId, sql.placeholder('deviceId')) : undefined,
-    own.includes('b') ? eq(scriptExecutions.batchId, sql.placeholder('batchId')) : undefined,
+    ...shapeConditions(own, {
+      s: () => eq(scriptExecutions.status, sql.placeholder('status')),
+      d: () => eq(scriptExecutions.deviceId, sql.placeholder('deviceId')),
+      b: () => eq(scriptExecutions.batchId, sql.placeholder('batchId')),
+    }),
     restrictedDeviceInPrepared(restriction, scriptExecutions.deviceId),
   );
 });
@@ -246,9 +239,9 @@ export class ScriptsService {
       osType: query.osType,
       search,
     };
-    let shape = orgIds === null ? 'A' : orgIds.length ? 'O' : 'N';
-    if (query.includeSystem) shape += 'y';
-    for (const [name, letter] of SCRIPT_FILTERS) if (values[name] !== undefined) shape += letter;
+    const shape =
+      (orgIds === null ? 'A' : orgIds.length ? 'O' : 'N') +
+      shapeOf({ y: query.includeSystem, c: query.category !== undefined, l: query.language, t: query.osType, s: search });
     const statements = scriptListOf(this.db, shape);
     const { rows, total } = readPage(statements, values, query);
     return paged(rows, query, total);
@@ -510,8 +503,7 @@ export class ScriptsService {
     const orgIds = readOrgIds(this.db, ctx.caller, undefined);
     const restriction = this.devices.restrictedScope(ctx);
     // Empty filters are no filters, as before (falsy values add no condition).
-    const own =
-      (orgIds === null ? 'a' : orgIds.length ? 'o' : 'n') + (query.status ? 's' : '') + (query.deviceId ? 'd' : '') + (query.batchId ? 'b' : '');
+    const own = (orgIds === null ? 'a' : orgIds.length ? 'o' : 'n') + shapeOf({ s: query.status, d: query.deviceId, b: query.batchId });
     const shape = `${own}:${restrictionShape(restriction)}`;
     const values = {
       ...restriction?.values,

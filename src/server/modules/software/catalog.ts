@@ -5,7 +5,7 @@ import type { Caller, RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
 import { softwareCatalog, softwareVersions } from '../../db/schema/index.js';
 import { conflict, forbidden, notFound, orgAccessDenied } from '../../errors.js';
-import { inJson, preparedQueries, rowById, rowQuery } from '../../db/prepared.js';
+import { inJson, preparedQueries, rowById, rowQuery, shapeConditions, shapeOf } from '../../db/prepared.js';
 import { paged, preparedPages, type Paged } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
 import { accessibleOrgIds, assertOrgWideWriter, canAccessOrg, partnerIdOfOrg, requireOrg } from '../tenancy/access.js';
@@ -75,8 +75,10 @@ function visibleIn(shape: string): SQL | undefined {
   const t = softwareCatalog;
   return or(
     and(isNull(t.orgId), isNull(t.partnerId)),
-    shape.includes('p') ? and(isNull(t.orgId), eq(t.partnerId, sql.placeholder('partnerId'))) : undefined,
-    shape.includes('o') ? inJson(t.orgId, 'orgIds') : undefined,
+    ...shapeConditions(shape, {
+      p: () => and(isNull(t.orgId), eq(t.partnerId, sql.placeholder('partnerId'))),
+      o: () => inJson(t.orgId, 'orgIds'),
+    }),
   );
 }
 
@@ -89,15 +91,18 @@ function matches(tags: boolean): SQL {
   })`;
 }
 
-/** The catalog list and search, per shape: the reach (visibleIn), then 'q' a match without tags or 't' with them,
- * 'c' one `category`, 'f' one `platform`. */
+/** The catalog list and search, per shape: the reach (visibleIn), then 'q' a match without tags (the list) or 't'
+ * with them (the search; never both), 'c' one `category`, 'f' one `platform`. */
 const catalogPageOf = preparedPages(softwareCatalog, [asc(sql`lower(${softwareCatalog.name})`), asc(softwareCatalog.id)], (shape) => {
   const t = softwareCatalog;
   return and(
     visibleIn(shape),
-    shape.includes('q') ? matches(false) : shape.includes('t') ? matches(true) : undefined,
-    shape.includes('c') ? eq(t.category, sql.placeholder('category')) : undefined,
-    shape.includes('f') ? sql`EXISTS (SELECT 1 FROM json_each(${t.platforms}) WHERE value = ${sql.placeholder('platform')})` : undefined,
+    ...shapeConditions(shape, {
+      q: () => matches(false),
+      t: () => matches(true),
+      c: () => eq(t.category, sql.placeholder('category')),
+      f: () => sql`EXISTS (SELECT 1 FROM json_each(${t.platforms}) WHERE value = ${sql.placeholder('platform')})`,
+    }),
   );
 });
 
@@ -132,7 +137,7 @@ export class SoftwareCatalog {
     const orgIds = accessibleOrgIds(this.db, caller);
     if (orgIds === null) return { shape: '', values: {} };
     const partnerId = partnerOf(this.db, caller);
-    return { shape: `v${partnerId ? 'p' : ''}${orgIds.length > 0 ? 'o' : ''}`, values: { partnerId, orgIds: JSON.stringify(orgIds) } };
+    return { shape: `v${shapeOf({ p: partnerId, o: orgIds.length > 0 })}`, values: { partnerId, orgIds: JSON.stringify(orgIds) } };
   }
 
   private canSee(caller: Caller, row: CatalogRow): boolean {
@@ -221,7 +226,7 @@ export class SoftwareCatalog {
   list(ctx: RequestContext, query: z.infer<typeof CatalogListQuerySchema>): Paged<ReturnType<typeof catalogOut>> {
     const { shape, values } = this.reach(ctx.caller);
     const needle = (query.search ?? query.q ?? '').trim().toLowerCase();
-    const filters = `${needle ? 'q' : ''}${query.category ? 'c' : ''}${query.platform ? 'f' : ''}`;
+    const filters = shapeOf({ q: needle, c: query.category, f: query.platform });
     const { rows, total } = catalogPageOf(this.db, shape + filters, { ...values, needle, category: query.category, platform: query.platform }, query);
     return paged(rows.map(catalogOut), query, total);
   }
@@ -230,7 +235,7 @@ export class SoftwareCatalog {
     const { shape, values } = this.reach(ctx.caller);
     const needle = q.trim().toLowerCase();
     // The first SEARCH_MAX matches: page 1 of that size.
-    const { rows, total } = catalogPageOf(this.db, `${shape}t${category ? 'c' : ''}`, { ...values, needle, category }, { page: 1, limit: SEARCH_MAX });
+    const { rows, total } = catalogPageOf(this.db, `${shape}t${shapeOf({ c: category })}`, { ...values, needle, category }, { page: 1, limit: SEARCH_MAX });
     return { data: rows.map(catalogOut), total };
   }
 

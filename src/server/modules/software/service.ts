@@ -6,8 +6,8 @@ import type { Db } from '../../db/connection.js';
 import { deviceSoftware, softwareDeploymentResults, softwareDeployments, type DeploymentPackage } from '../../db/schema/index.js';
 import { DomainError, badRequest, conflict, forbidden, notFound, orgAccessDenied } from '../../errors.js';
 import { enqueueJob, type JobWorker } from '../../jobs/queue.js';
-import { paged, readPage, type Paged } from '../../lib/paging.js';
-import { inJson, preparedQueries, preparedShapes, rowById, rowQuery } from '../../db/prepared.js';
+import { paged, preparedSelectPage, readPage, type Paged } from '../../lib/paging.js';
+import { inJson, preparedQueries, preparedShapes, rowById, rowQuery, shapeConditions, shapeOf } from '../../db/prepared.js';
 import { recordAudit } from '../audit/recorder.js';
 import { reaches } from '../alerts/scope.js';
 import type { CommandRow, DeviceCommandsService } from '../device-commands/service.js';
@@ -145,30 +145,21 @@ function deploymentsWhere(shape: string): SQL | undefined {
   const [own = '', restriction = ''] = shape.split(':');
   return and(
     restrictedDeployment(restriction),
-    own.includes('o') ? inJson(d.orgId, 'listOrgIds') : undefined,
-    own.includes('s') ? eq(d.status, sql.placeholder('status')) : undefined,
-    own.includes('a') ? eq(d.deploymentType, sql.placeholder('action')) : undefined,
-    own.includes('w') ? eq(d.softwareId, sql.placeholder('softwareId')) : undefined,
-    own.includes('b') ? eq(d.requestedBy, sql.placeholder('requestedBy')) : undefined,
-    own.includes('d') ? sql`EXISTS (SELECT 1 FROM ${r} WHERE ${r.deploymentId} = ${d.id} AND ${r.deviceId} = ${sql.placeholder('deviceId')})` : undefined,
+    ...shapeConditions(own, {
+      o: () => inJson(d.orgId, 'listOrgIds'),
+      s: () => eq(d.status, sql.placeholder('status')),
+      a: () => eq(d.deploymentType, sql.placeholder('action')),
+      w: () => eq(d.softwareId, sql.placeholder('softwareId')),
+      b: () => eq(d.requestedBy, sql.placeholder('requestedBy')),
+      d: () => sql`EXISTS (SELECT 1 FROM ${r} WHERE ${r.deploymentId} = ${d.id} AND ${r.deviceId} = ${sql.placeholder('deviceId')})`,
+    }),
   );
 }
 
 /** The two statements of a deployment page (readPage), newest first, per deploymentsWhere shape. */
 const deploymentPageOf = preparedShapes((db, shape) => {
   const d = softwareDeployments;
-  const where = deploymentsWhere(shape);
-  return {
-    page: db
-      .select(DEPLOYMENT_COLUMNS)
-      .from(d)
-      .where(where)
-      .orderBy(desc(d.createdAt), desc(d.id))
-      .limit(sql.placeholder('limit'))
-      .offset(sql.placeholder('offset'))
-      .prepare(),
-    count: db.select({ n: count() }).from(d).where(where).prepare(),
-  };
+  return preparedSelectPage(db, d, db.select(DEPLOYMENT_COLUMNS).from(d).$dynamic(), deploymentsWhere(shape), [desc(d.createdAt), desc(d.id)]);
 });
 
 /** One deployment by id for a restricted caller, per restrictionShape (other callers read it with rowById). */
@@ -213,16 +204,18 @@ function inventoryWhere(shape: string): SQL | undefined {
   const s = deviceSoftware;
   const needle = sql.placeholder('needle');
   return and(
-    shape.includes('d') ? eq(s.deviceId, sql.placeholder('deviceId')) : undefined,
-    shape.includes('w') ? or(eq(s.catalogId, sql.placeholder('softwareId')), eq(s.id, sql.placeholder('softwareId'))) : undefined,
-    shape.includes('q') ? sql`(instr(lower(${s.name}), ${needle}) > 0 OR instr(lower(coalesce(${s.vendor}, '')), ${needle}) > 0)` : undefined,
+    ...shapeConditions(shape, {
+      d: () => eq(s.deviceId, sql.placeholder('deviceId')),
+      w: () => or(eq(s.catalogId, sql.placeholder('softwareId')), eq(s.id, sql.placeholder('softwareId'))),
+      q: () => sql`(instr(lower(${s.name}), ${needle}) > 0 OR instr(lower(coalesce(${s.vendor}, '')), ${needle}) > 0)`,
+    }),
   );
 }
 
 /** The shape (inventoryWhere) of an inventory query's item filters, and their placeholders' values. */
 function itemFilter(query: { softwareId?: string | undefined; search?: string | undefined }): { shape: string; values: Record<string, unknown> } {
   const needle = query.search?.trim().toLowerCase();
-  return { shape: `${query.softwareId ? 'w' : ''}${needle ? 'q' : ''}`, values: { softwareId: query.softwareId, needle } };
+  return { shape: shapeOf({ w: query.softwareId, q: needle }), values: { softwareId: query.softwareId, needle } };
 }
 
 /** The inventory rows of the devices of the JSON array `deviceIds` (what entries shows of them), per item shape. */
@@ -489,14 +482,14 @@ export class SoftwareService {
     const orgIds = readOrgIds(this.db, ctx.caller, query.orgId);
     if (orgIds !== null && orgIds.length === 0) return paged([], query, 0);
     const restriction = this.devices.restrictedScope(ctx);
-    const own = [
-      orgIds === null ? '' : 'o',
-      query.status ? 's' : '',
-      query.action ? 'a' : '',
-      query.softwareId ? 'w' : '',
-      query.requestedBy ? 'b' : '',
-      query.deviceId ? 'd' : '',
-    ].join('');
+    const own = shapeOf({
+      o: orgIds !== null,
+      s: query.status,
+      a: query.action,
+      w: query.softwareId,
+      b: query.requestedBy,
+      d: query.deviceId,
+    });
     const values = { ...restriction?.values, ...query, listOrgIds: orgIds === null ? null : JSON.stringify(orgIds) };
     const { rows, total } = readPage(deploymentPageOf(this.db, `${own}:${restrictionShape(restriction)}`), values, query);
     return paged(rows.map(deploymentOut), query, total);
@@ -677,7 +670,7 @@ export class SoftwareService {
     const scope = this.devices.visibleScope(ctx);
     if (!scope) return { data: [], total: 0 };
     const items = itemFilter(query);
-    const statements = inventoryPageOf(this.db, `${query.deviceId ? 'd' : ''}${items.shape}:${scope.shape}`);
+    const statements = inventoryPageOf(this.db, `${shapeOf({ d: query.deviceId })}${items.shape}:${scope.shape}`);
     const values = { ...scope.values, ...items.values, deviceId: query.deviceId };
     const total = statements.count.get(values)?.n ?? 0;
     const deviceIds = statements.page

@@ -13,7 +13,7 @@ import type {
 } from '../../../contract/tenancy.js';
 import type { PageQuerySchema } from '../../../contract/common.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, insertRow, preparedQueries, preparedShapes, updateRow } from '../../db/prepared.js';
+import { inJson, insertRow, preparedQueries, preparedShapes, shapeConditions, shapeOf, updateRow } from '../../db/prepared.js';
 import { organizations, partnerUsers, partners, sites } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { badRequest, conflict, fieldError, forbidden, notFound, siteAccessDenied } from '../../errors.js';
@@ -67,8 +67,10 @@ function contractDates(
 const organizationListOf = preparedShapes((db, shape) => {
   const where = and(
     isNull(organizations.deletedAt),
-    shape.includes('p') ? eq(organizations.partnerId, sql.placeholder('partnerId')) : undefined,
-    shape.includes('i') ? inJson(organizations.id, 'orgIds') : undefined,
+    ...shapeConditions(shape, {
+      p: () => eq(organizations.partnerId, sql.placeholder('partnerId')),
+      i: () => inJson(organizations.id, 'orgIds'),
+    }),
   );
   const order = [asc(organizations.name), asc(organizations.id)];
   return {
@@ -241,7 +243,7 @@ export class TenancyService {
   listAccessibleOrganizations(ctx: RequestContext): Organization[] {
     const ids = accessibleOrgIds(this.db, ctx.caller);
     if (ids !== null && ids.length === 0) return [];
-    return organizationListOf(this.db, ids === null ? '' : 'i').all.all({ orgIds: JSON.stringify(ids) });
+    return organizationListOf(this.db, shapeOf({ i: ids !== null })).all.all({ orgIds: JSON.stringify(ids) });
   }
 
   listOrganizations(ctx: RequestContext, query: z.infer<typeof OrganizationListQuerySchema>): Paged<Organization> {
@@ -249,7 +251,7 @@ export class TenancyService {
     if (query.partnerId && caller.scope === 'partner' && query.partnerId !== caller.partnerId) throw forbidden();
     const ids = accessibleOrgIds(this.db, caller);
     if (ids !== null && ids.length === 0) return paged([], query, 0);
-    const statements = organizationListOf(this.db, (ids === null ? '' : 'i') + (query.partnerId ? 'p' : ''));
+    const statements = organizationListOf(this.db, shapeOf({ i: ids !== null, p: query.partnerId }));
     const values = { orgIds: JSON.stringify(ids), partnerId: query.partnerId };
     const { rows, total } = readPage(statements, values, query);
     return paged(rows, query, total);

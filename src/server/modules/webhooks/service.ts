@@ -11,7 +11,7 @@ import type {
 } from '../../../contract/webhooks.js';
 import type { RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedQueries, rowById } from '../../db/prepared.js';
+import { inJson, preparedQueries, rowById, shapeConditions, shapeOf } from '../../db/prepared.js';
 import { webhookDeliveries, webhooks } from '../../db/schema/index.js';
 import { OutboundBlockedError, type OutboundClient } from '../../delivery/outbound.js';
 import { badRequest, DomainError, notFound } from '../../errors.js';
@@ -84,12 +84,15 @@ const webhookReads = preparedQueries((db) => {
 
 /** A page of one webhook's deliveries (`webhookId`); shape 's' of one `status` only. */
 const deliveryPageOf = preparedPages(webhookDeliveries, [desc(webhookDeliveries.createdAt), sql`rowid DESC`], (shape) =>
-  and(eq(webhookDeliveries.webhookId, sql.placeholder('webhookId')), shape.includes('s') ? eq(webhookDeliveries.status, sql.placeholder('status')) : undefined),
+  and(
+    eq(webhookDeliveries.webhookId, sql.placeholder('webhookId')),
+    ...shapeConditions(shape, { s: () => eq(webhookDeliveries.status, sql.placeholder('status')) }),
+  ),
 );
 
 /** A page of webhooks within the organizations of the JSON array `orgIds`; shape 's' of one `status` only. */
 const webhookPageOf = preparedPages(webhooks, [desc(webhooks.createdAt), sql`rowid DESC`], (shape) =>
-  and(inJson(webhooks.orgId, 'orgIds'), shape.includes('s') ? eq(webhooks.status, sql.placeholder('status')) : undefined),
+  and(inJson(webhooks.orgId, 'orgIds'), ...shapeConditions(shape, { s: () => eq(webhooks.status, sql.placeholder('status')) })),
 );
 
 /**
@@ -148,7 +151,7 @@ export class WebhooksService {
       if (orgIds.length === 0) return paged([], query, 0);
     }
     const values = { orgIds: JSON.stringify(orgIds), status: query.status };
-    const { rows, total } = webhookPageOf(this.db, query.status ? 's' : '', values, query);
+    const { rows, total } = webhookPageOf(this.db, shapeOf({ s: query.status }), values, query);
     return paged(rows.map(presentWebhook), query, total);
   }
 
@@ -244,7 +247,7 @@ export class WebhooksService {
 
   deliveries(ctx: RequestContext, id: string, query: z.infer<typeof DeliveryListQuerySchema>): Paged<DeliveryRow> {
     this.find(ctx, id);
-    const { rows, total } = deliveryPageOf(this.db, query.status ? 's' : '', { webhookId: id, status: query.status }, query);
+    const { rows, total } = deliveryPageOf(this.db, shapeOf({ s: query.status }), { webhookId: id, status: query.status }, query);
     return paged(rows, query, total);
   }
 
