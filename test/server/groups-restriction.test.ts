@@ -152,6 +152,20 @@ describe('device groups for a caller restricted to sites or device groups (01 §
     expect((await as(w.tokens.orgUser, 'GET', '/alerts')).body.data).toHaveLength(3);
   });
 
+  it('01§2.6 alerts bulk: a device-group-restricted user changes only alerts of devices in its groups', async () => {
+    const mine = alertOf(inGroup.deviceId, 'Memory high on mine');
+    const theirs = alertOf(outside.deviceId, 'Memory high elsewhere');
+    const res = await as(groupUser, 'POST', '/alerts/bulk', { action: 'acknowledge', alertIds: [mine.id, theirs.id] });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ updated: 1, skipped: 0, failed: 0 });
+    const statusOf = (id: string) => t.db.select({ status: alerts.status }).from(alerts).where(eq(alerts.id, id)).get()?.status;
+    expect(statusOf(mine.id)).toBe('acknowledged');
+    expect(statusOf(theirs.id)).toBe('active');
+    // Only alerts out of its groups: as if none existed.
+    expect((await as(groupUser, 'POST', '/alerts/bulk', { action: 'resolve', alertIds: [theirs.id] })).status).toBe(404);
+    expect(statusOf(theirs.id)).toBe('active');
+  });
+
   it('02§4.6 mobile inbox: a device-group-restricted user is shown only alerts of devices in its groups', async () => {
     const mine = alertOf(inGroup.deviceId, 'Disk low on mine');
     alertOf(outside.deviceId, 'Disk low elsewhere');

@@ -87,9 +87,11 @@ export function shapeConditions(shape: string, conditions: Record<string, () => 
   return Object.entries(conditions).flatMap(([letter, condition]) => (shape.includes(letter) ? [condition()] : []));
 }
 
-/** `column IN (the JSON array given as placeholder name)`: a list of any length in one prepared statement. */
-export function inJson(column: SQLiteColumn | SQL, name: string): SQL {
-  return sql`${column} IN (SELECT value FROM json_each(${sql.placeholder(name)}))`;
+/** `column IN (the JSON array given as placeholder name)`: a list of any length in one prepared statement. With
+ * `values`, the array `values[name]` is bound in place of the placeholder: the same condition for a statement built
+ * per call (one whose other conditions vary too much to prepare). */
+export function inJson(column: SQLiteColumn | SQL, name: string, values?: Readonly<Record<string, unknown>>): SQL {
+  return sql`${column} IN (SELECT value FROM json_each(${values ? sql`${values[name]}` : sql.placeholder(name)}))`;
 }
 
 /** Whole rows of a table, prepared once: `get` and `all` take the placeholders' values. */

@@ -10,10 +10,10 @@ import { DomainError, badRequest, notFound } from '../../errors.js';
 import { publishEvent } from '../../jobs/queue.js';
 import { paged, preparedPages, type Paged } from '../../lib/paging.js';
 import { containsPattern } from '../../lib/like.js';
-import { inCallerDeviceGroups, inDeviceGroupsPrepared, type DevicesService } from '../devices/service.js';
+import { deviceInGroups, type DevicesService } from '../devices/service.js';
 import { ruleOut, type AlertRulesService, type RuleRow } from './rules-service.js';
 import { orgById } from './scope.js';
-import { readOrgIds } from '../tenancy/access.js';
+import { callerReach, type CallerReach } from '../tenancy/access.js';
 
 export type AlertRow = typeof alerts.$inferSelect;
 
@@ -89,12 +89,12 @@ export interface RuleState {
  * within the sites of `siteIds` (a site-restricted user), 'g' of devices in the groups of `groupIds` (a
  * device-group-restricted user, 01 §2.6: an alert of no device is outside it, as one of no site is outside 's').
  * orgIdsName renames the organizations' placeholder where a statement has another list of them. */
-export function reachIn(shape: string, orgIdsName = 'orgIds'): SQL | undefined {
+export function reachIn(shape: string, orgIdsName = 'orgIds', values?: CallerReach['values']): SQL | undefined {
   return and(
     ...shapeConditions(shape, {
-      o: () => inJson(alerts.orgId, orgIdsName),
-      s: () => inJson(alerts.siteId, 'siteIds'),
-      g: () => inDeviceGroupsPrepared(alerts.deviceId),
+      o: () => inJson(alerts.orgId, orgIdsName, values),
+      s: () => inJson(alerts.siteId, 'siteIds', values),
+      g: () => deviceInGroups(alerts.deviceId, values),
     }),
   );
 }
@@ -135,29 +135,6 @@ const alertReadsOf = preparedShapes((db, shape) => ({
 
 const isoOf = (at: string | undefined) => (at ? new Date(at).toISOString() : null);
 
-/** A caller's reach of alerts as a shape (reachIn) and the values of its placeholders. */
-export type AlertReach = {
-  shape: string;
-  orgIds: string | null;
-  siteIds: string | null;
-  groupIds: string | null;
-};
-
-/** The reach every read applies: the organizations the caller reaches (orgId: that one, access-checked) and, for
- * users restricted to sites or device groups, those; false when it is nothing. */
-export function alertReach(db: Db, caller: Caller, orgId: string | undefined): AlertReach | false {
-  const orgIds = readOrgIds(db, caller, orgId);
-  if (orgIds !== null && orgIds.length === 0) return false;
-  if (caller.siteIds !== null && caller.siteIds.length === 0) return false;
-  if (caller.deviceGroupIds !== null && caller.deviceGroupIds.length === 0) return false;
-  return {
-    shape: shapeOf({ o: orgIds !== null, s: caller.siteIds !== null, g: caller.deviceGroupIds !== null }),
-    orgIds: orgIds === null ? null : JSON.stringify(orgIds),
-    siteIds: caller.siteIds === null ? null : JSON.stringify(caller.siteIds),
-    groupIds: caller.deviceGroupIds === null ? null : JSON.stringify(caller.deviceGroupIds),
-  };
-}
-
 /** GET /search's alerts, per reach shape: title or message LIKE `pattern`, newest first, `limit` of them. */
 const alertSearchOf = preparedShapes((db, shape) =>
   db
@@ -171,13 +148,13 @@ const alertSearchOf = preparedShapes((db, shape) =>
 
 /** Alerts the caller sees whose title or message contains `q` (case-insensitive), newest first; for GET /search. */
 export function searchAlerts(db: Db, caller: Caller, q: string, limit: number) {
-  const reach = alertReach(db, caller, undefined);
-  return reach === false ? [] : alertSearchOf(db, reach.shape).all({ ...reach, pattern: containsPattern(q), limit });
+  const reach = callerReach(db, caller);
+  return reach === null ? [] : alertSearchOf(db, reach.shape).all({ ...reach.values, pattern: containsPattern(q), limit });
 }
 
 /** The number of alerts by status and severity within a reach. */
-export function alertCountsIn(db: Db, reach: AlertReach): { status: AlertStatus; severity: AlertSeverity; n: number }[] {
-  return alertReadsOf(db, reach.shape).summary.all(reach);
+export function alertCountsIn(db: Db, reach: CallerReach): { status: AlertStatus; severity: AlertSeverity; n: number }[] {
+  return alertReadsOf(db, reach.shape).summary.all(reach.values);
 }
 
 /** Alerts and their state machine (02 §3, 05 wire notes "4.1 Core alerts"); events per ALERT-EVENTS.md. */
@@ -189,29 +166,19 @@ export class AlertsService {
     private readonly deliveries: AlertDeliveryLog,
   ) {}
 
-  /** The reach every read applies, as a shape (reachIn) and its values: the organizations the caller reaches
-   * and, for users restricted to sites or device groups, those; false when it is nothing. */
-  private visible(caller: Caller, orgId: string | undefined): AlertReach | false {
-    return alertReach(this.db, caller, orgId);
-  }
-
-  /** The visible() condition for a statement built per call (bulk, whose id list varies; correlation links). */
+  /** The reach every read applies (tenancy callerReach, reachIn) for a statement built per call (bulk, whose id
+   * list varies); false when it is nothing. */
   visibleWhere(caller: Caller): SQL | undefined | false {
-    const scope = this.visible(caller, undefined);
-    if (scope === false) return false;
-    return and(
-      scope.orgIds === null ? undefined : sql`${alerts.orgId} IN (SELECT value FROM json_each(${scope.orgIds}))`,
-      scope.siteIds === null ? undefined : sql`${alerts.siteId} IN (SELECT value FROM json_each(${scope.siteIds}))`,
-      inCallerDeviceGroups(caller, alerts.deviceId),
-    );
+    const scope = callerReach(this.db, caller);
+    return scope === null ? false : reachIn(scope.shape, 'orgIds', scope.values);
   }
 
   /** Those of these alerts the caller sees (correlation: links and groups of alerts out of reach are not shown).
    * The ids go in as one JSON array: an alert storm's window may hold more than SQLite's bound parameters. */
   visibleByIds(caller: Caller, ids: string[]): AlertRow[] {
-    const scope = this.visible(caller, undefined);
-    if (ids.length === 0 || scope === false) return [];
-    return alertReadsOf(this.db, scope.shape).byIds.all({ ...scope, ids: JSON.stringify(ids) });
+    const scope = callerReach(this.db, caller);
+    if (ids.length === 0 || scope === null) return [];
+    return alertReadsOf(this.db, scope.shape).byIds.all({ ...scope.values, ids: JSON.stringify(ids) });
   }
 
   private withOrgNames(rows: AlertRow[]): AlertOut[] {
@@ -223,8 +190,8 @@ export class AlertsService {
   }
 
   list(ctx: RequestContext, query: z.infer<typeof AlertListQuerySchema>): Paged<AlertOut> {
-    const scope = this.visible(ctx.caller, query.orgId);
-    if (scope === false) return paged([], query, 0);
+    const scope = callerReach(this.db, ctx.caller, query.orgId);
+    if (scope === null) return paged([], query, 0);
     const shape =
       scope.shape +
       shapeOf({
@@ -237,9 +204,7 @@ export class AlertsService {
         u: query.updatedSince,
       });
     const values = {
-      orgIds: scope.orgIds,
-      siteIds: scope.siteIds,
-      groupIds: scope.groupIds,
+      ...scope.values,
       statuses: query.status ? JSON.stringify(query.status) : null,
       severity: query.severity,
       deviceId: query.deviceId,
@@ -255,9 +220,9 @@ export class AlertsService {
   summary(ctx: RequestContext, orgId: string | undefined) {
     const bySeverity = { critical: 0, high: 0, medium: 0, low: 0, info: 0 };
     const byStatus = { active: 0, acknowledged: 0, resolved: 0, suppressed: 0 };
-    const scope = this.visible(ctx.caller, orgId);
-    if (scope === false) return { bySeverity, byStatus, total: 0 };
-    const rows = alertReadsOf(this.db, scope.shape).summary.all(scope);
+    const scope = callerReach(this.db, ctx.caller, orgId);
+    if (scope === null) return { bySeverity, byStatus, total: 0 };
+    const rows = alertReadsOf(this.db, scope.shape).summary.all(scope.values);
     let total = 0;
     for (const { status, severity, n } of rows) {
       byStatus[status] += n;
@@ -269,8 +234,8 @@ export class AlertsService {
 
   /** An alert the caller sees: absent, out of reach or outside a site restriction all answer 404. */
   find(ctx: RequestContext, id: string): AlertRow {
-    const scope = this.visible(ctx.caller, undefined);
-    const row = scope === false ? undefined : alertReadsOf(this.db, scope.shape).byId.get({ ...scope, id });
+    const scope = callerReach(this.db, ctx.caller);
+    const row = scope === null ? undefined : alertReadsOf(this.db, scope.shape).byId.get({ ...scope.values, id });
     if (!row) throw notFound('Alert not found', 'ALERT_NOT_FOUND');
     return row;
   }

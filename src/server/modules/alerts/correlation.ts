@@ -8,10 +8,10 @@ import type { RequestContext } from '../../context.js';
 import { inJson, preparedQueries, preparedShapes, rowQuery, shapeConditions, shapeOf } from '../../db/prepared.js';
 import { preparedPages } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
-import { alertOut, alertReach, reachIn, type AlertOut, type AlertReach, type AlertRow, type AlertsService } from './alerts-service.js';
+import { alertOut, reachIn, type AlertOut, type AlertRow, type AlertsService } from './alerts-service.js';
 import type { FlatPage } from './rules-service.js';
 import { orgById, resolveWriteOrg } from './scope.js';
-import { readOrgIds } from '../tenancy/access.js';
+import { callerReach, readOrgIds, type CallerReach } from '../tenancy/access.js';
 
 type LinkRow = typeof alertCorrelations.$inferSelect;
 export type LinkOut = Omit<LinkRow, 'orgId'>;
@@ -251,11 +251,11 @@ export class CorrelationService {
       orgIds: orgIds === null ? null : JSON.stringify(orgIds),
       alertId: query.alertId,
       minConfidence: query.minConfidence,
-      reachOrgIds: seen === undefined || seen === false ? null : seen.orgIds,
-      siteIds: seen === undefined || seen === false ? null : seen.siteIds,
-      groupIds: seen === undefined || seen === false ? null : seen.groupIds,
+      reachOrgIds: seen?.values.orgIds ?? null,
+      siteIds: seen?.values.siteIds ?? null,
+      groupIds: seen?.values.groupIds ?? null,
     };
-    const shape = seen === undefined ? list : `${list}:${seen === false ? 'X' : seen.shape}`;
+    const shape = seen === undefined ? list : `${list}:${seen === null ? 'X' : seen.shape}`;
     const { rows, total } = linkPageOf(this.db, shape, values, query);
     return { data: rows.map(linkOut), page: query.page, limit: query.limit, total };
   }
@@ -299,11 +299,11 @@ export class CorrelationService {
     return this.alerts.visibleByIds(ctx.caller, [...new Set(ids)]);
   }
 
-  /** For a caller restricted to sites or device groups: the reach both alerts of a link must be within (false:
+  /** For a caller restricted to sites or device groups: the reach both alerts of a link must be within (null:
    * none; the organizations are filtered apart, on the link's own column); undefined for other callers. */
-  private bothVisible(ctx: RequestContext): AlertReach | false | undefined {
+  private bothVisible(ctx: RequestContext): CallerReach | null | undefined {
     const { siteIds, deviceGroupIds } = ctx.caller;
     if (siteIds === null && deviceGroupIds === null) return undefined;
-    return alertReach(this.db, ctx.caller, undefined);
+    return callerReach(this.db, ctx.caller);
   }
 }

@@ -4,7 +4,8 @@ import type { Db } from '../../db/connection.js';
 import { inJson, preparedShapes, shapeConditions, shapeOf } from '../../db/prepared.js';
 import { alerts } from '../../db/schema/index.js';
 import type { AlertSeverity, AlertStatus } from '../../db/schema/alerts.js';
-import { alertCountsIn, alertReach, reachIn } from './alerts-service.js';
+import { callerReach } from '../tenancy/access.js';
+import { alertCountsIn, reachIn } from './alerts-service.js';
 
 /** What the mobile inbox (02 §4.6) asks of the alerts: a filter, a page or a keyset position. */
 export interface InboxFilter {
@@ -62,11 +63,11 @@ export class MobileAlertReads {
   constructor(private readonly db: Db) {}
 
   inbox(caller: Caller, filter: InboxFilter, window: { limit: number; offset?: number; after?: { ts: string; id: string } }) {
-    const reach = alertReach(this.db, caller, filter.orgId);
-    if (reach === false) return { rows: [], total: 0 };
+    const reach = callerReach(this.db, caller, filter.orgId);
+    if (reach === null) return { rows: [], total: 0 };
     const filters = reach.shape + shapeOf({ S: filter.statuses.length > 0, v: filter.severity });
     const { after } = window;
-    const values = { ...reach, statuses: JSON.stringify(filter.statuses), severity: filter.severity };
+    const values = { ...reach.values, statuses: JSON.stringify(filter.statuses), severity: filter.severity };
     const rows = inboxQueries(this.db, filters + shapeOf({ k: after })).page.all({
       ...values,
       ts: after?.ts,
@@ -81,8 +82,8 @@ export class MobileAlertReads {
   /** Alerts per status and the open (active or acknowledged) critical ones. */
   counts(caller: Caller, orgId: string | undefined) {
     const out = { total: 0, active: 0, acknowledged: 0, resolved: 0, critical: 0 };
-    const reach = alertReach(this.db, caller, orgId);
-    if (reach === false) return out;
+    const reach = callerReach(this.db, caller, orgId);
+    if (reach === null) return out;
     for (const { status, severity, n } of alertCountsIn(this.db, reach)) {
       out.total += n;
       if (status === 'active' || status === 'acknowledged' || status === 'resolved') out[status] += n;

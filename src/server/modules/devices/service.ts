@@ -6,7 +6,7 @@ import type { DeviceListQuerySchema, DeviceUpdateSchema } from '../../../contrac
 import type { Db } from '../../db/connection.js';
 import { inJson, preparedQueries, preparedShapes, rowById, selectRows, shapeConditions, shapeOf } from '../../db/prepared.js';
 import { deviceGroupMembers, devices, organizations } from '../../db/schema/index.js';
-import { systemContext, type Caller, type RequestContext } from '../../context.js';
+import { systemContext, type RequestContext } from '../../context.js';
 import { DomainError, badRequest, forbidden, notFound, partnerInactive, unauthorized } from '../../errors.js';
 import { publishEvent } from '../../jobs/queue.js';
 import { namesById } from '../../lib/names.js';
@@ -19,60 +19,44 @@ import { cancelActiveExecutionsOf } from '../scripts/service.js';
 import { failOpenResultsOf } from '../software/service.js';
 import { visibleOr404 } from '../shared/visible.js';
 import type { EnrollmentKeysService } from '../enrollment-keys/service.js';
-import { compileFilter, inDeviceGroups, type FilterCondition } from '../filters/compile.js';
+import { compileFilter, type FilterCondition } from '../filters/compile.js';
 import { containsPattern } from '../../lib/like.js';
-import { accessibleOrgIds, requireOrg, requireOrgRow, requireSite } from '../tenancy/access.js';
+import { callerReach, requireOrg, requireOrgRow, requireSite, type CallerReach } from '../tenancy/access.js';
 import type { TenancyService } from '../tenancy/service.js';
 import { agentCaller } from './agent-authenticator.js';
 import { inventoryColumns, type ReportedSoftware } from './inventory.js';
 import { decodeCursor, deviceOut, type DeviceOut, encodeCursor, mergeCustomFields, parseInlineFilter, sortKey, sortValue, type DeviceRow } from './out.js';
 
-/**
- * The device-group part of DevicesService.restrictedDeviceWhere, for a module that holds no DevicesService and
- * applies the organization and site restrictions to its device-keyed rows itself (PAM's pending approvals, which
- * the mobile module builds with the database alone): the row's device is a member of one of the caller's device
- * groups (01 §2.6; none when the list is empty), the same membership condition as visibleWhere's. undefined when
- * the caller has no device-group restriction.
- */
-export function inCallerDeviceGroups(
-  caller: Pick<Caller, 'deviceGroupIds'>,
-  deviceIdColumn: SQLWrapper,
-): SQL | undefined {
-  if (caller.deviceGroupIds === null) return undefined;
-  return sql`${deviceIdColumn} IN (SELECT ${devices.id} FROM ${devices} WHERE ${inDeviceGroups(caller.deviceGroupIds)})`;
+/** A device in one of the groups of the JSON array `groupIds` (the filters' `groupId` field, filters/compile.ts
+ * inDeviceGroups): a placeholder, or bound from `values` (db/prepared.ts inJson). */
+function inGroups(values?: ReachValues): SQL {
+  return sql`(${devices.id} IN (SELECT ${deviceGroupMembers.deviceId} FROM ${deviceGroupMembers} WHERE ${inJson(deviceGroupMembers.groupId, 'groupIds', values)}))`;
 }
 
-/** A device in one of the groups of the JSON array placeholder `groupIds` (inDeviceGroups, prepared). */
-const inGroupsJson = sql`(${devices.id} IN (SELECT ${deviceGroupMembers.deviceId} FROM ${deviceGroupMembers} WHERE ${inJson(deviceGroupMembers.groupId, 'groupIds')}))`;
-
-/** inCallerDeviceGroups for a statement prepared once (db/prepared.ts): the caller's groups are the JSON array
- * placeholder `groupIds`. */
-export function inDeviceGroupsPrepared(deviceIdColumn: SQLWrapper): SQL {
-  return sql`${deviceIdColumn} IN (SELECT ${devices.id} FROM ${devices} WHERE ${inGroupsJson})`;
+/** For another module's device-keyed rows (alerts, PAM's pending approvals): their device is in one of the groups
+ * of `groupIds` (a reach's `g`, 01 §2.6), as a placeholder or bound from `values`. */
+export function deviceInGroups(deviceIdColumn: SQLWrapper, values?: ReachValues): SQL {
+  return sql`${deviceIdColumn} IN (SELECT ${devices.id} FROM ${devices} WHERE ${inGroups(values)})`;
 }
 
 /** A device of a live organization: a deleted organization's devices go with it (GET /devices/:id is 404 for them),
  * for callers of no organization restriction too (system callers). */
 const ofLiveOrg = sql`${devices.orgId} IN (SELECT ${organizations.id} FROM ${organizations} WHERE ${organizations.deletedAt} IS NULL)`;
 
-/** A caller's reach over `devices`, by letters: 'o' the organizations of the JSON array `orgIds` (else those still
- * live), 's' the sites of `siteIds`, 'g' the device groups of `groupIds`. Other letters are ignored. */
-function reachWhere(flags: string): SQL {
+type ReachValues = CallerReach['values'];
+
+/** The devices a caller reaches (tenancy callerReach), by its letters: 'o' the organizations of `orgIds` (else those
+ * still live), 's' the sites of `siteIds`, 'g' the device groups of `groupIds`; other letters are ignored. The lists
+ * are placeholders, or bound from `values` for a statement built per call: one condition for both. */
+function reachWhere(shape: string, values?: ReachValues): SQL {
   return and(
-    flags.includes('o') ? inJson(devices.orgId, 'orgIds') : ofLiveOrg,
-    ...shapeConditions(flags, { s: () => inJson(devices.siteId, 'siteIds'), g: () => inGroupsJson }),
+    shape.includes('o') ? inJson(devices.orgId, 'orgIds', values) : ofLiveOrg,
+    ...shapeConditions(shape, { s: () => inJson(devices.siteId, 'siteIds', values), g: () => inGroups(values) }),
   ) as SQL;
 }
 
-/**
- * A caller's device visibility (DevicesService.visibleWhere) for statements prepared once: `shape` has a letter per
- * restriction that applies ('o' organizations, 's' sites, 'g' device groups; '' none), `values` the JSON-array
- * placeholders `orgIds`, `siteIds` and `groupIds` (all three always; a statement ignores those it lacks).
- */
-export interface VisibleScope {
-  shape: string;
-  values: { orgIds: string; siteIds: string; groupIds: string };
-}
+/** A caller's device visibility (DevicesService.visibleScope): the caller's reach (tenancy callerReach). */
+export type VisibleScope = CallerReach;
 
 /** visibleWhere's condition over `devices` for a VisibleScope shape, with its placeholders. A caller keeps the
  * scope's shape as its own part of a longer shape string (its letters clash). */
@@ -81,9 +65,9 @@ export function visibleWherePrepared(shape: string): SQL {
 }
 
 /** DEVICEIDCOLUMN names an existing device visible under the VisibleScope shape (for another module's device-keyed
- * rows). */
-export function visibleDeviceInPrepared(shape: string, deviceIdColumn: SQLWrapper): SQL {
-  return sql`${deviceIdColumn} IN (SELECT ${devices.id} FROM ${devices} WHERE ${reachWhere(shape)})`;
+ * rows); with `values`, bound in place. */
+export function visibleDeviceInPrepared(shape: string, deviceIdColumn: SQLWrapper, values?: ReachValues): SQL {
+  return sql`${deviceIdColumn} IN (SELECT ${devices.id} FROM ${devices} WHERE ${reachWhere(shape, values)})`;
 }
 
 /** DevicesService.restrictedScope as its part of a shape string: '' no restriction, 'X' nothing visible, else 'R'
@@ -93,9 +77,9 @@ export function restrictionShape(scope: VisibleScope | null | undefined): string
 }
 
 /** restrictedDeviceWhere for a statement prepared once, by restrictionShape: undefined for '' (no condition). */
-export function restrictedDeviceInPrepared(shape: string, deviceIdColumn: SQLWrapper): SQL | undefined {
+export function restrictedDeviceInPrepared(shape: string, deviceIdColumn: SQLWrapper, values?: ReachValues): SQL | undefined {
   if (shape === '') return undefined;
-  return shape === 'X' ? sql`0 = 1` : visibleDeviceInPrepared(shape.slice(1), deviceIdColumn);
+  return shape === 'X' ? sql`0 = 1` : visibleDeviceInPrepared(shape.slice(1), deviceIdColumn, values);
 }
 
 /** GET /search's devices, per VisibleScope shape: hostname, display name or last user LIKE `pattern`. */
@@ -150,7 +134,7 @@ const deviceQueries = preparedQueries((db) => ({
     .where(eq(devices.agentId, sql.placeholder('agentId')))
     .prepare(),
   rowByAgentId: db.select().from(devices).where(eq(devices.agentId, sql.placeholder('agentId'))).prepare(),
-  inGroups: db.select({ id: devices.id }).from(devices).where(and(eq(devices.id, sql.placeholder('id')), inGroupsJson)).prepare(),
+  inGroups: db.select({ id: devices.id }).from(devices).where(and(eq(devices.id, sql.placeholder('id')), inGroups())).prepare(),
 }));
 
 /** The live (not decommissioned) devices by status within a reach, one statement per shape: which of the
@@ -163,13 +147,6 @@ const statusCountsOf = preparedShapes((db, shape) =>
     .groupBy(devices.status)
     .prepare(),
 );
-
-/** What a caller may see of the devices (visibleWhere): organizations, sites, device groups; null: all. */
-interface DeviceReach {
-  orgIds: readonly string[] | null;
-  siteIds: string[] | null;
-  groupIds: string[] | null;
-}
 
 /**
  * The device list without condition trees (DevicesService.list), prepared per shape: `P` a counted page or `C` a
@@ -513,39 +490,18 @@ export class DevicesService {
 
   /**
    * The devices a caller may see, as one SQL condition (01 §1, §2.6): accessible organizations (optionally only
-   * `orgIds`, each access-checked: 403 when out of reach) and the caller's sites. null: nothing is visible.
+   * `orgIds`, each access-checked: 403 when out of reach), the caller's sites and device groups (01 §2.6: a user
+   * restricted to device groups sees only their members, wherever devices are read). null: nothing is visible.
    */
   visibleWhere(ctx: RequestContext, orgIds?: string[]): SQL | null {
-    const reach = this.reachOf(ctx, orgIds);
-    if (!reach) return null;
-    const parts: SQL[] = [reach.orgIds === null ? ofLiveOrg : sql`${devices.orgId} IN (SELECT value FROM json_each(${JSON.stringify(reach.orgIds)}))`];
-    if (reach.siteIds !== null) parts.push(sql`${devices.siteId} IN (SELECT value FROM json_each(${JSON.stringify(reach.siteIds)}))`);
-    // 01 §2.6: an organization user restricted to device groups sees only their members, wherever devices are read.
-    if (reach.groupIds !== null) parts.push(inDeviceGroups(reach.groupIds));
-    return and(...parts) ?? sql`1 = 1`;
+    const reach = this.visibleScope(ctx, orgIds);
+    return reach && reachWhere(reach.shape, reach.values);
   }
 
   /** visibleWhere for statements prepared once (visibleWherePrepared, visibleDeviceInPrepared): the same reach,
    * the same 403 for an `orgIds` entry out of reach; null when nothing is visible. */
   visibleScope(ctx: RequestContext, orgIds?: string[]): VisibleScope | null {
-    const reach = this.reachOf(ctx, orgIds);
-    if (!reach) return null;
-    const shape = shapeOf({ o: reach.orgIds !== null, s: reach.siteIds !== null, g: reach.groupIds !== null });
-    return {
-      shape,
-      values: { orgIds: JSON.stringify(reach.orgIds ?? []), siteIds: JSON.stringify(reach.siteIds ?? []), groupIds: JSON.stringify(reach.groupIds ?? []) },
-    };
-  }
-
-  /** What visibleWhere's condition is made of (null lists: no restriction); null when nothing is visible. */
-  private reachOf(ctx: RequestContext, orgIds?: string[]): DeviceReach | null {
-    const { caller } = ctx;
-    for (const orgId of orgIds ?? []) requireOrg(this.db, caller, orgId);
-    const reach = orgIds ?? accessibleOrgIds(this.db, caller);
-    if (reach !== null && reach.length === 0) return null;
-    if (caller.siteIds !== null && caller.siteIds.length === 0) return null;
-    if (caller.deviceGroupIds !== null && caller.deviceGroupIds.length === 0) return null;
-    return { orgIds: reach, siteIds: caller.siteIds, groupIds: caller.deviceGroupIds };
+    return callerReach(this.db, ctx.caller, orgIds);
   }
 
   /**
@@ -556,7 +512,7 @@ export class DevicesService {
   list(ctx: RequestContext, query: ListQuery, saved?: unknown): Paged<DeviceOut> | CursorPage;
   list(ctx: RequestContext, query: ListQuery, saved?: unknown): Paged<DeviceOut> | CursorPage {
     const orgIds = query.orgId ? [query.orgId, ...(query.orgIds ?? [])] : query.orgIds;
-    const reach = this.reachOf(ctx, orgIds);
+    const reach = this.visibleScope(ctx, orgIds);
     const sortBy = query.sort ?? 'hostname';
     const dir = query.sortDir ?? 'asc';
     const pageMode = query.page !== undefined;
@@ -567,8 +523,7 @@ export class DevicesService {
     if (saved === undefined && query.filter === undefined && query.tag === undefined && !query.groupIds?.length) {
       return this.preparedList(ctx, query, reach, limit);
     }
-    const scope = this.visibleWhere(ctx, orgIds) as SQL;
-    const where = and(scope, ...this.listConditions(ctx, query, saved)) as SQL;
+    const where = and(reachWhere(reach.shape, reach.values), ...this.listConditions(ctx, query, saved)) as SQL;
     const key = sortKey(sortBy);
     const order = dir === 'asc' ? [asc(key), asc(devices.id)] : [desc(key), desc(devices.id)];
     if (pageMode) {
@@ -586,7 +541,7 @@ export class DevicesService {
   }
 
   /** `list` as prepared statements (deviceListOf): the same conditions, order, pages and cursors. */
-  private preparedList(ctx: RequestContext, query: ListQuery, reach: DeviceReach, limit: number): Paged<DeviceOut> | CursorPage {
+  private preparedList(ctx: RequestContext, query: ListQuery, reach: VisibleScope, limit: number): Paged<DeviceOut> | CursorPage {
     const siteIds = [...(query.siteId ? [query.siteId] : []), ...(query.siteIds ?? [])];
     for (const siteId of siteIds) requireSite(this.db, ctx.caller, siteId);
     const sortBy = query.sort ?? 'hostname';
@@ -595,10 +550,8 @@ export class DevicesService {
     const shape =
       (sortBy === 'lastSeen' ? 'l' : sortBy === 'enrolled' ? 'e' : 'h') +
       (dir === 'asc' ? 'a' : 'z') +
+      reach.shape +
       shapeOf({
-        o: reach.orgIds !== null,
-        s: reach.siteIds !== null,
-        g: reach.groupIds !== null,
         S: siteIds.length > 0,
         T: byStatus,
         d: !byStatus && query.includeDecommissioned !== true,
@@ -607,9 +560,7 @@ export class DevicesService {
         Q: query.search,
       });
     const values: Record<string, unknown> = {
-      orgIds: JSON.stringify(reach.orgIds),
-      siteIds: JSON.stringify(reach.siteIds),
-      groupIds: JSON.stringify(reach.groupIds),
+      ...reach.values,
       querySiteIds: JSON.stringify(siteIds),
       statuses: JSON.stringify(query.status ?? []),
       osType: query.osType,
@@ -641,20 +592,10 @@ export class DevicesService {
    * ones left out), in one prepared statement: the same reach as visibleWhere (orgId access-checked, 403).
    */
   statusCounts(ctx: RequestContext, orgId?: string): Map<string, number> {
-    const { caller } = ctx;
-    if (orgId !== undefined) requireOrg(this.db, caller, orgId);
-    const reach = orgId !== undefined ? [orgId] : accessibleOrgIds(this.db, caller);
+    const reach = callerReach(this.db, ctx.caller, orgId);
     const counts = new Map<string, number>();
-    if (reach !== null && reach.length === 0) return counts;
-    if (caller.siteIds !== null && caller.siteIds.length === 0) return counts;
-    if (caller.deviceGroupIds !== null && caller.deviceGroupIds.length === 0) return counts;
-    const shape = shapeOf({ o: reach !== null, s: caller.siteIds !== null, g: caller.deviceGroupIds !== null });
-    const rows = statusCountsOf(this.db, shape).all({
-      orgIds: JSON.stringify(reach ?? []),
-      siteIds: JSON.stringify(caller.siteIds ?? []),
-      groupIds: JSON.stringify(caller.deviceGroupIds ?? []),
-    });
-    for (const { status, n } of rows) counts.set(status, n);
+    if (reach === null) return counts;
+    for (const { status, n } of statusCountsOf(this.db, reach.shape).all(reach.values)) counts.set(status, n);
     return counts;
   }
 
@@ -825,10 +766,8 @@ export class DevicesService {
   }
 
   restrictedDeviceWhere(ctx: RequestContext, deviceIdColumn: SQLWrapper): SQL | undefined {
-    const { siteIds, deviceGroupIds } = ctx.caller;
-    if (siteIds === null && deviceGroupIds === null) return undefined;
-    const scope = this.visibleWhere(ctx);
-    return scope ? sql`${deviceIdColumn} IN (SELECT ${devices.id} FROM ${devices} WHERE ${scope})` : sql`0 = 1`;
+    const scope = this.restrictedScope(ctx);
+    return restrictedDeviceInPrepared(restrictionShape(scope), deviceIdColumn, scope?.values);
   }
 
   /** A device the caller may see: absent, out of reach or outside a site or device-group restriction all answer 404. */

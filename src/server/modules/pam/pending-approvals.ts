@@ -3,9 +3,9 @@ import type { Caller } from '../../context.js';
 import type { Db } from '../../db/connection.js';
 import { inJson, preparedShapes, shapeConditions, shapeOf } from '../../db/prepared.js';
 import { elevationRequests } from '../../db/schema/index.js';
-import { inDeviceGroupsPrepared } from '../devices/service.js';
+import { deviceInGroups } from '../devices/service.js';
 import type { ElevationRow } from './requests-queries.js';
-import { readOrgIds } from '../tenancy/access.js';
+import { callerReach } from '../tenancy/access.js';
 
 /** What the approvals inbox shows of a request (mobile/approvals.ts approvalOf): only these columns are read. */
 const shownColumns = {
@@ -37,7 +37,7 @@ function pendingIn(shape: string) {
     ...shapeConditions(shape, {
       o: () => inJson(elevationRequests.orgId, 'orgIds'),
       s: () => inJson(elevationRequests.siteId, 'siteIds'),
-      g: () => inDeviceGroupsPrepared(elevationRequests.deviceId),
+      g: () => deviceInGroups(elevationRequests.deviceId),
       u: () => or(sql`${elevationRequests.requesterUserId} IS NULL`, ne(elevationRequests.requesterUserId, sql.placeholder('userId'))),
     }),
   );
@@ -69,19 +69,9 @@ export class PendingApprovals {
 
   /** The caller's reach as a shape (pendingIn) and its values; null when it is nothing. */
   private reach(caller: Caller): { shape: string; values: Record<string, unknown> } | null {
-    const orgIds = readOrgIds(this.db, caller, undefined);
-    if (orgIds !== null && orgIds.length === 0) return null;
-    if (caller.siteIds !== null && caller.siteIds.length === 0) return null;
-    if (caller.deviceGroupIds !== null && caller.deviceGroupIds.length === 0) return null;
-    return {
-      shape: shapeOf({ o: orgIds !== null, s: caller.siteIds !== null, g: caller.deviceGroupIds !== null, u: caller.userId !== null }),
-      values: {
-        orgIds: orgIds === null ? null : JSON.stringify(orgIds),
-        siteIds: caller.siteIds === null ? null : JSON.stringify(caller.siteIds),
-        groupIds: caller.deviceGroupIds === null ? null : JSON.stringify(caller.deviceGroupIds),
-        userId: caller.userId,
-      },
-    };
+    const reach = callerReach(this.db, caller);
+    if (reach === null) return null;
+    return { shape: reach.shape + shapeOf({ u: caller.userId !== null }), values: { ...reach.values, userId: caller.userId } };
   }
 
   /** Newest first by (requestedAt, id); `after` is the last row of the previous page. */

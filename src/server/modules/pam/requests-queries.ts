@@ -6,9 +6,9 @@ import type { Db } from '../../db/connection.js';
 import { inJson, preparedQueries, preparedShapes, shapeConditions, shapeOf } from '../../db/prepared.js';
 import { elevationRequests } from '../../db/schema/index.js';
 import { conflict, deviceAccessDenied, notFound, siteAccessDenied } from '../../errors.js';
-import type { DevicesService } from '../devices/service.js';
+import { visibleDeviceInPrepared, type DevicesService } from '../devices/service.js';
 import type { Directory } from '../identity/directory.js';
-import { canAccessOrg, readOrgIds, requireSite, siteNamesOf } from '../tenancy/access.js';
+import { canAccessOrg, callerReach, requireSite, siteNamesOf } from '../tenancy/access.js';
 import type { EngineRequest } from './engine.js';
 import { preparedPage, readPage } from '../../lib/paging.js';
 import { deviceGroupWhere } from './scope.js';
@@ -58,28 +58,20 @@ export function engineRequestOf(row: ElevationRow): EngineRequest {
   };
 }
 
-/** A caller's reach over requests: organizations (null: all), sites (null: all), and for a caller restricted to
- * device groups the devices module's condition on the request's device (undefined: no such restriction). */
-interface Reach {
-  orgIds: readonly string[] | null;
-  siteIds: string[] | null;
-  devices: SQL | undefined;
-}
-
-/** The reach part of a shape: `o` when limited to some organizations, `s` to some sites. */
-function reachShape(reach: Reach): string {
-  return shapeOf({ o: reach.orgIds !== null, s: reach.siteIds !== null });
-}
-
+/** A caller's reach over requests (tenancy callerReach, its letters first in a shape): `o` the request's
+ * organization in `orgIds`, `s` its site in `siteIds`; `g` (a user restricted to device groups, 01 §2.6) its
+ * device one the caller sees, by the devices module's rule over the same values (a device never leaves its
+ * organization, so the request's organizations are the device's). */
 function reachConditions(shape: string): (SQL | undefined)[] {
   return shapeConditions(shape, {
     o: () => inJson(elevationRequests.orgId, 'orgIds'),
     s: () => inJson(elevationRequests.siteId, 'siteIds'),
+    g: () => visibleDeviceInPrepared(shape, elevationRequests.deviceId),
   });
 }
 
 /** The optional filters of the list, by the letter that names each in a statement's shape: S status, F flowType,
- * D deviceId, I siteId, A from, B to (placeholders of those names). */
+ * D deviceId, I siteId, A from, B to (placeholders of those names; upper case, apart from the reach's letters). */
 function filterConditions(shape: string): (SQL | undefined)[] {
   return shapeConditions(shape, {
     S: () => eq(elevationRequests.status, sql.placeholder('status')),
@@ -91,15 +83,9 @@ function filterConditions(shape: string): (SQL | undefined)[] {
   });
 }
 
-/*
- * The reads below are prepared once per shape (db/prepared.ts). A caller restricted to device groups adds the
- * devices module's condition (`devices`), whose values are that caller's: its statements are built for the
- * request instead (the same SQL plus that condition).
- */
-
 /** The active elevations (GET /pam/active): the reach part of the shape, and D of one `deviceId`; expiring after
  * `now`, soonest first, at most `limit`. */
-const activeStatement = (db: Db, shape: string, devices?: SQL) =>
+const activeOf = preparedShapes((db, shape) =>
   db
     .select()
     .from(elevationRequests)
@@ -109,28 +95,27 @@ const activeStatement = (db: Db, shape: string, devices?: SQL) =>
         inArray(elevationRequests.status, [...ACTIVE_STATUSES]),
         sql`${elevationRequests.expiresAt} > ${sql.placeholder('now')}`,
         ...shapeConditions(shape, { D: () => eq(elevationRequests.deviceId, sql.placeholder('deviceId')) }),
-        devices,
       ),
     )
     .orderBy(asc(elevationRequests.expiresAt), asc(elevationRequests.id))
     .limit(sql.placeholder('limit'))
-    .prepare();
-const activeOf = preparedShapes((db, shape) => activeStatement(db, shape));
+    .prepare(),
+);
 
 /** The list's page and count, and the get. */
-const listStatements = (db: Db, shape: string, devices?: SQL) =>
-  preparedPage(db, elevationRequests, and(...reachConditions(shape), ...filterConditions(shape), devices), [
+const listOf = preparedShapes((db, shape) =>
+  preparedPage(db, elevationRequests, and(...reachConditions(shape), ...filterConditions(shape)), [
     desc(elevationRequests.requestedAt),
     desc(elevationRequests.id),
-  ]);
-const listOf = preparedShapes((db, shape) => listStatements(db, shape));
-const getStatement = (db: Db, shape: string, devices?: SQL) =>
+  ]),
+);
+const getOf = preparedShapes((db, shape) =>
   db
     .select()
     .from(elevationRequests)
-    .where(and(...reachConditions(shape), eq(elevationRequests.id, sql.placeholder('id')), devices))
-    .prepare();
-const getOf = preparedShapes((db, shape) => getStatement(db, shape));
+    .where(and(...reachConditions(shape), eq(elevationRequests.id, sql.placeholder('id'))))
+    .prepare(),
+);
 const byIdOf = preparedQueries((db) => ({
   row: db
     .select()
@@ -171,16 +156,6 @@ export class ElevationQueries {
     );
   }
 
-  /** What a caller reaches, as the prepared reads take it; null when nothing is visible. */
-  private reach(ctx: RequestContext, orgId?: string): Reach | null {
-    const orgIds = readOrgIds(this.db, ctx.caller, orgId);
-    if (orgIds !== null && orgIds.length === 0) return null;
-    const { siteIds, deviceGroupIds } = ctx.caller;
-    if (siteIds !== null && siteIds.length === 0) return null;
-    if (deviceGroupIds !== null && deviceGroupIds.length === 0) return null;
-    return { orgIds, siteIds, devices: this.deviceGroupWhere(ctx) };
-  }
-
   /** For a caller restricted to device groups (01 §2.6), the condition that a PAM row's device (by default the
    * request's) is in them; undefined for other callers. */
   deviceGroupWhere(ctx: RequestContext, deviceIdColumn: SQLWrapper = elevationRequests.deviceId): SQL | undefined {
@@ -188,13 +163,12 @@ export class ElevationQueries {
   }
 
   list(ctx: RequestContext, query: z.infer<typeof ElevationListQuerySchema>) {
-    const reach = this.reach(ctx, query.orgId);
+    const reach = callerReach(this.db, ctx.caller, query.orgId);
     const pagination = { page: query.page, limit: query.limit, total: 0 };
     if (reach === null) return { success: true as const, requests: [], pagination };
     if (query.siteId) requireSite(this.db, ctx.caller, query.siteId);
     const values: Record<string, unknown> = {
-      orgIds: JSON.stringify(reach.orgIds),
-      siteIds: JSON.stringify(reach.siteIds),
+      ...reach.values,
       status: query.status,
       flowType: query.flowType,
       deviceId: query.deviceId,
@@ -203,24 +177,14 @@ export class ElevationQueries {
       to: query.to ? new Date(query.to).toISOString() : undefined,
     };
     const shape =
-      reachShape(reach) +
-      shapeOf({ S: query.status, F: query.flowType, D: query.deviceId, I: query.siteId, A: query.from, B: query.to });
-    const statements = reach.devices ? listStatements(this.db, shape, reach.devices) : listOf(this.db, shape);
-    const { rows, total } = readPage(statements, values, query);
+      reach.shape + shapeOf({ S: query.status, F: query.flowType, D: query.deviceId, I: query.siteId, A: query.from, B: query.to });
+    const { rows, total } = readPage(listOf(this.db, shape), values, query);
     return { success: true as const, requests: this.views(rows), pagination: { ...pagination, total } };
   }
 
   get(ctx: RequestContext, id: string): ElevationView {
-    const reach = this.reach(ctx);
-    const shape = reach === null ? '' : reachShape(reach);
-    const row =
-      reach === null
-        ? undefined
-        : (reach.devices ? getStatement(this.db, shape, reach.devices) : getOf(this.db, shape)).get({
-            orgIds: JSON.stringify(reach.orgIds),
-            siteIds: JSON.stringify(reach.siteIds),
-            id,
-          });
+    const reach = callerReach(this.db, ctx.caller);
+    const row = reach === null ? undefined : getOf(this.db, reach.shape).get({ ...reach.values, id });
     const [view] = row ? this.views([row]) : [];
     if (!view) throw notFound('Elevation request not found');
     return view;
@@ -235,13 +199,10 @@ export class ElevationQueries {
   }
 
   active(ctx: RequestContext, query: z.infer<typeof ElevationActiveQuerySchema>): ElevationView[] {
-    const reach = this.reach(ctx, query.orgId);
+    const reach = callerReach(this.db, ctx.caller, query.orgId);
     if (reach === null) return [];
-    const shape = reachShape(reach) + shapeOf({ D: query.deviceId });
-    const statement = reach.devices ? activeStatement(this.db, shape, reach.devices) : activeOf(this.db, shape);
-    const rows = statement.all({
-      orgIds: JSON.stringify(reach.orgIds),
-      siteIds: JSON.stringify(reach.siteIds),
+    const rows = activeOf(this.db, reach.shape + shapeOf({ D: query.deviceId })).all({
+      ...reach.values,
       now: new Date().toISOString(),
       deviceId: query.deviceId,
       limit: ACTIVE_LIMIT,

@@ -1,6 +1,6 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
-import { preparedQueries, rowQuery } from '../../db/prepared.js';
+import { preparedQueries, rowQuery, shapeOf } from '../../db/prepared.js';
 import { countWrites } from '../../db/write-counter.js';
 import { organizations, partners, sites } from '../../db/schema/index.js';
 import type { Caller } from '../../context.js';
@@ -120,6 +120,34 @@ function reachesLiveOrg(caller: Caller, orgId: string, partnerId: string): boole
 export function readOrgIds(db: Db, caller: Caller, orgId: string | undefined): readonly string[] | null {
   if (orgId !== undefined) return [requireOrg(db, caller, orgId).id];
   return accessibleOrgIds(db, caller);
+}
+
+/**
+ * What a read covers (01 §1, §2.6), for statements prepared once per shape (db/prepared.ts): the letters of the
+ * limits that apply and the JSON arrays of their placeholders. `o` the organizations of `orgIds` (none for a system
+ * caller), `s` the sites of `siteIds` (a user restricted to sites), `g` the device groups of `groupIds` (a user
+ * restricted to device groups). What each limit means for its rows (the row's own site, or its device's) is the
+ * condition builder's of each table; an absent list is null.
+ */
+export interface CallerReach {
+  shape: string;
+  values: { orgIds: string | null; siteIds: string | null; groupIds: string | null };
+}
+
+/** The caller's reach, narrowed to the organizations named (each as requireOrg: 404 absent, 403 out of reach);
+ * null when it covers nothing (no organization, or an empty site or device-group restriction). */
+export function callerReach(db: Db, caller: Caller, orgIds?: string | readonly string[]): CallerReach | null {
+  const reached =
+    orgIds === undefined
+      ? accessibleOrgIds(db, caller)
+      : (typeof orgIds === 'string' ? [orgIds] : orgIds).map((id) => requireOrg(db, caller, id).id);
+  const { siteIds, deviceGroupIds } = caller;
+  if (reached?.length === 0 || siteIds?.length === 0 || deviceGroupIds?.length === 0) return null;
+  const json = (list: readonly string[] | null) => (list === null ? null : JSON.stringify(list));
+  return {
+    shape: shapeOf({ o: reached !== null, s: siteIds !== null, g: deviceGroupIds !== null }),
+    values: { orgIds: json(reached), siteIds: json(siteIds), groupIds: json(deviceGroupIds) },
+  };
 }
 
 /** Whether orgId is among accessibleOrgIds(caller), by one lookup of that organization rather than the list. */
