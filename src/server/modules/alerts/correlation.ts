@@ -10,8 +10,8 @@ import { preparedPages } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
 import { alertOut, reachIn, type AlertOut, type AlertRow, type AlertsService } from './alerts-service.js';
 import type { FlatPage } from './rules-service.js';
-import { orgById, resolveWriteOrg } from './scope.js';
-import { callerReach, readOrgIds, type CallerReach } from '../tenancy/access.js';
+import { orgById } from './scope.js';
+import { callerReach, readOrgIds, resolveWriteOrg, type CallerReach } from '../tenancy/access.js';
 
 type LinkRow = typeof alertCorrelations.$inferSelect;
 export type LinkOut = Omit<LinkRow, 'orgId'>;

@@ -17,9 +17,9 @@ import { countRows, preparedPages, type PageQuery } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
 import { channelIdsOfOrg } from '../notifications/channels.js';
 import { policyOfOrg } from '../notifications/policies.js';
-import { assertOrgWideWriter, assertTargetsWithinSites, isSiteOfOrg, readOrgIds, type Organization } from '../tenancy/access.js';
+import { assertOrgWideWriter, assertTargetsWithinSites, isSiteOfOrg, readOrgIds, resolveWriteOrg, type Organization } from '../tenancy/access.js';
 import { messageTemplateFor, titleTemplateFor } from './builtin-templates.js';
-import { orgById, reaches, resolveWriteOrg } from './scope.js';
+import { orgById, reaches } from './scope.js';
 
 export type TemplateRow = typeof alertTemplates.$inferSelect;
 export type RuleRow = typeof alertRules.$inferSelect;

@@ -9,9 +9,9 @@ import { DomainError, forbidden, notFound } from '../../errors.js';
 import { recordAudit } from '../audit/recorder.js';
 import type { DevicesService } from '../devices/service.js';
 import type { TenancyService } from '../tenancy/service.js';
+import { resolveWriteOrg } from '../tenancy/access.js';
 import { compileFilter, registerFilterFunctions, type CompileOptions } from './compile.js';
 import { containsPattern } from '../../lib/like.js';
-import { resolveWriteOrg } from './org.js';
 
 type Body<K extends 'create' | 'update'> = z.infer<(typeof filtersContract)[K]['body']>;
 type FilterRow = typeof savedFilters.$inferSelect;
@@ -84,7 +84,7 @@ export class FiltersService {
 
   create(ctx: RequestContext, body: Body<'create'>) {
     compileFilter(body.conditions);
-    const org = resolveWriteOrg(this.tenancy, ctx, body.orgId, true);
+    const org = resolveWriteOrg(this.db, ctx.caller, body.orgId, { requireGiven: true });
     return this.db.$client.transaction(() => {
       const row = this.db
         .insert(savedFilters)

@@ -12,9 +12,9 @@ import { restrictedDeviceInPrepared, restrictionShape, visibleDeviceInPrepared, 
 import { compileFilter } from '../filters/compile.js';
 import { containsPattern } from '../../lib/like.js';
 import { preparedSelectPage, readPage } from '../../lib/paging.js';
-import { resolveWriteOrg } from '../filters/org.js';
 import type { FiltersService } from '../filters/service.js';
 import type { TenancyService } from '../tenancy/service.js';
+import { resolveWriteOrg } from '../tenancy/access.js';
 import { newId } from '../../db/ids.js';
 
 type Body<K extends 'create' | 'update'> = z.infer<(typeof groupsContract)[K]['body']>;
@@ -218,7 +218,7 @@ export class GroupsService {
   // ---- writes ----
 
   create(ctx: RequestContext, body: Body<'create'>) {
-    const org = resolveWriteOrg(this.tenancy, ctx, body.orgId, false);
+    const org = resolveWriteOrg(this.db, ctx.caller, body.orgId);
     const conditions = body.filterId !== undefined ? this.filters.conditionsOf(ctx, body.filterId) : (body.filterConditions ?? null);
     const type = body.type ?? (conditions ? 'dynamic' : 'static');
     if (type === 'dynamic' && !conditions) throw badRequest('Invalid filter conditions', 'INVALID_FILTER', { details: ['A dynamic group needs filterConditions'] });

@@ -5,11 +5,11 @@ import type { Db } from '../../db/connection.js';
 import { preparedQueries, rowById } from '../../db/prepared.js';
 import { integrationSettings, type IntegrationKind } from '../../db/schema/index.js';
 import { OutboundBlockedError, type OutboundClient } from '../../delivery/outbound.js';
-import { badRequest, forbidden, notFound } from '../../errors.js';
+import { badRequest, notFound } from '../../errors.js';
 import { enqueueJob, type JobWorker } from '../../jobs/queue.js';
 import type { SecretBox } from '../../security/crypto.js';
 import { recordAudit } from '../audit/recorder.js';
-import { requireOrg } from '../tenancy/access.js';
+import { resolveWriteOrg } from '../tenancy/access.js';
 import type { TenancyService } from '../tenancy/service.js';
 import { bodyOrgId, checkFields, maskConfig, parseConfigBody, unmask, wantsTest, type Config } from './config.js';
 import { authorizationOf, chatMessage, probe, type ProbeResult } from './probe.js';
@@ -68,20 +68,7 @@ export class IntegrationsService {
     const fromBody = bodyOrgId(body);
     if (queryOrgId && fromBody && queryOrgId !== fromBody) throw badRequest('orgId in the query and in the body differ', 'ORG_ID_MISMATCH');
     const orgId = queryOrgId ?? fromBody;
-    const { caller } = ctx;
-    if (caller.scope === 'organization') {
-      if (!caller.orgId) throw forbidden('Organization context required', 'ORG_CONTEXT_REQUIRED');
-      if (orgId !== undefined && orgId !== caller.orgId) throw forbidden('Access to this organization denied', 'ORG_ACCESS_DENIED');
-      return caller.orgId;
-    }
-    if (orgId !== undefined) return requireOrg(this.db, caller, orgId).id;
-    if (caller.scope === 'partner') {
-      const orgs = this.tenancy.listAccessibleOrganizations(ctx);
-      if (orgs.length === 1 && orgs[0]) return orgs[0].id;
-      if (orgs.length === 0) throw forbidden('Organization context required', 'ORG_CONTEXT_REQUIRED');
-      throw badRequest('orgId is required when partner has multiple organizations', 'ORG_ID_REQUIRED');
-    }
-    throw badRequest('orgId is required', 'ORG_ID_REQUIRED');
+    return resolveWriteOrg(this.db, ctx.caller, orgId).id;
   }
 
   // ---- storage ----

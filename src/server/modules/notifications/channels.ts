@@ -12,7 +12,8 @@ import type { SecretBox } from '../../security/crypto.js';
 import { visibleOr404 } from '../shared/visible.js';
 import type { TenancyService } from '../tenancy/service.js';
 import { assertValidConfig, maskConfig, unmaskConfig, type ChannelConfig } from './channel-config.js';
-import { auditOrgRow, listOrgReach, resolveWriteOrg } from './org-scope.js';
+import { auditOrgRow, listOrgReach } from './org-scope.js';
+import { resolveWriteOrg } from '../tenancy/access.js';
 import type { Senders, SendResult } from './senders.js';
 import { newId } from '../../db/ids.js';
 
@@ -93,7 +94,7 @@ export class ChannelsService {
   }
 
   create(ctx: RequestContext, body: z.infer<typeof ChannelCreateSchema>) {
-    const org = resolveWriteOrg(this.tenancy, ctx, body.orgId);
+    const org = resolveWriteOrg(this.db, ctx.caller, body.orgId);
     const config = unmaskConfig(body.type, body.config, {});
     assertValidConfig(body.type, config);
     return this.db.$client.transaction(() => {

@@ -14,7 +14,8 @@ import { paged, preparedPages } from '../../lib/paging.js';
 import { visibleOr404 } from '../shared/visible.js';
 import type { TenancyService } from '../tenancy/service.js';
 import type { ChannelsService } from './channels.js';
-import { auditOrgRow, listOrgReach, resolveWriteOrg } from './org-scope.js';
+import { auditOrgRow, listOrgReach } from './org-scope.js';
+import { resolveWriteOrg } from '../tenancy/access.js';
 
 export type PolicyRow = typeof escalationPolicies.$inferSelect;
 type StepInput = z.infer<typeof EscalationPolicyCreateSchema>['steps'];
@@ -78,7 +79,7 @@ export class PoliciesService {
   }
 
   create(ctx: RequestContext, body: z.infer<typeof EscalationPolicyCreateSchema>): PolicyRow {
-    const org = resolveWriteOrg(this.tenancy, ctx, body.orgId);
+    const org = resolveWriteOrg(this.db, ctx.caller, body.orgId);
     this.assertSteps(org.id, body.steps);
     return this.db.$client.transaction(() => {
       const row = this.db.insert(escalationPolicies).values({ orgId: org.id, name: body.name, steps: body.steps }).returning().get();

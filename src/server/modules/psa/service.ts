@@ -16,7 +16,8 @@ import { badRequest, DomainError, forbidden, notFound } from '../../errors.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import { paged, preparedPages } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
-import { listOrgReach, resolveWriteOrg } from '../notifications/org-scope.js';
+import { listOrgReach } from '../notifications/org-scope.js';
+import { resolveWriteOrg } from '../tenancy/access.js';
 import type { TenancyService } from '../tenancy/service.js';
 import { missingSettings, PsaCallError, PsaCredentialsError } from './adapters.js';
 import { noCredentials, presentConnection, presentTicket, type ConnectionRow, type CredentialVault } from './connections.js';
@@ -117,7 +118,7 @@ export class PsaService {
   }
 
   async create(ctx: RequestContext, body: CreateBody) {
-    const org = resolveWriteOrg(this.tenancy, ctx, body.orgId);
+    const org = resolveWriteOrg(this.db, ctx.caller, body.orgId);
     this.checkSettings(body.provider, body.settings);
     await this.checkBaseUrl(body.credentials);
     const credentialsEnc = this.vault.seal(body.credentials);

@@ -4,7 +4,7 @@ import type { DeploymentCreateSchema, DeploymentListQuerySchema, InventoryQueryS
 import { systemContext, type RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
 import { deviceSoftware, softwareDeploymentResults, softwareDeployments, type DeploymentPackage } from '../../db/schema/index.js';
-import { DomainError, badRequest, conflict, forbidden, notFound, orgAccessDenied } from '../../errors.js';
+import { DomainError, badRequest, conflict, notFound } from '../../errors.js';
 import { enqueueJob, type JobWorker } from '../../jobs/queue.js';
 import { paged, preparedSelectPage, readPage, type Paged } from '../../lib/paging.js';
 import { inJson, preparedQueries, preparedShapes, rowById, rowQuery, shapeConditions, shapeOf } from '../../db/prepared.js';
@@ -13,7 +13,7 @@ import { reaches } from '../alerts/scope.js';
 import type { CommandRow, DeviceCommandsService } from '../device-commands/service.js';
 import type { ReportedSoftware } from '../devices/inventory.js';
 import { restrictedDeviceInPrepared, restrictionShape, visibleDeviceInPrepared, type DeviceRow, type DevicesService } from '../devices/service.js';
-import { accessibleOrgIds, readOrgIds, requireOrg, type OrgRef } from '../tenancy/access.js';
+import { readOrgIds, requireOrg, resolveWriteOrg, type OrgRef } from '../tenancy/access.js';
 import { SoftwareCatalog, offeredTo, type CatalogRow, type VersionRow } from './catalog.js';
 
 type DeploymentRow = typeof softwareDeployments.$inferSelect;
@@ -304,20 +304,6 @@ export class SoftwareService {
 
   // ---- Deployments ----
 
-  /** The organization of a deployment (05 wire notes "Org resolution", with the software routes' message). */
-  private deploymentOrg(ctx: RequestContext, orgId: string | undefined): OrgRef {
-    const { caller } = ctx;
-    if (caller.scope === 'organization') {
-      if (!caller.orgId) throw forbidden('Organization context required', 'ORG_CONTEXT_REQUIRED');
-      if (orgId !== undefined && orgId !== caller.orgId) throw orgAccessDenied();
-      return requireOrg(this.db, caller, caller.orgId);
-    }
-    if (orgId !== undefined) return requireOrg(this.db, caller, orgId);
-    const [only, ...more] = caller.scope === 'partner' ? (accessibleOrgIds(this.db, caller) ?? []) : [];
-    if (only !== undefined && more.length === 0) return requireOrg(this.db, caller, only);
-    throw badRequest('orgId is required for this scope', 'ORG_ID_REQUIRED');
-  }
-
   /** Each target device: visible to the caller (else 404), of the organization, live, and (install, update) of a
    * platform the item supports (else 400). Repeated ids count once. */
   private targets(ctx: RequestContext, org: OrgRef, deviceIds: readonly string[], item: CatalogRow, action: Action): DeviceRow[] {
@@ -339,7 +325,7 @@ export class SoftwareService {
   }
 
   createDeployment(ctx: RequestContext, body: z.infer<typeof DeploymentCreateSchema>) {
-    const org = this.deploymentOrg(ctx, body.orgId);
+    const org = resolveWriteOrg(this.db, ctx.caller, body.orgId, { missing: 'orgId is required for this scope' });
     return this.db.$client.transaction(() => {
       const item = this.catalog.visible(ctx, body.softwareId);
       if (!offeredTo(item, org)) throw badRequest('Catalog item is not available to this organization', 'CATALOG_ITEM_NOT_AVAILABLE');

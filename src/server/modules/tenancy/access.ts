@@ -4,7 +4,7 @@ import { preparedQueries, rowQuery, shapeOf } from '../../db/prepared.js';
 import { countWrites } from '../../db/write-counter.js';
 import { organizations, partners, sites } from '../../db/schema/index.js';
 import type { Caller } from '../../context.js';
-import { notFound, orgAccessDenied, siteAccessDenied } from '../../errors.js';
+import { badRequest, forbidden, notFound, orgAccessDenied, siteAccessDenied } from '../../errors.js';
 import { namesById } from '../../lib/names.js';
 import { freezeDeep, ReadCache } from '../../lib/read-cache.js';
 
@@ -132,6 +132,35 @@ export function readOrgIds(db: Db, caller: Caller, orgId: string | undefined): r
 export interface CallerReach {
   shape: string;
   values: { orgIds: string | null; siteIds: string | null; groupIds: string | null };
+}
+
+/**
+ * The organization a write goes to (05 wire notes "Org resolution (common)"): an organization caller's own (another
+ * orgId 403 ORG_ACCESS_DENIED); a given orgId, access-checked (404, 403); a partner's only organization (403
+ * ORG_CONTEXT_REQUIRED when it reaches none); else 400 ORG_ID_REQUIRED. Options: `requireGiven` (02 §4.5 saved
+ * filters: "partner and system callers must give orgId on create") takes no partner's only organization;
+ * `missing` is the one 400 message of routes that say it their own way (the software routes: `orgId is required
+ * for this scope`, a partner that reaches none included).
+ */
+export function resolveWriteOrg(
+  db: Db,
+  caller: Caller,
+  orgId: string | undefined,
+  options: { requireGiven?: boolean; missing?: string } = {},
+): OrgRef {
+  if (caller.scope === 'organization') {
+    if (!caller.orgId) throw forbidden('Organization context required', 'ORG_CONTEXT_REQUIRED');
+    if (orgId !== undefined && orgId !== caller.orgId) throw orgAccessDenied();
+    return requireOrg(db, caller, caller.orgId);
+  }
+  if (orgId !== undefined) return requireOrg(db, caller, orgId);
+  const missing = (message: string) => badRequest(options.missing ?? message, 'ORG_ID_REQUIRED');
+  if (caller.scope === 'system' || options.requireGiven) throw missing('orgId is required');
+  const reachable = accessibleOrgIds(db, caller) ?? [];
+  const [only] = reachable;
+  if (reachable.length === 1 && only !== undefined) return requireOrg(db, caller, only);
+  if (reachable.length === 0 && options.missing === undefined) throw forbidden('Organization context required', 'ORG_CONTEXT_REQUIRED');
+  throw missing('orgId is required when partner has multiple organizations');
 }
 
 /** The caller's reach, narrowed to the organizations named (each as requireOrg: 404 absent, 403 out of reach);

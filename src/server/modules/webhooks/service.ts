@@ -19,7 +19,7 @@ import { paged, preparedPages, type Paged } from '../../lib/paging.js';
 import type { SecretBox } from '../../security/crypto.js';
 import { recordAudit } from '../audit/recorder.js';
 import { visibleOr404 } from '../shared/visible.js';
-import { requireOrg } from '../tenancy/access.js';
+import { requireOrg, resolveWriteOrg } from '../tenancy/access.js';
 import type { TenancyService } from '../tenancy/service.js';
 import { createDelivery, TEST_EVENT, type DeliveryRow, type WebhookDispatcher, type WebhookRow } from './delivery.js';
 
@@ -119,19 +119,6 @@ export class WebhooksService {
     }
   }
 
-  /** 05-wire-notes "Org resolution": org callers their own; partners the given one or their only one. */
-  private orgFor(ctx: RequestContext, orgId: string | undefined): string {
-    const { caller } = ctx;
-    if (orgId) return requireOrg(this.db, caller, orgId).id;
-    if (caller.scope === 'organization' && caller.orgId) return caller.orgId;
-    if (caller.scope === 'partner') {
-      const orgs = this.tenancy.listAccessibleOrganizations(ctx);
-      if (orgs.length === 1 && orgs[0]) return orgs[0].id;
-      throw badRequest('orgId is required when partner has multiple organizations');
-    }
-    throw badRequest('orgId is required');
-  }
-
   private find(ctx: RequestContext, id: string): WebhookRow {
     const row = rowById(this.db, webhooks, id);
     return visibleOr404(row, (r) => requireOrg(this.db, ctx.caller, r.orgId), () => notFound('Webhook not found'));
@@ -167,7 +154,7 @@ export class WebhooksService {
   }
 
   async create(ctx: RequestContext, body: z.infer<typeof WebhookCreateSchema>) {
-    const orgId = this.orgFor(ctx, body.orgId);
+    const orgId = resolveWriteOrg(this.db, ctx.caller, body.orgId).id;
     const url = await this.checkedUrl(body.url);
     return this.db.$client.transaction(() => {
       const row = this.db
