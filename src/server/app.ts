@@ -162,8 +162,8 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   const auth = new AuthService(db, config, sessions, signer);
   const tenancy = new TenancyService(db);
   const apiKeyAuth = new ApiKeyAuthenticator(db, (err) => app.log.error({ err }, 'API key usage flush failed'));
-  const apiKeys = new ApiKeysService(db, tenancy, apiKeyAuth.usage);
-  const enrollmentKeys = new EnrollmentKeysService(db, tenancy, secrets.enrollmentPepper, config.enrollment.keyTtlMinutes);
+  const apiKeys = new ApiKeysService(db, apiKeyAuth.usage);
+  const enrollmentKeys = new EnrollmentKeysService(db, secrets.enrollmentPepper, config.enrollment.keyTtlMinutes);
   const mailer = new Mailer(config.mail, app.log);
   const sms = new SmsSender(config.sms, app.log);
   const outbound = new OutboundClient({ allow: config.outbound.allow });
@@ -226,7 +226,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     escalationPolicies,
     alertDeliveries,
     outbound,
-    webhooks: new WebhooksService(db, box, tenancy, outbound, webhookDispatcher),
+    webhooks: new WebhooksService(db, box, outbound, webhookDispatcher),
     alertRules,
     alerts,
     alertMetrics: new MetricsIngest(db, devices),

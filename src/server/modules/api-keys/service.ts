@@ -1,4 +1,4 @@
-import { and, count, desc, eq, getTableColumns, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import {
   API_KEY_WARNING,
@@ -8,15 +8,14 @@ import {
   type ApiKeyUpdateSchema,
 } from '../../../contract/api-keys.js';
 import type { Db } from '../../db/connection.js';
-import { rowById } from '../../db/prepared.js';
+import { inJson, preparedShapes, rowById, shapeOf } from '../../db/prepared.js';
 import { apiKeys } from '../../db/schema/index.js';
 import { grants, systemContext, type RequestContext } from '../../context.js';
 import { badRequest, fieldError, forbidden, notFound, siteAccessDenied } from '../../errors.js';
-import { paged, type Paged } from '../../lib/paging.js';
+import { paged, preparedSelectPage, readPage, type Paged } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
 import { visibleOr404 } from '../shared/visible.js';
-import { accessibleOrgIds, requireOrg } from '../tenancy/access.js';
-import type { TenancyService } from '../tenancy/service.js';
+import { inLiveOrgs, readOrgIds, requireOrg } from '../tenancy/access.js';
 import { newApiKeyMaterial } from './material.js';
 import type { ApiKeyUsage } from './usage.js';
 
@@ -47,6 +46,18 @@ function byEffectiveStatus(status: Placeholder, now: Placeholder): SQL {
     OR (${status} = 'active' AND ${apiKeys.status} = 'active' AND (${apiKeys.expiresAt} IS NULL OR ${apiKeys.expiresAt} > ${now})))`;
 }
 
+/** The key list's page and count, per shape (db/prepared.ts): `l` the keys of every live organization (a system
+ * caller's reach), else those of the organizations of the JSON array `orgIds`; by effective `status` (null: any) at
+ * `now`. keyHash is not even read: the list cannot leak it. */
+const keyPageOf = preparedShapes((db, shape) => {
+  const { keyHash: _hash, ...listed } = getTableColumns(apiKeys);
+  const where = and(
+    shape.includes('l') ? inLiveOrgs(apiKeys.orgId) : inJson(apiKeys.orgId, 'orgIds'),
+    byEffectiveStatus(sql.placeholder('status'), sql.placeholder('now')),
+  );
+  return preparedSelectPage(db, apiKeys, db.select(listed).from(apiKeys).$dynamic(), where, [desc(apiKeys.createdAt), sql`rowid DESC`]);
+});
+
 function unique(values: readonly string[]): string[] {
   return [...new Set(values)];
 }
@@ -56,48 +67,21 @@ function unique(values: readonly string[]): string[] {
  * of reach answer 404, naming such an organization answers 403. Authentication by key is authenticator.ts.
  */
 export class ApiKeysService {
-  private readonly listQuery;
-  private readonly countQuery;
-
   constructor(
     private readonly db: Db,
-    private readonly tenancy: TenancyService,
     /** Rotation drops the uses of the old key not yet written. */
     private readonly usage: Pick<ApiKeyUsage, 'discard'>,
-  ) {
-    // Lists run as prepared statements (the organization ids travel as one JSON array): drizzle builds an
-    // unprepared query on every call, which costs more than the rest of the request.
-    const where = and(
-      sql`${apiKeys.orgId} IN (SELECT value FROM json_each(${sql.placeholder('orgIds')}))`,
-      byEffectiveStatus(sql.placeholder('status'), sql.placeholder('now')),
-    );
-    // keyHash is not even read: the list cannot leak it.
-    const { keyHash: _hash, ...listed } = getTableColumns(apiKeys);
-    this.listQuery = db
-      .select(listed)
-      .from(apiKeys)
-      .where(where)
-      .orderBy(desc(apiKeys.createdAt), sql`rowid DESC`)
-      .limit(sql.placeholder('limit'))
-      .offset(sql.placeholder('offset'))
-      .prepare();
-    this.countQuery = db.select({ n: count() }).from(apiKeys).where(where).prepare();
-  }
+  ) {}
 
   // ---- Management (01 §4.1) ----
 
   list(ctx: RequestContext, query: z.infer<typeof ApiKeyListQuerySchema>): Paged<Omit<ApiKeyRow, 'keyHash'>> {
-    let orgIds: readonly string[];
-    if (query.orgId) {
-      requireOrg(this.db, ctx.caller, query.orgId);
-      orgIds = [query.orgId];
-    } else {
-      orgIds = accessibleOrgIds(this.db, ctx.caller) ?? this.tenancy.listAccessibleOrganizations(ctx).map((o) => o.id);
-    }
-    if (orgIds.length === 0) return paged([], query, 0);
-    const filter = { orgIds: JSON.stringify(orgIds), status: query.status ?? null, now: isoNow() };
-    const rows = this.listQuery.all({ ...filter, limit: query.limit, offset: (query.page - 1) * query.limit });
-    return paged(rows.map(present), query, this.countQuery.get(filter)?.n ?? 0);
+    // null: every live organization (a system caller without orgId, shape `l`).
+    const orgIds = readOrgIds(this.db, ctx.caller, query.orgId);
+    if (orgIds?.length === 0) return paged([], query, 0);
+    const values = { orgIds: orgIds && JSON.stringify(orgIds), status: query.status ?? null, now: isoNow() };
+    const { rows, total } = readPage(keyPageOf(this.db, shapeOf({ l: orgIds === null })), values, query);
+    return paged(rows.map(present), query, total);
   }
 
   get(ctx: RequestContext, id: string): ApiKeyRow {

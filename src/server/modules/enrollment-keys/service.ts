@@ -16,8 +16,7 @@ import { sha256Hex } from '../../security/crypto.js';
 import { recordAudit } from '../audit/recorder.js';
 import { deleteAudited } from '../shared/audited.js';
 import { visibleOr404 } from '../shared/visible.js';
-import { canAccessSite, requireOrg, requireSite } from '../tenancy/access.js';
-import type { TenancyService } from '../tenancy/service.js';
+import { accessibleOrgIds, canAccessSite, inLiveOrgs, requireOrg, requireSite } from '../tenancy/access.js';
 
 export type EnrollmentKeyRow = typeof enrollmentKeys.$inferSelect;
 export type EnrollmentKeyWithSecret = EnrollmentKeyRow & { key: string };
@@ -42,12 +41,16 @@ const keyQueries = preparedQueries((db) => ({
     .prepare(),
 }));
 
-/** The key list's page and count, per shape (db/prepared.ts): `o` one organization (`orgId`) else `i` those of
- * the JSON array `orgIds`; `s` one site (`siteId`); `r` within the caller's sites (`siteIds`); `e` expired or `f`
- * not expired at `now`. */
+/** The key list's page and count, per shape (db/prepared.ts): `o` one organization (`orgId`), `l` every live
+ * organization (a system caller's reach), else `i` those of the JSON array `orgIds`; `s` one site (`siteId`); `r`
+ * within the caller's sites (`siteIds`); `e` expired or `f` not expired at `now`. */
 const keyPageOf = preparedPages(enrollmentKeys, [desc(enrollmentKeys.createdAt), sql`rowid DESC`], (shape) =>
   and(
-    shape.includes('o') ? eq(enrollmentKeys.orgId, sql.placeholder('orgId')) : inJson(enrollmentKeys.orgId, 'orgIds'),
+    shape.includes('o')
+      ? eq(enrollmentKeys.orgId, sql.placeholder('orgId'))
+      : shape.includes('l')
+        ? inLiveOrgs(enrollmentKeys.orgId)
+        : inJson(enrollmentKeys.orgId, 'orgIds'),
     ...shapeConditions(shape, {
       s: () => eq(enrollmentKeys.siteId, sql.placeholder('siteId')),
       r: () => inJson(enrollmentKeys.siteId, 'siteIds'),
@@ -86,7 +89,6 @@ function newRawKey(): string {
 export class EnrollmentKeysService {
   constructor(
     private readonly db: Db,
-    private readonly tenancy: TenancyService,
     private readonly pepper: string,
     private readonly defaultTtlMinutes: number,
   ) {}
@@ -108,17 +110,19 @@ export class EnrollmentKeysService {
 
   list(ctx: RequestContext, query: z.infer<typeof EnrollmentKeyListQuerySchema>): Paged<EnrollmentKeyRow> {
     const { caller } = ctx;
-    let orgIds: string[] | undefined;
+    // Without orgId, the organizations the caller reaches; null: every live one (a system caller, shape `l`).
+    let orgIds: readonly string[] | null = null;
     if (query.orgId) requireOrg(this.db, caller, query.orgId);
     else {
-      orgIds = this.tenancy.listAccessibleOrganizations(ctx).map((o) => o.id);
-      if (orgIds.length === 0) return paged([], query, 0);
+      orgIds = accessibleOrgIds(this.db, caller);
+      if (orgIds?.length === 0) return paged([], query, 0);
     }
     if (query.siteId) requireSite(this.db, caller, query.siteId);
     if (caller.siteIds !== null && caller.siteIds.length === 0) return paged([], query, 0);
     const shape = shapeOf({
       o: query.orgId,
-      i: !query.orgId,
+      i: orgIds !== null,
+      l: !query.orgId && orgIds === null,
       s: query.siteId,
       r: caller.siteIds !== null,
       e: query.expired === true,

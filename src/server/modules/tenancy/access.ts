@@ -1,4 +1,5 @@
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../../db/connection.js';
 import { preparedQueries, rowQuery, shapeOf } from '../../db/prepared.js';
 import { countWrites } from '../../db/write-counter.js';
@@ -101,6 +102,18 @@ export function accessibleOrgIds(db: Db, caller: Caller): readonly string[] | nu
       : queries.selectedOrgsOfPartner.all({ partnerId: caller.partnerId, orgIds: JSON.stringify(selected) });
   const ids = rows.map((r) => r.id);
   return cache ? cache.store(key, ids) : freezeDeep(ids);
+}
+
+/**
+ * `column IN (the ids of the live organizations)`, those among them matching `among` when given: what a system
+ * caller reaches (accessibleOrgIds null: every live organization, as listAccessibleOrganizations lists them) as a
+ * condition of a statement prepared once (db/prepared.ts), so that a list read for such a caller reads no
+ * organization into the process, however many there are. In SQL:
+ *
+ *   column IN (SELECT id FROM organizations WHERE deleted_at IS NULL [AND among])
+ */
+export function inLiveOrgs(column: SQLiteColumn | SQL, among?: SQL): SQL {
+  return sql`${column} IN (SELECT ${organizations.id} FROM ${organizations} WHERE ${and(isNull(organizations.deletedAt), among)})`;
 }
 
 /**

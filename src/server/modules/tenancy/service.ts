@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, isNull, ne, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type {
   OrganizationCreateSchema,
@@ -25,6 +25,7 @@ import {
   accessibleOrgIds,
   canAccessOrg,
   canAccessSite,
+  inLiveOrgs,
   reachCache,
   requireOrg,
   requireOrgRow,
@@ -91,26 +92,14 @@ const organizationListOf = preparedShapes((db, shape) => {
  */
 function prepareSiteLists(db: Db) {
   const ofSites = sql`(${sql.placeholder('siteIds')} IS NULL OR ${sites.id} IN (SELECT value FROM json_each(${sql.placeholder('siteIds')})))`;
-  const liveOrgs = (listed: boolean) =>
-    db
-      .select({ id: organizations.id })
-      .from(organizations)
-      .where(
-        listed
-          ? and(
-              isNull(organizations.deletedAt),
-              sql`${organizations.id} IN (SELECT value FROM json_each(${sql.placeholder('orgIds')}))`,
-            )
-          : isNull(organizations.deletedAt),
-      );
   const pair = (orgCondition: SQL) => {
     const where = and(orgCondition, ofSites);
     return preparedPage(db, sites, where, [asc(sites.name), asc(sites.id)]);
   };
   return {
     ofOrg: pair(eq(sites.orgId, sql.placeholder('orgId'))),
-    ofListedOrgs: pair(inArray(sites.orgId, liveOrgs(true))),
-    ofLiveOrgs: pair(inArray(sites.orgId, liveOrgs(false))),
+    ofListedOrgs: pair(inLiveOrgs(sites.orgId, inJson(organizations.id, 'orgIds'))),
+    ofLiveOrgs: pair(inLiveOrgs(sites.orgId)),
   };
 }
 type SiteLists = ReturnType<typeof prepareSiteLists>;

@@ -19,8 +19,7 @@ import { paged, preparedPages, type Paged } from '../../lib/paging.js';
 import type { SecretBox } from '../../security/crypto.js';
 import { recordAudit } from '../audit/recorder.js';
 import { visibleOr404 } from '../shared/visible.js';
-import { requireOrg, resolveWriteOrg } from '../tenancy/access.js';
-import type { TenancyService } from '../tenancy/service.js';
+import { inLiveOrgs, readOrgIds, requireOrg, resolveWriteOrg } from '../tenancy/access.js';
 import { createDelivery, TEST_EVENT, type DeliveryRow, type WebhookDispatcher, type WebhookRow } from './delivery.js';
 
 const MASK = '********';
@@ -90,9 +89,13 @@ const deliveryPageOf = preparedPages(webhookDeliveries, [desc(webhookDeliveries.
   ),
 );
 
-/** A page of webhooks within the organizations of the JSON array `orgIds`; shape 's' of one `status` only. */
+/** A page of webhooks within every live organization in shape 'l' (a system caller's reach), else within the
+ * organizations of the JSON array `orgIds`; shape 's' of one `status` only. */
 const webhookPageOf = preparedPages(webhooks, [desc(webhooks.createdAt), sql`rowid DESC`], (shape) =>
-  and(inJson(webhooks.orgId, 'orgIds'), ...shapeConditions(shape, { s: () => eq(webhooks.status, sql.placeholder('status')) })),
+  and(
+    shape.includes('l') ? inLiveOrgs(webhooks.orgId) : inJson(webhooks.orgId, 'orgIds'),
+    ...shapeConditions(shape, { s: () => eq(webhooks.status, sql.placeholder('status')) }),
+  ),
 );
 
 /**
@@ -104,7 +107,6 @@ export class WebhooksService {
   constructor(
     private readonly db: Db,
     private readonly box: SecretBox,
-    private readonly tenancy: TenancyService,
     private readonly outbound: OutboundClient,
     /** The delivery pipeline (the worker runs it; tests call an attempt directly). */
     readonly dispatcher: WebhookDispatcher,
@@ -129,16 +131,11 @@ export class WebhooksService {
   }
 
   list(ctx: RequestContext, query: z.infer<typeof WebhookListQuerySchema>): Paged<ReturnType<typeof presentWebhook>> {
-    let orgIds: string[];
-    if (query.orgId) {
-      requireOrg(this.db, ctx.caller, query.orgId);
-      orgIds = [query.orgId];
-    } else {
-      orgIds = this.tenancy.listAccessibleOrganizations(ctx).map((o) => o.id);
-      if (orgIds.length === 0) return paged([], query, 0);
-    }
-    const values = { orgIds: JSON.stringify(orgIds), status: query.status };
-    const { rows, total } = webhookPageOf(this.db, shapeOf({ s: query.status }), values, query);
+    // null: every live organization (a system caller without orgId, shape `l`).
+    const orgIds = readOrgIds(this.db, ctx.caller, query.orgId);
+    if (orgIds?.length === 0) return paged([], query, 0);
+    const values = { orgIds: orgIds && JSON.stringify(orgIds), status: query.status };
+    const { rows, total } = webhookPageOf(this.db, shapeOf({ l: orgIds === null, s: query.status }), values, query);
     return paged(rows.map(presentWebhook), query, total);
   }
 
