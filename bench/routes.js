@@ -16,7 +16,7 @@
 //   2. Per route and round: a warm-up of BENCH_LOAD_WARMUP_SECONDS on the route, then GET /health for
 //      BENCH_LOAD_SECONDS, then the route for BENCH_LOAD_SECONDS (autocannon in a separate process, bench/load.js,
 //      BENCH_LOAD_CONNECTIONS connections). The machine's load drifts within a minute, so each route is compared
-//      with the /health run just before it. Reads first; the writes (create site, update site) last.
+//      with the /health run just before it. Reads first; the writes (sites, an agent's heartbeat, an enrollment key, an alert rule, a user) last.
 //   3. One table: per route the median req/s, the median ratio to its /health runs, p99, and the count of errors,
 //      timeouts and non-2xx answers.
 //
@@ -442,6 +442,40 @@ export function routesOf(s) {
       auth: 'key',
       kind: 'write',
       body: { name: 'Site 02 (renamed)' },
+    },
+    // More writes of other modules and callers: an agent's heartbeat (the most frequent write of a fleet), a key
+    // made with its secret, a rule and a user changed.
+    {
+      name: 'agent heartbeat',
+      method: 'POST',
+      path: `/agents/${s.agentId}/heartbeat`,
+      auth: 'agent',
+      kind: 'write',
+      body: { status: 'online', metrics: { cpuPercent: 12, ramPercent: 40, diskPercent: 55 } },
+    },
+    {
+      name: 'create enrollment key',
+      method: 'POST',
+      path: '/enrollment-keys',
+      auth: 'session',
+      kind: 'write',
+      body: { orgId: s.orgId, name: 'Bench enrollment', maxUsage: 5 },
+    },
+    {
+      name: 'update alert rule',
+      method: 'PATCH',
+      path: `/alert-templates/rules/${s.alertRuleId}`,
+      auth: 'key',
+      kind: 'write',
+      body: { description: 'Changed by the benchmark' },
+    },
+    {
+      name: 'update user',
+      method: 'PATCH',
+      path: `/users/${s.userId}`,
+      auth: 'session',
+      kind: 'write',
+      body: { name: 'Bench user (renamed)' },
     },
   ].filter((r) => !ONLY || ONLY.includes(r.name));
 }

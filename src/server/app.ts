@@ -13,6 +13,7 @@ import { SmsSender } from './delivery/sms.js';
 import { bind, type Handler, type ResponseCache, type RouteHooks } from './http/bind.js';
 import { clientIpResolver, trustedProxyMatcher } from './http/client-ip.js';
 import { installErrorHandler } from './http/error-handler.js';
+import { mutationTurns } from './http/mutation-turn.js';
 import { installReplyRelease } from './http/reply-release.js';
 import { installJsonBodyParser } from './http/json-body.js';
 import { anonymous, bearerToken, createGuard, createNotFoundKeyCheck, type CredentialResolvers } from './http/guard.js';
@@ -269,7 +270,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   // GET answers kept until the next write, at most a second (fields derived from the clock, such as an expired
   // status, are that fresh), at most 128 of them.
   const responses: ResponseCache = new ReadCache(db.$client, 128, 1000);
-  const bindDeps = { guard, idempotency: createIdempotency(db, box), responses };
+  const bindDeps = { guard, idempotency: createIdempotency(db, box), responses, mutationTurn: mutationTurns(commits) };
   const moduleContext: ModuleContext = {
     app,
     config,

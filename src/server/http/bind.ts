@@ -54,6 +54,9 @@ export interface BindDeps {
   idempotency: IdempotencyWrapper;
   /** When given, every authenticated GET route with a JSON answer keeps its answers here. */
   responses?: ResponseCache;
+  /** When given, what every other route's handler awaits first: the mutations of a turn run together at its end
+   * (http/mutation-turn.ts). */
+  mutationTurn?: () => Promise<void>;
 }
 
 /** Larger answers are not kept: the cache's memory stays bounded by its entry count times this. */
@@ -128,6 +131,7 @@ export function bind<E extends EndpointDef>(
   // answer would skip.
   const responses = def.method === 'GET' && !raw && !def.auth.public && !def.auth.agent ? deps.responses : undefined;
   const routeKey = `${def.method} ${fullPath(def)}`;
+  const mutationTurn = def.method === 'GET' ? undefined : deps.mutationTurn;
 
   const respond = async (input: HandlerInput<E>): Promise<{ status: number; body: unknown }> => {
     const result = await handler(input);
@@ -143,6 +147,7 @@ export function bind<E extends EndpointDef>(
     ...(def.bodyLimit !== undefined ? { bodyLimit: def.bodyLimit } : {}),
     ...hooks,
     handler: async (request, reply) => {
+      if (mutationTurn) await mutationTurn();
       const ctx = await deps.guard(request, reply, def);
       // A kept answer is looked up by the raw parameters and query, before they are parsed: only answers to
       // input that parsed are kept, and parsing is a function of the input, so the same raw input would parse
