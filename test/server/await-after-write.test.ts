@@ -11,8 +11,10 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-/** A call that writes: a transaction, a statement run, a drizzle insert/update/delete, or a helper that writes. */
-const WRITE_CALL = /^(?:this\.db|db|tx|this\.db\.\$client|db\.\$client)\.(?:transaction|insert|update|delete)\(|^(?:recordAudit|publishEvent|enqueueJob|insertRow|updateRow|deleteAudited)\(/;
+/** A call that writes: a transaction, a drizzle insert/update/delete, a prepared statement run (`….run(`: reads are
+ * `.get`/`.all`), or a helper that writes. */
+const WRITE_CALL =
+  /^(?:this\.db|db|tx|this\.db\.\$client|db\.\$client)\.(?:transaction|insert|update|delete)\(|\.run\($|^(?:recordAudit|publishEvent|enqueueJob|insertRow|updateRow|deleteById|deleteAudited|revokeSessionsOf|issueUserToken|replaceRecoveryCodes|deleteRecoveryCodes)\(/;
 
 const NEEDS_NO_COMMITTED: Record<string, string> = {
   'src/server/http/idempotency.ts (anonymous)':
@@ -27,6 +29,7 @@ const NEEDS_NO_COMMITTED: Record<string, string> = {
   'src/server/modules/users/service.ts invite': 'deliverInvite takes committed() in the turn of the write before it mails',
   'src/server/modules/users/service.ts resendInvite': 'deliverInvite takes committed() in the turn of the write before it mails',
   'src/server/modules/integrations/service.ts saveChat': 'the write before the await is in a branch that returns; the await comes before the save',
+  'src/server/modules/mobile/push.ts send': 'a job, not an answer; and the write before the await is in a branch that returns',
   'src/server/modules/notifications/pipeline.ts onTriggered': 'a job, not an answer: a failed commit runs the job again (at least once, 02 §6)',
   'src/server/modules/notifications/pipeline.ts escalate': 'a job, not an answer: a failed commit runs the job again (at least once, 02 §6)',
   'src/server/modules/psa/ticketing.ts onTriggered': 'a job, not an answer: a failed commit runs the job again (at least once)',

@@ -51,4 +51,22 @@ describe('agent inventory (issue 13, 05 wire notes "4.5" field list)', () => {
     expect(t.db.select().from(devices).where(eq(devices.id, a.deviceId)).get()).toMatchObject({ hwModel: 'T14', deviceRole: 'server' });
     expect((await t.call('POST', `/api/v1/agents/${a.agentId}/heartbeat`, { token: a.authToken, body: { deviceRole: 'toaster' } })).status).toBe(400);
   });
+
+  it('02§4.5 each heartbeat writes the columns it reports as the driver stores them: a missing field as NULL, a false flag as 0, JSON as text', async () => {
+    const a = enroll('inv-2', { hardwareInfo: { manufacturer: 'Dell', model: 'XPS', cpuCores: 8 } });
+    const raw = () =>
+      t.db.$client
+        .prepare('SELECT hw_manufacturer, hw_model, hw_cpu_cores, is_headless, reboot_required, hardware_info, last_metrics, cpu_percent, typeof(hw_model) AS model_type FROM devices WHERE id = ?')
+        .get(a.deviceId) as Record<string, unknown>;
+    const beat = async (body: Record<string, unknown>) =>
+      expect((await t.call('POST', `/api/v1/agents/${a.agentId}/heartbeat`, { token: a.authToken, body })).status).toBe(200);
+    // Hardware without a model: the flattened column is cleared (SQL NULL, not the text "null").
+    await beat({ hardwareInfo: { manufacturer: 'HP' }, isHeadless: false, rebootRequired: false });
+    expect(raw()).toMatchObject({ hw_manufacturer: 'HP', hw_model: null, model_type: 'null', hw_cpu_cores: null, is_headless: 0, reboot_required: 0, hardware_info: '{"manufacturer":"HP"}' });
+    // Another set of columns: only those change.
+    await beat({ metrics: { cpuPercent: 5 }, isHeadless: true });
+    expect(raw()).toMatchObject({ hw_manufacturer: 'HP', is_headless: 1, reboot_required: 0, last_metrics: '{"cpuPercent":5}', cpu_percent: 5 });
+    await beat({ metrics: { ramPercent: 7 } });
+    expect(raw()).toMatchObject({ cpu_percent: null, last_metrics: '{"ramPercent":7}', is_headless: 1 });
+  });
 });

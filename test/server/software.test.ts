@@ -424,6 +424,19 @@ describe('software deployments and inventory (03 §3, §4.3)', () => {
     expect(inv.body.data.items).toEqual([expect.objectContaining({ name: '7-Zip', version: '23.01', catalogId: softwareId, source: 'managed' })]);
   });
 
+  it('03§3 an install of software the device already reports updates that row (same id): managed, linked, the version deployed', async () => {
+    await one.heartbeat({ software: [{ name: '7-ZIP', version: '22.00', vendor: 'Igor Pavlov' }, { name: 'curl', version: '8.0' }] });
+    const before = t.db.select().from(deviceSoftware).where(eq(deviceSoftware.deviceId, one.deviceId)).all();
+    const d = await created({ deviceIds: [one.deviceId] });
+    await one.work(() => ({ status: 'completed', exitCode: 0 }));
+    expect((await deployment(d.id)).status).toBe('completed');
+    const after = t.db.select().from(deviceSoftware).where(eq(deviceSoftware.deviceId, one.deviceId)).all();
+    expect(after).toHaveLength(2);
+    const zip = after.find((s) => s.name === '7-ZIP');
+    expect(zip).toMatchObject({ id: before.find((s) => s.name === '7-ZIP')?.id, version: '23.01', catalogId: softwareId, isManaged: true, vendor: 'Igor Pavlov' });
+    expect(after.find((s) => s.name === 'curl')).toEqual(before.find((s) => s.name === 'curl'));
+  });
+
   it('03§3 a deployment with any failed result ends failed (exit code and error kept on the result)', async () => {
     const d = await created();
     await one.work(() => ({ status: 'completed', exitCode: 0 }));

@@ -216,6 +216,17 @@ export function rowById<T extends SQLiteTable & { id: SQLiteColumn }>(db: Db, ta
   return statement.get({ id }) as InferSelectModel<T> | undefined;
 }
 
+/**
+ * Deletes the row of TABLE whose `id` is ID through one prepared statement per table and database, where
+ * `db.delete(table).where(eq(table.id, id)).run()` builds the same SQL on every call; how many rows went (0 or 1).
+ */
+export function deleteById<T extends SQLiteTable & { id: SQLiteColumn }>(db: Db, table: T, id: string): number {
+  const stmt = keptStatement(db, `delete\0${getTableName(table)}`, () =>
+    db.delete(table).where(eq(table.id, sql.placeholder('id'))).prepare(),
+  );
+  return stmt.run({ id }).changes;
+}
+
 /** How many write statements are kept per database (by table and set of columns); the oldest goes first. */
 export const WRITE_STATEMENTS_KEPT = 256;
 

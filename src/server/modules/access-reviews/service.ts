@@ -2,7 +2,7 @@ import { and, asc, eq, isNull, ne, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { AccessReviewCreateSchema, AccessReviewItemUpdateSchema } from '../../../contract/access-reviews.js';
 import type { Db } from '../../db/connection.js';
-import { preparedQueries, rowQuery } from '../../db/prepared.js';
+import { insertRow, preparedQueries, rowQuery, updateRow } from '../../db/prepared.js';
 import { accessReviewItems, accessReviews, roles, users } from '../../db/schema/index.js';
 import type { Caller, RequestContext } from '../../context.js';
 import { badRequest, forbidden, notFound } from '../../errors.js';
@@ -54,6 +54,24 @@ const queriesOf = preparedQueries((db) => {
       .leftJoin(roles, eq(roles.id, accessReviewItems.roleId))
       .where(eq(accessReviewItems.reviewId, sql.placeholder('reviewId')))
       .orderBy(asc(users.email), asc(accessReviewItems.id))
+      .prepare(),
+    // The write paths: one item of a review, whether any item is still pending, the users of the revoked ones, and
+    // the completion (of a review not already completed).
+    item: rowQuery(db, accessReviewItems, and(eq(accessReviewItems.id, sql.placeholder('id')), eq(accessReviewItems.reviewId, sql.placeholder('reviewId')))),
+    pendingItem: db
+      .select({ id: accessReviewItems.id })
+      .from(accessReviewItems)
+      .where(and(eq(accessReviewItems.reviewId, sql.placeholder('reviewId')), eq(accessReviewItems.decision, 'pending')))
+      .prepare(),
+    revokedUsers: db
+      .select({ userId: accessReviewItems.userId })
+      .from(accessReviewItems)
+      .where(and(eq(accessReviewItems.reviewId, sql.placeholder('reviewId')), eq(accessReviewItems.decision, 'revoked')))
+      .prepare(),
+    complete: db
+      .update(accessReviews)
+      .set({ status: 'completed', completedAt: sql`${sql.placeholder('completedAt')}`, updatedAt: sql`${sql.placeholder('completedAt')}` })
+      .where(and(eq(accessReviews.id, sql.placeholder('id')), ne(accessReviews.status, 'completed')))
       .prepare(),
   };
 });
@@ -161,23 +179,20 @@ export class AccessReviewsService {
       }
       const members = this.directory.members(links);
       const roleNames = roleNamesOf(this.db, [...new Set(members.flatMap((m) => (m.membership ? [m.membership.roleId] : [])))]);
-      const review = this.db
-        .insert(accessReviews)
-        .values({
-          partnerId: scope.kind === 'partner' ? scope.partnerId : null,
-          orgId: scope.kind === 'organization' ? scope.orgId : null,
-          name: body.name,
-          description: body.description ?? null,
-          dueDate: body.dueDate ?? null,
-          reviewerId,
-          createdBy: ctx.caller.userId,
-        })
-        .returning()
-        .get();
+      const review = insertRow(this.db, accessReviews, {
+        partnerId: scope.kind === 'partner' ? scope.partnerId : null,
+        orgId: scope.kind === 'organization' ? scope.orgId : null,
+        name: body.name,
+        description: body.description ?? null,
+        dueDate: body.dueDate ?? null,
+        reviewerId,
+        createdBy: ctx.caller.userId,
+      });
       const items = members.flatMap(({ user, membership }) =>
         membership ? [{ reviewId: review.id, userId: user.id, roleId: membership.roleId, roleName: roleNames.get(membership.roleId) ?? '' }] : [],
       );
-      if (items.length > 0) this.db.insert(accessReviewItems).values(items).run();
+      // One prepared insert per item (in this transaction), where one multi-row insert's SQL varied with the count.
+      for (const item of items) insertRow(this.db, accessReviewItems, item);
       recordAudit(this.db, ctx, {
         action: 'access_review.create',
         resourceType: 'access_review',
@@ -228,33 +243,24 @@ export class AccessReviewsService {
     const scope = this.scopeOf(ctx);
     return this.db.$client.transaction(() => {
       const review = this.requireReview(scope, id);
-      const item = this.db
-        .select()
-        .from(accessReviewItems)
-        .where(and(eq(accessReviewItems.id, itemId), eq(accessReviewItems.reviewId, review.id)))
-        .get();
+      const item = queriesOf(this.db).item.get({ id: itemId, reviewId: review.id });
       if (!item) throw notFound('Access review item not found');
       if (review.status === 'completed') throw badRequest('Cannot modify completed review', 'REVIEW_COMPLETED');
       if (body.decision === 'revoked') this.assertRevocable(ctx.caller, scope, item.userId);
       const now = new Date().toISOString();
       const decided = body.decision !== 'pending';
-      const updated = this.db
-        .update(accessReviewItems)
-        .set({
-          decision: body.decision,
-          ...(body.notes !== undefined ? { notes: body.notes } : {}),
-          reviewedAt: decided ? now : null,
-          reviewedBy: decided ? ctx.caller.userId : null,
-        })
-        .where(eq(accessReviewItems.id, item.id))
-        .returning()
-        .get();
+      const updated = updateRow(this.db, accessReviewItems, item.id, {
+        decision: body.decision,
+        ...(body.notes !== undefined ? { notes: body.notes } : {}),
+        reviewedAt: decided ? now : null,
+        reviewedBy: decided ? ctx.caller.userId : null,
+      });
+      if (!updated) throw notFound('Access review item not found');
       // 01 §3: the first decision recorded moves the review from pending to in_progress.
-      this.db
-        .update(accessReviews)
-        .set({ updatedAt: now, ...(review.status === 'pending' && decided ? { status: 'in_progress' as const } : {}) })
-        .where(eq(accessReviews.id, review.id))
-        .run();
+      updateRow(this.db, accessReviews, review.id, {
+        updatedAt: now,
+        ...(review.status === 'pending' && decided ? { status: 'in_progress' as const } : {}),
+      });
       recordAudit(this.db, ctx, {
         action: 'access_review.item.update',
         resourceType: 'access_review_item',
@@ -272,17 +278,10 @@ export class AccessReviewsService {
     return this.db.$client.transaction(() => {
       const review = this.requireReview(scope, id);
       if (review.status === 'completed') throw badRequest('Review is already completed', 'REVIEW_COMPLETED');
-      const pending = this.db
-        .select({ id: accessReviewItems.id })
-        .from(accessReviewItems)
-        .where(and(eq(accessReviewItems.reviewId, review.id), eq(accessReviewItems.decision, 'pending')))
-        .get();
+      const queries = queriesOf(this.db);
+      const pending = queries.pendingItem.get({ reviewId: review.id });
       if (pending) throw badRequest('Cannot complete review with pending items', 'REVIEW_HAS_PENDING_ITEMS');
-      const revoked = this.db
-        .select({ userId: accessReviewItems.userId })
-        .from(accessReviewItems)
-        .where(and(eq(accessReviewItems.reviewId, review.id), eq(accessReviewItems.decision, 'revoked')))
-        .all();
+      const revoked = queries.revokedUsers.all({ reviewId: review.id });
       const revokedUserIds = [...new Set(revoked.map((r) => r.userId))];
       // The completing caller may not be the one who decided: every removal is checked for it before any is done.
       for (const userId of revokedUserIds) this.assertRevocable(ctx.caller, scope, userId);
@@ -291,11 +290,7 @@ export class AccessReviewsService {
         if (this.directory.removeLink(this.db, userId, scope)) this.sessions.revokeAllForUser(this.db, userId);
       }
       const completedAt = new Date().toISOString();
-      this.db
-        .update(accessReviews)
-        .set({ status: 'completed', completedAt, updatedAt: completedAt })
-        .where(and(eq(accessReviews.id, review.id), ne(accessReviews.status, 'completed')))
-        .run();
+      queries.complete.run({ id: review.id, completedAt });
       recordAudit(this.db, ctx, {
         action: 'access_review.complete',
         resourceType: 'access_review',

@@ -2,7 +2,8 @@ import { and, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { AlertBulkSchema, AlertListQuerySchema } from '../../../contract/alerts.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedShapes, rowQuery, shapeConditions, shapeOf } from '../../db/prepared.js';
+import { newId } from '../../db/ids.js';
+import { inJson, preparedQueries, preparedShapes, rowQuery, shapeConditions, shapeOf, updateRow } from '../../db/prepared.js';
 import { alerts } from '../../db/schema/index.js';
 import type { AlertSeverity, AlertStatus } from '../../db/schema/alerts.js';
 import { systemContext, type Caller, type RequestContext } from '../../context.js';
@@ -116,6 +117,71 @@ const alertPageOf = preparedPages(alerts, [desc(alerts.triggeredAt), desc(alerts
   ),
 );
 
+/** The alerts of the JSON array `ids` whatever the caller, and the evaluator's statements, prepared once per database
+ * (db/prepared.ts): a new alert unless one is open for its rule and device (the insert names every column, as
+ * drizzle's insert did, `context` as its JSON text); an open alert resolved by nobody (`now`, `note`,
+ * `cooldownUntil`); the suppressions ended `at`; the open or cooling-down alerts of the rules of the JSON array
+ * `ruleIds` at `at`, on every device or (`stateOfDevices`) those of the JSON array `deviceIds`. */
+const alertStatements = preparedQueries((db) => {
+  const value = (name: string) => sql`${sql.placeholder(name)}`;
+  const state = (devices: boolean) =>
+    rowQuery(
+      db,
+      alerts,
+      and(
+        inJson(alerts.ruleId, 'ruleIds'),
+        devices ? inJson(alerts.deviceId, 'deviceIds') : undefined,
+        sql`(${alerts.status} IN ('active', 'acknowledged', 'suppressed') OR ${alerts.cooldownUntil} > ${sql.placeholder('at')})`,
+      ),
+    );
+  return {
+    byIds: rowQuery(db, alerts, inJson(alerts.id, 'ids')),
+    trigger: db
+      .insert(alerts)
+      .values({
+        id: value('id'),
+        orgId: value('orgId'),
+        siteId: value('siteId'),
+        ruleId: value('ruleId'),
+        ruleName: value('ruleName'),
+        templateId: value('templateId'),
+        deviceId: value('deviceId'),
+        deviceName: value('deviceName'),
+        status: 'active',
+        severity: value('severity'),
+        title: value('title'),
+        message: value('message'),
+        context: value('context'),
+        triggeredAt: value('triggeredAt'),
+        acknowledgedAt: null,
+        acknowledgedBy: null,
+        resolvedAt: null,
+        resolvedBy: null,
+        resolutionNote: null,
+        suppressedUntil: null,
+        cooldownUntil: null,
+        createdAt: value('createdAt'),
+        updatedAt: value('updatedAt'),
+      })
+      .onConflictDoNothing()
+      .returning()
+      .prepare(),
+    autoResolve: db
+      .update(alerts)
+      .set({ status: 'resolved', resolvedAt: value('now'), resolvedBy: null, resolutionNote: value('note'), cooldownUntil: value('cooldownUntil'), suppressedUntil: null, updatedAt: value('now') })
+      .where(and(eq(alerts.id, sql.placeholder('id')), inArray(alerts.status, ['active', 'acknowledged'])))
+      .returning()
+      .prepare(),
+    endSuppressions: db
+      .update(alerts)
+      .set({ status: 'active', suppressedUntil: null, updatedAt: value('at') })
+      .where(and(eq(alerts.status, 'suppressed'), sql`${alerts.suppressedUntil} IS NOT NULL AND ${alerts.suppressedUntil} <= ${sql.placeholder('at')}`))
+      .prepare(),
+    state: state(false),
+    stateOfDevices: state(true),
+  };
+});
+
 /** One alert within a reach, the alerts of the JSON array `ids` within one, and the counts by status and severity
  * within one, per reach shape (reachIn). */
 const alertReadsOf = preparedShapes((db, shape) => ({
@@ -125,6 +191,11 @@ const alertReadsOf = preparedShapes((db, shape) => ({
     .where(and(eq(alerts.id, sql.placeholder('id')), reachIn(shape)))
     .prepare(),
   byIds: rowQuery(db, alerts, and(inJson(alerts.id, 'ids'), reachIn(shape))),
+  idsIn: db
+    .select({ id: alerts.id })
+    .from(alerts)
+    .where(and(inJson(alerts.id, 'ids'), reachIn(shape)))
+    .prepare(),
   summary: db
     .select({ status: alerts.status, severity: alerts.severity, n: count() })
     .from(alerts)
@@ -165,13 +236,6 @@ export class AlertsService {
     private readonly devices: DevicesService,
     private readonly deliveries: AlertDeliveryLog,
   ) {}
-
-  /** The reach every read applies (tenancy callerReach, reachIn) for a statement built per call (bulk, whose id
-   * list varies); false when it is nothing. */
-  visibleWhere(caller: Caller): SQL | undefined | false {
-    const scope = callerReach(this.db, caller);
-    return scope === null ? false : reachIn(scope.shape, 'orgIds', scope.values);
-  }
 
   /** Those of these alerts the caller sees (correlation: links and groups of alerts out of reach are not shown).
    * The ids go in as one JSON array: an alert storm's window may hold more than SQLite's bound parameters. */
@@ -288,8 +352,8 @@ export class AlertsService {
   }
 
   bulk(ctx: RequestContext, body: z.infer<typeof AlertBulkSchema>) {
-    const scope = this.visibleWhere(ctx.caller);
-    const ids = scope === false ? [] : this.db.select({ id: alerts.id }).from(alerts).where(and(inArray(alerts.id, body.alertIds), scope)).all();
+    const scope = callerReach(this.db, ctx.caller);
+    const ids = scope === null ? [] : alertReadsOf(this.db, scope.shape).idsIn.all({ ...scope.values, ids: JSON.stringify(body.alertIds) });
     if (ids.length === 0) throw notFound('No accessible alerts found', 'ALERT_NOT_FOUND');
     if (body.action === 'suppress') parseFutureTime(body.until);
     let updated = 0;
@@ -326,12 +390,8 @@ export class AlertsService {
       const row = this.find(ctx, id);
       const now = new Date().toISOString();
       const { event, set } = decide(row, now);
-      const updated = this.db
-        .update(alerts)
-        .set({ ...set, updatedAt: now })
-        .where(eq(alerts.id, id))
-        .returning()
-        .get();
+      const updated = updateRow(this.db, alerts, id, { ...set, updatedAt: now });
+      if (!updated) throw notFound('Alert not found', 'ALERT_NOT_FOUND');
       this.publish(event, updated, ctx.caller.userId);
       const [out] = this.withOrgNames([updated]);
       return out as AlertOut;
@@ -342,26 +402,23 @@ export class AlertsService {
    * transaction: the alert and its `alert.triggered` event commit together. */
   trigger(input: NewAlert): AlertRow | undefined {
     const { rule, device } = input;
-    const row = this.db
-      .insert(alerts)
-      .values({
-        orgId: rule.orgId,
-        siteId: device.siteId,
-        ruleId: rule.id,
-        ruleName: rule.name,
-        templateId: rule.templateId,
-        deviceId: device.id,
-        deviceName: device.hostname,
-        status: 'active',
-        severity: rule.severity,
-        title: input.title.slice(0, 500),
-        message: input.message,
-        context: input.context,
-        triggeredAt: input.triggeredAt,
-      })
-      .onConflictDoNothing()
-      .returning()
-      .get();
+    const row = alertStatements(this.db).trigger.get({
+      id: newId(),
+      orgId: rule.orgId,
+      siteId: device.siteId,
+      ruleId: rule.id,
+      ruleName: rule.name,
+      templateId: rule.templateId,
+      deviceId: device.id,
+      deviceName: device.hostname,
+      severity: rule.severity,
+      title: input.title.slice(0, 500),
+      message: input.message,
+      context: JSON.stringify(input.context),
+      triggeredAt: input.triggeredAt,
+      createdAt: new Date().toISOString(),
+      updatedAt: new Date().toISOString(),
+    });
     if (row) this.publish('alert.triggered', row, null);
     return row;
   }
@@ -372,17 +429,10 @@ export class AlertsService {
   rulesState(ruleIds: readonly string[], at: string, deviceIds?: readonly string[]): Map<string, RuleState> {
     const states = new Map<string, RuleState>();
     if (ruleIds.length === 0) return states;
-    const rows = this.db
-      .select()
-      .from(alerts)
-      .where(
-        and(
-          sql`${alerts.ruleId} IN (SELECT value FROM json_each(${JSON.stringify(ruleIds)}))`,
-          deviceIds ? sql`${alerts.deviceId} IN (SELECT value FROM json_each(${JSON.stringify(deviceIds)}))` : undefined,
-          sql`(${alerts.status} IN ('active', 'acknowledged', 'suppressed') OR ${alerts.cooldownUntil} > ${at})`,
-        ),
-      )
-      .all();
+    const queries = alertStatements(this.db);
+    const rows = deviceIds
+      ? queries.stateOfDevices.all({ ruleIds: JSON.stringify(ruleIds), deviceIds: JSON.stringify(deviceIds), at })
+      : queries.state.all({ ruleIds: JSON.stringify(ruleIds), at });
     for (const row of rows) {
       if (row.deviceId === null || row.ruleId === null) continue;
       let state = states.get(row.ruleId);
@@ -398,30 +448,20 @@ export class AlertsService {
    * state meanwhile. Call inside the evaluator's transaction. */
   autoResolve(row: AlertRow, note: string): AlertRow | undefined {
     const now = new Date().toISOString();
-    const updated = this.db
-      .update(alerts)
-      .set({ status: 'resolved', resolvedAt: now, resolvedBy: null, resolutionNote: note, cooldownUntil: this.cooldownEnd(row, now), suppressedUntil: null, updatedAt: now })
-      .where(and(eq(alerts.id, row.id), inArray(alerts.status, ['active', 'acknowledged'])))
-      .returning()
-      .get();
+    const updated = alertStatements(this.db).autoResolve.get({ id: row.id, now, note, cooldownUntil: this.cooldownEnd(row, now) });
     if (updated) this.publish('alert.resolved', updated, null);
     return updated;
   }
 
   /** Suppressions whose time has passed: the alert is active again (api-notes). */
   endExpiredSuppressions(now: Date): number {
-    const at = now.toISOString();
-    return this.db
-      .update(alerts)
-      .set({ status: 'active', suppressedUntil: null, updatedAt: at })
-      .where(and(eq(alerts.status, 'suppressed'), sql`${alerts.suppressedUntil} IS NOT NULL AND ${alerts.suppressedUntil} <= ${at}`))
-      .run().changes;
+    return alertStatements(this.db).endSuppressions.run({ at: now.toISOString() }).changes;
   }
 
   /** Rows by id whatever the caller (the notifier's look at an alert's status). */
   byIds(ids: string[]): AlertRow[] {
     if (ids.length === 0) return [];
-    return this.db.select().from(alerts).where(inArray(alerts.id, ids)).all();
+    return alertStatements(this.db).byIds.all({ ids: JSON.stringify(ids) });
   }
 
   private publish(type: string, row: AlertRow, actorUserId: string | null): void {

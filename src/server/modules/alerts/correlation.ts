@@ -3,6 +3,7 @@ import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { z } from 'zod';
 import type { CorrelationAnalyzeSchema, CorrelationListQuerySchema } from '../../../contract/alerts.js';
 import type { Db } from '../../db/connection.js';
+import { newId } from '../../db/ids.js';
 import { alertCorrelations, alerts } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { inJson, preparedQueries, preparedShapes, rowQuery, shapeConditions, shapeOf } from '../../db/prepared.js';
@@ -56,6 +57,38 @@ const groupLinksOf = preparedShapes((db, shape) =>
     .limit(5_000)
     .prepare(),
 );
+
+/** An organization's (`orgId`) alerts triggered from `from` to `to`, at most 10,000, and a link stored (a link of
+ * the same two alerts kept, at the higher confidence and the new reason; the insert names every column, as
+ * drizzle's insert did), prepared once per database. */
+const correlationQueries = preparedQueries((db) => {
+  const value = (name: string) => sql`${sql.placeholder(name)}`;
+  return {
+    window: db
+      .select()
+      .from(alerts)
+      .where(and(eq(alerts.orgId, sql.placeholder('orgId')), gte(alerts.triggeredAt, sql.placeholder('from')), sql`${alerts.triggeredAt} <= ${sql.placeholder('to')}`))
+      .limit(10_000)
+      .prepare(),
+    link: db
+      .insert(alertCorrelations)
+      .values({
+        id: value('id'),
+        orgId: value('orgId'),
+        alertId: value('alertId'),
+        relatedAlertId: value('relatedAlertId'),
+        reason: value('reason'),
+        confidence: value('confidence'),
+        createdAt: value('createdAt'),
+      })
+      .onConflictDoUpdate({
+        target: [alertCorrelations.alertId, alertCorrelations.relatedAlertId],
+        set: { confidence: sql`max(${alertCorrelations.confidence}, excluded.confidence)`, reason: sql`excluded.reason` },
+      })
+      .returning()
+      .prepare(),
+  };
+});
 
 /** The window the evaluator correlates new alerts over (02 §8 default). */
 export const DEFAULT_WINDOW_MINUTES = 60;
@@ -179,27 +212,14 @@ export class CorrelationService {
 
   private windowAlerts(orgId: string, windowMinutes: number, end: number): AlertRow[] {
     const from = new Date(end - windowMinutes * 60_000).toISOString();
-    return this.db
-      .select()
-      .from(alerts)
-      .where(and(eq(alerts.orgId, orgId), gte(alerts.triggeredAt, from), sql`${alerts.triggeredAt} <= ${new Date(end).toISOString()}`))
-      .limit(10_000)
-      .all();
+    return correlationQueries(this.db).window.all({ orgId, from, to: new Date(end).toISOString() });
   }
 
   private store(orgId: string, pairs: Pair[]): LinkRow[] {
     const out: LinkRow[] = [];
     for (const p of pairs) {
-      const row = this.db
-        .insert(alertCorrelations)
-        .values({ orgId, ...p })
-        .onConflictDoUpdate({
-          target: [alertCorrelations.alertId, alertCorrelations.relatedAlertId],
-          set: { confidence: sql`max(${alertCorrelations.confidence}, excluded.confidence)`, reason: sql`excluded.reason` },
-        })
-        .returning()
-        .get();
-      out.push(row);
+      const row = correlationQueries(this.db).link.get({ id: newId(), orgId, ...p, createdAt: new Date().toISOString() });
+      if (row) out.push(row);
     }
     return out;
   }

@@ -1,8 +1,9 @@
 import type { Statement } from 'better-sqlite3';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { ConditionOperatorSchema, type ConditionOperator } from '../../../contract/alerts.js';
 import type { Db } from '../../db/connection.js';
+import { preparedQueries } from '../../db/prepared.js';
 import { alertEvaluatorState } from '../../db/schema/index.js';
 import type { DevicesService } from '../devices/service.js';
 import type { AlertsService, AlertRow, RuleState } from './alerts-service.js';
@@ -111,6 +112,21 @@ const SAMPLES_KEY = 'samples';
 /** The job metrics ingest enqueues (one pending at a time: ingest coalesces into it). */
 export const EVALUATE_RECENT_JOB = 'alerts.evaluate-recent';
 
+/** The evaluator's watermarks (`alert_evaluator_state` by `key`): read, and written (`evaluatedThrough`), prepared
+ * once per database (db/prepared.ts). */
+const watermarkQueries = preparedQueries((db) => ({
+  read: db
+    .select()
+    .from(alertEvaluatorState)
+    .where(eq(alertEvaluatorState.key, sql.placeholder('key')))
+    .prepare(),
+  write: db
+    .insert(alertEvaluatorState)
+    .values({ key: sql`${sql.placeholder('key')}`, evaluatedThrough: sql`${sql.placeholder('evaluatedThrough')}` })
+    .onConflictDoUpdate({ target: alertEvaluatorState.key, set: { evaluatedThrough: sql`${sql.placeholder('evaluatedThrough')}` } })
+    .prepare(),
+}));
+
 /** Which devices (of which organizations) an evaluation covers; undefined = all. */
 interface Only {
   orgIds: Set<string>;
@@ -168,15 +184,11 @@ export class AlertEvaluator {
 
   /** The last instant evaluated, if any. */
   watermark(key = WATERMARK_KEY): number | undefined {
-    return this.db.select().from(alertEvaluatorState).where(eq(alertEvaluatorState.key, key)).get()?.evaluatedThrough;
+    return watermarkQueries(this.db).read.get({ key })?.evaluatedThrough;
   }
 
   private setWatermark(key: string, value: number): void {
-    this.db
-      .insert(alertEvaluatorState)
-      .values({ key, evaluatedThrough: value })
-      .onConflictDoUpdate({ target: alertEvaluatorState.key, set: { evaluatedThrough: value } })
-      .run();
+    watermarkQueries(this.db).write.run({ key, evaluatedThrough: value });
   }
 
   /**

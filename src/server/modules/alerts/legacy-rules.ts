@@ -1,8 +1,9 @@
-import { and, count, eq, inArray } from 'drizzle-orm';
+import { and, count, eq, inArray, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { LegacyRule, LegacyRuleCreateSchema, LegacyRuleListQuerySchema, LegacyRuleUpdateSchema, LegacyTargetsSchema } from '../../../contract/alert-rules-legacy.js';
 import type { AlertRuleUpdateSchema } from '../../../contract/alerts.js';
 import type { Db } from '../../db/connection.js';
+import { preparedQueries } from '../../db/prepared.js';
 import { alerts } from '../../db/schema/index.js';
 import { systemContext, type RequestContext } from '../../context.js';
 import { DomainError, badRequest, notFound } from '../../errors.js';
@@ -18,6 +19,15 @@ type SvcTargets = NonNullable<z.infer<typeof AlertRuleUpdateSchema>['targets']>;
 export type ChannelLookup = (id: string) => { id: string; orgId: string; name: string; type: string } | null;
 
 const SYSTEM = systemContext();
+
+/** How many open alerts a rule (`ruleId`) has, prepared once per database (db/prepared.ts). */
+const openAlertsOf = preparedQueries((db) =>
+  db
+    .select({ n: count() })
+    .from(alerts)
+    .where(and(eq(alerts.ruleId, sql.placeholder('ruleId')), inArray(alerts.status, OPEN_STATUSES)))
+    .prepare(),
+);
 
 /** svc targets → the legacy `{type, ids}`. */
 function legacyTargets(row: RuleRow): { type: LegacyRule['targetType']; ids: string[] } {
@@ -172,7 +182,7 @@ export class LegacyAlertRules {
   delete(ctx: RequestContext, id: string): { success: true } {
     return this.db.$client.transaction(() => {
       this.byId(ctx, id);
-      const open = this.db.select({ n: count() }).from(alerts).where(and(eq(alerts.ruleId, id), inArray(alerts.status, OPEN_STATUSES))).get()?.n ?? 0;
+      const open = openAlertsOf(this.db).get({ ruleId: id })?.n ?? 0;
       if (open > 0) throw new DomainError('conflict', 'Cannot delete rule with active alerts', 'RULE_HAS_ACTIVE_ALERTS', { extra: { activeAlerts: open } });
       this.rules.deleteRule(ctx, id);
       return { success: true as const };

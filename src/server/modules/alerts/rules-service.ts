@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, isNull, or, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, isNull, or, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type {
   AlertRuleCreateSchema,
@@ -9,11 +9,11 @@ import type {
   AlertTemplateUpdateSchema,
 } from '../../../contract/alerts.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, rowById, shapeConditions, shapeOf } from '../../db/prepared.js';
+import { deleteById, inJson, insertRow, preparedQueries, rowById, rowQuery, shapeConditions, shapeOf, updateRow } from '../../db/prepared.js';
 import { alertRules, alertTemplates } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { badRequest, conflict, fieldError, forbidden, notFound } from '../../errors.js';
-import { countRows, preparedPages, type PageQuery } from '../../lib/paging.js';
+import { preparedPages, type PageQuery } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
 import { channelIdsOfOrg } from '../notifications/channels.js';
 import { policyOfOrg } from '../notifications/policies.js';
@@ -95,6 +95,17 @@ const templatePageOf = preparedPages(alertTemplates, [desc(alertTemplates.builtI
   );
 });
 
+/** The rules of a template (`templateId`; a template in use cannot be deleted), and every enabled rule by id (the
+ * evaluator's input), prepared once per database (db/prepared.ts). */
+const ruleQueries = preparedQueries((db) => ({
+  usingTemplate: db
+    .select({ n: count() })
+    .from(alertRules)
+    .where(eq(alertRules.templateId, sql.placeholder('templateId')))
+    .prepare(),
+  enabled: rowQuery(db, alertRules, eq(alertRules.enabled, true), { orderBy: [asc(alertRules.id)] }),
+}));
+
 /** Templates and rules (02 §2.1, §2.2, §4.1, §7). */
 export class AlertRulesService {
   constructor(private readonly db: Db) {}
@@ -136,24 +147,20 @@ export class AlertRulesService {
     return this.db.$client.transaction(() => {
       const org = resolveWriteOrg(this.db, ctx.caller, body.orgId);
       assertOrgWideWriter(ctx.caller);
-      const row = this.db
-        .insert(alertTemplates)
-        .values({
-          orgId: org.id,
-          name: body.name,
-          description: body.description ?? null,
-          category: body.category ?? 'Custom',
-          severity: body.severity,
-          conditions: body.conditions ?? {},
-          targets: body.targets ?? { scope: 'organization' },
-          defaultCooldownMinutes: body.defaultCooldownMinutes ?? 15,
-          titleTemplate: titleTemplateFor(body.name),
-          messageTemplate: messageTemplateFor(body.name),
-          builtIn: false,
-          createdBy: ctx.caller.userId,
-        })
-        .returning()
-        .get();
+      const row = insertRow(this.db, alertTemplates, {
+        orgId: org.id,
+        name: body.name,
+        description: body.description ?? null,
+        category: body.category ?? 'Custom',
+        severity: body.severity,
+        conditions: body.conditions ?? {},
+        targets: body.targets ?? { scope: 'organization' },
+        defaultCooldownMinutes: body.defaultCooldownMinutes ?? 15,
+        titleTemplate: titleTemplateFor(body.name),
+        messageTemplate: messageTemplateFor(body.name),
+        builtIn: false,
+        createdBy: ctx.caller.userId,
+      });
       this.audit(ctx, 'alert_template.create', row, org, { severity: row.severity, category: row.category });
       return { data: templateOut(row) };
     })();
@@ -166,12 +173,8 @@ export class AlertRulesService {
       assertOrgWideWriter(ctx.caller);
       const changes = definedOnly(body);
       if (Object.keys(changes).length === 0) throw badRequest('No updates provided', 'NO_UPDATES');
-      const row = this.db
-        .update(alertTemplates)
-        .set({ ...changes, updatedAt: new Date().toISOString() })
-        .where(eq(alertTemplates.id, id))
-        .returning()
-        .get();
+      const row = updateRow(this.db, alertTemplates, id, { ...changes, updatedAt: new Date().toISOString() });
+      if (!row) throw notFound('Template not found', 'TEMPLATE_NOT_FOUND');
       this.audit(ctx, 'alert_template.update', row, this.orgOf(row.orgId), { changedFields: Object.keys(changes).sort() });
       return { data: templateOut(row) };
     })();
@@ -182,9 +185,9 @@ export class AlertRulesService {
       const current = this.template(ctx, id);
       if (current.builtIn) throw forbidden('Built-in templates cannot be deleted', 'BUILT_IN_TEMPLATE');
       assertOrgWideWriter(ctx.caller);
-      const used = countRows(this.db, alertRules, eq(alertRules.templateId, id));
+      const used = ruleQueries(this.db).usingTemplate.get({ templateId: id })?.n ?? 0;
       if (used > 0) throw conflict(`Template is used by ${used} alert rule(s)`, 'TEMPLATE_IN_USE');
-      this.db.delete(alertTemplates).where(eq(alertTemplates.id, id)).run();
+      deleteById(this.db, alertTemplates, id);
       this.audit(ctx, 'alert_template.delete', current, this.orgOf(current.orgId), {});
       return { data: { id, deleted: true as const } };
     })();
@@ -238,26 +241,22 @@ export class AlertRulesService {
       assertTargetsWithinSites(ctx.caller, targets);
       this.checkTargets(org.id, targets);
       this.checkNotifications(org.id, body);
-      const row = this.db
-        .insert(alertRules)
-        .values({
-          orgId: org.id,
-          templateId: template.id,
-          templateName: template.name,
-          name: body.name,
-          description: body.description ?? null,
-          severity: body.severity ?? template.severity,
-          enabled: body.enabled ?? true,
-          targets,
-          conditions: body.conditions ?? template.conditions,
-          cooldownMinutes: body.cooldownMinutes ?? template.defaultCooldownMinutes,
-          autoResolve: body.autoResolve ?? true,
-          notificationChannelIds: body.notificationChannelIds ?? null,
-          escalationPolicyId: body.escalationPolicyId ?? null,
-          createdBy: ctx.caller.userId,
-        })
-        .returning()
-        .get();
+      const row = insertRow(this.db, alertRules, {
+        orgId: org.id,
+        templateId: template.id,
+        templateName: template.name,
+        name: body.name,
+        description: body.description ?? null,
+        severity: body.severity ?? template.severity,
+        enabled: body.enabled ?? true,
+        targets,
+        conditions: body.conditions ?? template.conditions,
+        cooldownMinutes: body.cooldownMinutes ?? template.defaultCooldownMinutes,
+        autoResolve: body.autoResolve ?? true,
+        notificationChannelIds: body.notificationChannelIds ?? null,
+        escalationPolicyId: body.escalationPolicyId ?? null,
+        createdBy: ctx.caller.userId,
+      });
       this.audit(ctx, 'alert_rule.create', row, org, { templateId: template.id, severity: row.severity });
       return { data: ruleOut(row) };
     })();
@@ -274,12 +273,8 @@ export class AlertRulesService {
         this.checkTargets(current.orgId, changes.targets);
       }
       this.checkNotifications(current.orgId, changes);
-      const row = this.db
-        .update(alertRules)
-        .set({ ...changes, updatedAt: new Date().toISOString() })
-        .where(eq(alertRules.id, id))
-        .returning()
-        .get();
+      const row = updateRow(this.db, alertRules, id, { ...changes, updatedAt: new Date().toISOString() });
+      if (!row) throw notFound('Rule not found', 'RULE_NOT_FOUND');
       this.audit(ctx, 'alert_rule.update', row, this.orgOf(row.orgId), { changedFields: Object.keys(changes).sort() });
       return { data: ruleOut(row) };
     })();
@@ -289,12 +284,8 @@ export class AlertRulesService {
     return this.db.$client.transaction(() => {
       const current = this.rule(ctx, id);
       assertTargetsWithinSites(ctx.caller, current.targets);
-      const row = this.db
-        .update(alertRules)
-        .set({ enabled, updatedAt: new Date().toISOString() })
-        .where(eq(alertRules.id, id))
-        .returning()
-        .get();
+      const row = updateRow(this.db, alertRules, id, { enabled, updatedAt: new Date().toISOString() });
+      if (!row) throw notFound('Rule not found', 'RULE_NOT_FOUND');
       this.audit(ctx, 'alert_rule.toggle', row, this.orgOf(row.orgId), { enabled, previous: current.enabled });
       return { data: ruleOut(row) };
     })();
@@ -304,7 +295,7 @@ export class AlertRulesService {
     return this.db.$client.transaction(() => {
       const current = this.rule(ctx, id);
       assertTargetsWithinSites(ctx.caller, current.targets);
-      this.db.delete(alertRules).where(eq(alertRules.id, id)).run();
+      deleteById(this.db, alertRules, id);
       this.audit(ctx, 'alert_rule.delete', current, this.orgOf(current.orgId), { templateId: current.templateId });
       return { data: { id, deleted: true as const } };
     })();
@@ -312,7 +303,7 @@ export class AlertRulesService {
 
   /** Every enabled rule (the evaluator's input). */
   enabledRules(): RuleRow[] {
-    return this.db.select().from(alertRules).where(eq(alertRules.enabled, true)).orderBy(asc(alertRules.id)).all();
+    return ruleQueries(this.db).enabled.all({});
   }
 
   /** The rule by id whatever the caller (the alerts service's own reads); undefined once deleted. */

@@ -1,4 +1,4 @@
-import { and, desc, eq, getTableColumns, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { and, desc, getTableColumns, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import {
   API_KEY_WARNING,
@@ -8,7 +8,7 @@ import {
   type ApiKeyUpdateSchema,
 } from '../../../contract/api-keys.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedShapes, rowById, shapeOf } from '../../db/prepared.js';
+import { inJson, insertRow, preparedShapes, rowById, shapeOf, updateRow } from '../../db/prepared.js';
 import { apiKeys } from '../../db/schema/index.js';
 import { grants, systemContext, type RequestContext } from '../../context.js';
 import { badRequest, fieldError, forbidden, notFound, siteAccessDenied } from '../../errors.js';
@@ -97,20 +97,16 @@ export class ApiKeysService {
     return this.db.$client.transaction(() => {
       const org = requireOrg(this.db, ctx.caller, body.orgId);
       const material = newApiKeyMaterial();
-      const row = this.db
-        .insert(apiKeys)
-        .values({
-          orgId: org.id,
-          name: body.name,
-          keyPrefix: material.keyPrefix,
-          keyHash: material.keyHash,
-          scopes,
-          expiresAt,
-          rateLimit: body.rateLimit ?? 1000,
-          createdBy: ctx.caller.userId,
-        })
-        .returning()
-        .get();
+      const row = insertRow(this.db, apiKeys, {
+        orgId: org.id,
+        name: body.name,
+        keyPrefix: material.keyPrefix,
+        keyHash: material.keyHash,
+        scopes,
+        expiresAt,
+        rateLimit: body.rateLimit ?? 1000,
+        createdBy: ctx.caller.userId,
+      });
       recordAudit(this.db, ctx, {
         action: 'api_key.create',
         resourceType: 'api_key',
@@ -134,12 +130,8 @@ export class ApiKeysService {
       const status = effectiveStatus(current);
       if (status !== 'active') throw badRequest(`Cannot update ${status} API key`, 'API_KEY_NOT_ACTIVE');
       if (changes.scopes) this.assertGrantable(ctx, changes.scopes);
-      const updated = this.db
-        .update(apiKeys)
-        .set({ ...changes, updatedAt: isoNow() })
-        .where(eq(apiKeys.id, id))
-        .returning()
-        .get();
+      const updated = updateRow(this.db, apiKeys, id, { ...changes, updatedAt: isoNow() });
+      if (!updated) throw notFound('API key not found');
       recordAudit(this.db, ctx, {
         action: 'api_key.update',
         resourceType: 'api_key',
@@ -158,12 +150,8 @@ export class ApiKeysService {
       const current = this.findVisible(ctx, id);
       this.assertOrgWide(ctx);
       if (current.status === 'revoked') throw badRequest('API key is already revoked', 'API_KEY_ALREADY_REVOKED');
-      const updated = this.db
-        .update(apiKeys)
-        .set({ status: 'revoked', updatedAt: isoNow() })
-        .where(eq(apiKeys.id, id))
-        .returning()
-        .get();
+      const updated = updateRow(this.db, apiKeys, id, { status: 'revoked', updatedAt: isoNow() });
+      if (!updated) throw notFound('API key not found');
       recordAudit(this.db, ctx, {
         action: 'api_key.revoke',
         resourceType: 'api_key',
@@ -188,12 +176,14 @@ export class ApiKeysService {
       const status = effectiveStatus(current);
       if (status !== 'active') throw badRequest(`Cannot rotate ${status} API key`, 'API_KEY_NOT_ACTIVE');
       const material = newApiKeyMaterial();
-      const updated = this.db
-        .update(apiKeys)
-        .set({ keyPrefix: material.keyPrefix, keyHash: material.keyHash, usageCount: 0, lastUsedAt: null, updatedAt: isoNow() })
-        .where(eq(apiKeys.id, id))
-        .returning()
-        .get();
+      const updated = updateRow(this.db, apiKeys, id, {
+        keyPrefix: material.keyPrefix,
+        keyHash: material.keyHash,
+        usageCount: 0,
+        lastUsedAt: null,
+        updatedAt: isoNow(),
+      });
+      if (!updated) throw notFound('API key not found');
       // Uses of the old key not yet written belong to the statistics that rotation resets.
       this.usage.discard(id);
       recordAudit(this.db, ctx, {

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
-import { and, desc, eq, getTableColumns, sql } from 'drizzle-orm';
+import { asc, desc, eq, getTableColumns, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
-import { preparedQueries, rawStatement } from '../../db/prepared.js';
+import { preparedQueries, rawStatement, rowQuery } from '../../db/prepared.js';
 import { auditLogs } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { sha256Hex } from '../../security/crypto.js';
@@ -201,14 +201,12 @@ export interface ChainReport {
   firstBroken: { id: string | null; seq: number; reason: string } | null;
 }
 
+/** The rows of the chain `chain` in seq order, prepared once per database. */
+const chainRowsOf = preparedQueries((db) => rowQuery(db, auditLogs, eq(auditLogs.chain, sql.placeholder('chain')), { orderBy: [asc(auditLogs.seq)] }));
+
 /** Walks one chain in seq order and checks every link and checksum; a missing seq is a deleted row. */
 export function verifyChain(db: Db, chain: string): ChainReport {
-  const rows = db
-    .select()
-    .from(auditLogs)
-    .where(and(eq(auditLogs.chain, chain)))
-    .orderBy(auditLogs.seq)
-    .all();
+  const rows = chainRowsOf(db).all({ chain });
   let prev = GENESIS;
   let expectedSeq = 1;
   let entries = 0;

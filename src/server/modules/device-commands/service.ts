@@ -6,7 +6,7 @@ import type { Db } from '../../db/connection.js';
 import { deviceCommands } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { badRequest, conflict, notFound } from '../../errors.js';
-import { preparedQueries, shapeConditions, shapeOf } from '../../db/prepared.js';
+import { inJson, insertRow, preparedQueries, rowQuery, shapeConditions, shapeOf, updateRow } from '../../db/prepared.js';
 import { countWrites, type WatchedTable } from '../../db/write-counter.js';
 import { ReadCache } from '../../lib/read-cache.js';
 import { paged, preparedPages, type Paged } from '../../lib/paging.js';
@@ -55,18 +55,41 @@ export function maskSecrets(text: string | undefined, secrets: readonly string[]
 }
 
 /**
+ * The writes of commands whose shape is fixed, prepared once per database (db/prepared.ts): the open commands of
+ * `deviceId` cancelled, the commands of the JSON array `ids` handed out (sent), the command `id` ended with
+ * `status` while still open; each at `now`, its sealed secrets dropped when it ends.
+ */
+const commandWrites = preparedQueries((db) => {
+  const now = sql`${sql.placeholder('now')}`;
+  const open = inArray(deviceCommands.status, [...OPEN]);
+  return {
+    cancelOpenOf: db
+      .update(deviceCommands)
+      .set({ status: 'cancelled', secretEnv: null, completedAt: now, updatedAt: now })
+      .where(and(eq(deviceCommands.deviceId, sql.placeholder('deviceId')), open))
+      .prepare(),
+    handOut: db
+      .update(deviceCommands)
+      .set({ status: 'sent', sentAt: now, updatedAt: now })
+      .where(inJson(deviceCommands.id, 'ids'))
+      .returning()
+      .prepare(),
+    closeOpen: db
+      .update(deviceCommands)
+      .set({ status: sql`${sql.placeholder('status')}`, secretEnv: null, completedAt: now, updatedAt: now })
+      .where(and(eq(deviceCommands.id, sql.placeholder('id')), open))
+      .prepare(),
+  };
+});
+
+/**
  * Ends every command of a device not yet finished (pending or sent → cancelled, its sealed secrets dropped), inside
  * the caller's transaction: the devices module's decommission, after which no agent can fetch or report them.
  * Answers how many ended. Their listeners are not told: the scripts module ends its runs of the device itself
  * (cancelActiveExecutionsOf).
  */
 export function cancelOpenCommandsOf(db: Db, deviceId: string): number {
-  const now = isoNow();
-  return db
-    .update(deviceCommands)
-    .set({ status: 'cancelled', secretEnv: null, completedAt: now, updatedAt: now })
-    .where(and(eq(deviceCommands.deviceId, deviceId), inArray(deviceCommands.status, [...OPEN])))
-    .run().changes;
+  return commandWrites(db).cancelOpenOf.run({ deviceId, now: isoNow() }).changes;
 }
 
 /** A page of a device's commands (placeholder `deviceId`), prepared once per database and shape (lib/prepared-page.ts):
@@ -90,6 +113,8 @@ const commandQueries = preparedQueries((db) => {
       .limit(sql.placeholder('limit'))
       .prepare(),
     anyPending: db.select({ id: deviceCommands.id }).from(deviceCommands).where(pendingOfDevice).limit(1).prepare(),
+    // An agent's report names a command of its own device.
+    ofDevice: rowQuery(db, deviceCommands, and(eq(deviceCommands.id, sql.placeholder('id')), eq(deviceCommands.deviceId, sql.placeholder('deviceId')))),
   };
 });
 
@@ -154,11 +179,7 @@ export class DeviceCommandsService {
   /** Queues a command; run inside the caller's transaction. The device's state is the caller's to check. */
   queue(input: QueueCommand): CommandRow {
     const secretEnv = input.secretEnv && Object.keys(input.secretEnv).length > 0 ? this.box.seal(JSON.stringify(input.secretEnv)) : null;
-    return this.db
-      .insert(deviceCommands)
-      .values({ orgId: input.orgId, deviceId: input.deviceId, type: input.type, payload: input.payload, secretEnv, createdBy: input.createdBy })
-      .returning()
-      .get();
+    return insertRow(this.db, deviceCommands, { orgId: input.orgId, deviceId: input.deviceId, type: input.type, payload: input.payload, secretEnv, createdBy: input.createdBy });
   }
 
   list(ctx: RequestContext, deviceId: string, query: z.infer<typeof DeviceCommandListQuerySchema>): Paged<ReturnType<typeof shown>> {
@@ -190,13 +211,7 @@ export class DeviceCommandsService {
     return this.db.$client.transaction(() => {
       const pending = commandQueries(this.db).pendingOf.all({ deviceId, limit });
       if (pending.length === 0) return [];
-      const now = isoNow();
-      const sent = this.db
-        .update(deviceCommands)
-        .set({ status: 'sent', sentAt: now, updatedAt: now })
-        .where(inArray(deviceCommands.id, pending.map((c) => c.id)))
-        .returning()
-        .all();
+      const sent = commandWrites(this.db).handOut.all({ ids: JSON.stringify(pending.map((c) => c.id)), now: isoNow() });
       const byId = new Map(sent.map((c) => [c.id, c]));
       return pending.map((before) => {
         const command = byId.get(before.id) ?? before;
@@ -210,32 +225,25 @@ export class DeviceCommandsService {
   reportResult(ctx: RequestContext, agentId: string, commandId: string, body: z.infer<typeof AgentCommandResultSchema>): { success: true } {
     const deviceId = ownDevice(ctx, agentId);
     return this.db.$client.transaction(() => {
-      const command = this.db
-        .select()
-        .from(deviceCommands)
-        .where(and(eq(deviceCommands.id, commandId), eq(deviceCommands.deviceId, deviceId)))
-        .get();
+      const command = commandQueries(this.db).ofDevice.get({ id: commandId, deviceId });
       if (!command) throw notFound('Command not found');
       if (TERMINAL.includes(command.status)) throw conflict(`Command is already ${command.status}`, 'COMMAND_FINISHED');
       const secrets = Object.values(this.secretEnvOf(command));
       const now = isoNow();
-      const done = this.db
-        .update(deviceCommands)
-        .set({
-          status: body.status,
-          exitCode: body.exitCode ?? null,
-          stdout: maskSecrets(body.stdout, secrets),
-          stderr: maskSecrets(body.stderr, secrets),
-          errorMessage: maskSecrets(body.error, secrets),
-          // The secret served its purpose: it is not kept past the command's end.
-          secretEnv: null,
-          sentAt: command.sentAt ?? now,
-          completedAt: now,
-          updatedAt: now,
-        })
-        .where(eq(deviceCommands.id, command.id))
-        .returning()
-        .get();
+      const done = updateRow(this.db, deviceCommands, command.id, {
+        status: body.status,
+        exitCode: body.exitCode ?? null,
+        stdout: maskSecrets(body.stdout, secrets),
+        stderr: maskSecrets(body.stderr, secrets),
+        errorMessage: maskSecrets(body.error, secrets),
+        // The secret served its purpose: it is not kept past the command's end.
+        secretEnv: null,
+        sentAt: command.sentAt ?? now,
+        completedAt: now,
+        updatedAt: now,
+      });
+      // Read in this transaction: always there.
+      if (!done) throw notFound('Command not found');
       this.listeners.get(done.type)?.finished?.(done);
       return { success: true as const };
     })();
@@ -244,13 +252,7 @@ export class DeviceCommandsService {
   /** Ends a command that has not finished (cancel, timeout); run inside the caller's transaction. An agent's
    * later report of it is refused (409). Returns whether it was still open. */
   close(commandId: string, status: 'cancelled' | 'timeout'): boolean {
-    const now = isoNow();
-    const changed = this.db
-      .update(deviceCommands)
-      .set({ status, secretEnv: null, completedAt: now, updatedAt: now })
-      .where(and(eq(deviceCommands.id, commandId), inArray(deviceCommands.status, [...OPEN])))
-      .run().changes;
-    return changed > 0;
+    return commandWrites(this.db).closeOpen.run({ id: commandId, status, now: isoNow() }).changes > 0;
   }
 
   private secretEnvOf(command: CommandRow): Record<string, string> {

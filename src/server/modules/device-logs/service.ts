@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, lte, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, gte, lte, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import {
   DIAGNOSTIC_LEVELS,
@@ -11,7 +11,7 @@ import type { RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
 import { deviceDiagnosticLogs, deviceEventLogs } from '../../db/schema/index.js';
 import { notFound } from '../../errors.js';
-import { inJson, shapeConditions, shapeOf } from '../../db/prepared.js';
+import { inJson, insertRow, preparedQueries, rawStatement, shapeConditions, shapeOf } from '../../db/prepared.js';
 import { paged, preparedPages } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
 import type { DevicesService } from '../devices/service.js';
@@ -71,6 +71,35 @@ const eventPageOf = preparedPages(deviceEventLogs, [desc(deviceEventLogs.timesta
   );
 });
 
+const EVENT_COLUMNS = Object.entries(getTableColumns(deviceEventLogs));
+
+/** One event inserted unless its (device, source, eventId) is there already, prepared once per database: every
+ * column a placeholder of its own name, bound as the driver takes it (insertEvent). */
+const eventInsert = preparedQueries((db) =>
+  rawStatement(
+    db,
+    db
+      .insert(deviceEventLogs)
+      .values(Object.fromEntries(EVENT_COLUMNS.map(([name]) => [name, sql`${sql.placeholder(name)}`])) as never)
+      .onConflictDoNothing(),
+  ),
+);
+
+/** Inserts one event (a repeated one is ignored, as a conflict) and answers how many rows were stored (0 or 1). As
+ * db/prepared.ts insertRow: a column left out takes its `$defaultFn` (id, createdAt), else its default, else null;
+ * each value through its column's encoder (details: JSON). */
+function insertEvent(db: Db, row: typeof deviceEventLogs.$inferInsert): number {
+  const given = row as Record<string, unknown>;
+  const values: Record<string, unknown> = {};
+  for (const [name, column] of EVENT_COLUMNS) {
+    let value = given[name];
+    if (value === undefined) value = column.defaultFn ? column.defaultFn() : (column.default ?? null);
+    values[name] = value === null ? null : column.mapToDriverValue(value);
+  }
+  const insert = eventInsert(db);
+  return insert.stmt.run(insert.bind(values)).changes;
+}
+
 /**
  * The agent's diagnostic log and the device's OS event log (03 §2.7, §2.8, §4.4): sent by the device's agent with
  * its token, read by users who may read the device (devices:read and the device's visibility, as GET /devices/:id).
@@ -119,7 +148,10 @@ export class DeviceLogsService {
       fields: entry.fields ?? null,
       agentVersion: entry.agentVersion ?? null,
     }));
-    return this.insertInGroups(rows, 'diagnostic logs', (group) => this.db.insert(deviceDiagnosticLogs).values(group).run().changes);
+    return this.insertInGroups(rows, 'diagnostic logs', (group) => {
+      for (const row of group) insertRow(this.db, deviceDiagnosticLogs, row);
+      return group.length;
+    });
   }
 
   /** GET /devices/:id/diagnostic-logs: newest first (timestamp, then id). */
@@ -161,7 +193,7 @@ export class DeviceLogsService {
         details: ahead ? { ...(event.details ?? {}), originalTimestamp: event.timestamp, timestampClamped: true } : (event.details ?? null),
       };
     });
-    const outcome = this.insertInGroups(rows, 'event logs', (group) => this.db.insert(deviceEventLogs).values(group).onConflictDoNothing().run().changes);
+    const outcome = this.insertInGroups(rows, 'event logs', (group) => group.reduce((stored, row) => stored + insertEvent(this.db, row), 0));
     if (rows.length > 0) {
       // 03 §6: audited; a failed audit write is only logged and never fails the submission.
       try {

@@ -1,16 +1,17 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { and, asc, count, desc, eq, inArray, ne, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableColumns, inArray, ne, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import type { SQLiteUpdateSetSource } from 'drizzle-orm/sqlite-core';
 import type { z } from 'zod';
 import { AGENT_HEALTH, AGENT_TOKEN_PATTERN, type AgentEnrollSchema, type AgentHeartbeatSchema } from '../../../contract/agents.js';
 import type { DeviceListQuerySchema, DeviceUpdateSchema } from '../../../contract/devices.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedQueries, preparedShapes, rowById, selectRows, shapeConditions, shapeOf } from '../../db/prepared.js';
+import { inJson, insertRow, preparedQueries, preparedShapes, rowById, rowQuery, selectRows, shapeConditions, shapeOf, updateRow } from '../../db/prepared.js';
 import { deviceGroupMembers, devices, organizations } from '../../db/schema/index.js';
 import { systemContext, type RequestContext } from '../../context.js';
 import { DomainError, badRequest, forbidden, notFound, partnerInactive, unauthorized } from '../../errors.js';
 import { publishEvent } from '../../jobs/queue.js';
 import { namesById } from '../../lib/names.js';
-import { countRows, pageOfRows, paged, preparedPage, readPage, type Paged } from '../../lib/paging.js';
+import { pageOfRows, paged, preparedPage, readPage, type Paged } from '../../lib/paging.js';
 import { sha256Hex } from '../../security/crypto.js';
 import { recentMetricSamples } from '../alerts/queries.js';
 import { recordAudit } from '../audit/recorder.js';
@@ -133,9 +134,63 @@ const deviceQueries = preparedQueries((db) => ({
     .from(devices)
     .where(eq(devices.agentId, sql.placeholder('agentId')))
     .prepare(),
-  rowByAgentId: db.select().from(devices).where(eq(devices.agentId, sql.placeholder('agentId'))).prepare(),
+  rowByAgentId: rowQuery(db, devices, eq(devices.agentId, sql.placeholder('agentId'))),
   inGroups: db.select({ id: devices.id }).from(devices).where(and(eq(devices.id, sql.placeholder('id')), inGroups())).prepare(),
+  // A re-enrolment finds its device by the hash of its current token.
+  rowByTokenHash: rowQuery(db, devices, eq(devices.agentTokenHash, sql.placeholder('tokenHash'))),
+  customFieldsOf: db.select({ customFields: devices.customFields }).from(devices).where(eq(devices.id, sql.placeholder('id'))).prepare(),
+  // The caps of 01 §2.3 and §2.4: the devices of an organization, of a partner, that are not decommissioned.
+  liveOfOrg: db
+    .select({ n: count() })
+    .from(devices)
+    .where(and(eq(devices.orgId, sql.placeholder('orgId')), ne(devices.status, 'decommissioned')))
+    .prepare(),
+  liveOfPartner: db
+    .select({ n: count() })
+    .from(devices)
+    .where(and(eq(devices.partnerId, sql.placeholder('partnerId')), ne(devices.status, 'decommissioned')))
+    .prepare(),
 }));
+
+/** The devices of an organization the alert evaluator checks (DevicesService.forEvaluation), per shape: 'i' only
+ * those of the JSON array `ids`. */
+const forEvaluationOf = preparedShapes((db, shape) =>
+  db
+    .select({ id: devices.id, orgId: devices.orgId, siteId: devices.siteId, hostname: devices.hostname, status: devices.status, tags: devices.tags })
+    .from(devices)
+    .where(and(eq(devices.orgId, sql.placeholder('orgId')), ne(devices.status, 'decommissioned'), ...shapeConditions(shape, { i: () => inJson(devices.id, 'ids') })))
+    .orderBy(asc(devices.hostname), asc(devices.id))
+    .prepare(),
+);
+
+const DEVICE_COLUMNS = getTableColumns(devices);
+
+/** The key of a heartbeat's write in heartbeatWriteOf (what `id` is bound as: no column has that name). */
+const HEARTBEAT_ID = '\0id';
+
+/**
+ * A heartbeat's write, per set of columns it sets (the shape: their names joined by ','): those columns of the
+ * device `HEARTBEAT_ID`, unless it was decommissioned meanwhile. The values are bound as the driver takes them
+ * (heartbeatValues): a placeholder bare, not as drizzle's column parameter, which would encode a null too.
+ */
+const heartbeatWriteOf = preparedShapes((db, shape) =>
+  db
+    .update(devices)
+    .set(Object.fromEntries(shape.split(',').map((name) => [name, sql`${sql.placeholder(name)}`])) as SQLiteUpdateSetSource<typeof devices>)
+    .where(and(eq(devices.id, sql.placeholder(HEARTBEAT_ID)), ne(devices.status, 'decommissioned')))
+    .prepare(),
+);
+
+/** The columns a heartbeat sets as heartbeatWriteOf binds them: each defined one through its column's encoder
+ * (a JSON column stringified, a boolean 0/1), a null as null, as drizzle's `.set()` writes them. */
+function heartbeatValues(columns: Partial<DeviceRow>): { shape: string; values: Record<string, unknown> } {
+  const values: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(columns)) {
+    const column = DEVICE_COLUMNS[name as keyof typeof DEVICE_COLUMNS];
+    if (value !== undefined && column) values[name] = value === null ? null : column.mapToDriverValue(value);
+  }
+  return { shape: Object.keys(values).join(','), values };
+}
 
 /** The live (not decommissioned) devices by status within a reach, one statement per shape: which of the
  * organization, site and device-group restrictions apply ('o', 's', 'g' in the shape), as visibleWhere. */
@@ -195,6 +250,23 @@ const MISSED_HEARTBEATS = 3;
 export const MARK_OFFLINE_BATCH = 2000;
 /** The statuses of a device whose agent reports in: missing its heartbeats makes it offline (markOffline). */
 const HEARTBEATING: readonly DeviceRow['status'][] = ['online', 'maintenance', 'updating'];
+
+/** markOffline's two statements, prepared once per database: at most `limit` devices reporting in whose last
+ * heartbeat is before `cutoff`, and those of the JSON array `ids` made offline at `now`. */
+const offlineQueries = preparedQueries((db) => ({
+  stale: db
+    .select({ id: devices.id, status: devices.status })
+    .from(devices)
+    .where(and(inArray(devices.status, [...HEARTBEATING]), sql`${devices.lastSeenAt} < ${sql.placeholder('cutoff')}`))
+    .limit(sql.placeholder('limit'))
+    .prepare(),
+  markOffline: db
+    .update(devices)
+    .set({ status: 'offline', updatedAt: sql`${sql.placeholder('now')}` })
+    .where(inJson(devices.id, 'ids'))
+    .returning({ id: devices.id, agentId: devices.agentId, orgId: devices.orgId, siteId: devices.siteId, hostname: devices.hostname, lastSeenAt: devices.lastSeenAt })
+    .prepare(),
+}));
 
 const SYSTEM = systemContext().caller;
 
@@ -272,27 +344,23 @@ export class DevicesService {
       }
       this.assertDeviceCaps(org.id, org.maxDevices, org.partnerId, partner.maxDevices);
       const now = isoNow();
-      const device = this.db
-        .insert(devices)
-        .values({
-          orgId: org.id,
-          partnerId: org.partnerId,
-          siteId: key.siteId,
-          agentId,
-          agentTokenHash: sha256Hex(authToken),
-          ...inventoryOf(body),
-          status: 'online',
-          lastUser: body.lastUser ?? null,
-          hardwareInfo: body.hardwareInfo ?? null,
-          networkInfo: body.networkInfo ?? null,
-          ...enrolledInventory(body),
-          lastSeenIp: ctx.ip,
-          lastSeenAt: now,
-          enrolledAt: now,
-          enrollmentKeyId: key.id,
-        })
-        .returning()
-        .get();
+      const device = insertRow(this.db, devices, {
+        orgId: org.id,
+        partnerId: org.partnerId,
+        siteId: key.siteId,
+        agentId,
+        agentTokenHash: sha256Hex(authToken),
+        ...inventoryOf(body),
+        status: 'online',
+        lastUser: body.lastUser ?? null,
+        hardwareInfo: body.hardwareInfo ?? null,
+        networkInfo: body.networkInfo ?? null,
+        ...enrolledInventory(body),
+        lastSeenIp: ctx.ip,
+        lastSeenAt: now,
+        enrolledAt: now,
+        enrollmentKeyId: key.id,
+      });
       const agentCtx: RequestContext = { ...ctx, caller: agentCaller(device, partner.status) };
       recordAudit(this.db, agentCtx, {
         action: 'device.create',
@@ -323,7 +391,7 @@ export class DevicesService {
     claimed: { key: { id: string; name: string; orgId: string; siteId: string | null }; org: { id: string; partnerId: string }; partnerStatus: string; authToken: string },
   ) {
     const { key, org, partnerStatus, authToken } = claimed;
-    const found = AGENT_TOKEN_PATTERN.test(token) ? this.db.select().from(devices).where(eq(devices.agentTokenHash, sha256Hex(token))).get() : undefined;
+    const found = AGENT_TOKEN_PATTERN.test(token) ? deviceQueries(this.db).rowByTokenHash.get({ tokenHash: sha256Hex(token) }) : undefined;
     if (!found) throw unauthorized('Invalid re-enrollment token', 'INVALID_REENROLLMENT_TOKEN');
     if (found.status === 'decommissioned') throw unauthorized('Device has been decommissioned', 'DEVICE_DECOMMISSIONED');
     if (found.orgId !== key.orgId) {
@@ -331,24 +399,19 @@ export class DevicesService {
     }
     const now = isoNow();
     const siteId = key.siteId ?? found.siteId;
-    const device = this.db
-      .update(devices)
-      .set({
-        agentTokenHash: sha256Hex(authToken),
-        siteId,
-        ...inventoryOf(body),
-        // An administrator's quarantine outlives a re-enrolment, as it outlives heartbeats.
-        status: found.status === 'quarantined' ? 'quarantined' : 'online',
-        ...(body.lastUser !== undefined ? { lastUser: body.lastUser } : {}),
-        ...enrolledInventory(body),
-        lastSeenAt: now,
-        enrolledAt: now,
-        enrollmentKeyId: key.id,
-        updatedAt: now,
-      })
-      .where(eq(devices.id, found.id))
-      .returning()
-      .get();
+    const device = updateRow(this.db, devices, found.id, {
+      agentTokenHash: sha256Hex(authToken),
+      siteId,
+      ...inventoryOf(body),
+      // An administrator's quarantine outlives a re-enrolment, as it outlives heartbeats.
+      status: found.status === 'quarantined' ? 'quarantined' : 'online',
+      ...(body.lastUser !== undefined ? { lastUser: body.lastUser } : {}),
+      ...enrolledInventory(body),
+      lastSeenAt: now,
+      enrolledAt: now,
+      enrollmentKeyId: key.id,
+      updatedAt: now,
+    });
     if (!device) throw unauthorized('Invalid re-enrollment token', 'INVALID_REENROLLMENT_TOKEN');
     const agentCtx: RequestContext = { ...ctx, caller: agentCaller(device, partnerStatus) };
     recordAudit(this.db, agentCtx, {
@@ -375,11 +438,11 @@ export class DevicesService {
 
   /** The optional caps of 01 §2.3 and §2.4, over devices that are not decommissioned. */
   private assertDeviceCaps(orgId: string, orgMax: number | null, partnerId: string, partnerMax: number | null): void {
-    const live = ne(devices.status, 'decommissioned');
-    if (orgMax !== null && countRows(this.db, devices, and(eq(devices.orgId, orgId), live)) >= orgMax) {
+    const queries = deviceQueries(this.db);
+    if (orgMax !== null && (queries.liveOfOrg.get({ orgId })?.n ?? 0) >= orgMax) {
       throw forbidden(`Device limit of the organization reached (${orgMax})`, 'DEVICE_LIMIT_REACHED');
     }
-    if (partnerMax !== null && countRows(this.db, devices, and(eq(devices.partnerId, partnerId), live)) >= partnerMax) {
+    if (partnerMax !== null && (queries.liveOfPartner.get({ partnerId })?.n ?? 0) >= partnerMax) {
       throw forbidden(`Device limit of the partner reached (${partnerMax})`, 'DEVICE_LIMIT_REACHED');
     }
   }
@@ -397,25 +460,15 @@ export class DevicesService {
   /** The devices of an organization the alert evaluator checks (not decommissioned; only `ids` when given), with
    * the few columns it reads, in the device list's default order (hostname, id). */
   forEvaluation(orgId: string, ids?: readonly string[]): Pick<DeviceRow, 'id' | 'orgId' | 'siteId' | 'hostname' | 'status' | 'tags'>[] {
-    const only = ids ? sql`${devices.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))` : undefined;
-    return this.db
-      .select({ id: devices.id, orgId: devices.orgId, siteId: devices.siteId, hostname: devices.hostname, status: devices.status, tags: devices.tags })
-      .from(devices)
-      .where(and(eq(devices.orgId, orgId), ne(devices.status, 'decommissioned'), only))
-      .orderBy(asc(devices.hostname), asc(devices.id))
-      .all();
+    return forEvaluationOf(this.db, shapeOf({ i: ids })).all({ orgId, ids: ids && JSON.stringify(ids) });
   }
 
   /** Merges values into a device's custom fields (scripts' output marker, 03 §4.6); run inside the caller's
    * transaction. The caller decides which keys may be written. */
   mergeCustomFields(deviceId: string, values: Record<string, unknown>): void {
-    const row = this.db.select({ customFields: devices.customFields }).from(devices).where(eq(devices.id, deviceId)).get();
+    const row = deviceQueries(this.db).customFieldsOf.get({ id: deviceId });
     if (!row) return;
-    this.db
-      .update(devices)
-      .set({ customFields: { ...row.customFields, ...values }, updatedAt: isoNow() })
-      .where(eq(devices.id, deviceId))
-      .run();
+    updateRow(this.db, devices, deviceId, { customFields: { ...row.customFields, ...values }, updatedAt: isoNow() });
   }
 
   /** A heartbeat: last seen now, and the reported state unless an administrator has quarantined the device.
@@ -433,12 +486,10 @@ export class DevicesService {
       ...inventoryColumns(body),
       ...(ctx.ip !== null ? { lastSeenIp: ctx.ip } : {}),
     };
-    const record = () =>
-      this.db
-        .update(devices)
-        .set({ ...reportedColumns, lastSeenAt: isoNow(), updatedAt: isoNow() })
-        .where(and(eq(devices.id, device.id), ne(devices.status, 'decommissioned')))
-        .run();
+    const record = () => {
+      const { shape, values } = heartbeatValues({ ...reportedColumns, lastSeenAt: isoNow(), updatedAt: isoNow() });
+      heartbeatWriteOf(this.db, shape).run({ ...values, [HEARTBEAT_ID]: device.id });
+    };
     if (status === device.status) record();
     else {
       // 02 §6: a device that comes back (or reports a state of its own) is an event, in the write's transaction.
@@ -463,20 +514,11 @@ export class DevicesService {
     const cutoff = new Date(now - MISSED_HEARTBEATS * AGENT_CONFIG.heartbeatIntervalSeconds * 1000).toISOString();
     return this.db.$client.transaction(() => {
       // The status each had before, for its event: read and changed in the one transaction.
-      const stale = this.db
-        .select({ id: devices.id, status: devices.status })
-        .from(devices)
-        .where(and(inArray(devices.status, [...HEARTBEATING]), sql`${devices.lastSeenAt} < ${cutoff}`))
-        .limit(batch)
-        .all();
+      const queries = offlineQueries(this.db);
+      const stale = queries.stale.all({ cutoff, limit: batch });
       if (stale.length === 0) return 0;
       const before = new Map(stale.map((d) => [d.id, d.status]));
-      const gone = this.db
-        .update(devices)
-        .set({ status: 'offline', updatedAt: new Date(now).toISOString() })
-        .where(sql`${devices.id} IN (SELECT value FROM json_each(${JSON.stringify([...before.keys()])}))`)
-        .returning({ id: devices.id, agentId: devices.agentId, orgId: devices.orgId, siteId: devices.siteId, hostname: devices.hostname, lastSeenAt: devices.lastSeenAt })
-        .all();
+      const gone = queries.markOffline.all({ ids: JSON.stringify([...before.keys()]), now: new Date(now).toISOString() });
       // 02 §6: each one is a device.offline event, published with the change.
       for (const device of gone) {
         const previousStatus = before.get(device.id) ?? 'online';
@@ -653,18 +695,15 @@ export class DevicesService {
       if (current.status === 'decommissioned') throw badRequest('Cannot change a decommissioned device', 'DEVICE_DECOMMISSIONED');
       const customFields = body.customFields === undefined ? undefined : mergeCustomFields(current.customFields, body.customFields);
       const tags = body.tags === undefined ? undefined : [...new Set(body.tags)];
-      const row = this.db
-        .update(devices)
-        .set({
-          ...(body.displayName !== undefined ? { displayName: body.displayName } : {}),
-          ...(tags !== undefined ? { tags } : {}),
-          ...(customFields !== undefined ? { customFields } : {}),
-          ...(body.deviceRole !== undefined ? { deviceRole: body.deviceRole } : {}),
-          updatedAt: isoNow(),
-        })
-        .where(eq(devices.id, id))
-        .returning()
-        .get();
+      const row = updateRow(this.db, devices, id, {
+        ...(body.displayName !== undefined ? { displayName: body.displayName } : {}),
+        ...(tags !== undefined ? { tags } : {}),
+        ...(customFields !== undefined ? { customFields } : {}),
+        ...(body.deviceRole !== undefined ? { deviceRole: body.deviceRole } : {}),
+        updatedAt: isoNow(),
+      });
+      // Found by findVisible in this transaction: always there.
+      if (!row) throw notFound('Device not found');
       recordAudit(this.db, ctx, {
         action: 'device.update',
         resourceType: 'device',
@@ -727,12 +766,9 @@ export class DevicesService {
       const current = this.findVisible(ctx, id);
       if (current.status === 'decommissioned') throw badRequest('Device is already decommissioned', 'DEVICE_ALREADY_DECOMMISSIONED');
       const now = isoNow();
-      const device = this.db
-        .update(devices)
-        .set({ status: 'decommissioned', decommissionedAt: now, updatedAt: now })
-        .where(eq(devices.id, id))
-        .returning()
-        .get();
+      const device = updateRow(this.db, devices, id, { status: 'decommissioned', decommissionedAt: now, updatedAt: now });
+      // Found by findVisible in this transaction: always there.
+      if (!device) throw notFound('Device not found');
       // Its agent can no longer fetch or report anything: what was queued for it ends now, through the modules
       // that own commands and script runs (so a script whose only runs were here can be deleted).
       const commandsCancelled = cancelOpenCommandsOf(this.db, id);

@@ -1,8 +1,8 @@
-import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, inArray, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { filters as filtersContract } from '../../../contract/filters.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedShapes, rowById, shapeConditions, shapeOf } from '../../db/prepared.js';
+import { deleteById, inJson, insertRow, preparedShapes, rowById, shapeConditions, shapeOf, updateRow } from '../../db/prepared.js';
 import { devices, savedFilters } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { DomainError, forbidden, notFound } from '../../errors.js';
@@ -86,11 +86,13 @@ export class FiltersService {
     compileFilter(body.conditions);
     const org = resolveWriteOrg(this.db, ctx.caller, body.orgId, { requireGiven: true });
     return this.db.$client.transaction(() => {
-      const row = this.db
-        .insert(savedFilters)
-        .values({ orgId: org.id, name: body.name, description: body.description ?? null, conditions: body.conditions, createdBy: ctx.caller.userId })
-        .returning()
-        .get();
+      const row = insertRow(this.db, savedFilters, {
+        orgId: org.id,
+        name: body.name,
+        description: body.description ?? null,
+        conditions: body.conditions,
+        createdBy: ctx.caller.userId,
+      });
       this.audit(ctx, 'filter.create', row, { name: row.name });
       return { data: row };
     })();
@@ -104,17 +106,13 @@ export class FiltersService {
     if (body.conditions !== undefined) compileFilter(body.conditions);
     return this.db.$client.transaction(() => {
       this.findVisible(ctx, id);
-      const row = this.db
-        .update(savedFilters)
-        .set({
-          ...(body.name !== undefined ? { name: body.name } : {}),
-          ...(body.description !== undefined ? { description: body.description } : {}),
-          ...(body.conditions !== undefined ? { conditions: body.conditions } : {}),
-          updatedAt: new Date().toISOString(),
-        })
-        .where(eq(savedFilters.id, id))
-        .returning()
-        .get();
+      const row = updateRow(this.db, savedFilters, id, {
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...(body.description !== undefined ? { description: body.description } : {}),
+        ...(body.conditions !== undefined ? { conditions: body.conditions } : {}),
+        updatedAt: new Date().toISOString(),
+      });
+      if (!row) throw notFound('Saved filter not found', 'FILTER_NOT_FOUND');
       this.audit(ctx, 'filter.update', row, { changedFields: Object.keys(body) });
       return { data: row };
     })();
@@ -123,7 +121,7 @@ export class FiltersService {
   delete(ctx: RequestContext, id: string) {
     return this.db.$client.transaction(() => {
       const row = this.findVisible(ctx, id);
-      this.db.delete(savedFilters).where(eq(savedFilters.id, id)).run();
+      deleteById(this.db, savedFilters, id);
       this.audit(ctx, 'filter.delete', row, { name: row.name });
       return { data: row };
     })();

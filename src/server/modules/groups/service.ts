@@ -1,8 +1,8 @@
-import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { groups as groupsContract } from '../../../contract/groups.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedQueries, preparedShapes, rowById, shapeConditions, shapeOf } from '../../db/prepared.js';
+import { deleteById, inJson, insertRow, preparedQueries, preparedShapes, rowById, rowQuery, shapeConditions, shapeOf, updateRow } from '../../db/prepared.js';
 import { deviceGroupMembers, deviceGroupMembershipLog, deviceGroups, devices } from '../../db/schema/index.js';
 import { systemContext, type RequestContext } from '../../context.js';
 import { badRequest, deviceGroupAccessDenied, notFound } from '../../errors.js';
@@ -28,11 +28,7 @@ export const PERIODIC_MS = 5 * 60_000;
 /** Which of the ids name device groups of the organization (an invitation's deviceGroupIds, a user's reach). */
 export function groupsOfOrg(db: Db, orgId: string, ids: readonly string[]): Set<string> {
   if (ids.length === 0) return new Set();
-  const rows = db
-    .select({ id: deviceGroups.id })
-    .from(deviceGroups)
-    .where(and(eq(deviceGroups.orgId, orgId), inArray(deviceGroups.id, [...ids])))
-    .all();
+  const rows = groupWrites(db).ofOrgAmong.all({ orgId, ids: JSON.stringify(ids) });
   return new Set(rows.map((r) => r.id));
 }
 
@@ -60,6 +56,72 @@ const groupReads = preparedQueries((db) => ({
     .groupBy(deviceGroupMembers.groupId)
     .prepare(),
 }));
+
+/** The statements of the groups' writes and of the reads they make, prepared once per database. */
+const groupWrites = preparedQueries((db) => {
+  const m = deviceGroupMembers;
+  const member = and(eq(m.groupId, sql.placeholder('groupId')), eq(m.deviceId, sql.placeholder('deviceId')));
+  return {
+    /** Those of the groups of the JSON array `ids` that belong to organization `orgId`. */
+    ofOrgAmong: db
+      .select({ id: deviceGroups.id })
+      .from(deviceGroups)
+      .where(and(eq(deviceGroups.orgId, sql.placeholder('orgId')), inJson(deviceGroups.id, 'ids')))
+      .prepare(),
+    /** How many groups have `parentId` as their parent. */
+    childCount: db.select({ n: count() }).from(deviceGroups).where(eq(deviceGroups.parentId, sql.placeholder('parentId'))).prepare(),
+    /** The parent of group `id`. */
+    parentOf: db.select({ p: deviceGroups.parentId }).from(deviceGroups).where(eq(deviceGroups.id, sql.placeholder('id'))).prepare(),
+    /** A dynamic group of organization `orgId`, if there is one. */
+    anyDynamicOf: db
+      .select({ id: deviceGroups.id })
+      .from(deviceGroups)
+      .where(and(eq(deviceGroups.orgId, sql.placeholder('orgId')), eq(deviceGroups.type, 'dynamic')))
+      .limit(1)
+      .prepare(),
+    /** The dynamic groups of organization `orgId`, and of every organization. */
+    dynamicOf: rowQuery(db, deviceGroups, and(eq(deviceGroups.type, 'dynamic'), eq(deviceGroups.orgId, sql.placeholder('orgId')))),
+    allDynamic: rowQuery(db, deviceGroups, eq(deviceGroups.type, 'dynamic')),
+    /** Group `id` was evaluated `at`. */
+    markEvaluated: db
+      .update(deviceGroups)
+      .set({ evaluatedAt: sql`${sql.placeholder('at')}` })
+      .where(eq(deviceGroups.id, sql.placeholder('id')))
+      .prepare(),
+    /** The membership of device `deviceId` in group `groupId`. */
+    member: rowQuery(db, m, member),
+    /** Adds device `deviceId` to group `groupId` unless it is a member (0 changes), by `addedBy` at `at`. */
+    addMember: db
+      .insert(m)
+      .values({
+        groupId: sql`${sql.placeholder('groupId')}`,
+        deviceId: sql`${sql.placeholder('deviceId')}`,
+        isPinned: false,
+        addedAt: sql`${sql.placeholder('at')}`,
+        addedBy: sql`${sql.placeholder('addedBy')}`,
+      })
+      .onConflictDoNothing()
+      .prepare(),
+    removeMember: db.delete(m).where(member).prepare(),
+    /** Pins the member at `pinnedAt`; unpins it. */
+    pin: db
+      .update(m)
+      .set({ isPinned: true, pinnedAt: sql`${sql.placeholder('pinnedAt')}` })
+      .where(member)
+      .prepare(),
+    unpin: db.update(m).set({ isPinned: false, pinnedAt: null }).where(member).prepare(),
+  };
+});
+
+/** Those of the devices of the JSON array `ids` in organization `orgId` that a caller sees, per VisibleScope shape
+ * (devices/service.ts). */
+const visibleDevicesOfOrgAmong = preparedShapes((db, shape) =>
+  db
+    .select({ id: devices.id })
+    .from(devices)
+    .where(and(inJson(devices.id, 'ids'), eq(devices.orgId, sql.placeholder('orgId')), visibleWherePrepared(shape)))
+    .prepare(),
+);
 
 /** The groups of a device (GET /devices/:id), prepared once per database. */
 const deviceGroupsOf = preparedQueries((db) =>
@@ -227,11 +289,15 @@ export class GroupsService {
     if (body.siteId) this.requireSiteOfOrg(ctx, body.siteId, org.id);
     if (body.parentId) this.requireParent(ctx, body.parentId, org.id);
     return this.db.$client.transaction(() => {
-      const row = this.db
-        .insert(deviceGroups)
-        .values({ orgId: org.id, siteId: body.siteId ?? null, name: body.name, type, filterConditions: conditions, filterFieldsUsed: fields, parentId: body.parentId ?? null })
-        .returning()
-        .get();
+      const row = insertRow(this.db, deviceGroups, {
+        orgId: org.id,
+        siteId: body.siteId ?? null,
+        name: body.name,
+        type,
+        filterConditions: conditions,
+        filterFieldsUsed: fields,
+        parentId: body.parentId ?? null,
+      });
       if (type === 'static' && body.deviceIds) this.addStatic(ctx, row, body.deviceIds);
       if (type === 'dynamic') this.reevaluate(row, 'Group created');
       this.audit(ctx, 'device_group.create', row, { type, filterFieldsUsed: fields });
@@ -251,18 +317,14 @@ export class GroupsService {
       if (this.ancestorsOf(body.parentId).includes(id)) throw badRequest('A group cannot be its own ancestor', 'GROUP_PARENT_CYCLE');
     }
     return this.db.$client.transaction(() => {
-      const row = this.db
-        .update(deviceGroups)
-        .set({
-          ...(body.name !== undefined ? { name: body.name } : {}),
-          ...(body.siteId !== undefined ? { siteId: body.siteId } : {}),
-          ...(body.parentId !== undefined ? { parentId: body.parentId } : {}),
-          ...(body.filterConditions !== undefined ? { filterConditions: body.filterConditions, filterFieldsUsed: fields ?? [] } : {}),
-          updatedAt: isoNow(),
-        })
-        .where(eq(deviceGroups.id, id))
-        .returning()
-        .get();
+      const row = updateRow(this.db, deviceGroups, id, {
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...(body.siteId !== undefined ? { siteId: body.siteId } : {}),
+        ...(body.parentId !== undefined ? { parentId: body.parentId } : {}),
+        ...(body.filterConditions !== undefined ? { filterConditions: body.filterConditions, filterFieldsUsed: fields ?? [] } : {}),
+        updatedAt: isoNow(),
+      });
+      if (!row) throw notFound('Group not found', 'GROUP_NOT_FOUND');
       if (row.type === 'dynamic' && (body.filterConditions !== undefined || body.siteId !== undefined)) this.reevaluate(row, 'Group conditions changed');
       this.audit(ctx, 'device_group.update', row, { changedFields: Object.keys(body) });
       return { data: this.out(ctx, row) };
@@ -271,11 +333,11 @@ export class GroupsService {
 
   delete(ctx: RequestContext, id: string) {
     const group = this.findVisible(ctx, id);
-    const children = this.db.select({ n: count() }).from(deviceGroups).where(eq(deviceGroups.parentId, id)).get()?.n ?? 0;
+    const children = groupWrites(this.db).childCount.get({ parentId: id })?.n ?? 0;
     if (children > 0) throw badRequest('Cannot delete group with child groups', 'GROUP_HAS_CHILDREN');
     return this.db.$client.transaction(() => {
       const out = this.out(ctx, group);
-      this.db.delete(deviceGroups).where(eq(deviceGroups.id, id)).run();
+      deleteById(this.db, deviceGroups, id);
       this.audit(ctx, 'device_group.delete', group, { type: group.type });
       return { data: out };
     })();
@@ -297,10 +359,7 @@ export class GroupsService {
     this.devices.findVisible(ctx, deviceId);
     if (group.type === 'dynamic') throw badRequest('Cannot manually remove devices from a dynamic group; unpin it or change the conditions', 'GROUP_IS_DYNAMIC');
     return this.db.$client.transaction(() => {
-      const gone = this.db
-        .delete(deviceGroupMembers)
-        .where(and(eq(deviceGroupMembers.groupId, id), eq(deviceGroupMembers.deviceId, deviceId)))
-        .run().changes;
+      const gone = groupWrites(this.db).removeMember.run({ groupId: id, deviceId }).changes;
       if (gone === 0) throw notFound('Device is not a member of this group', 'GROUP_MEMBER_NOT_FOUND');
       this.log(id, [deviceId], 'removed', `Removed by ${ctx.caller.email ?? ctx.caller.name ?? 'a user'}`);
       this.audit(ctx, 'device_group.members.remove', group, { deviceId });
@@ -316,9 +375,9 @@ export class GroupsService {
     return this.db.$client.transaction(() => {
       const existing = this.memberRow(id, deviceId);
       if (existing) {
-        this.db.update(deviceGroupMembers).set({ isPinned: true, pinnedAt }).where(and(eq(deviceGroupMembers.groupId, id), eq(deviceGroupMembers.deviceId, deviceId))).run();
+        groupWrites(this.db).pin.run({ groupId: id, deviceId, pinnedAt });
       } else {
-        this.db.insert(deviceGroupMembers).values({ groupId: id, deviceId, isPinned: true, pinnedAt, addedAt: pinnedAt, addedBy: ctx.caller.userId }).run();
+        insertRow(this.db, deviceGroupMembers, { groupId: id, deviceId, isPinned: true, pinnedAt, addedAt: pinnedAt, addedBy: ctx.caller.userId });
         this.log(id, [deviceId], 'added', 'Pinned');
       }
       this.audit(ctx, 'device_group.pin', group, { deviceId });
@@ -333,7 +392,7 @@ export class GroupsService {
     if (!existing?.isPinned) throw notFound('Device is not pinned in this group', 'GROUP_PIN_NOT_FOUND');
     const unpinnedAt = isoNow();
     return this.db.$client.transaction(() => {
-      this.db.update(deviceGroupMembers).set({ isPinned: false, pinnedAt: null }).where(and(eq(deviceGroupMembers.groupId, id), eq(deviceGroupMembers.deviceId, deviceId))).run();
+      groupWrites(this.db).unpin.run({ groupId: id, deviceId });
       // Unpinned, the device stays only while the conditions match.
       this.reevaluate(group, 'Unpinned');
       this.audit(ctx, 'device_group.unpin', group, { deviceId });
@@ -345,23 +404,15 @@ export class GroupsService {
 
   /** Devices changed in an organization: one pending re-evaluation job for it (durable, coalesced). */
   deviceChanged(orgId: string): void {
-    const dynamic = this.db
-      .select({ id: deviceGroups.id })
-      .from(deviceGroups)
-      .where(and(eq(deviceGroups.orgId, orgId), eq(deviceGroups.type, 'dynamic')))
-      .limit(1)
-      .get();
+    const dynamic = groupWrites(this.db).anyDynamicOf.get({ orgId });
     if (!dynamic) return;
     enqueueJob(this.db, REEVALUATE_JOB, { orgId }, { uniqueKey: `${REEVALUATE_JOB}:${orgId}`, runAt: new Date(Date.now() + 1000) });
   }
 
   /** Re-evaluates every dynamic group of an organization (or of all, without one); answers the changes made. */
   reevaluateOrg(orgId: string | null, now = new Date()): { added: number; removed: number } {
-    const rows = this.db
-      .select()
-      .from(deviceGroups)
-      .where(and(eq(deviceGroups.type, 'dynamic'), orgId ? eq(deviceGroups.orgId, orgId) : undefined))
-      .all();
+    const queries = groupWrites(this.db);
+    const rows = orgId ? queries.dynamicOf.all({ orgId }) : queries.allDynamic.all({});
     const total = { added: 0, removed: 0 };
     for (const row of rows) {
       const r = this.db.$client.transaction(() => this.reevaluate(row, 'Device changed', now))();
@@ -405,7 +456,7 @@ export class GroupsService {
           CASE action WHEN 'added' THEN ${`${MATCHED} (${why})`} ELSE ${`${UNMATCHED} (${why})`} END, ${at}
         FROM temp.${sql.identifier(DELTA)}`);
     }
-    this.db.update(deviceGroups).set({ evaluatedAt: at }).where(eq(deviceGroups.id, group.id)).run();
+    groupWrites(this.db).markEvaluated.run({ id: group.id, at });
     return { added, removed };
   }
 
@@ -421,32 +472,26 @@ export class GroupsService {
 
   private addStatic(ctx: RequestContext, group: GroupRow, deviceIds: string[]) {
     const unique = [...new Set(deviceIds)];
-    const valid = this.db
-      .select({ id: devices.id })
-      .from(devices)
-      .where(and(inArray(devices.id, unique), eq(devices.orgId, group.orgId), this.devices.visibleWhere(ctx) ?? sql`0 = 1`))
-      .all()
-      .map((r) => r.id);
+    const scope = this.devices.visibleScope(ctx);
+    const valid = scope
+      ? visibleDevicesOfOrgAmong(this.db, scope.shape)
+          .all({ ...scope.values, ids: JSON.stringify(unique), orgId: group.orgId })
+          .map((r) => r.id)
+      : [];
     const at = isoNow();
-    const inserted = valid.length === 0 ? [] : this.db
-      .insert(deviceGroupMembers)
-      .values(valid.map((deviceId) => ({ groupId: group.id, deviceId, addedAt: at, addedBy: ctx.caller.userId })))
-      .onConflictDoNothing()
-      .returning({ deviceId: deviceGroupMembers.deviceId })
-      .all();
-    this.log(group.id, inserted.map((r) => r.deviceId), 'added', `Added by ${ctx.caller.email ?? ctx.caller.name ?? 'a user'}`, at);
+    // One prepared insert a device; a member already there is skipped (0 changes), as ON CONFLICT DO NOTHING was.
+    const addMember = groupWrites(this.db).addMember;
+    const inserted = valid.filter((deviceId) => addMember.run({ groupId: group.id, deviceId, at, addedBy: ctx.caller.userId ?? null }).changes === 1);
+    this.log(group.id, inserted, 'added', `Added by ${ctx.caller.email ?? ctx.caller.name ?? 'a user'}`, at);
     return { added: inserted.length, skipped: unique.length - inserted.length, total: this.memberCounts(ctx, [group.id]).get(group.id) ?? 0 };
   }
 
   private log(groupId: string, deviceIds: string[], action: 'added' | 'removed', reason: string, at = isoNow()): void {
-    for (let i = 0; i < deviceIds.length; i += 500) {
-      const chunk = deviceIds.slice(i, i + 500);
-      this.db.insert(deviceGroupMembershipLog).values(chunk.map((deviceId) => ({ groupId, deviceId, action, reason, createdAt: at }))).run();
-    }
+    for (const deviceId of deviceIds) insertRow(this.db, deviceGroupMembershipLog, { groupId, deviceId, action, reason, createdAt: at });
   }
 
   private memberRow(groupId: string, deviceId: string) {
-    return this.db.select().from(deviceGroupMembers).where(and(eq(deviceGroupMembers.groupId, groupId), eq(deviceGroupMembers.deviceId, deviceId))).get();
+    return groupWrites(this.db).member.get({ groupId, deviceId });
   }
 
   /** The member counts of groups: the members `ctx` may see (01 §2.6), or every member without one. */
@@ -517,7 +562,7 @@ export class GroupsService {
     let current: string | null = id;
     while (current && out.length < 100) {
       out.push(current);
-      current = this.db.select({ p: deviceGroups.parentId }).from(deviceGroups).where(eq(deviceGroups.id, current)).get()?.p ?? null;
+      current = groupWrites(this.db).parentOf.get({ id: current })?.p ?? null;
     }
     return out;
   }

@@ -1,7 +1,6 @@
-import { eq } from 'drizzle-orm';
 import type { ServerConfig } from '../../config.js';
 import type { Db } from '../../db/connection.js';
-import { rowById } from '../../db/prepared.js';
+import { rowById, updateRow } from '../../db/prepared.js';
 import { committed } from '../../db/group-commit.js';
 import { users } from '../../db/schema/index.js';
 import { publicBaseUrl, tokenLink } from '../../delivery/links.js';
@@ -102,12 +101,15 @@ export class AccountService {
       const current = userId ? rowById(this.db, users, userId) : undefined;
       if (!current || current.status !== 'invited') throw badRequest(INVALID_INVITE, 'INVALID_INVITE_TOKEN');
       const now = new Date().toISOString();
-      const user = this.db
-        .update(users)
-        .set({ passwordHash, status: 'active', passwordChangedAt: now, updatedAt: now, ...(name !== undefined ? { name } : {}) })
-        .where(eq(users.id, current.id))
-        .returning()
-        .get();
+      const user = updateRow(this.db, users, current.id, {
+        passwordHash,
+        status: 'active',
+        passwordChangedAt: now,
+        updatedAt: now,
+        ...(name !== undefined ? { name } : {}),
+      });
+      // The row was read in this transaction: it is there.
+      if (!user) throw badRequest(INVALID_INVITE, 'INVALID_INVITE_TOKEN');
       const userCtx = this.auth.contextFor(user, ctx);
       recordAudit(this.db, userCtx, {
         action: 'user.invite.accept',
@@ -169,11 +171,7 @@ export class AccountService {
       const current = userId ? rowById(this.db, users, userId) : undefined;
       if (!current || current.status !== 'active') throw badRequest(INVALID_RESET, 'INVALID_RESET_TOKEN');
       const now = new Date().toISOString();
-      this.db
-        .update(users)
-        .set({ passwordHash, passwordChangedAt: now, updatedAt: now, failedLoginCount: 0, lockedUntil: null })
-        .where(eq(users.id, current.id))
-        .run();
+      updateRow(this.db, users, current.id, { passwordHash, passwordChangedAt: now, updatedAt: now, failedLoginCount: 0, lockedUntil: null });
       this.sessions.revokeAllForUser(this.db, current.id);
       recordAudit(this.db, this.auth.contextFor(current, ctx), {
         action: 'user.password.reset',

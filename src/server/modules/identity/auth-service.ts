@@ -1,9 +1,8 @@
-import { eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { MeUpdateSchema } from '../../../contract/auth.js';
 import type { ServerConfig } from '../../config.js';
 import type { Db } from '../../db/connection.js';
-import { rowById } from '../../db/prepared.js';
+import { rowById, updateRow } from '../../db/prepared.js';
 import { users } from '../../db/schema/index.js';
 import type { Caller, RequestContext } from '../../context.js';
 import { badRequest, notFound, tooManyRequests, unauthorized } from '../../errors.js';
@@ -15,6 +14,7 @@ import type { TokenSigner } from '../../security/tokens.js';
 import { recordAudit } from '../audit/recorder.js';
 import { publishEvent } from '../../jobs/queue.js';
 import { resolveUserCaller, roleNames } from './caller-resolver.js';
+import { userByEmail } from './directory.js';
 import type { IssuedTokens, SessionService, SignInMethod } from './sessions.js';
 
 export type User = typeof users.$inferSelect;
@@ -61,7 +61,7 @@ export class AuthService {
   }
 
   findUserByEmail(email: string): User | undefined {
-    return this.db.select().from(users).where(eq(users.email, email.trim().toLowerCase())).get();
+    return userByEmail(this.db, email.trim().toLowerCase());
   }
 
   getUser(id: string): User {
@@ -143,11 +143,7 @@ export class AuthService {
     const failures = this.passwordAttempts.failures(loginFailKey(user), windowMs);
     this.db.$client.transaction(() => {
       if (counted && failures >= t.lockoutFailures && !isLocked(user)) {
-        this.db
-          .update(users)
-          .set({ lockedUntil: new Date(Date.now() + windowMs).toISOString(), failedLoginCount: failures })
-          .where(eq(users.id, user.id))
-          .run();
+        updateRow(this.db, users, user.id, { lockedUntil: new Date(Date.now() + windowMs).toISOString(), failedLoginCount: failures });
       }
       recordAudit(this.db, ctx, { action: 'user.login.failed', resourceType: 'user', resourceId: user.id, resourceName: user.email, orgId: ctx.caller.orgId, result: 'failure', details: { reason } });
     })();
@@ -164,7 +160,7 @@ export class AuthService {
   ): Promise<IssuedTokens> {
     const tokens = await this.sessions.issue(user.id, mfa, { ip: ctx.ip, userAgent: ctx.userAgent, signInMethod: signIn });
     this.db.$client.transaction(() => {
-      this.db.update(users).set({ lastLoginAt: new Date().toISOString(), failedLoginCount: 0, lockedUntil: null }).where(eq(users.id, user.id)).run();
+      updateRow(this.db, users, user.id, { lastLoginAt: new Date().toISOString(), failedLoginCount: 0, lockedUntil: null });
       recordAudit(this.db, ctx, { action: 'user.login', resourceType: 'user', resourceId: user.id, resourceName: user.email, orgId: ctx.caller.orgId, details: { ...details, mfa } });
       // 02 §6: an organization's webhooks may subscribe to its users' sign-ins (a partner user's has no organization).
       publishEvent(this.db, 'user.login', { userId: user.id, email: user.email, orgId: ctx.caller.orgId, ...details, mfa }, ctx.caller.orgId);
@@ -229,7 +225,7 @@ export class AuthService {
     const passwordHash = await hashPassword(newPassword);
     this.db.$client.transaction(() => {
       const now = new Date().toISOString();
-      this.db.update(users).set({ passwordHash, passwordChangedAt: now, updatedAt: now }).where(eq(users.id, user.id)).run();
+      updateRow(this.db, users, user.id, { passwordHash, passwordChangedAt: now, updatedAt: now });
       this.sessions.revokeAllForUser(this.db, user.id);
       recordAudit(this.db, ctx, { action: 'user.password.change', resourceType: 'user', resourceId: user.id, resourceName: user.email, orgId: ctx.caller.orgId, details: { sessionsRevoked: true } });
     })();
@@ -302,7 +298,7 @@ export class AuthService {
     const userId = ctx.caller.userId ?? '';
     this.db.$client.transaction(() => {
       const changes = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
-      this.db.update(users).set({ ...changes, updatedAt: new Date().toISOString() }).where(eq(users.id, userId)).run();
+      updateRow(this.db, users, userId, { ...changes, updatedAt: new Date().toISOString() });
       recordAudit(this.db, ctx, { action: 'user.update', resourceType: 'user', resourceId: userId, resourceName: ctx.caller.email, orgId: ctx.caller.orgId, details: { changes: Object.keys(changes) } });
     })();
     return this.me(ctx);

@@ -1,36 +1,59 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedQueries } from '../../db/prepared.js';
-import { organizationUsers, organizations, partnerUsers, partners, roles, users } from '../../db/schema/index.js';
+import { preparedQueries } from '../../db/prepared.js';
+import { organizationUsers, organizations, partnerUsers, partners, users } from '../../db/schema/index.js';
 import type { Caller } from '../../context.js';
 
 /** How many roles an inheritance chain may hold (the role and its ancestors); longer chains are refused. */
 export const MAX_INHERITANCE_DEPTH = 16;
 
-/** The queries of every session request, prepared once per database (db/prepared.ts). */
+/** The queries of every session request, prepared once per database (db/prepared.ts). Each reads only the columns
+ * a caller is made of: the user row's other columns and the tenant rows' (settings and SSO configuration, parsed
+ * as JSON on every read) are no part of it. */
 const queriesOf = preparedQueries((db) => {
   const byUser = eq(users.id, sql.placeholder('userId'));
   return {
-    user: db.select().from(users).where(byUser).prepare(),
+    user: db
+      .select({ id: users.id, email: users.email, name: users.name, status: users.status, isSystemAdmin: users.isSystemAdmin })
+      .from(users)
+      .where(byUser)
+      .prepare(),
     partnerLink: db
-      .select({ link: partnerUsers, partner: partners })
+      .select({
+        roleId: partnerUsers.roleId,
+        orgAccess: partnerUsers.orgAccess,
+        orgIds: partnerUsers.orgIds,
+        partnerId: partners.id,
+        partnerStatus: partners.status,
+        partnerDeletedAt: partners.deletedAt,
+      })
       .from(partnerUsers)
       .innerJoin(partners, eq(partners.id, partnerUsers.partnerId))
       .where(eq(partnerUsers.userId, sql.placeholder('userId')))
       .prepare(),
     orgLink: db
-      .select({ link: organizationUsers, org: organizations, partner: partners })
+      .select({
+        roleId: organizationUsers.roleId,
+        siteIds: organizationUsers.siteIds,
+        deviceGroupIds: organizationUsers.deviceGroupIds,
+        orgId: organizations.id,
+        orgDeletedAt: organizations.deletedAt,
+        partnerId: partners.id,
+        partnerStatus: partners.status,
+        partnerDeletedAt: partners.deletedAt,
+      })
       .from(organizationUsers)
       .innerJoin(organizations, eq(organizations.id, organizationUsers.orgId))
       .innerJoin(partners, eq(partners.id, organizations.partnerId))
       .where(eq(organizationUsers.userId, sql.placeholder('userId')))
       .prepare(),
     // The role and its ancestors, at most MAX_INHERITANCE_DEPTH of them (a cycle ends there too), in one
-    // statement rather than two queries per role of the chain.
-    permissions: db.$client.prepare<[string, number], { grant: string }>(
+    // statement rather than two queries per role of the chain. UNION ALL: each step adds at most one row (a role
+    // has one parent) one deeper than the last, so no row repeats and UNION would only pay for a table to check.
+    permissions: db.$client.prepare<[string, number], string>(
       `WITH RECURSIVE chain(id, depth) AS (
          SELECT ?, 1
-         UNION
+         UNION ALL
          SELECT r.parent_role_id, c.depth + 1 FROM roles r JOIN chain c ON r.id = c.id
           WHERE r.parent_role_id IS NOT NULL AND c.depth < ?
        )
@@ -40,12 +63,11 @@ const queriesOf = preparedQueries((db) => {
   };
 });
 
-/** A role's permissions with those it inherits through its parents (01 §2.8), as `resource:action`. */
+/** A role's permissions with those it inherits through its parents (01 §2.8), as `resource:action`, sorted. Read
+ * plucked (one string per row, no row object to make and map); the statement is shared by its SQL text on the
+ * connection (db/connection.ts), so the mode is set at each use. */
 export function effectivePermissions(db: Db, roleId: string): string[] {
-  return queriesOf(db)
-    .permissions.all(roleId, MAX_INHERITANCE_DEPTH)
-    .map((r) => r.grant)
-    .sort();
+  return queriesOf(db).permissions.pluck(true).all(roleId, MAX_INHERITANCE_DEPTH).sort();
 }
 
 export type UserCallerResult =
@@ -78,13 +100,13 @@ export function resolveUserCaller(db: Db, userId: string, session: { sessionId: 
   }
   const partnerLink = queries.partnerLink.get({ userId });
   if (partnerLink) {
-    const { link, partner } = partnerLink;
+    const link = partnerLink;
     return {
       ok: true,
       caller: {
         ...base,
         scope: 'partner',
-        partnerId: partner.id,
+        partnerId: link.partnerId,
         orgId: null,
         orgAccess: link.orgAccess,
         orgIds: link.orgIds ?? [],
@@ -92,27 +114,27 @@ export function resolveUserCaller(db: Db, userId: string, session: { sessionId: 
         deviceGroupIds: null,
         roleId: link.roleId,
         permissions: effectivePermissions(db, link.roleId),
-        partnerStatus: partner.deletedAt ? 'deleted' : partner.status,
+        partnerStatus: link.partnerDeletedAt ? 'deleted' : link.partnerStatus,
       },
     };
   }
   const orgLink = queries.orgLink.get({ userId });
   if (orgLink) {
-    const { link, org, partner } = orgLink;
+    const link = orgLink;
     return {
       ok: true,
       caller: {
         ...base,
         scope: 'organization',
-        partnerId: partner.id,
-        orgId: org.id,
+        partnerId: link.partnerId,
+        orgId: link.orgId,
         orgAccess: null,
         orgIds: null,
         siteIds: link.siteIds ?? null,
         deviceGroupIds: link.deviceGroupIds ?? null,
         roleId: link.roleId,
         permissions: effectivePermissions(db, link.roleId),
-        partnerStatus: partner.deletedAt || org.deletedAt ? 'deleted' : partner.status,
+        partnerStatus: link.partnerDeletedAt || link.orgDeletedAt ? 'deleted' : link.partnerStatus,
       },
     };
   }
@@ -123,12 +145,22 @@ export function resolveUserCaller(db: Db, userId: string, session: { sessionId: 
   };
 }
 
+/** Role id → name of the roles among IDS that exist. One id (a user's view, /auth/me) is looked up by its key
+ * alone; several go in as one JSON array. */
 export function roleNames(db: Db, ids: string[]): Map<string, string> {
-  if (ids.length === 0) return new Map();
-  return new Map(roleNamesOf(db).byIds.all({ ids: JSON.stringify(ids) }).map((r) => [r.id, r.name]));
+  const [first] = ids;
+  if (first === undefined) return new Map<string, string>();
+  const queries = roleNamesOf(db);
+  if (ids.length === 1) {
+    const name = queries.nameOf.pluck(true).get(first);
+    return new Map<string, string>(name === undefined ? [] : [[first, name]]);
+  }
+  return new Map<string, string>(queries.byIds.raw(true).all(JSON.stringify(ids)));
 }
 
-/** The names of roles by a JSON array of ids, prepared once (a user list asks on every request). */
+/** The names of roles, prepared once (a user list and every user's view ask on each request). Read plucked or as
+ * arrays, the mode set at each use (the statements are shared by SQL text, db/connection.ts). */
 const roleNamesOf = preparedQueries((db) => ({
-  byIds: db.select({ id: roles.id, name: roles.name }).from(roles).where(inJson(roles.id, 'ids')).prepare(),
+  nameOf: db.$client.prepare<[string], string>('SELECT name FROM roles WHERE id = ?'),
+  byIds: db.$client.prepare<[string], [string, string]>('SELECT id, name FROM roles WHERE id IN (SELECT value FROM json_each(?))'),
 }));

@@ -1,6 +1,6 @@
 import { and, eq, isNull, notInArray, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedQueries, preparedShapes, shapeConditions, shapeOf } from '../../db/prepared.js';
+import { inJson, insertRow, preparedQueries, preparedShapes, rowQuery, shapeConditions, shapeOf } from '../../db/prepared.js';
 import { organizationUsers, organizations, partnerUsers, users } from '../../db/schema/index.js';
 import type { Caller } from '../../context.js';
 import { namesById } from '../../lib/names.js';
@@ -115,6 +115,54 @@ const linksOf = preparedQueries((db) => ({
     .prepare(),
 }));
 
+/** The statements of the directory's other reads and of its writes, prepared once per database (db/prepared.ts).
+ * A link is named by its tenant and its user (the table's key). */
+const directoryQueries = preparedQueries((db) => ({
+  userByEmail: rowQuery(db, users, eq(users.email, sql.placeholder('email'))),
+  unlinkedUsers: rowQuery(
+    db,
+    users,
+    and(
+      notInArray(users.id, db.select({ id: partnerUsers.userId }).from(partnerUsers)),
+      notInArray(users.id, db.select({ id: organizationUsers.userId }).from(organizationUsers)),
+    ),
+  ),
+  partnerLinkOfRole: db
+    .select({ id: partnerUsers.userId })
+    .from(partnerUsers)
+    .where(eq(partnerUsers.roleId, sql.placeholder('roleId')))
+    .prepare(),
+  orgLinkOfRole: db
+    .select({ id: organizationUsers.userId })
+    .from(organizationUsers)
+    .where(eq(organizationUsers.roleId, sql.placeholder('roleId')))
+    .prepare(),
+  deletePartnerLink: db
+    .delete(partnerUsers)
+    .where(and(eq(partnerUsers.partnerId, sql.placeholder('partnerId')), eq(partnerUsers.userId, sql.placeholder('userId'))))
+    .prepare(),
+  deleteOrgLink: db
+    .delete(organizationUsers)
+    .where(and(eq(organizationUsers.orgId, sql.placeholder('orgId')), eq(organizationUsers.userId, sql.placeholder('userId'))))
+    .prepare(),
+  // The role goes in as a bare placeholder (db/prepared.ts driverValue): a plain text value, bound as given.
+  setPartnerRole: db
+    .update(partnerUsers)
+    .set({ roleId: sql`${sql.placeholder('roleId')}` })
+    .where(and(eq(partnerUsers.partnerId, sql.placeholder('partnerId')), eq(partnerUsers.userId, sql.placeholder('userId'))))
+    .prepare(),
+  setOrgRole: db
+    .update(organizationUsers)
+    .set({ roleId: sql`${sql.placeholder('roleId')}` })
+    .where(and(eq(organizationUsers.orgId, sql.placeholder('orgId')), eq(organizationUsers.userId, sql.placeholder('userId'))))
+    .prepare(),
+}));
+
+/** The user with this e-mail address, as given (the column is stored lower-cased: callers normalize first). */
+export function userByEmail(db: Db, email: string): UserRow | undefined {
+  return directoryQueries(db).userByEmail.get({ email });
+}
+
 /**
  * Who is a member of what: the partner-user and organization-user links (01 §2.6), read for the users,
  * roles and access-review modules. Every query is bounded by a LinkFilter derived from the caller.
@@ -164,13 +212,7 @@ export class Directory {
 
   /** Users with no link at all (the system administrator, standalone users): only system callers see them. */
   unlinkedUsers(): UserRow[] {
-    const linkedToPartner = this.db.select({ id: partnerUsers.userId }).from(partnerUsers);
-    const linkedToOrg = this.db.select({ id: organizationUsers.userId }).from(organizationUsers);
-    return this.db
-      .select()
-      .from(users)
-      .where(and(notInArray(users.id, linkedToPartner), notInArray(users.id, linkedToOrg)))
-      .all();
+    return directoryQueries(this.db).unlinkedUsers.all({});
   }
 
   /** Whether a link is inside the filter. */
@@ -181,49 +223,30 @@ export class Directory {
 
   /** Whether any link (in any tenant) names the role. */
   roleInUse(roleId: string): boolean {
-    return (
-      this.db.select({ id: partnerUsers.userId }).from(partnerUsers).where(eq(partnerUsers.roleId, roleId)).get() !== undefined ||
-      this.db.select({ id: organizationUsers.userId }).from(organizationUsers).where(eq(organizationUsers.roleId, roleId)).get() !==
-        undefined
-    );
+    const queries = directoryQueries(this.db);
+    return queries.partnerLinkOfRole.get({ roleId }) !== undefined || queries.orgLinkOfRole.get({ roleId }) !== undefined;
   }
 
   /** Removes a user's link (the account stays). Returns whether there was one. */
   removeLink(tx: Db, userId: string, membership: LinkRef): boolean {
-    if (membership.kind === 'partner') {
-      return (
-        tx
-          .delete(partnerUsers)
-          .where(and(eq(partnerUsers.partnerId, membership.partnerId), eq(partnerUsers.userId, userId)))
-          .run().changes > 0
-      );
-    }
-    return (
-      tx
-        .delete(organizationUsers)
-        .where(and(eq(organizationUsers.orgId, membership.orgId), eq(organizationUsers.userId, userId)))
-        .run().changes > 0
-    );
+    const queries = directoryQueries(tx);
+    const removed =
+      membership.kind === 'partner'
+        ? queries.deletePartnerLink.run({ partnerId: membership.partnerId, userId })
+        : queries.deleteOrgLink.run({ orgId: membership.orgId, userId });
+    return removed.changes > 0;
   }
 
   /** A passwordless, active user linked to one organization with a role (01 §5.10 SSO auto-provisioning). */
   provisionOrganizationUser(tx: Db, values: { email: string; name: string; orgId: string; roleId: string }): UserRow {
-    const user = tx.insert(users).values({ email: values.email.trim().toLowerCase(), name: values.name, status: 'active' }).returning().get();
-    tx.insert(organizationUsers).values({ orgId: values.orgId, userId: user.id, roleId: values.roleId }).run();
+    const user = insertRow(tx, users, { email: values.email.trim().toLowerCase(), name: values.name, status: 'active' });
+    insertRow(tx, organizationUsers, { orgId: values.orgId, userId: user.id, roleId: values.roleId });
     return user;
   }
 
   setRole(tx: Db, userId: string, membership: LinkRef, roleId: string): void {
-    if (membership.kind === 'partner') {
-      tx.update(partnerUsers)
-        .set({ roleId })
-        .where(and(eq(partnerUsers.partnerId, membership.partnerId), eq(partnerUsers.userId, userId)))
-        .run();
-    } else {
-      tx.update(organizationUsers)
-        .set({ roleId })
-        .where(and(eq(organizationUsers.orgId, membership.orgId), eq(organizationUsers.userId, userId)))
-        .run();
-    }
+    const queries = directoryQueries(tx);
+    if (membership.kind === 'partner') queries.setPartnerRole.run({ roleId, partnerId: membership.partnerId, userId });
+    else queries.setOrgRole.run({ roleId, orgId: membership.orgId, userId });
   }
 }

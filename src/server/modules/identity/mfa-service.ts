@@ -1,9 +1,10 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { ServerConfig } from '../../config.js';
 import type { Db } from '../../db/connection.js';
+import { insertRow, preparedQueries, updateRow } from '../../db/prepared.js';
 import { mfaRecoveryCodes, users } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
-import { DomainError, badRequest, forbidden, tooManyRequests, unauthorized } from '../../errors.js';
+import { DomainError, badRequest, forbidden, notFound, tooManyRequests, unauthorized } from '../../errors.js';
 import type { SecretBox } from '../../security/crypto.js';
 import { SlidingWindowLimiter } from '../../security/sliding-window.js';
 import type { TokenSigner } from '../../security/tokens.js';
@@ -43,6 +44,37 @@ const refusalOf = (check: Exclude<TotpCheck, 'accepted'>): Refusal => (check ===
 /** Checks (and uses up) an SMS sign-in code of a user (identity/sms-service.ts). */
 export interface SmsLoginCodes {
   consume(userId: string, purpose: 'mfa_login', code: string): string | null;
+}
+
+/** The recovery-code statements, prepared once per database (db/prepared.ts). */
+const recoveryCodeQueries = preparedQueries((db) => ({
+  // usedAt goes in as a bare placeholder, bound as given (a plain text column).
+  use: db
+    .update(mfaRecoveryCodes)
+    .set({ usedAt: sql`${sql.placeholder('now')}` })
+    .where(
+      and(
+        eq(mfaRecoveryCodes.userId, sql.placeholder('userId')),
+        eq(mfaRecoveryCodes.codeHash, sql.placeholder('codeHash')),
+        isNull(mfaRecoveryCodes.usedAt),
+      ),
+    )
+    .prepare(),
+  deleteOfUser: db
+    .delete(mfaRecoveryCodes)
+    .where(eq(mfaRecoveryCodes.userId, sql.placeholder('userId')))
+    .prepare(),
+}));
+
+/** Ends every recovery code of a user (MFA turned off). */
+export function deleteRecoveryCodes(db: Db, userId: string): void {
+  recoveryCodeQueries(db).deleteOfUser.run({ userId });
+}
+
+/** Replaces every recovery code of a user with these (stored hashed), in the caller's transaction. */
+export function replaceRecoveryCodes(db: Db, userId: string, codes: readonly string[]): void {
+  deleteRecoveryCodes(db, userId);
+  for (const code of codes) insertRow(db, mfaRecoveryCodes, { userId, codeHash: hashRecoveryCode(code) });
 }
 
 /** An audit entry about a user's own sign-in factors: the user is the resource, in the caller's organization. */
@@ -128,19 +160,8 @@ export class MfaService {
 
   /** An unused recovery code of the user, marked used by the same statement (so it works once). */
   private consumeRecoveryCode(userId: string, code: string): boolean {
-    const used = this.db
-      .update(mfaRecoveryCodes)
-      .set({ usedAt: new Date().toISOString() })
-      .where(
-        and(
-          eq(mfaRecoveryCodes.userId, userId),
-          eq(mfaRecoveryCodes.codeHash, hashRecoveryCode(code)),
-          isNull(mfaRecoveryCodes.usedAt),
-        ),
-      )
-      .returning({ id: mfaRecoveryCodes.id })
-      .all();
-    return used.length > 0;
+    const used = recoveryCodeQueries(this.db).use.run({ now: new Date().toISOString(), userId, codeHash: hashRecoveryCode(code) });
+    return used.changes > 0;
   }
 
   /** Checks a code against the user's active factor, throttled: what proved it, or why it was refused. */
@@ -164,14 +185,6 @@ export class MfaService {
     return INVALID;
   }
 
-  private storeRecoveryCodes(userId: string, codes: string[]): void {
-    this.db.delete(mfaRecoveryCodes).where(eq(mfaRecoveryCodes.userId, userId)).run();
-    this.db
-      .insert(mfaRecoveryCodes)
-      .values(codes.map((code) => ({ userId, codeHash: hashRecoveryCode(code) })))
-      .run();
-  }
-
   // ---- endpoints ----
 
   /** POST /auth/mfa/setup: the password proved again when given (issue 15 item 2), then a pending secret (sealed) and fresh recovery codes; both shown once. */
@@ -184,12 +197,8 @@ export class MfaService {
     const enrollment = await newTotpEnrollment(user.email);
     const recoveryCodes = newRecoveryCodes();
     this.db.$client.transaction(() => {
-      this.db
-        .update(users)
-        .set({ mfaPendingSecretEnc: this.box.seal(enrollment.secret), updatedAt: new Date().toISOString() })
-        .where(eq(users.id, user.id))
-        .run();
-      this.storeRecoveryCodes(user.id, recoveryCodes);
+      updateRow(this.db, users, user.id, { mfaPendingSecretEnc: this.box.seal(enrollment.secret), updatedAt: new Date().toISOString() });
+      replaceRecoveryCodes(this.db, user.id, recoveryCodes);
       recordUserAudit(this.db, ctx, user, 'user.mfa.setup', { details: { method: 'totp' } });
     })();
     return { ...enrollment, recoveryCodes };
@@ -212,18 +221,14 @@ export class MfaService {
       throw badRequest(refusal.message, refusal.code);
     }
     const enabled = this.db.$client.transaction(() => {
-      const updated = this.db
-        .update(users)
-        .set({
-          mfaEnabled: true,
-          mfaMethod: 'totp',
-          mfaSecretEnc: pending,
-          mfaPendingSecretEnc: null,
-          updatedAt: new Date().toISOString(),
-        })
-        .where(eq(users.id, user.id))
-        .returning()
-        .get();
+      const updated = updateRow(this.db, users, user.id, {
+        mfaEnabled: true,
+        mfaMethod: 'totp',
+        mfaSecretEnc: pending,
+        mfaPendingSecretEnc: null,
+        updatedAt: new Date().toISOString(),
+      });
+      if (!updated) throw notFound('User not found');
       recordMfaEnabled(this.db, ctx, user, 'totp');
       return updated;
     })();
@@ -267,18 +272,14 @@ export class MfaService {
     const proof = this.prove(ctx, user, code, true);
     if (typeof proof !== 'string') throw badRequest(proof.message, proof.code);
     this.db.$client.transaction(() => {
-      this.db
-        .update(users)
-        .set({
-          mfaEnabled: false,
-          mfaMethod: null,
-          mfaSecretEnc: null,
-          mfaPendingSecretEnc: null,
-          updatedAt: new Date().toISOString(),
-        })
-        .where(eq(users.id, user.id))
-        .run();
-      this.db.delete(mfaRecoveryCodes).where(eq(mfaRecoveryCodes.userId, user.id)).run();
+      updateRow(this.db, users, user.id, {
+        mfaEnabled: false,
+        mfaMethod: null,
+        mfaSecretEnc: null,
+        mfaPendingSecretEnc: null,
+        updatedAt: new Date().toISOString(),
+      });
+      deleteRecoveryCodes(this.db, user.id);
       recordUserAudit(this.db, ctx, user, 'user.mfa.disable');
     })();
   }
@@ -290,7 +291,7 @@ export class MfaService {
     this.requireEnabled(user);
     const recoveryCodes = newRecoveryCodes();
     this.db.$client.transaction(() => {
-      this.storeRecoveryCodes(user.id, recoveryCodes);
+      replaceRecoveryCodes(this.db, user.id, recoveryCodes);
       recordUserAudit(this.db, ctx, user, 'user.mfa.recovery_codes.regenerate', {
         details: { count: recoveryCodes.length },
       });

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { RegisterPartnerSchema, RegisterSchema } from '../../../contract/auth.js';
 import type { ServerConfig } from '../../config.js';
 import type { Db } from '../../db/connection.js';
+import { insertRow } from '../../db/prepared.js';
 import { partnerUsers, rolePermissions, roles, users } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { DomainError, badRequest, conflict, forbidden, tooManyRequests } from '../../errors.js';
@@ -90,7 +91,7 @@ export class RegistrationService {
   }
 
   private insertUser(email: string, name: string, passwordHash: string): User {
-    return this.db.insert(users).values({ email, name, passwordHash, status: 'active' }).returning().get();
+    return insertRow(this.db, users, { email, name, passwordHash, status: 'active' });
   }
 
   /** The new user as the actor of its own registration's audit entries. */
@@ -149,22 +150,15 @@ export class RegistrationService {
       const user = this.insertUser(email, body.name, passwordHash);
       const partner = this.createPartnerWithFreeSlug(this.actorContext(ctx, user, null), body.companyName);
       const actor = this.actorContext(ctx, user, partner.id);
-      const role = this.db
-        .insert(roles)
-        .values({
-          partnerId: partner.id,
-          name: 'Partner Admin',
-          description: 'Everything in the partner',
-          scope: 'partner',
-          isSystem: true,
-        })
-        .returning()
-        .get();
-      this.db.insert(rolePermissions).values({ roleId: role.id, resource: '*', action: '*' }).run();
-      this.db
-        .insert(partnerUsers)
-        .values({ partnerId: partner.id, userId: user.id, roleId: role.id, orgAccess: 'all' })
-        .run();
+      const role = insertRow(this.db, roles, {
+        partnerId: partner.id,
+        name: 'Partner Admin',
+        description: 'Everything in the partner',
+        scope: 'partner',
+        isSystem: true,
+      });
+      insertRow(this.db, rolePermissions, { roleId: role.id, resource: '*', action: '*' });
+      insertRow(this.db, partnerUsers, { partnerId: partner.id, userId: user.id, roleId: role.id, orgAccess: 'all' });
       recordAudit(this.db, actor, {
         action: 'role.create',
         resourceType: 'role',

@@ -1,7 +1,7 @@
-import { and, eq, gt, isNull, ne, or, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
 import { committed } from '../../db/group-commit.js';
-import { preparedQueries, rowById } from '../../db/prepared.js';
+import { inJson, insertRow, preparedQueries, rowById, updateRow } from '../../db/prepared.js';
 import { refreshTokens, sessions } from '../../db/schema/index.js';
 import { unauthorized } from '../../errors.js';
 import { randomToken, sha256Hex } from '../../security/crypto.js';
@@ -10,18 +10,29 @@ import type { TokenSigner } from '../../security/tokens.js';
 /** How a session was opened (sessions.signInMethod). */
 export type SignInMethod = 'password' | 'sso';
 
+/** The statements of revokeSessionsOf, prepared once per database (db/prepared.ts): the live sessions of the users
+ * of a JSON array, all of them or all but those opened one way (`except`). */
+const revokeQueries = preparedQueries((db) => {
+  const revoke = (kept?: SQL) =>
+    db
+      .update(sessions)
+      .set({ revokedAt: sql`${sql.placeholder('now')}` })
+      .where(and(inJson(sessions.userId, 'userIds'), isNull(sessions.revokedAt), kept))
+      .prepare();
+  return {
+    all: revoke(),
+    allExcept: revoke(or(isNull(sessions.signInMethod), ne(sessions.signInMethod, sql.placeholder('except')))),
+  };
+});
+
 /** Ends every live session of these users, in the caller's transaction (for other modules too: SSO
  * enforcement); answers how many ended. `except` keeps the sessions opened that way (SSO enforcement keeps SSO
  * sessions; a session whose method is unknown, older than the column, is never kept). */
 export function revokeSessionsOf(tx: Db, userIds: readonly string[], except?: SignInMethod): number {
   if (userIds.length === 0) return 0;
-  const nowIso = new Date().toISOString();
-  const kept = except === undefined ? undefined : or(isNull(sessions.signInMethod), ne(sessions.signInMethod, except));
-  return tx
-    .update(sessions)
-    .set({ revokedAt: nowIso })
-    .where(and(sql`${sessions.userId} IN (SELECT value FROM json_each(${JSON.stringify(userIds)}))`, isNull(sessions.revokedAt), kept))
-    .run().changes;
+  const values = { now: new Date().toISOString(), userIds: JSON.stringify(userIds) };
+  const revoke = revokeQueries(tx);
+  return (except === undefined ? revoke.all.run(values) : revoke.allExcept.run({ ...values, except })).changes;
 }
 
 export interface IssuedTokens {
@@ -38,6 +49,16 @@ export interface AccessSession {
   mfa: boolean;
   until: number;
 }
+
+/** A refresh token by its hash, with its session: prepared once per database (db/prepared.ts). */
+const refreshTokenQuery = preparedQueries((db) =>
+  db
+    .select({ token: refreshTokens, session: sessions })
+    .from(refreshTokens)
+    .innerJoin(sessions, eq(sessions.id, refreshTokens.sessionId))
+    .where(eq(refreshTokens.tokenHash, sql.placeholder('tokenHash')))
+    .prepare(),
+);
 
 /** The session lookup of every session-authenticated request, prepared once per database (db/prepared.ts). */
 const liveSessionQuery = preparedQueries((db) =>
@@ -76,26 +97,19 @@ export class SessionService {
     const now = Date.now();
     const refreshToken = randomToken(32);
     const session = this.db.$client.transaction(() => {
-      const created = this.db
-        .insert(sessions)
-        .values({
-          userId,
-          mfa,
-          signInMethod: meta.signInMethod,
-          ipAddress: meta.ip,
-          userAgent: meta.userAgent?.slice(0, 512) ?? null,
-          expiresAt: new Date(now + this.settings.refreshTtlSeconds * 1000).toISOString(),
-        })
-        .returning()
-        .get();
-      this.db
-        .insert(refreshTokens)
-        .values({
-          sessionId: created.id,
-          tokenHash: sha256Hex(refreshToken),
-          expiresAt: created.expiresAt,
-        })
-        .run();
+      const created = insertRow(this.db, sessions, {
+        userId,
+        mfa,
+        signInMethod: meta.signInMethod,
+        ipAddress: meta.ip,
+        userAgent: meta.userAgent?.slice(0, 512) ?? null,
+        expiresAt: new Date(now + this.settings.refreshTtlSeconds * 1000).toISOString(),
+      });
+      insertRow(this.db, refreshTokens, {
+        sessionId: created.id,
+        tokenHash: sha256Hex(refreshToken),
+        expiresAt: created.expiresAt,
+      });
       return created;
     })();
     return { ...(await this.accessFor(userId, session.id, mfa)), refreshToken, sessionId: session.id };
@@ -117,23 +131,15 @@ export class SessionService {
     const nowIso = new Date().toISOString();
     const next = randomToken(32);
     const outcome = this.db.$client.transaction(() => {
-      const row = this.db
-        .select({ token: refreshTokens, session: sessions })
-        .from(refreshTokens)
-        .innerJoin(sessions, eq(sessions.id, refreshTokens.sessionId))
-        .where(eq(refreshTokens.tokenHash, sha256Hex(presented)))
-        .get();
+      const row = refreshTokenQuery(this.db).get({ tokenHash: sha256Hex(presented) });
       if (!row) return null;
       if (row.token.revokedAt) {
-        this.db.update(sessions).set({ revokedAt: nowIso }).where(eq(sessions.id, row.session.id)).run();
+        updateRow(this.db, sessions, row.session.id, { revokedAt: nowIso });
         return null;
       }
       if (row.session.revokedAt || row.token.expiresAt <= nowIso || row.session.expiresAt <= nowIso) return null;
-      this.db.update(refreshTokens).set({ revokedAt: nowIso }).where(eq(refreshTokens.id, row.token.id)).run();
-      this.db
-        .insert(refreshTokens)
-        .values({ sessionId: row.session.id, tokenHash: sha256Hex(next), expiresAt: row.session.expiresAt })
-        .run();
+      updateRow(this.db, refreshTokens, row.token.id, { revokedAt: nowIso });
+      insertRow(this.db, refreshTokens, { sessionId: row.session.id, tokenHash: sha256Hex(next), expiresAt: row.session.expiresAt });
       return row.session;
     })();
     if (!outcome) throw unauthorized('Invalid or expired refresh token', 'INVALID_REFRESH_TOKEN');

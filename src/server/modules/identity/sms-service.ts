@@ -1,9 +1,10 @@
 import { createHmac, randomInt } from 'node:crypto';
-import { and, desc, eq, isNull } from 'drizzle-orm';
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { ServerConfig } from '../../config.js';
 import type { Db } from '../../db/connection.js';
 import { committed } from '../../db/group-commit.js';
-import { mfaRecoveryCodes, smsCodes, users } from '../../db/schema/index.js';
+import { deleteById, insertRow, preparedQueries, rowQuery, updateRow } from '../../db/prepared.js';
+import { smsCodes, users } from '../../db/schema/index.js';
 import { smsCodeText } from '../../delivery/messages.js';
 import type { SmsSender } from '../../delivery/sms.js';
 import type { RequestContext } from '../../context.js';
@@ -11,14 +12,24 @@ import { badRequest, forbidden, tooManyRequests, unauthorized } from '../../erro
 import { safeEqual } from '../../security/crypto.js';
 import { SlidingWindowLimiter } from '../../security/sliding-window.js';
 import type { TokenSigner } from '../../security/tokens.js';
-import { hashRecoveryCode, newRecoveryCodes } from '../../security/totp.js';
+import { newRecoveryCodes } from '../../security/totp.js';
 import { recordAudit } from '../audit/recorder.js';
 import type { AuthService, User } from './auth-service.js';
-import { recordMfaEnabled } from './mfa-service.js';
+import { recordMfaEnabled, replaceRecoveryCodes } from './mfa-service.js';
 
 export type SmsCodePurpose = 'phone_verify' | 'mfa_login';
 
 const INVALID_CODE = 'Invalid or expired verification code';
+
+/** The live codes of a user and purpose (not yet used), prepared once per database (db/prepared.ts): issuing
+ * ends them, checking reads the latest. */
+const codeQueries = preparedQueries((db) => {
+  const live = and(eq(smsCodes.userId, sql.placeholder('userId')), eq(smsCodes.purpose, sql.placeholder('purpose')), isNull(smsCodes.consumedAt));
+  return {
+    deleteLive: db.delete(smsCodes).where(live).prepare(),
+    live: rowQuery(db, smsCodes, live, { orderBy: [desc(smsCodes.createdAt)] }),
+  };
+});
 
 /**
  * Phone verification and SMS sign-in codes (01 §4.5, §5.7). A code is six random digits, stored as an HMAC
@@ -56,28 +67,21 @@ export class SmsService {
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     const ttl = this.config.sms.codeTtlSeconds;
     const row = this.db.$client.transaction(() => {
-      this.db
-        .delete(smsCodes)
-        .where(and(eq(smsCodes.userId, user.id), eq(smsCodes.purpose, purpose), isNull(smsCodes.consumedAt)))
-        .run();
-      return this.db
-        .insert(smsCodes)
-        .values({
-          userId: user.id,
-          purpose,
-          phoneNumber,
-          codeHash: this.codeHash(user.id, purpose, code),
-          expiresAt: new Date(Date.now() + ttl * 1000).toISOString(),
-        })
-        .returning({ id: smsCodes.id })
-        .get();
+      codeQueries(this.db).deleteLive.run({ userId: user.id, purpose });
+      return insertRow(this.db, smsCodes, {
+        userId: user.id,
+        purpose,
+        phoneNumber,
+        codeHash: this.codeHash(user.id, purpose, code),
+        expiresAt: new Date(Date.now() + ttl * 1000).toISOString(),
+      });
     })();
     // The code is sent once it is stored for good (a failed commit answers 503 and sends nothing).
     await committed(this.db.$client);
     try {
       await this.sms.send(phoneNumber, smsCodeText(purpose, code, ttl));
     } catch (err) {
-      this.db.delete(smsCodes).where(eq(smsCodes.id, row.id)).run();
+      deleteById(this.db, smsCodes, row.id);
       throw err;
     }
     return ttl;
@@ -89,18 +93,13 @@ export class SmsService {
    */
   consume(userId: string, purpose: SmsCodePurpose, code: string): string | null {
     return this.db.$client.transaction(() => {
-      const row = this.db
-        .select()
-        .from(smsCodes)
-        .where(and(eq(smsCodes.userId, userId), eq(smsCodes.purpose, purpose), isNull(smsCodes.consumedAt)))
-        .orderBy(desc(smsCodes.createdAt))
-        .get();
+      const row = codeQueries(this.db).live.get({ userId, purpose });
       if (!row || row.expiresAt <= new Date().toISOString() || row.attempts >= this.config.sms.codeAttempts) return null;
       if (!safeEqual(row.codeHash, this.codeHash(userId, purpose, code))) {
-        this.db.update(smsCodes).set({ attempts: row.attempts + 1 }).where(eq(smsCodes.id, row.id)).run();
+        updateRow(this.db, smsCodes, row.id, { attempts: row.attempts + 1 });
         return null;
       }
-      this.db.update(smsCodes).set({ consumedAt: new Date().toISOString() }).where(eq(smsCodes.id, row.id)).run();
+      updateRow(this.db, smsCodes, row.id, { consumedAt: new Date().toISOString() });
       return row.phoneNumber;
     })();
   }
@@ -138,7 +137,7 @@ export class SmsService {
     const phoneNumber = this.consume(user.id, 'phone_verify', code);
     if (!phoneNumber) throw badRequest(INVALID_CODE, 'INVALID_VERIFICATION_CODE');
     this.db.$client.transaction(() => {
-      this.db.update(users).set({ phoneNumber, phoneVerified: true, updatedAt: new Date().toISOString() }).where(eq(users.id, user.id)).run();
+      updateRow(this.db, users, user.id, { phoneNumber, phoneVerified: true, updatedAt: new Date().toISOString() });
       recordAudit(this.db, ctx, {
         action: 'user.phone.verify',
         resourceType: 'user',
@@ -174,16 +173,8 @@ export class SmsService {
     this.sms.assertConfigured();
     const recoveryCodes = newRecoveryCodes();
     this.db.$client.transaction(() => {
-      this.db
-        .update(users)
-        .set({ mfaEnabled: true, mfaMethod: 'sms', mfaSecretEnc: null, mfaPendingSecretEnc: null, updatedAt: new Date().toISOString() })
-        .where(eq(users.id, user.id))
-        .run();
-      this.db.delete(mfaRecoveryCodes).where(eq(mfaRecoveryCodes.userId, user.id)).run();
-      this.db
-        .insert(mfaRecoveryCodes)
-        .values(recoveryCodes.map((code) => ({ userId: user.id, codeHash: hashRecoveryCode(code) })))
-        .run();
+      updateRow(this.db, users, user.id, { mfaEnabled: true, mfaMethod: 'sms', mfaSecretEnc: null, mfaPendingSecretEnc: null, updatedAt: new Date().toISOString() });
+      replaceRecoveryCodes(this.db, user.id, recoveryCodes);
       recordMfaEnabled(this.db, ctx, user, 'sms');
     })();
     return { success: true as const, mfaMethod: 'sms' as const, recoveryCodes };

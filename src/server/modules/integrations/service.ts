@@ -2,6 +2,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { CHAT_PROVIDERS, type ChatProvider } from '../../../contract/integrations.js';
 import { systemContext, type RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
+import { newId } from '../../db/ids.js';
 import { preparedQueries, rowById } from '../../db/prepared.js';
 import { integrationSettings, type IntegrationKind } from '../../db/schema/index.js';
 import { OutboundBlockedError, type OutboundClient } from '../../delivery/outbound.js';
@@ -16,12 +17,44 @@ import { authorizationOf, chatMessage, probe, type ProbeResult } from './probe.j
 
 type Row = typeof integrationSettings.$inferSelect;
 
-/** An organization's settings of one kind, and of every chat provider, prepared once per database. */
+/** An organization's settings of one kind, and of every chat provider; the settings of one kind stored (those of
+ * the organization and kind replaced: `config` as its JSON text, `configEnc`, `updatedBy`, `updatedAt`; the insert
+ * names every column, as drizzle's insert did); the outcome of a test, and a chat test queued, on the settings of
+ * `id`. Prepared once per database. */
 const settingsQueries = preparedQueries((db) => {
   const ofOrg = eq(integrationSettings.orgId, sql.placeholder('orgId'));
+  const value = (name: string) => sql`${sql.placeholder(name)}`;
+  const ofId = eq(integrationSettings.id, sql.placeholder('id'));
   return {
     ofKind: db.select().from(integrationSettings).where(and(ofOrg, eq(integrationSettings.kind, sql.placeholder('kind')))).prepare(),
     chat: db.select().from(integrationSettings).where(and(ofOrg, inArray(integrationSettings.kind, [...CHAT_PROVIDERS]))).prepare(),
+    store: db
+      .insert(integrationSettings)
+      .values({
+        id: value('id'),
+        orgId: value('orgId'),
+        kind: value('kind'),
+        config: value('config'),
+        configEnc: value('configEnc'),
+        lastTestedAt: null,
+        lastTestStatus: null,
+        lastTestError: null,
+        updatedBy: value('updatedBy'),
+        createdAt: value('createdAt'),
+        updatedAt: value('updatedAt'),
+      })
+      .onConflictDoUpdate({
+        target: [integrationSettings.orgId, integrationSettings.kind],
+        set: { config: value('config'), configEnc: value('configEnc'), updatedBy: value('updatedBy'), updatedAt: value('updatedAt') },
+      })
+      .returning()
+      .prepare(),
+    tested: db
+      .update(integrationSettings)
+      .set({ lastTestedAt: value('lastTestedAt'), lastTestStatus: value('lastTestStatus'), lastTestError: value('lastTestError') })
+      .where(ofId)
+      .prepare(),
+    testQueued: db.update(integrationSettings).set({ lastTestStatus: 'queued', lastTestError: null }).where(ofId).prepare(),
   };
 });
 
@@ -98,14 +131,10 @@ export class IntegrationsService {
   /** Replaces the configuration of one kind (inside a transaction; `then` runs in the same one). */
   private store(ctx: RequestContext, orgId: string, kind: IntegrationKind, config: Config, then?: (row: Row) => void): Row {
     const now = new Date().toISOString();
-    const values = { config: maskConfig(config), configEnc: this.box.seal(JSON.stringify(config)), updatedBy: ctx.caller.userId, updatedAt: now };
+    const values = { config: JSON.stringify(maskConfig(config)), configEnc: this.box.seal(JSON.stringify(config)), updatedBy: ctx.caller.userId, updatedAt: now };
     return this.db.$client.transaction(() => {
-      const row = this.db
-        .insert(integrationSettings)
-        .values({ orgId, kind, ...values })
-        .onConflictDoUpdate({ target: [integrationSettings.orgId, integrationSettings.kind], set: values })
-        .returning()
-        .get();
+      const row = settingsQueries(this.db).store.get({ id: newId(), orgId, kind, ...values, createdAt: new Date().toISOString() });
+      if (!row) throw new Error(`integration settings of ${kind} not stored`);
       recordAudit(this.db, ctx, {
         action: 'integration.update',
         resourceType: 'integration',
@@ -135,11 +164,12 @@ export class IntegrationsService {
       details: { kind, success: result.success, message: result.message },
     });
     if (row) {
-      this.db
-        .update(integrationSettings)
-        .set({ lastTestedAt: new Date().toISOString(), lastTestStatus: result.success ? 'succeeded' : 'failed', lastTestError: result.success ? null : result.message })
-        .where(eq(integrationSettings.id, row.id))
-        .run();
+      settingsQueries(this.db).tested.run({
+        id: row.id,
+        lastTestedAt: new Date().toISOString(),
+        lastTestStatus: result.success ? 'succeeded' : 'failed',
+        lastTestError: result.success ? null : result.message,
+      });
     }
   }
 
@@ -207,7 +237,7 @@ export class IntegrationsService {
   }
 
   private queueChatTest(row: Row): void {
-    this.db.update(integrationSettings).set({ lastTestStatus: 'queued', lastTestError: null }).where(eq(integrationSettings.id, row.id)).run();
+    settingsQueries(this.db).testQueued.run({ id: row.id });
     enqueueJob(this.db, CHAT_TEST_JOB, { settingsId: row.id }, { maxAttempts: 1 });
   }
 

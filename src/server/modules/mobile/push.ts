@@ -1,8 +1,9 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { MobilePushConfig } from '../../config.js';
 import type { Db } from '../../db/connection.js';
-import { rowById } from '../../db/prepared.js';
+import { newId } from '../../db/ids.js';
+import { inJson, preparedQueries, rowById, rowQuery } from '../../db/prepared.js';
 import { mobileDevices, mobilePushNotifications, mobilePushTokens } from '../../db/schema/index.js';
 import type { QuietHours } from '../../db/schema/mobile.js';
 import type { OutboundClient } from '../../delivery/outbound.js';
@@ -35,6 +36,57 @@ export function inQuietHours(quiet: QuietHours | null, at: Date): boolean {
   const now = minuteOfDay(at, quiet.timezone);
   return start < end ? now >= start && now < end : now >= start || now < end;
 }
+
+/** The statements of push delivery, prepared once per database. Values go in as the driver takes them (`data` as
+ * JSON text). */
+const pushQueries = preparedQueries((db) => {
+  const n = mobilePushNotifications;
+  const value = (name: string) => sql`${sql.placeholder(name)}`;
+  const pending = and(eq(n.id, sql.placeholder('id')), eq(n.status, 'pending'));
+  const d = mobileDevices;
+  return {
+    /** The phones of the users of the JSON array `userIds` whose notifications are on. */
+    enabledOf: rowQuery(db, d, and(inJson(d.userId, 'userIds'), eq(d.notificationsEnabled, true))),
+    /** A push record, unless the phone has one for the alert (0 changes). */
+    record: db
+      .insert(n)
+      .values({
+        id: value('id'),
+        mobileDeviceId: value('mobileDeviceId'),
+        userId: value('userId'),
+        alertId: value('alertId'),
+        title: value('title'),
+        body: value('body'),
+        data: value('data'),
+        platform: value('platform'),
+        messageId: null,
+        status: value('status'),
+        errorMessage: null,
+        sentAt: value('sentAt'),
+        createdAt: value('createdAt'),
+      })
+      .onConflictDoNothing()
+      .prepare(),
+    /** What an attempt of pending record `id` ends with: stubbed, sent, to be retried, failed. */
+    stubbed: db.update(n).set({ status: 'stubbed', sentAt: value('sentAt') }).where(pending).prepare(),
+    sent: db.update(n).set({ status: 'sent', messageId: value('messageId'), sentAt: value('sentAt'), errorMessage: null }).where(pending).prepare(),
+    retried: db.update(n).set({ errorMessage: value('errorMessage') }).where(pending).prepare(),
+    failed: db.update(n).set({ status: 'failed', errorMessage: value('errorMessage') }).where(pending).prepare(),
+    /** Clears phone `id`'s token for its platform while it is still `token`, at `now`. */
+    clearApnsToken: db
+      .update(d)
+      .set({ apnsToken: null, updatedAt: value('now') })
+      .where(and(eq(d.id, sql.placeholder('id')), eq(d.apnsToken, sql.placeholder('token'))))
+      .prepare(),
+    clearFcmToken: db
+      .update(d)
+      .set({ fcmToken: null, updatedAt: value('now') })
+      .where(and(eq(d.id, sql.placeholder('id')), eq(d.fcmToken, sql.placeholder('token'))))
+      .prepare(),
+    /** Removes `token` from the older client's token list. */
+    dropToken: db.delete(mobilePushTokens).where(eq(mobilePushTokens.token, sql.placeholder('token'))).prepare(),
+  };
+});
 
 /** One push to send: its record, and which attempt this is. */
 const SendJobSchema = z.object({ recordId: z.string().min(1), attempt: z.number().int().min(1) });
@@ -78,11 +130,8 @@ export class PushDelivery {
   private targets(tx: Db, alert: AlertEventPayload, at: Date): MobileDeviceRow[] {
     const users = this.recipientsOf(alert.orgId);
     if (users.length === 0) return [];
-    return tx
-      .select()
-      .from(mobileDevices)
-      .where(and(inArray(mobileDevices.userId, users), eq(mobileDevices.notificationsEnabled, true)))
-      .all()
+    return pushQueries(tx)
+      .enabledOf.all({ userIds: JSON.stringify(users) })
       .filter((d) => d.alertSeverities.includes(alert.severity) && !inQuietHours(d.quietHours, at));
   }
 
@@ -95,16 +144,26 @@ export class PushDelivery {
     if (phones.length === 0) return;
     const title = `[${alert.severity.toUpperCase()}] ${alert.title}`.slice(0, 200);
     const body = (alert.deviceName ? `${alert.deviceName}: ${alert.message}` : alert.message).slice(0, 1000);
-    const data = { type: 'alert', alertId: alert.alertId, orgId: alert.orgId, severity: alert.severity, ...(alert.deviceId ? { deviceId: alert.deviceId } : {}) };
+    const data = JSON.stringify({ type: 'alert', alertId: alert.alertId, orgId: alert.orgId, severity: alert.severity, ...(alert.deviceId ? { deviceId: alert.deviceId } : {}) });
+    const record = pushQueries(tx).record;
     for (const device of phones) {
       const sendable = this.providers[device.platform] !== undefined && tokenOf(device) !== null;
-      const row = tx
-        .insert(mobilePushNotifications)
-        .values({ mobileDeviceId: device.id, userId: device.userId, alertId: alert.alertId, title, body, data, platform: device.platform, ...(sendable ? {} : { status: 'stubbed' as const, sentAt: at.toISOString() }) })
-        .onConflictDoNothing()
-        .returning({ id: mobilePushNotifications.id })
-        .get();
-      if (row && sendable) enqueueJob(tx, SEND_JOB, { recordId: row.id, attempt: 1 }, { runAt: at, uniqueKey: `${SEND_JOB}:${row.id}:1`, maxAttempts: 2 });
+      // id and createdAt as their columns' defaults would make them.
+      const id = newId();
+      const written = record.run({
+        id,
+        mobileDeviceId: device.id,
+        userId: device.userId,
+        alertId: alert.alertId,
+        title,
+        body,
+        data,
+        platform: device.platform,
+        status: sendable ? 'pending' : 'stubbed',
+        sentAt: sendable ? null : at.toISOString(),
+        createdAt: new Date().toISOString(),
+      }).changes;
+      if (written === 1 && sendable) enqueueJob(tx, SEND_JOB, { recordId: id, attempt: 1 }, { runAt: at, uniqueKey: `${SEND_JOB}:${id}:1`, maxAttempts: 2 });
     }
   }
 
@@ -115,28 +174,28 @@ export class PushDelivery {
     const device = rowById(this.db, mobileDevices, record.mobileDeviceId);
     const provider = this.providers[record.platform];
     const token = device ? tokenOf(device) : null;
-    const set = (values: Partial<typeof mobilePushNotifications.$inferInsert>) =>
-      this.db.update(mobilePushNotifications).set(values).where(and(eq(mobilePushNotifications.id, record.id), eq(mobilePushNotifications.status, 'pending'))).run();
+    const queries = pushQueries(this.db);
+    const id = record.id;
     if (!device || !provider || token === null) {
       // The token was removed (or the provider unset) since the push was queued.
-      set({ status: 'stubbed', sentAt: new Date().toISOString() });
+      queries.stubbed.run({ id, sentAt: new Date().toISOString() });
       return;
     }
     const result = await provider.send({ token, title: record.title, body: record.body, data: record.data as Record<string, string> });
     if (result.ok) {
-      set({ status: 'sent', messageId: result.messageId, sentAt: new Date().toISOString(), errorMessage: null });
+      queries.sent.run({ id, messageId: result.messageId, sentAt: new Date().toISOString() });
       return;
     }
     const errorMessage = result.error.slice(0, 1000);
     this.db.$client.transaction(() => {
       if (result.retry && job.attempt < MAX_PUSH_ATTEMPTS) {
-        set({ errorMessage });
+        queries.retried.run({ id, errorMessage });
         const wait = Math.max(backoffMs(job.attempt), result.retryAfterMs ?? 0);
         const next = job.attempt + 1;
         enqueueJob(this.db, SEND_JOB, { recordId: record.id, attempt: next }, { runAt: new Date(Math.max(now.getTime(), Date.now()) + wait), uniqueKey: `${SEND_JOB}:${record.id}:${next}`, maxAttempts: 2 });
         return;
       }
-      set({ status: 'failed', errorMessage });
+      queries.failed.run({ id, errorMessage });
       if (result.tokenGone) this.disableToken(device, token);
     })();
   }
@@ -144,13 +203,9 @@ export class PushDelivery {
   /** A token the provider calls dead is removed from the phone (unless re-registered meanwhile) and from the
    * older client's token list: no push is sent to it again until the app registers a new one. */
   private disableToken(device: MobileDeviceRow, token: string): void {
-    const column = device.platform === 'ios' ? mobileDevices.apnsToken : mobileDevices.fcmToken;
-    this.db
-      .update(mobileDevices)
-      .set(device.platform === 'ios' ? { apnsToken: null, updatedAt: new Date().toISOString() } : { fcmToken: null, updatedAt: new Date().toISOString() })
-      .where(and(eq(mobileDevices.id, device.id), eq(column, token)))
-      .run();
-    this.db.delete(mobilePushTokens).where(eq(mobilePushTokens.token, token)).run();
+    const queries = pushQueries(this.db);
+    (device.platform === 'ios' ? queries.clearApnsToken : queries.clearFcmToken).run({ id: device.id, token, now: new Date().toISOString() });
+    queries.dropToken.run({ token });
   }
 }
 

@@ -1,8 +1,10 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { MobileDeviceRegisterSchema, MobileSettingsSchema, PushTokenRegisterSchema } from '../../../contract/mobile.js';
 import type { RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
+import { newId } from '../../db/ids.js';
+import { deleteById, insertRow, preparedQueries, rowQuery, updateRow } from '../../db/prepared.js';
 import { mobileDevices, mobilePushTokens } from '../../db/schema/index.js';
 import type { MobileSeverity } from '../../db/schema/mobile.js';
 import { DomainError, badRequest, forbidden, notFound } from '../../errors.js';
@@ -14,6 +16,28 @@ export type MobileDeviceRow = typeof mobileDevices.$inferSelect;
 export const ALL_SEVERITIES: MobileSeverity[] = ['critical', 'high', 'medium', 'low', 'info'];
 
 const isoNow = () => new Date().toISOString();
+
+/** The statements of registration, prepared once per database. */
+const registrationQueries = preparedQueries((db) => {
+  const t = mobilePushTokens;
+  const value = (name: string) => sql`${sql.placeholder(name)}`;
+  return {
+    /** Registers `token` for `userId` on `platform`, or moves it there (at `now`). */
+    upsertToken: db
+      .insert(t)
+      .values({ id: value('id'), userId: value('userId'), token: value('token'), platform: value('platform'), createdAt: value('now'), updatedAt: value('now') })
+      .onConflictDoUpdate({ target: t.token, set: { userId: value('userId'), platform: value('platform'), updatedAt: value('now') } })
+      .prepare(),
+    /** Removes `userId`'s `token`. */
+    dropToken: db.delete(t).where(and(eq(t.userId, sql.placeholder('userId')), eq(t.token, sql.placeholder('token')))).prepare(),
+    /** The phone of install `deviceId`. */
+    byInstall: rowQuery(db, mobileDevices, eq(mobileDevices.deviceId, sql.placeholder('deviceId'))),
+    /** Phone `id` if it is `userId`'s. */
+    ownBy: rowQuery(db, mobileDevices, and(eq(mobileDevices.id, sql.placeholder('id')), eq(mobileDevices.userId, sql.placeholder('userId')))),
+  };
+});
+
+const MOBILE_DEVICE_NOT_FOUND = () => notFound('Mobile device not found', 'MOBILE_DEVICE_NOT_FOUND');
 
 /** Registration and settings are the signed-in person's own (05 wire notes "bearer only"); the contract refuses
  * API keys, and this refuses a session without a user. */
@@ -30,17 +54,13 @@ export class MobileRegistration {
     const userId = ownerOf(ctx);
     const now = isoNow();
     // A token is one app install: registering it again (also after the phone changed hands) moves it.
-    this.db
-      .insert(mobilePushTokens)
-      .values({ userId, token: body.token, platform: body.platform })
-      .onConflictDoUpdate({ target: mobilePushTokens.token, set: { userId, platform: body.platform, updatedAt: now } })
-      .run();
+    registrationQueries(this.db).upsertToken.run({ id: newId(), userId, token: body.token, platform: body.platform, now });
     return { success: true };
   }
 
   unregisterToken(ctx: RequestContext, token: string): { success: true } {
     const userId = ownerOf(ctx);
-    this.db.delete(mobilePushTokens).where(and(eq(mobilePushTokens.userId, userId), eq(mobilePushTokens.token, token))).run();
+    registrationQueries(this.db).dropToken.run({ userId, token });
     return { success: true };
   }
 
@@ -61,13 +81,14 @@ export class MobileRegistration {
       lastActiveAt: now,
     };
     return this.db.$client.transaction(() => {
-      const existing = this.db.select().from(mobileDevices).where(eq(mobileDevices.deviceId, body.deviceId)).get();
+      const existing = registrationQueries(this.db).byInstall.get({ deviceId: body.deviceId });
       if (existing && existing.userId !== userId) {
         throw new DomainError('conflict', 'This device is already registered to another account.', 'device_owned_by_other');
       }
       const row = existing
-        ? this.db.update(mobileDevices).set({ ...fields, updatedAt: now }).where(eq(mobileDevices.id, existing.id)).returning().get()
-        : this.db.insert(mobileDevices).values({ ...fields, userId, deviceId: body.deviceId, alertSeverities: ALL_SEVERITIES }).returning().get();
+        ? updateRow(this.db, mobileDevices, existing.id, { ...fields, updatedAt: now })
+        : insertRow(this.db, mobileDevices, { ...fields, userId, deviceId: body.deviceId, alertSeverities: ALL_SEVERITIES });
+      if (!row) throw MOBILE_DEVICE_NOT_FOUND();
       recordAudit(this.db, ctx, {
         action: existing ? 'mobile.device.update' : 'mobile.device.register',
         resourceType: 'mobile_device',
@@ -82,8 +103,8 @@ export class MobileRegistration {
   /** The caller's own registration; anyone else's answers 404 like an absent one. */
   private own(ctx: RequestContext, id: string): MobileDeviceRow {
     const userId = ownerOf(ctx);
-    const row = this.db.select().from(mobileDevices).where(and(eq(mobileDevices.id, id), eq(mobileDevices.userId, userId))).get();
-    if (!row) throw notFound('Mobile device not found', 'MOBILE_DEVICE_NOT_FOUND');
+    const row = registrationQueries(this.db).ownBy.get({ id, userId });
+    if (!row) throw MOBILE_DEVICE_NOT_FOUND();
     return row;
   }
 
@@ -92,23 +113,20 @@ export class MobileRegistration {
       throw badRequest('No settings provided', 'NO_SETTINGS_PROVIDED');
     }
     const row = this.own(ctx, id);
-    return this.db
-      .update(mobileDevices)
-      .set({
-        ...(body.enabled !== undefined ? { notificationsEnabled: body.enabled } : {}),
-        ...(body.severities !== undefined ? { alertSeverities: [...new Set(body.severities)] } : {}),
-        ...(body.quietHours !== undefined ? { quietHours: body.quietHours } : {}),
-        updatedAt: isoNow(),
-      })
-      .where(eq(mobileDevices.id, row.id))
-      .returning()
-      .get();
+    const updated = updateRow(this.db, mobileDevices, row.id, {
+      ...(body.enabled !== undefined ? { notificationsEnabled: body.enabled } : {}),
+      ...(body.severities !== undefined ? { alertSeverities: [...new Set(body.severities)] } : {}),
+      ...(body.quietHours !== undefined ? { quietHours: body.quietHours } : {}),
+      updatedAt: isoNow(),
+    });
+    if (!updated) throw MOBILE_DEVICE_NOT_FOUND();
+    return updated;
   }
 
   remove(ctx: RequestContext, id: string): { success: true } {
     const row = this.own(ctx, id);
     this.db.$client.transaction(() => {
-      this.db.delete(mobileDevices).where(eq(mobileDevices.id, row.id)).run();
+      deleteById(this.db, mobileDevices, row.id);
       recordAudit(this.db, ctx, { action: 'mobile.device.delete', resourceType: 'mobile_device', resourceId: row.id, resourceName: row.model ?? row.deviceId });
     })();
     return { success: true };

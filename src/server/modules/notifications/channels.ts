@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { ChannelCreateSchema, ChannelListQuerySchema, ChannelType, ChannelUpdateSchema } from '../../../contract/alert-channels.js';
 import type { RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, rowById, shapeConditions, shapeOf } from '../../db/prepared.js';
+import { deleteById, inJson, insertRow, preparedQueries, rowById, rowQuery, shapeConditions, shapeOf, updateRow } from '../../db/prepared.js';
 import { notificationChannels } from '../../db/schema/index.js';
 import { badRequest, notFound } from '../../errors.js';
 import { paged, preparedPages, type Paged } from '../../lib/paging.js';
@@ -31,7 +31,21 @@ export const TEST_MESSAGE = {
   source: 'manual_test' as const,
 };
 
-/** One channel by id, prepared once per database (db/prepared.ts). */
+/** Prepared once per database (db/prepared.ts): which of the JSON array `ids` are channels of the organization
+ * `orgId`; an organization's enabled channels, all of them or (`among`) those of the JSON array `ids`, in id
+ * order there, the order the list of ids was read in when it was bound value by value. */
+const channelQueries = preparedQueries((db) => {
+  const enabledOf = and(eq(notificationChannels.orgId, sql.placeholder('orgId')), eq(notificationChannels.enabled, true));
+  return {
+    idsOfOrg: db
+      .select({ id: notificationChannels.id })
+      .from(notificationChannels)
+      .where(and(eq(notificationChannels.orgId, sql.placeholder('orgId')), inJson(notificationChannels.id, 'ids')))
+      .prepare(),
+    enabled: rowQuery(db, notificationChannels, enabledOf),
+    enabledAmong: rowQuery(db, notificationChannels, and(enabledOf, inJson(notificationChannels.id, 'ids')), { orderBy: [asc(notificationChannels.id)] }),
+  };
+});
 
 /** A page of channels, per shape: 'o' within the organizations of `orgIds` (JSON array), 't' of one `type`, 'e'
  * whose `enabled` is the one asked. */
@@ -49,11 +63,7 @@ const channelPageOf = preparedPages(notificationChannels, [desc(notificationChan
  * (the alerts module checks its rules with this, as it is built without this module's services). */
 export function channelIdsOfOrg(db: Db, orgId: string, ids: readonly string[]): Set<string> {
   if (ids.length === 0) return new Set();
-  const rows = db
-    .select({ id: notificationChannels.id })
-    .from(notificationChannels)
-    .where(and(eq(notificationChannels.orgId, orgId), inArray(notificationChannels.id, [...ids])))
-    .all();
+  const rows = channelQueries(db).idsOfOrg.all({ orgId, ids: JSON.stringify(ids) });
   return new Set(rows.map((r) => r.id));
 }
 
@@ -98,20 +108,16 @@ export class ChannelsService {
     const config = unmaskConfig(body.type, body.config, {});
     assertValidConfig(body.type, config);
     return this.db.$client.transaction(() => {
-      const row = this.db
-        .insert(notificationChannels)
-        .values({
-          id: newId(),
-          orgId: org.id,
-          name: body.name,
-          type: body.type,
-          configSealed: this.seal(config),
-          enabled: body.enabled,
-          throttleMaxPerWindow: body.throttleMaxPerWindow ?? null,
-          throttleWindowSeconds: body.throttleWindowSeconds ?? 3600,
-        })
-        .returning()
-        .get();
+      const row = insertRow(this.db, notificationChannels, {
+        id: newId(),
+        orgId: org.id,
+        name: body.name,
+        type: body.type,
+        configSealed: this.seal(config),
+        enabled: body.enabled,
+        throttleMaxPerWindow: body.throttleMaxPerWindow ?? null,
+        throttleWindowSeconds: body.throttleWindowSeconds ?? 3600,
+      });
       this.audit(ctx, 'alert_channel.create', row, { type: row.type, enabled: row.enabled });
       return this.view(row);
     })();
@@ -131,7 +137,8 @@ export class ChannelsService {
         assertValidConfig(current.type, config);
         changes.configSealed = this.seal(config);
       }
-      const row = this.db.update(notificationChannels).set(changes).where(eq(notificationChannels.id, id)).returning().get();
+      const row = updateRow(this.db, notificationChannels, id, changes);
+      if (!row) throw notFound(NOT_FOUND, 'CHANNEL_NOT_FOUND');
       const changed = Object.keys(body).filter((k) => body[k as keyof typeof body] !== undefined);
       this.audit(ctx, 'alert_channel.update', row, { changed });
       return this.view(row);
@@ -141,7 +148,7 @@ export class ChannelsService {
   delete(ctx: RequestContext, id: string): { success: true } {
     return this.db.$client.transaction(() => {
       const row = this.findVisible(ctx, id);
-      this.db.delete(notificationChannels).where(eq(notificationChannels.id, id)).run();
+      deleteById(this.db, notificationChannels, id);
       this.audit(ctx, 'alert_channel.delete', row, { type: row.type });
       return { success: true as const };
     })();
@@ -169,11 +176,7 @@ export class ChannelsService {
       },
     });
     const testedAt = new Date().toISOString();
-    this.db
-      .update(notificationChannels)
-      .set({ lastTestedAt: testedAt, lastTestStatus: result.success ? 'success' : 'failed' })
-      .where(eq(notificationChannels.id, id))
-      .run();
+    updateRow(this.db, notificationChannels, id, { lastTestedAt: testedAt, lastTestStatus: result.success ? 'success' : 'failed' });
     return {
       channelId: channel.id,
       channelName: channel.name,
@@ -189,14 +192,9 @@ export class ChannelsService {
    * step; ids of other organizations are ignored), or every enabled channel. Opened for the senders. */
   enabledChannels(tx: Db, orgId: string, ids: string[] | null): OpenChannel[] {
     if (ids !== null && ids.length === 0) return [];
-    const conditions = [eq(notificationChannels.orgId, orgId), eq(notificationChannels.enabled, true)];
-    if (ids !== null) conditions.push(inArray(notificationChannels.id, ids));
-    return tx
-      .select()
-      .from(notificationChannels)
-      .where(and(...conditions))
-      .all()
-      .map((r) => this.open(r));
+    const queries = channelQueries(tx);
+    const rows = ids === null ? queries.enabled.all({ orgId }) : queries.enabledAmong.all({ orgId, ids: JSON.stringify(ids) });
+    return rows.map((r) => this.open(r));
   }
 
   /** One channel, opened, whatever its organization (the dispatcher; null when deleted since). */

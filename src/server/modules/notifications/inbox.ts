@@ -1,9 +1,9 @@
-import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, count, desc, eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { NotificationListQuerySchema, NotificationMarkSchema } from '../../../contract/notifications.js';
 import type { RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
-import { preparedQueries, preparedShapes, shapeConditions, shapeOf } from '../../db/prepared.js';
+import { inJson, preparedQueries, preparedShapes, shapeConditions, shapeOf } from '../../db/prepared.js';
 import { notifications } from '../../db/schema/index.js';
 import { notFound, unauthorized } from '../../errors.js';
 import { newId } from '../../db/ids.js';
@@ -25,6 +25,36 @@ const unreadOf = preparedQueries((db) =>
     .where(and(eq(notifications.userId, sql.placeholder('userId')), eq(notifications.read, false)))
     .prepare(),
 );
+
+/** Marking a user's (`userId`) notifications, per shape: 'r' read (at `readAt`), else unread; 'i' only those of the
+ * JSON array `ids`, else all. Only rows whose state changes: marking read again keeps the time it was first read. */
+const markOf = preparedShapes((db, shape) => {
+  const read = shape.includes('r');
+  return db
+    .update(notifications)
+    .set(read ? { read: true, readAt: sql`${sql.placeholder('readAt')}` } : { read: false, readAt: null })
+    .where(
+      and(
+        eq(notifications.userId, sql.placeholder('userId')),
+        eq(notifications.read, !read),
+        ...shapeConditions(shape, { i: () => inJson(notifications.id, 'ids') }),
+      ),
+    )
+    .prepare();
+});
+
+/** Deleting one notification of a user (`id`, `userId`), and every notification of a user, prepared once per
+ * database. */
+const removalOf = preparedQueries((db) => ({
+  one: db
+    .delete(notifications)
+    .where(and(eq(notifications.id, sql.placeholder('id')), eq(notifications.userId, sql.placeholder('userId'))))
+    .prepare(),
+  all: db
+    .delete(notifications)
+    .where(eq(notifications.userId, sql.placeholder('userId')))
+    .prepare(),
+}));
 
 /** A page of a user's notifications and their total, per shape: 'u' unread only, 't' of one `type`. */
 const listOf = preparedShapes((db, shape) => {
@@ -67,27 +97,25 @@ export class InboxService {
 
   mark(ctx: RequestContext, body: z.infer<typeof NotificationMarkSchema>): { success: true } {
     const userId = this.owner(ctx);
-    const mine = eq(notifications.userId, userId);
-    // Only rows whose state changes: marking read again keeps the time it was first read.
-    const changing = eq(notifications.read, !body.read);
-    const where = body.all === true || !body.ids ? and(mine, changing) : and(mine, changing, inArray(notifications.id, body.ids));
-    this.db
-      .update(notifications)
-      .set(body.read ? { read: true, readAt: new Date().toISOString() } : { read: false, readAt: null })
-      .where(where)
-      .run();
+    const ids = body.all === true || !body.ids ? undefined : body.ids;
+    const read = body.read;
+    markOf(this.db, shapeOf({ r: read, i: ids !== undefined })).run({
+      userId,
+      readAt: read ? new Date().toISOString() : undefined,
+      ids: ids && JSON.stringify(ids),
+    });
     return { success: true };
   }
 
   delete(ctx: RequestContext, id: string): { success: true } {
     const userId = this.owner(ctx);
-    const removed = this.db.delete(notifications).where(and(eq(notifications.id, id), eq(notifications.userId, userId))).run();
+    const removed = removalOf(this.db).one.run({ id, userId });
     if (removed.changes === 0) throw notFound('Notification not found', 'NOTIFICATION_NOT_FOUND');
     return { success: true };
   }
 
   deleteAll(ctx: RequestContext): { success: true } {
-    this.db.delete(notifications).where(eq(notifications.userId, this.owner(ctx))).run();
+    removalOf(this.db).all.run({ userId: this.owner(ctx) });
     return { success: true };
   }
 

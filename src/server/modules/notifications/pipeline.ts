@@ -1,7 +1,8 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { systemContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
-import { rowById } from '../../db/prepared.js';
+import { newId } from '../../db/ids.js';
+import { preparedQueries, rowById } from '../../db/prepared.js';
 import { alertEscalations } from '../../db/schema/index.js';
 import { DomainError } from '../../errors.js';
 import { enqueueJob, publishEvent, type JobWorker, type RelayedEvent } from '../../jobs/queue.js';
@@ -28,6 +29,44 @@ export const JOBS = {
 
 /** Events after which an alert must not escalate any more (ALERT-EVENTS.md; suppressed: docs/api-notes.md). */
 const CLOSING_EVENTS = ['alert.acknowledged', 'alert.resolved', 'alert.suppressed'];
+
+/** The escalation steps' statements, prepared once per database (db/prepared.ts): a step scheduled unless the
+ * alert has it already (its id back, or nothing), a scheduled step marked fired (`firedAt`), a step's status. The
+ * insert names every column, as drizzle's insert did (`channelIds` and `payload` as their JSON text). */
+const escalationQueries = preparedQueries((db) => {
+  const value = (name: string) => sql`${sql.placeholder(name)}`;
+  return {
+    schedule: db
+      .insert(alertEscalations)
+      .values({
+        id: value('id'),
+        alertId: value('alertId'),
+        orgId: value('orgId'),
+        policyId: value('policyId'),
+        step: value('step'),
+        channelIds: value('channelIds'),
+        payload: value('payload'),
+        dueAt: value('dueAt'),
+        status: 'scheduled',
+        firedAt: null,
+        cancelledAt: null,
+        createdAt: value('createdAt'),
+      })
+      .onConflictDoNothing()
+      .returning({ id: alertEscalations.id })
+      .prepare(),
+    fire: db
+      .update(alertEscalations)
+      .set({ status: 'fired', firedAt: value('firedAt') })
+      .where(and(eq(alertEscalations.id, sql.placeholder('id')), eq(alertEscalations.status, 'scheduled')))
+      .prepare(),
+    status: db
+      .select({ status: alertEscalations.status })
+      .from(alertEscalations)
+      .where(eq(alertEscalations.id, sql.placeholder('id')))
+      .prepare(),
+  };
+});
 
 /** Runs `work` over `items`, at most `limit` at a time. */
 async function pool<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
@@ -170,20 +209,17 @@ export class AlertNotifier {
     const base = Number.isFinite(triggered) ? triggered : Date.now();
     stepsOf(policy).forEach((step, i) => {
       const dueAt = new Date(base + step.delayMinutes * 60_000 * (this.deps.timeScale ?? 1));
-      const row = this.db
-        .insert(alertEscalations)
-        .values({
-          alertId: alert.alertId,
-          orgId: alert.orgId,
-          policyId: policy.id,
-          step: i + 1,
-          channelIds: step.channelIds,
-          payload: alert,
-          dueAt: dueAt.toISOString(),
-        })
-        .onConflictDoNothing()
-        .returning({ id: alertEscalations.id })
-        .get();
+      const row = escalationQueries(this.db).schedule.get({
+        id: newId(),
+        alertId: alert.alertId,
+        orgId: alert.orgId,
+        policyId: policy.id,
+        step: i + 1,
+        channelIds: JSON.stringify(step.channelIds),
+        payload: JSON.stringify(alert),
+        dueAt: dueAt.toISOString(),
+        createdAt: new Date().toISOString(),
+      });
       if (row) enqueueJob(this.db, JOBS.escalate, { escalationId: row.id }, { runAt: dueAt, maxAttempts: 5 });
     });
   }
@@ -202,18 +238,14 @@ export class AlertNotifier {
       this.db.$client.transaction(() => {
         // Closed since, its closing event not relayed yet: cancelled now rather than fired.
         if (this.closed(alert.alertId)) return this.cancelEscalations(alert.alertId);
-        const fired = this.db
-          .update(alertEscalations)
-          .set({ status: 'fired', firedAt: new Date().toISOString() })
-          .where(and(eq(alertEscalations.id, escalationId), eq(alertEscalations.status, 'scheduled')))
-          .run();
+        const fired = escalationQueries(this.db).fire.run({ id: escalationId, firedAt: new Date().toISOString() });
         if (fired.changes === 0) return;
         this.openSends(alert, row.step, row.channelIds);
         publishEvent(this.db, 'alert.escalated', { ...alert, step: row.step }, alert.orgId);
       })();
     }
     // A fired step whose sends were interrupted (a crash) finishes them when its job runs again.
-    if (this.db.select({ status: alertEscalations.status }).from(alertEscalations).where(eq(alertEscalations.id, escalationId)).get()?.status === 'fired')
+    if (escalationQueries(this.db).status.get({ id: escalationId })?.status === 'fired')
       await this.dispatch(alert, row.step);
   }
 

@@ -1,4 +1,4 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type {
   EscalationPolicyCreateSchema,
@@ -7,7 +7,7 @@ import type {
 } from '../../../contract/alert-channels.js';
 import type { RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, rowById, shapeConditions } from '../../db/prepared.js';
+import { deleteById, inJson, insertRow, rowById, shapeConditions, updateRow } from '../../db/prepared.js';
 import { escalationPolicies, type EscalationStep } from '../../db/schema/index.js';
 import { badRequest, fieldError, notFound } from '../../errors.js';
 import { paged, preparedPages } from '../../lib/paging.js';
@@ -82,7 +82,7 @@ export class PoliciesService {
     const org = resolveWriteOrg(this.db, ctx.caller, body.orgId);
     this.assertSteps(org.id, body.steps);
     return this.db.$client.transaction(() => {
-      const row = this.db.insert(escalationPolicies).values({ orgId: org.id, name: body.name, steps: body.steps }).returning().get();
+      const row = insertRow(this.db, escalationPolicies, { orgId: org.id, name: body.name, steps: body.steps });
       this.audit(ctx, 'escalation_policy.create', row, { steps: row.steps.length });
       return row;
     })();
@@ -93,16 +93,12 @@ export class PoliciesService {
     return this.db.$client.transaction(() => {
       const current = this.findVisible(ctx, id);
       if (body.steps) this.assertSteps(current.orgId, body.steps);
-      const row = this.db
-        .update(escalationPolicies)
-        .set({
-          ...(body.name !== undefined ? { name: body.name } : {}),
-          ...(body.steps !== undefined ? { steps: body.steps } : {}),
-          updatedAt: new Date().toISOString(),
-        })
-        .where(eq(escalationPolicies.id, id))
-        .returning()
-        .get();
+      const row = updateRow(this.db, escalationPolicies, id, {
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...(body.steps !== undefined ? { steps: body.steps } : {}),
+        updatedAt: new Date().toISOString(),
+      });
+      if (!row) throw notFound(NOT_FOUND, 'ESCALATION_POLICY_NOT_FOUND');
       this.audit(ctx, 'escalation_policy.update', row, { changed: Object.keys(body).filter((k) => body[k as keyof typeof body] !== undefined) });
       return row;
     })();
@@ -111,7 +107,7 @@ export class PoliciesService {
   delete(ctx: RequestContext, id: string): { success: true } {
     return this.db.$client.transaction(() => {
       const row = this.findVisible(ctx, id);
-      this.db.delete(escalationPolicies).where(eq(escalationPolicies.id, id)).run();
+      deleteById(this.db, escalationPolicies, id);
       this.audit(ctx, 'escalation_policy.delete', row, {});
       return { success: true as const };
     })();

@@ -3,7 +3,7 @@ import { and, asc, eq, lt, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { ApproverDeviceRegisterSchema, WebAuthnAssertionSchema } from '../../../contract/pam.js';
 import type { Db } from '../../db/connection.js';
-import { preparedQueries } from '../../db/prepared.js';
+import { insertRow, preparedQueries, rowQuery, updateRow } from '../../db/prepared.js';
 import { pamApproverDevices, pamWebauthnChallenges } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { badRequest, conflict, notFound, unauthorized } from '../../errors.js';
@@ -13,6 +13,38 @@ import { recordAudit } from '../audit/recorder.js';
 const devicesOfUser = preparedQueries((db) =>
   db.select().from(pamApproverDevices).where(eq(pamApproverDevices.userId, sql.placeholder('userId'))).orderBy(asc(pamApproverDevices.createdAt)).prepare(),
 );
+
+/** The statements of registration, assertion and deletion, prepared once per database: the challenges that
+ * expired before `now` go; a user's challenge of a purpose is taken (deleted, returned); a credential already
+ * registered (by anyone), one of the user's; one of the user's devices deleted (returned). */
+const approverQueries = preparedQueries((db) => {
+  const ofUser = eq(pamApproverDevices.userId, sql.placeholder('userId'));
+  return {
+    dropExpiredChallenges: db.delete(pamWebauthnChallenges).where(lt(pamWebauthnChallenges.expiresAt, sql.placeholder('now'))).prepare(),
+    takeChallenge: db
+      .delete(pamWebauthnChallenges)
+      .where(
+        and(
+          eq(pamWebauthnChallenges.challenge, sql.placeholder('challenge')),
+          eq(pamWebauthnChallenges.purpose, sql.placeholder('purpose')),
+          eq(pamWebauthnChallenges.userId, sql.placeholder('userId')),
+        ),
+      )
+      .returning()
+      .prepare(),
+    credential: db
+      .select({ id: pamApproverDevices.id })
+      .from(pamApproverDevices)
+      .where(eq(pamApproverDevices.credentialId, sql.placeholder('credentialId')))
+      .prepare(),
+    credentialOfUser: rowQuery(db, pamApproverDevices, and(eq(pamApproverDevices.credentialId, sql.placeholder('credentialId')), ofUser)),
+    deleteOfUser: db
+      .delete(pamApproverDevices)
+      .where(and(eq(pamApproverDevices.id, sql.placeholder('id')), ofUser))
+      .returning()
+      .prepare(),
+  };
+});
 
 /** @simplewebauthn/server, loaded on first use: importing it costs a quarter of the server's start. */
 const webauthn = () => import('@simplewebauthn/server');
@@ -70,22 +102,16 @@ export class PamApproversService {
   ): void {
     const now = Date.now();
     this.db.$client.transaction(() => {
-      this.db
-        .delete(pamWebauthnChallenges)
-        .where(lt(pamWebauthnChallenges.expiresAt, new Date(now).toISOString()))
-        .run();
-      this.db
-        .insert(pamWebauthnChallenges)
-        .values({
-          purpose,
-          userId,
-          elevationRequestId,
-          challenge,
-          // One clock reading for both ends, so the stored lifetime is exactly the TTL.
-          createdAt: new Date(now).toISOString(),
-          expiresAt: new Date(now + CHALLENGE_TTL_MS).toISOString(),
-        })
-        .run();
+      approverQueries(this.db).dropExpiredChallenges.run({ now: new Date(now).toISOString() });
+      insertRow(this.db, pamWebauthnChallenges, {
+        purpose,
+        userId,
+        elevationRequestId,
+        challenge,
+        // One clock reading for both ends, so the stored lifetime is exactly the TTL.
+        createdAt: new Date(now).toISOString(),
+        expiresAt: new Date(now + CHALLENGE_TTL_MS).toISOString(),
+      });
     })();
   }
 
@@ -97,17 +123,7 @@ export class PamApproversService {
     elevationRequestId: string | null,
   ): string | null {
     if (challenge === null) return null;
-    const row = this.db
-      .delete(pamWebauthnChallenges)
-      .where(
-        and(
-          eq(pamWebauthnChallenges.challenge, challenge),
-          eq(pamWebauthnChallenges.purpose, purpose),
-          eq(pamWebauthnChallenges.userId, userId),
-        ),
-      )
-      .returning()
-      .get();
+    const row = approverQueries(this.db).takeChallenge.get({ challenge, purpose, userId });
     if (!row || row.expiresAt <= new Date().toISOString()) return null;
     if (row.elevationRequestId !== elevationRequestId) return null;
     return row.challenge;
@@ -175,24 +191,16 @@ export class PamApproversService {
     if (!verified.verified) throw invalid();
     const credential = verified.registrationInfo.credential;
     return this.db.$client.transaction(() => {
-      const clash = this.db
-        .select({ id: pamApproverDevices.id })
-        .from(pamApproverDevices)
-        .where(eq(pamApproverDevices.credentialId, credential.id))
-        .get();
+      const clash = approverQueries(this.db).credential.get({ credentialId: credential.id });
       if (clash) throw conflict('This authenticator is already registered', 'APPROVER_DEVICE_EXISTS');
-      const device = this.db
-        .insert(pamApproverDevices)
-        .values({
-          userId: user.id,
-          name: body.name,
-          credentialId: credential.id,
-          publicKey: Buffer.from(credential.publicKey).toString('base64url'),
-          counter: credential.counter,
-          transports: body.response.response.transports ?? [],
-        })
-        .returning()
-        .get();
+      const device = insertRow(this.db, pamApproverDevices, {
+        userId: user.id,
+        name: body.name,
+        credentialId: credential.id,
+        publicKey: Buffer.from(credential.publicKey).toString('base64url'),
+        counter: credential.counter,
+        transports: body.response.response.transports ?? [],
+      });
       recordAudit(this.db, ctx, {
         action: 'pam.approver_device.register',
         resourceType: 'pam_approver_device',
@@ -208,11 +216,7 @@ export class PamApproversService {
   deleteDevice(ctx: RequestContext, id: string): void {
     const user = this.userOf(ctx);
     this.db.$client.transaction(() => {
-      const device = this.db
-        .delete(pamApproverDevices)
-        .where(and(eq(pamApproverDevices.id, id), eq(pamApproverDevices.userId, user.id)))
-        .returning()
-        .get();
+      const device = approverQueries(this.db).deleteOfUser.get({ id, userId: user.id });
       if (!device) throw notFound('Approver device not found');
       recordAudit(this.db, ctx, {
         action: 'pam.approver_device.delete',
@@ -261,11 +265,7 @@ export class PamApproversService {
       elevationRequestId,
     );
     if (!expected) throw fail();
-    const device = this.db
-      .select()
-      .from(pamApproverDevices)
-      .where(and(eq(pamApproverDevices.credentialId, proof.id), eq(pamApproverDevices.userId, user.id)))
-      .get();
+    const device = approverQueries(this.db).credentialOfUser.get({ credentialId: proof.id, userId: user.id });
     if (!device) throw fail();
     const response: AuthenticationResponseJSON = {
       id: proof.id,
@@ -300,10 +300,6 @@ export class PamApproversService {
     } catch {
       throw fail();
     }
-    this.db
-      .update(pamApproverDevices)
-      .set({ counter: newCounter, lastUsedAt: new Date().toISOString() })
-      .where(eq(pamApproverDevices.id, device.id))
-      .run();
+    updateRow(this.db, pamApproverDevices, device.id, { counter: newCounter, lastUsedAt: new Date().toISOString() });
   }
 }

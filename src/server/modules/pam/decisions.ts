@@ -1,8 +1,10 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, sql } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { z } from 'zod';
 import type { ElevationRespondSchema, ElevationStatus } from '../../../contract/pam.js';
 import type { RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
+import { inJson, preparedShapes } from '../../db/prepared.js';
 import { elevationRequests } from '../../db/schema/index.js';
 import { forbidden } from '../../errors.js';
 import type { PamApproversService } from './approvers-service.js';
@@ -20,6 +22,24 @@ import { recordTransition, type Transition } from './transitions.js';
 import type { ElevationTrail } from './trail.js';
 
 type Assurance = 'session' | 'reauth' | 'webauthn';
+
+const requestColumns: Record<string, SQLiteColumn> = getTableColumns(elevationRequests);
+
+/** The compare-and-swap's statement (ElevationDecisions.swap), per shape: the columns it sets, by name, joined by
+ * `,` (each from the placeholder `set.<name>`), with the revision one up and updatedAt; of the request `id` only
+ * while its status is one of the JSON array `from`. The row as it is after. */
+const swapOf = preparedShapes((db, shape) =>
+  db
+    .update(elevationRequests)
+    .set({
+      ...Object.fromEntries((shape === '' ? [] : shape.split(',')).map((name) => [name, sql`${sql.placeholder(`set.${name}`)}`])),
+      revision: sql`${elevationRequests.revision} + 1`,
+      updatedAt: sql`${sql.placeholder('updatedAt')}`,
+    })
+    .where(and(eq(elevationRequests.id, sql.placeholder('id')), inJson(elevationRequests.status, 'from')))
+    .returning()
+    .prepare(),
+);
 
 /** Human decisions on a request (01 §3, §4.9): respond (approve / deny) and revoke, each a compare-and-swap on
  * the status it starts from, recorded through one transition. */
@@ -41,12 +61,17 @@ export class ElevationDecisions {
     recordedAt: string,
     lost: (status: string) => Error,
   ): ElevationRow {
-    const row = this.db
-      .update(elevationRequests)
-      .set({ ...set, revision: sql`${elevationRequests.revision} + 1`, updatedAt: recordedAt })
-      .where(and(eq(elevationRequests.id, id), inArray(elevationRequests.status, [...from])))
-      .returning()
-      .get();
+    // The columns set as drizzle's .set() takes them: those given a value (undefined leaves one alone), each as its
+    // column writes it; revision and updatedAt are the swap's own.
+    const values: Record<string, unknown> = { id, from: JSON.stringify(from), updatedAt: recordedAt };
+    const names: string[] = [];
+    for (const [name, value] of Object.entries(set)) {
+      const column = requestColumns[name];
+      if (value === undefined || !column || name === 'revision' || name === 'updatedAt') continue;
+      names.push(name);
+      values[`set.${name}`] = value === null ? null : column.mapToDriverValue(value);
+    }
+    const row = swapOf(this.db, names.sort().join(',')).get(values);
     if (!row) throw lost(this.queries.currentStatus(id));
     return row;
   }

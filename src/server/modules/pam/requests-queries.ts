@@ -3,10 +3,10 @@ import type { z } from 'zod';
 import type { ElevationActiveQuerySchema, ElevationListQuerySchema, ElevationStatus } from '../../../contract/pam.js';
 import type { RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedQueries, preparedShapes, shapeConditions, shapeOf } from '../../db/prepared.js';
+import { inJson, preparedQueries, preparedShapes, rowQuery, shapeConditions, shapeOf } from '../../db/prepared.js';
 import { elevationRequests } from '../../db/schema/index.js';
 import { conflict, deviceAccessDenied, notFound, siteAccessDenied } from '../../errors.js';
-import { visibleDeviceInPrepared, type DevicesService } from '../devices/service.js';
+import { restrictedDeviceInPrepared, restrictionShape, visibleDeviceInPrepared, type DevicesService } from '../devices/service.js';
 import type { Directory } from '../identity/directory.js';
 import { canAccessOrg, callerReach, requireSite, siteNamesOf } from '../tenancy/access.js';
 import type { EngineRequest } from './engine.js';
@@ -122,7 +122,24 @@ const byIdOf = preparedQueries((db) => ({
     .from(elevationRequests)
     .where(eq(elevationRequests.id, sql.placeholder('id')))
     .prepare(),
+  // The requests of the JSON array `ids` (any order), and the status of one.
+  rows: rowQuery(db, elevationRequests, inJson(elevationRequests.id, 'ids')),
+  status: db
+    .select({ status: elevationRequests.status })
+    .from(elevationRequests)
+    .where(eq(elevationRequests.id, sql.placeholder('id')))
+    .prepare(),
 }));
+
+/** Whether the request `id` is on a device the caller sees, per shape of the devices module's restriction
+ * (restrictionShape: never '' here, only callers restricted to device groups are asked). */
+const onVisibleDeviceOf = preparedShapes((db, shape) =>
+  db
+    .select({ id: elevationRequests.id })
+    .from(elevationRequests)
+    .where(and(eq(elevationRequests.id, sql.placeholder('id')), restrictedDeviceInPrepared(shape, elevationRequests.deviceId)))
+    .prepare(),
+);
 
 /** Reads of elevation requests (01 §4.9): list, get, active, and the request a caller may decide on. The names a
  * view shows (device, site, deciders) come from the modules that own them. */
@@ -193,7 +210,7 @@ export class ElevationQueries {
   /** The views of these requests, in the order of the ids. */
   viewsOf(ids: string[]): ElevationView[] {
     if (ids.length === 0) return [];
-    const rows = this.views(this.db.select().from(elevationRequests).where(inArray(elevationRequests.id, ids)).all());
+    const rows = this.views(byIdOf(this.db).rows.all({ ids: JSON.stringify(ids) }));
     const byId = new Map(rows.map((r) => [r.id, r]));
     return ids.map((id) => byId.get(id)).filter((r): r is ElevationView => r !== undefined);
   }
@@ -217,16 +234,11 @@ export class ElevationQueries {
     if (!row || !canAccessOrg(this.db, ctx.caller, row.orgId)) throw notFound('Elevation request not found');
     const { siteIds } = ctx.caller;
     if (siteIds !== null && (row.siteId === null || !siteIds.includes(row.siteId))) throw siteAccessDenied();
-    const devices = this.deviceGroupWhere(ctx);
-    if (
-      devices !== undefined &&
-      !this.db
-        .select({ id: elevationRequests.id })
-        .from(elevationRequests)
-        .where(and(eq(elevationRequests.id, row.id), devices))
-        .get()
-    )
-      throw deviceAccessDenied();
+    // deviceGroupWhere's condition (01 §2.6), prepared per shape of the caller's restriction.
+    if (ctx.caller.deviceGroupIds !== null) {
+      const scope = this.owners.devices.restrictedScope(ctx);
+      if (!onVisibleDeviceOf(this.db, restrictionShape(scope)).get({ ...scope?.values, id: row.id })) throw deviceAccessDenied();
+    }
     return row;
   }
 
@@ -239,12 +251,6 @@ export class ElevationQueries {
 
   /** The status a request has now (after a lost compare-and-swap). */
   currentStatus(id: string): string {
-    return (
-      this.db
-        .select({ status: elevationRequests.status })
-        .from(elevationRequests)
-        .where(eq(elevationRequests.id, id))
-        .get()?.status ?? 'unknown'
-    );
+    return byIdOf(this.db).status.get({ id })?.status ?? 'unknown';
   }
 }

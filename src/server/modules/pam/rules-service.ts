@@ -10,7 +10,17 @@ import type {
   PamSignerGroupPatchSchema,
 } from '../../../contract/pam.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedQueries, preparedShapes, rowById, shapeConditions, shapeOf } from '../../db/prepared.js';
+import {
+  inJson,
+  insertRow,
+  preparedQueries,
+  preparedShapes,
+  rowById,
+  rowQuery,
+  shapeConditions,
+  shapeOf,
+  updateRow,
+} from '../../db/prepared.js';
 import { elevationRequests, pamOrgConfig, pamRules, pamSignerGroups } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { DomainError, badRequest, conflict, fieldError, notFound } from '../../errors.js';
@@ -81,11 +91,48 @@ const signerGroupQueries = preparedQueries((db) => {
       .from(pamSignerGroups)
       .where(and(eq(pamSignerGroups.id, sql.placeholder('id')), eq(pamSignerGroups.orgId, sql.placeholder('orgId'))))
       .prepare(),
+    // The organization's group of this name (names are unique per organization), and how many rules use a group.
+    named: db
+      .select({ id: pamSignerGroups.id })
+      .from(pamSignerGroups)
+      .where(and(eq(pamSignerGroups.orgId, sql.placeholder('orgId')), eq(pamSignerGroups.name, sql.placeholder('name'))))
+      .prepare(),
+    rulesUsing: db.select({ n: count() }).from(pamRules).where(eq(pamRules.matchSignerGroupId, sql.placeholder('id'))).prepare(),
   };
 });
 
 /** An organization's PAM defaults row (absent until they are first set), prepared once per database. */
 const orgConfigOf = preparedQueries((db) => db.select().from(pamOrgConfig).where(eq(pamOrgConfig.orgId, sql.placeholder('orgId'))).prepare());
+
+/** PUT /pam/config's write: the organization's defaults row, inserted or replaced (every column a placeholder of
+ * its name), prepared once per database. */
+const putConfigOf = preparedQueries((db) => {
+  const set = {
+    defaultUnmatchedVerdict: sql`${sql.placeholder('defaultUnmatchedVerdict')}`,
+    defaultApprovalDurationMinutes: sql`${sql.placeholder('defaultApprovalDurationMinutes')}`,
+    updatedBy: sql`${sql.placeholder('updatedBy')}`,
+    updatedAt: sql`${sql.placeholder('updatedAt')}`,
+  };
+  return db
+    .insert(pamOrgConfig)
+    .values({ orgId: sql`${sql.placeholder('orgId')}`, ...set })
+    .onConflictDoUpdate({ target: pamOrgConfig.orgId, set })
+    .prepare();
+});
+
+/** The engine's rules of an organization (enabled, by priority, then age): for a device of no site only the
+ * organization-wide ones (`orgWide`), else those and the site's (`ofSite`, placeholder siteId); prepared once per
+ * database. */
+const engineRulesOf = preparedQueries((db) => {
+  const ruleOrder = [asc(pamRules.priority), asc(pamRules.createdAt), asc(pamRules.id)];
+  const enabledOfOrg = and(eq(pamRules.orgId, sql.placeholder('orgId')), eq(pamRules.enabled, true));
+  return {
+    orgWide: rowQuery(db, pamRules, and(enabledOfOrg, isNull(pamRules.siteId)), { orderBy: ruleOrder }),
+    ofSite: rowQuery(db, pamRules, and(enabledOfOrg, or(isNull(pamRules.siteId), eq(pamRules.siteId, sql.placeholder('siteId')))), {
+      orderBy: ruleOrder,
+    }),
+  };
+});
 
 /** The rules of a list, per shape: o within the organizations of the JSON array `orgIds`, s of one `siteId`; a
  * site-restricted caller sees organization-wide rules and, S, those of its sites (`siteIds`), or, N, no others. */
@@ -149,21 +196,17 @@ export class PamRulesService {
     validateRuleShape(shape);
     this.assertGroupOfOrg(org.id, shape.matchSignerGroupId);
     return this.db.$client.transaction(() => {
-      const rule = this.db
-        .insert(pamRules)
-        .values({
-          orgId: org.id,
-          siteId,
-          name: body.name,
-          verdict: body.verdict,
-          priority: body.priority,
-          enabled: body.enabled,
-          ...criteriaOf(body),
-          approvalDurationMinutes: body.approvalDurationMinutes ?? null,
-          createdBy: caller.userId,
-        })
-        .returning()
-        .get();
+      const rule = insertRow(this.db, pamRules, {
+        orgId: org.id,
+        siteId,
+        name: body.name,
+        verdict: body.verdict,
+        priority: body.priority,
+        enabled: body.enabled,
+        ...criteriaOf(body),
+        approvalDurationMinutes: body.approvalDurationMinutes ?? null,
+        createdBy: caller.userId,
+      });
       recordAudit(this.db, ctx, {
         action: 'pam.rule.create',
         resourceType: 'pam_rule',
@@ -218,24 +261,20 @@ export class PamRulesService {
       validateRuleShape({ verdict, ...criteria });
       this.assertGroupOfOrg(current.orgId, criteria.matchSignerGroupId);
 
-      const updated = this.db
-        .update(pamRules)
-        .set({
-          name: body.name ?? current.name,
-          priority: body.priority ?? current.priority,
-          enabled: body.enabled ?? current.enabled,
-          siteId,
-          verdict,
-          suspendedVerdict,
-          ...criteria,
-          approvalDurationMinutes:
-            body.approvalDurationMinutes !== undefined ? body.approvalDurationMinutes : current.approvalDurationMinutes,
-          ...(reapproval ?? {}),
-          updatedAt: nowIso(),
-        })
-        .where(eq(pamRules.id, id))
-        .returning()
-        .get();
+      const updated = updateRow(this.db, pamRules, id, {
+        name: body.name ?? current.name,
+        priority: body.priority ?? current.priority,
+        enabled: body.enabled ?? current.enabled,
+        siteId,
+        verdict,
+        suspendedVerdict,
+        ...criteria,
+        approvalDurationMinutes:
+          body.approvalDurationMinutes !== undefined ? body.approvalDurationMinutes : current.approvalDurationMinutes,
+        ...(reapproval ?? {}),
+        updatedAt: nowIso(),
+      });
+      if (!updated) throw notFound('Rule not found');
       const changed = given.map(([k]) => k).filter((k) => k !== 'reapprove');
       recordAudit(this.db, ctx, {
         action: reapproval ? 'pam.rule.reapprove' : 'pam.rule.update',
@@ -271,18 +310,8 @@ export class PamRulesService {
     orgId: string,
     siteId: string | null,
   ): { rules: (EngineRule & PamRuleRow)[]; groups: Map<string, SignerGroupData>; defaults: PamOrgDefaults } {
-    const rules = this.db
-      .select()
-      .from(pamRules)
-      .where(
-        and(
-          eq(pamRules.orgId, orgId),
-          eq(pamRules.enabled, true),
-          siteId === null ? isNull(pamRules.siteId) : or(isNull(pamRules.siteId), eq(pamRules.siteId, siteId)),
-        ),
-      )
-      .orderBy(asc(pamRules.priority), asc(pamRules.createdAt), asc(pamRules.id))
-      .all();
+    const queries = engineRulesOf(this.db);
+    const rules = siteId === null ? queries.orgWide.all({ orgId }) : queries.ofSite.all({ orgId, siteId });
     return { rules, groups: this.groupsOf(orgId), defaults: this.defaultsOf(orgId) };
   }
 
@@ -361,11 +390,7 @@ export class PamRulesService {
   }
 
   private assertGroupNameFree(orgId: string, name: string, exceptId?: string): void {
-    const clash = this.db
-      .select({ id: pamSignerGroups.id })
-      .from(pamSignerGroups)
-      .where(and(eq(pamSignerGroups.orgId, orgId), eq(pamSignerGroups.name, name)))
-      .get();
+    const clash = signerGroupQueries(this.db).named.get({ orgId, name });
     if (clash && clash.id !== exceptId)
       throw conflict('A signer group with this name already exists', 'PAM_SIGNER_GROUP_EXISTS');
   }
@@ -375,18 +400,14 @@ export class PamRulesService {
     assertWritableScope(this.db, ctx.caller, org.id, null);
     return this.db.$client.transaction(() => {
       this.assertGroupNameFree(org.id, body.name);
-      const group = this.db
-        .insert(pamSignerGroups)
-        .values({
-          orgId: org.id,
-          name: body.name,
-          description: body.description ?? null,
-          signers: [...new Set(body.signers)],
-          thumbprints: [...new Set(body.thumbprints)],
-          createdBy: ctx.caller.userId,
-        })
-        .returning()
-        .get();
+      const group = insertRow(this.db, pamSignerGroups, {
+        orgId: org.id,
+        name: body.name,
+        description: body.description ?? null,
+        signers: [...new Set(body.signers)],
+        thumbprints: [...new Set(body.thumbprints)],
+        createdBy: ctx.caller.userId,
+      });
       recordAudit(this.db, ctx, {
         action: 'pam.signer_group.create',
         resourceType: 'pam_signer_group',
@@ -405,18 +426,14 @@ export class PamRulesService {
       const current = this.getSignerGroup(ctx, id);
       assertWritableScope(this.db, ctx.caller, current.orgId, null);
       if (body.name !== undefined) this.assertGroupNameFree(current.orgId, body.name, id);
-      const group = this.db
-        .update(pamSignerGroups)
-        .set({
-          ...(body.name !== undefined ? { name: body.name } : {}),
-          ...(body.description !== undefined ? { description: body.description } : {}),
-          ...(body.signers !== undefined ? { signers: [...new Set(body.signers)] } : {}),
-          ...(body.thumbprints !== undefined ? { thumbprints: [...new Set(body.thumbprints)] } : {}),
-          updatedAt: nowIso(),
-        })
-        .where(eq(pamSignerGroups.id, id))
-        .returning()
-        .get();
+      const group = updateRow(this.db, pamSignerGroups, id, {
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...(body.description !== undefined ? { description: body.description } : {}),
+        ...(body.signers !== undefined ? { signers: [...new Set(body.signers)] } : {}),
+        ...(body.thumbprints !== undefined ? { thumbprints: [...new Set(body.thumbprints)] } : {}),
+        updatedAt: nowIso(),
+      });
+      if (!group) throw notFound('Signer group not found');
       recordAudit(this.db, ctx, {
         action: 'pam.signer_group.update',
         resourceType: 'pam_signer_group',
@@ -433,8 +450,7 @@ export class PamRulesService {
     this.db.$client.transaction(() => {
       const group = this.getSignerGroup(ctx, id);
       assertWritableScope(this.db, ctx.caller, group.orgId, null);
-      const used =
-        this.db.select({ n: count() }).from(pamRules).where(eq(pamRules.matchSignerGroupId, id)).get()?.n ?? 0;
+      const used = signerGroupQueries(this.db).rulesUsing.get({ id })?.n ?? 0;
       if (used > 0) throw conflict(`Signer group is used by ${used} rule(s)`, 'PAM_SIGNER_GROUP_IN_USE');
       deleteAudited(this.db, ctx, pamSignerGroups, group, {
         action: 'pam.signer_group.delete',
@@ -473,11 +489,7 @@ export class PamRulesService {
         updatedBy: ctx.caller.userId,
         updatedAt: nowIso(),
       };
-      this.db
-        .insert(pamOrgConfig)
-        .values({ orgId: org.id, ...values })
-        .onConflictDoUpdate({ target: pamOrgConfig.orgId, set: values })
-        .run();
+      putConfigOf(this.db).run({ orgId: org.id, ...values });
       recordAudit(this.db, ctx, {
         action: 'pam.config.update',
         resourceType: 'pam_config',

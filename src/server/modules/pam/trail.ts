@@ -2,6 +2,7 @@ import type { ElevationActor, ElevationEventType } from '../../../contract/pam.j
 import type { Db } from '../../db/connection.js';
 import { elevationAuditEvents } from '../../db/schema/index.js';
 import { newId } from '../../db/ids.js';
+import { insertRow } from '../../db/prepared.js';
 
 /**
  * Writes to the elevation audit trail that have started and not yet committed, by the time their rows are
@@ -59,20 +60,17 @@ export class ElevationTrail {
     try {
       return this.db.$client.transaction(() =>
         fn(recordedAt, (event) => {
-          this.db
-            .insert(elevationAuditEvents)
-            .values({
-              id: newId(),
-              orgId: event.orgId,
-              elevationRequestId: event.elevationRequestId,
-              eventType: event.eventType,
-              actor: event.actor,
-              actorUserId: event.actorUserId ?? null,
-              occurredAt: event.occurredAt ?? recordedAt,
-              createdAt: recordedAt,
-              details: event.details ?? {},
-            })
-            .run();
+          insertRow(this.db, elevationAuditEvents, {
+            id: newId(),
+            orgId: event.orgId,
+            elevationRequestId: event.elevationRequestId,
+            eventType: event.eventType,
+            actor: event.actor,
+            actorUserId: event.actorUserId ?? null,
+            occurredAt: event.occurredAt ?? recordedAt,
+            createdAt: recordedAt,
+            details: event.details ?? {},
+          });
         }),
       )();
     } finally {

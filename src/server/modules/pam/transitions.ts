@@ -1,5 +1,6 @@
 import type { RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
+import { insertRow } from '../../db/prepared.js';
 import { elevationRequests } from '../../db/schema/index.js';
 import { publishEvent } from '../../jobs/queue.js';
 import { recordAudit, type AuditEntry } from '../audit/recorder.js';
@@ -48,19 +49,15 @@ export function insertRequest(
   recordedAt: string,
   values: Omit<typeof elevationRequests.$inferInsert, Placed>,
 ): ElevationRow {
-  return db
-    .insert(elevationRequests)
-    .values({
-      orgId: device.orgId,
-      deviceId: device.id,
-      siteId: device.siteId,
-      requestedAt: recordedAt,
-      createdAt: recordedAt,
-      updatedAt: recordedAt,
-      ...values,
-    })
-    .returning()
-    .get();
+  return insertRow(db, elevationRequests, {
+    orgId: device.orgId,
+    deviceId: device.id,
+    siteId: device.siteId,
+    requestedAt: recordedAt,
+    createdAt: recordedAt,
+    updatedAt: recordedAt,
+    ...values,
+  });
 }
 
 /**

@@ -9,7 +9,7 @@ import type {
 } from '../../../contract/psa.js';
 import type { RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, rowById, shapeConditions, shapeOf } from '../../db/prepared.js';
+import { deleteById, inJson, insertRow, preparedQueries, rowById, shapeConditions, shapeOf, updateRow } from '../../db/prepared.js';
 import { psaConnections, psaTicketMappings } from '../../db/schema/index.js';
 import { OutboundBlockedError, type OutboundClient } from '../../delivery/outbound.js';
 import { badRequest, DomainError, forbidden, notFound } from '../../errors.js';
@@ -51,6 +51,24 @@ const ticketPageOf = preparedPages(psaTicketMappings, [desc(psaTicketMappings.up
     }),
   ),
 );
+
+/** A connection's (`id`) ticket mappings removed, its sync marked queued, its custom status set (`status`, at
+ * `updatedAt`), prepared once per database (db/prepared.ts). */
+const connectionWrites = preparedQueries((db) => {
+  const ofId = eq(psaConnections.id, sql.placeholder('id'));
+  return {
+    deleteMappings: db
+      .delete(psaTicketMappings)
+      .where(eq(psaTicketMappings.connectionId, sql.placeholder('id')))
+      .prepare(),
+    syncQueued: db.update(psaConnections).set({ lastSyncStatus: 'queued', lastSyncError: null }).where(ofId).prepare(),
+    status: db
+      .update(psaConnections)
+      .set({ status: sql`${sql.placeholder('status')}`, updatedAt: sql`${sql.placeholder('updatedAt')}` })
+      .where(ofId)
+      .prepare(),
+  };
+});
 
 /**
  * PSA connections (02 §2.8, §3, §4.4): CRUD within the caller's organizations, credentials sealed with SecretBox
@@ -123,11 +141,15 @@ export class PsaService {
     await this.checkBaseUrl(body.credentials);
     const credentialsEnc = this.vault.seal(body.credentials);
     return this.db.$client.transaction(() => {
-      const row = this.db
-        .insert(psaConnections)
-        .values({ orgId: org.id, provider: body.provider, name: body.name, credentialsEnc, settings: body.settings, enabled: body.enabled, createdBy: ctx.caller.userId })
-        .returning()
-        .get();
+      const row = insertRow(this.db, psaConnections, {
+        orgId: org.id,
+        provider: body.provider,
+        name: body.name,
+        credentialsEnc,
+        settings: body.settings,
+        enabled: body.enabled,
+        createdBy: ctx.caller.userId,
+      });
       this.audit(ctx, 'psa.connection.create', row, { hasCredentials: credentialsEnc !== null });
       return presentConnection(row);
     })();
@@ -141,18 +163,13 @@ export class PsaService {
     // 02 §4.4: credentials are replaced as a whole, in one UPDATE.
     const credentials = body.credentials !== undefined ? { credentialsEnc: this.vault.seal(body.credentials) } : {};
     return this.db.$client.transaction(() => {
-      const row = this.db
-        .update(psaConnections)
-        .set({
-          ...(body.name !== undefined ? { name: body.name } : {}),
-          ...credentials,
-          ...(body.settings !== undefined ? { settings: body.settings } : {}),
-          ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
-          updatedAt: new Date().toISOString(),
-        })
-        .where(eq(psaConnections.id, id))
-        .returning()
-        .get();
+      const row = updateRow(this.db, psaConnections, id, {
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...credentials,
+        ...(body.settings !== undefined ? { settings: body.settings } : {}),
+        ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
+        updatedAt: new Date().toISOString(),
+      });
       if (!row) throw notFound('PSA connection not found', 'PSA_CONNECTION_NOT_FOUND');
       this.audit(ctx, 'psa.connection.update', row, { changed: Object.keys(body).filter((k) => body[k as keyof UpdateBody] !== undefined) });
       return presentConnection(row);
@@ -163,8 +180,8 @@ export class PsaService {
   delete(ctx: RequestContext, id: string): { success: true } {
     const row = this.find(ctx, id);
     this.db.$client.transaction(() => {
-      const mappings = this.db.delete(psaTicketMappings).where(eq(psaTicketMappings.connectionId, id)).run().changes;
-      this.db.delete(psaConnections).where(eq(psaConnections.id, id)).run();
+      const mappings = connectionWrites(this.db).deleteMappings.run({ id }).changes;
+      deleteById(this.db, psaConnections, id);
       this.audit(ctx, 'psa.connection.delete', row, { ticketMappings: mappings });
     })();
     return { success: true };
@@ -186,11 +203,9 @@ export class PsaService {
     }
     const now = new Date().toISOString();
     this.db.$client.transaction(() => {
-      this.db
-        .update(psaConnections)
-        .set({ syncSettings: { lastTestedAt: now, testStatus: outcome.success ? 'verified' : 'failed', testMessage: outcome.message ?? outcome.error ?? null } })
-        .where(eq(psaConnections.id, id))
-        .run();
+      updateRow(this.db, psaConnections, id, {
+        syncSettings: { lastTestedAt: now, testStatus: outcome.success ? 'verified' : 'failed', testMessage: outcome.message ?? outcome.error ?? null },
+      });
       this.audit(ctx, 'psa.connection.test', row, { success: outcome.success }, outcome.error);
     })();
     if (refusal) throw refusal;
@@ -205,7 +220,7 @@ export class PsaService {
     const now = new Date().toISOString();
     this.db.$client.transaction(() => {
       if (enqueueJob(this.db, SYNC_JOB, { connectionId: id }, { uniqueKey: `psa-sync:${id}`, maxAttempts: 3 })) {
-        this.db.update(psaConnections).set({ lastSyncStatus: 'queued', lastSyncError: null }).where(eq(psaConnections.id, id)).run();
+        connectionWrites(this.db).syncQueued.run({ id });
       }
       this.audit(ctx, 'psa.connection.sync', row);
     })();
@@ -215,7 +230,7 @@ export class PsaService {
   setStatus(ctx: RequestContext, id: string, body: z.infer<typeof PsaStatusBodySchema>) {
     const row = this.find(ctx, id);
     this.db.$client.transaction(() => {
-      this.db.update(psaConnections).set({ status: body.status, updatedAt: new Date().toISOString() }).where(eq(psaConnections.id, id)).run();
+      connectionWrites(this.db).status.run({ id, status: body.status, updatedAt: new Date().toISOString() });
       this.audit(ctx, 'psa.connection.status', row, { from: row.status, to: body.status });
     })();
     return { success: true as const, status: body.status };

@@ -1,8 +1,9 @@
-import { and, asc, eq, isNotNull, or, sql } from 'drizzle-orm';
+import { and, asc, eq, isNotNull, or, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { systemContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
-import { rowById } from '../../db/prepared.js';
+import { newId } from '../../db/ids.js';
+import { preparedQueries, rowById, rowQuery, updateRow } from '../../db/prepared.js';
 import { psaConnections, psaTicketMappings } from '../../db/schema/index.js';
 import { enqueueJob, type JobWorker, type RelayedEvent } from '../../jobs/queue.js';
 import { recordAudit } from '../audit/recorder.js';
@@ -56,6 +57,74 @@ function minSeverityRank(stored: string): number[] {
     return [];
   }
 }
+
+/**
+ * The ticketing statements, prepared once per database (db/prepared.ts): the next SYNC_BATCH mappings of a
+ * connection (`connectionId`) to sync, the least recently synced first; an organization's (`orgId`) connections
+ * that may open tickets; the open ticket of an alert (`alertId`) on a connection, else (`openOfSource`) the newest
+ * of the same rule (`ruleId`) and device (`deviceId`); a mapping (`id`) moved to a new alert (`alertId`, at
+ * `updatedAt`); a mapping stored unless the connection has that ticket (the insert names every column, as
+ * drizzle's insert did); the open tickets of an alert (`alertId`) on enabled connections, with their connection.
+ */
+const ticketQueries = preparedQueries((db) => {
+  const value = (name: string) => sql`${sql.placeholder(name)}`;
+  const openOn = and(eq(psaTicketMappings.connectionId, sql.placeholder('connectionId')), eq(psaTicketMappings.open, true));
+  const ofAlert = eq(psaTicketMappings.alertId, sql.placeholder('alertId'));
+  const order = [sql`${psaTicketMappings.alertId} = ${sql.placeholder('alertId')} DESC`, sql`${psaTicketMappings.createdAt} DESC`];
+  const openTicket = (where: SQL | undefined) => rowQuery(db, psaTicketMappings, where, { orderBy: order });
+  return {
+    toSync: db
+      .select()
+      .from(psaTicketMappings)
+      .where(eq(psaTicketMappings.connectionId, sql.placeholder('connectionId')))
+      .orderBy(sql`${psaTicketMappings.lastSyncAt} IS NOT NULL`, asc(psaTicketMappings.lastSyncAt), asc(psaTicketMappings.createdAt))
+      .limit(SYNC_BATCH)
+      .prepare(),
+    ticketing: rowQuery(
+      db,
+      psaConnections,
+      and(eq(psaConnections.orgId, sql.placeholder('orgId')), eq(psaConnections.enabled, true), eq(psaConnections.status, 'active'), isNotNull(psaConnections.credentialsEnc)),
+    ),
+    openOfAlert: openTicket(and(openOn, ofAlert)),
+    openOfSource: openTicket(
+      and(
+        openOn,
+        or(ofAlert, and(eq(psaTicketMappings.ruleId, sql.placeholder('ruleId')), eq(psaTicketMappings.deviceId, sql.placeholder('deviceId')))),
+      ),
+    ),
+    moveToAlert: db
+      .update(psaTicketMappings)
+      .set({ alertId: value('alertId'), updatedAt: value('updatedAt') })
+      .where(eq(psaTicketMappings.id, sql.placeholder('id')))
+      .prepare(),
+    store: db
+      .insert(psaTicketMappings)
+      .values({
+        id: value('id'),
+        connectionId: value('connectionId'),
+        orgId: value('orgId'),
+        alertId: value('alertId'),
+        deviceId: value('deviceId'),
+        ruleId: value('ruleId'),
+        externalTicketId: value('externalTicketId'),
+        externalTicketUrl: value('externalTicketUrl'),
+        title: value('title'),
+        status: value('status'),
+        open: value('open'),
+        lastSyncAt: value('lastSyncAt'),
+        createdAt: value('createdAt'),
+        updatedAt: value('updatedAt'),
+      })
+      .onConflictDoNothing()
+      .prepare(),
+    openOfAlertChanged: db
+      .select()
+      .from(psaTicketMappings)
+      .innerJoin(psaConnections, eq(psaConnections.id, psaTicketMappings.connectionId))
+      .where(and(ofAlert, eq(psaTicketMappings.open, true), eq(psaConnections.enabled, true)))
+      .prepare(),
+  };
+});
 
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
@@ -118,7 +187,7 @@ export class PsaTicketing {
   }
 
   private setSync(id: string, values: Partial<Pick<ConnectionRow, 'lastSyncStatus' | 'lastSyncError' | 'lastSyncAt'>>): void {
-    this.db.update(psaConnections).set(values).where(eq(psaConnections.id, id)).run();
+    updateRow(this.db, psaConnections, id, values);
   }
 
   /** One sync run. Failures are recorded on the connection (lastSyncError), not retried by the queue. */
@@ -133,13 +202,7 @@ export class PsaTicketing {
       this.setSync(row.id, { lastSyncStatus: 'failed', lastSyncError: errorText(err) });
       return;
     }
-    const mappings = this.db
-      .select()
-      .from(psaTicketMappings)
-      .where(eq(psaTicketMappings.connectionId, row.id))
-      .orderBy(sql`${psaTicketMappings.lastSyncAt} IS NOT NULL`, asc(psaTicketMappings.lastSyncAt), asc(psaTicketMappings.createdAt))
-      .limit(SYNC_BATCH)
-      .all();
+    const mappings = ticketQueries(this.db).toSync.all({ connectionId: row.id });
     const failures: string[] = [];
     for (const mapping of mappings) {
       try {
@@ -163,26 +226,19 @@ export class PsaTicketing {
   /** A ticket the provider no longer has is kept as `deleted`, closed. */
   private recordState(mapping: MappingRow, state: TicketState | null): void {
     const now = new Date().toISOString();
-    this.db
-      .update(psaTicketMappings)
-      .set({
-        status: (state?.status ?? 'deleted').slice(0, 50),
-        open: state?.open ?? false,
-        ...(state ? { title: state.title.slice(0, 500) } : {}),
-        lastSyncAt: now,
-        updatedAt: now,
-      })
-      .where(eq(psaTicketMappings.id, mapping.id))
-      .run();
+    updateRow(this.db, psaTicketMappings, mapping.id, {
+      status: (state?.status ?? 'deleted').slice(0, 50),
+      open: state?.open ?? false,
+      ...(state ? { title: state.title.slice(0, 500) } : {}),
+      lastSyncAt: now,
+      updatedAt: now,
+    });
   }
 
   /** The connections of an organization that open tickets for an alert of this severity. */
   private ticketingConnections(orgId: string, severity: Severity): ConnectionRow[] {
-    return this.db
-      .select()
-      .from(psaConnections)
-      .where(and(eq(psaConnections.orgId, orgId), eq(psaConnections.enabled, true), eq(psaConnections.status, 'active'), isNotNull(psaConnections.credentialsEnc)))
-      .all()
+    return ticketQueries(this.db)
+      .ticketing.all({ orgId })
       .filter((c) => ticketingRank(c.settings).some((min) => SEVERITY_RANK[severity] >= min));
   }
 
@@ -201,13 +257,9 @@ export class PsaTicketing {
 
   /** The open ticket of this alert on the connection, or of an earlier alert of the same rule and device. */
   private openTicketFor(connectionId: string, alert: AlertEvent): MappingRow | undefined {
-    const sameSource = alert.ruleId && alert.deviceId ? and(eq(psaTicketMappings.ruleId, alert.ruleId), eq(psaTicketMappings.deviceId, alert.deviceId)) : undefined;
-    return this.db
-      .select()
-      .from(psaTicketMappings)
-      .where(and(eq(psaTicketMappings.connectionId, connectionId), eq(psaTicketMappings.open, true), or(eq(psaTicketMappings.alertId, alert.alertId), sameSource)))
-      .orderBy(sql`${psaTicketMappings.alertId} = ${alert.alertId} DESC`, sql`${psaTicketMappings.createdAt} DESC`)
-      .get();
+    const queries = ticketQueries(this.db);
+    const { alertId, ruleId, deviceId } = alert;
+    return ruleId && deviceId ? queries.openOfSource.get({ connectionId, alertId, ruleId, deviceId }) : queries.openOfAlert.get({ connectionId, alertId });
   }
 
   /** alert.triggered: a ticket per ticketing connection, or a note on the open one. Idempotent: a replayed event
@@ -222,28 +274,27 @@ export class PsaTicketing {
         if (open) {
           const input = this.describe(alert);
           await adapter.appendNote(open.externalTicketId, `The alert triggered again: ${input.title}\n\n${input.description}`);
-          this.db.update(psaTicketMappings).set({ alertId: alert.alertId, updatedAt: new Date().toISOString() }).where(eq(psaTicketMappings.id, open.id)).run();
+          ticketQueries(this.db).moveToAlert.run({ id: open.id, alertId: alert.alertId, updatedAt: new Date().toISOString() });
           this.audit('psa.ticket.note', connection, { alertId: alert.alertId, externalTicketId: open.externalTicketId });
         } else {
           const ticket = await adapter.createTicket(this.describe(alert));
           this.db.$client.transaction(() => {
-            this.db
-              .insert(psaTicketMappings)
-              .values({
-                connectionId: connection.id,
-                orgId: connection.orgId,
-                alertId: alert.alertId,
-                deviceId: alert.deviceId,
-                ruleId: alert.ruleId,
-                externalTicketId: ticket.externalTicketId.slice(0, 100),
-                externalTicketUrl: ticket.externalTicketUrl,
-                title: ticket.title.slice(0, 500),
-                status: ticket.status.slice(0, 50),
-                open: ticket.open,
-                lastSyncAt: new Date().toISOString(),
-              })
-              .onConflictDoNothing()
-              .run();
+            ticketQueries(this.db).store.run({
+              id: newId(),
+              connectionId: connection.id,
+              orgId: connection.orgId,
+              alertId: alert.alertId,
+              deviceId: alert.deviceId,
+              ruleId: alert.ruleId,
+              externalTicketId: ticket.externalTicketId.slice(0, 100),
+              externalTicketUrl: ticket.externalTicketUrl,
+              title: ticket.title.slice(0, 500),
+              status: ticket.status.slice(0, 50),
+              open: ticket.open ? 1 : 0,
+              lastSyncAt: new Date().toISOString(),
+              createdAt: new Date().toISOString(),
+              updatedAt: new Date().toISOString(),
+            });
             this.audit('psa.ticket.create', connection, { alertId: alert.alertId, externalTicketId: ticket.externalTicketId });
           })();
         }
@@ -258,12 +309,7 @@ export class PsaTicketing {
 
   /** Escalated, acknowledged or resolved: a note on each open ticket of the alert. */
   async onAlertChanged(alert: AlertEvent): Promise<void> {
-    const open = this.db
-      .select()
-      .from(psaTicketMappings)
-      .innerJoin(psaConnections, eq(psaConnections.id, psaTicketMappings.connectionId))
-      .where(and(eq(psaTicketMappings.alertId, alert.alertId), eq(psaTicketMappings.open, true), eq(psaConnections.enabled, true)))
-      .all();
+    const open = ticketQueries(this.db).openOfAlertChanged.all({ alertId: alert.alertId });
     const what = alert.eventType.replace(/^alert\./, '');
     for (const { psa_connections: connection, psa_ticket_mappings: mapping } of open) {
       const note = `The alert was ${what}: ${alert.title}${alert.resolutionNote ? `\n\n${alert.resolutionNote}` : ''}`;

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import {
   MATRIX_ACTIONS,
@@ -10,7 +10,7 @@ import {
   type RoleUpdateSchema,
 } from '../../../contract/roles.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedQueries, preparedShapes, rowById, shapeConditions, shapeOf } from '../../db/prepared.js';
+import { inJson, insertRow, preparedQueries, preparedShapes, rowById, shapeConditions, shapeOf, updateRow } from '../../db/prepared.js';
 import { rolePermissions, roles } from '../../db/schema/index.js';
 import type { Caller, RequestContext } from '../../context.js';
 import { badRequest, conflict, forbidden, notFound, orgAccessDenied } from '../../errors.js';
@@ -103,6 +103,43 @@ const permissionsOfRole = preparedQueries((db) =>
     .from(rolePermissions)
     .where(eq(rolePermissions.roleId, sql.placeholder('roleId')))
     .orderBy(asc(rolePermissions.resource), asc(rolePermissions.action))
+    .prepare(),
+);
+
+/** The statements of the inheritance checks and of the writes, prepared once per database (db/prepared.ts). */
+const roleQueries = preparedQueries((db) => ({
+  parentOf: db
+    .select({ parentRoleId: roles.parentRoleId })
+    .from(roles)
+    .where(eq(roles.id, sql.placeholder('id')))
+    .prepare(),
+  /** The roles whose parent is one of a JSON array of ids. */
+  childrenOf: db.select({ id: roles.id }).from(roles).where(inJson(roles.parentRoleId, 'parentIds')).prepare(),
+  anyChildOf: db
+    .select({ id: roles.id })
+    .from(roles)
+    .where(eq(roles.parentRoleId, sql.placeholder('parentId')))
+    .prepare(),
+  deletePermissions: db
+    .delete(rolePermissions)
+    .where(eq(rolePermissions.roleId, sql.placeholder('roleId')))
+    .prepare(),
+}));
+
+/** A custom role of the owner with this name, but the one being renamed: per shape (db/prepared.ts), `p` an owning
+ * partner (`partnerId`; else none), `o` an owning organization (`orgId`; else none), `x` a role left out (`exceptId`). */
+const namedRoleOf = preparedShapes((db, shape) =>
+  db
+    .select({ id: roles.id })
+    .from(roles)
+    .where(
+      and(
+        shape.includes('p') ? eq(roles.partnerId, sql.placeholder('partnerId')) : isNull(roles.partnerId),
+        shape.includes('o') ? eq(roles.orgId, sql.placeholder('orgId')) : isNull(roles.orgId),
+        eq(roles.name, sql.placeholder('name')),
+        ...shapeConditions(shape, { x: () => ne(roles.id, sql.placeholder('exceptId')) }),
+      ),
+    )
     .prepare(),
 );
 
@@ -201,7 +238,7 @@ export class RolesService {
   }
 
   private parentOf(id: string): string | null {
-    return this.db.select({ parentRoleId: roles.parentRoleId }).from(roles).where(eq(roles.id, id)).get()?.parentRoleId ?? null;
+    return roleQueries(this.db).parentOf.get({ id })?.parentRoleId ?? null;
   }
 
   /** Whether making `parentId` the parent of `roleId` closes a loop, at any depth. */
@@ -226,11 +263,8 @@ export class RolesService {
     let frontier = [id];
     let depth = 0;
     while (frontier.length > 0 && depth <= MAX_INHERITANCE_DEPTH) {
-      frontier = this.db
-        .select({ id: roles.id })
-        .from(roles)
-        .where(inArray(roles.parentRoleId, frontier))
-        .all()
+      frontier = roleQueries(this.db)
+        .childrenOf.all({ parentIds: JSON.stringify(frontier) })
         .map((r) => r.id);
       if (frontier.length > 0) depth++;
     }
@@ -249,13 +283,8 @@ export class RolesService {
   }
 
   private assertNameFree(owner: RoleOwner, name: string, exceptId?: string): void {
-    const conditions: (SQL | undefined)[] = [
-      owner.partnerId !== null ? eq(roles.partnerId, owner.partnerId) : isNull(roles.partnerId),
-      owner.orgId !== null ? eq(roles.orgId, owner.orgId) : isNull(roles.orgId),
-      eq(roles.name, name),
-    ];
-    if (exceptId) conditions.push(ne(roles.id, exceptId));
-    if (this.db.select({ id: roles.id }).from(roles).where(and(...conditions)).get()) {
+    const shape = shapeOf({ p: owner.partnerId !== null, o: owner.orgId !== null, x: exceptId });
+    if (namedRoleOf(this.db, shape).get({ partnerId: owner.partnerId, orgId: owner.orgId, name, exceptId })) {
       throw conflict('A role with this name already exists', 'ROLE_NAME_TAKEN');
     }
   }
@@ -373,12 +402,8 @@ export class RolesService {
   // ---- writes ----
 
   private writePermissions(tx: Db, roleId: string, permissions: readonly Permission[]): void {
-    tx.delete(rolePermissions).where(eq(rolePermissions.roleId, roleId)).run();
-    if (permissions.length > 0) {
-      tx.insert(rolePermissions)
-        .values(permissions.map((p) => ({ roleId, resource: p.resource, action: p.action })))
-        .run();
-    }
+    roleQueries(tx).deletePermissions.run({ roleId });
+    for (const p of permissions) insertRow(tx, rolePermissions, { roleId, resource: p.resource, action: p.action });
   }
 
   private insertRole(
@@ -389,19 +414,15 @@ export class RolesService {
   ) {
     return this.db.$client.transaction(() => {
       this.assertNameFree(owner, values.name);
-      const role = this.db
-        .insert(roles)
-        .values({
-          partnerId: owner.partnerId,
-          orgId: owner.orgId,
-          name: values.name,
-          description: values.description,
-          scope: values.scope,
-          isSystem: false,
-          parentRoleId: values.parentRoleId,
-        })
-        .returning()
-        .get();
+      const role = insertRow(this.db, roles, {
+        partnerId: owner.partnerId,
+        orgId: owner.orgId,
+        name: values.name,
+        description: values.description,
+        scope: values.scope,
+        isSystem: false,
+        parentRoleId: values.parentRoleId,
+      });
       this.writePermissions(this.db, role.id, values.permissions);
       recordAudit(this.db, ctx, {
         action: 'role.create',
@@ -443,7 +464,9 @@ export class RolesService {
       if (body.name !== undefined) changes.name = body.name;
       if (body.description !== undefined) changes.description = body.description;
       if (body.parentRoleId !== undefined) changes.parentRoleId = body.parentRoleId;
-      const row = this.db.update(roles).set(changes).where(eq(roles.id, id)).returning().get();
+      const row = updateRow(this.db, roles, id, changes);
+      // The row was read in this transaction (requireWritable): it is there.
+      if (!row) throw notFound('Role not found');
       if (permissions !== undefined) this.writePermissions(this.db, id, permissions);
       recordAudit(this.db, ctx, {
         action: 'role.update',
@@ -467,7 +490,7 @@ export class RolesService {
     return this.db.$client.transaction(() => {
       const role = this.requireWritable(ctx.caller, id, 'delete');
       if (this.directory.roleInUse(role.id)) throw badRequest('Cannot delete role with assigned users', 'ROLE_IN_USE');
-      if (this.db.select({ id: roles.id }).from(roles).where(eq(roles.parentRoleId, role.id)).get()) {
+      if (roleQueries(this.db).anyChildOf.get({ parentId: role.id })) {
         throw badRequest('Cannot delete role with child roles', 'ROLE_HAS_CHILDREN');
       }
       // An SSO provider's default role stays while a provider names it (its row references the role).

@@ -16,7 +16,7 @@ import type { RequestContext } from '../../context.js';
 import { DomainError, badRequest, conflict, forbidden, notFound } from '../../errors.js';
 import { enqueueJob, publishEvent, type JobWorker } from '../../jobs/queue.js';
 import { paged, preparedPage, preparedPages, readPage, type Paged } from '../../lib/paging.js';
-import { inJson, preparedQueries, preparedShapes, rowById, rowQuery, shapeConditions, shapeOf } from '../../db/prepared.js';
+import { deleteById, inJson, insertRow, preparedQueries, preparedShapes, rowById, rowQuery, shapeConditions, shapeOf, updateRow } from '../../db/prepared.js';
 import { recordAudit } from '../audit/recorder.js';
 import { reaches } from '../alerts/scope.js';
 import { assertOrgWideWriter, readOrgIds, resolveWriteOrg } from '../tenancy/access.js';
@@ -83,18 +83,50 @@ function ownValue(record: Readonly<Record<string, unknown>>, key: string): strin
   return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : undefined;
 }
 
+/** The statements of the scripts' writes and of the reads they make, prepared once per database. */
+const writeQueries = preparedQueries((db) => {
+  const now = sql`${sql.placeholder('now')}`;
+  const active = inArray(scriptExecutions.status, [...ACTIVE]);
+  return {
+    /** Ends the active runs of device `deviceId` as cancelled with `message` at `now`. */
+    cancelActiveOf: db
+      .update(scriptExecutions)
+      .set({ status: 'cancelled', errorMessage: sql`${sql.placeholder('message')}`, completedAt: now, updatedAt: now })
+      .where(and(eq(scriptExecutions.deviceId, sql.placeholder('deviceId')), active))
+      .prepare(),
+    /** How many runs of script `scriptId` are active. */
+    activeCountOf: db
+      .select({ n: count() })
+      .from(scriptExecutions)
+      .where(and(eq(scriptExecutions.scriptId, sql.placeholder('scriptId')), active))
+      .prepare(),
+    /** The pending run of command `commandId` starts at `now`; the row as it is then. */
+    start: db
+      .update(scriptExecutions)
+      .set({ status: 'running', startedAt: now, updatedAt: now })
+      .where(and(eq(scriptExecutions.commandId, sql.placeholder('commandId')), eq(scriptExecutions.status, 'pending')))
+      .returning()
+      .prepare(),
+    /** The run of command `commandId`. */
+    executionOfCommand: rowQuery(db, scriptExecutions, eq(scriptExecutions.commandId, sql.placeholder('commandId'))),
+    /** The custom field definitions of organization `orgId` whose keys are in the JSON array `keys`. */
+    fieldsOfOrg: rowQuery(db, customFieldDefinitions, and(eq(customFieldDefinitions.orgId, sql.placeholder('orgId')), inJson(customFieldDefinitions.key, 'keys'))),
+    /** The id of organization `orgId`'s custom field `key`. */
+    fieldIdOf: db
+      .select({ id: customFieldDefinitions.id })
+      .from(customFieldDefinitions)
+      .where(and(eq(customFieldDefinitions.orgId, sql.placeholder('orgId')), eq(customFieldDefinitions.key, sql.placeholder('key'))))
+      .prepare(),
+  };
+});
+
 /**
  * Ends every active run (pending or running) of a device as cancelled with `message`, inside the caller's
  * transaction: the devices module's decommission (whose commands it ends through the device-commands module).
  * Answers how many ended. A script with no active run left can be deleted.
  */
 export function cancelActiveExecutionsOf(db: Db, deviceId: string, message: string): number {
-  const now = isoNow();
-  return db
-    .update(scriptExecutions)
-    .set({ status: 'cancelled', errorMessage: message, completedAt: now, updatedAt: now })
-    .where(and(eq(scriptExecutions.deviceId, deviceId), inArray(scriptExecutions.status, [...ACTIVE])))
-    .run().changes;
+  return writeQueries(db).cancelActiveOf.run({ deviceId, message, now: isoNow() }).changes;
 }
 
 /** The payload of the script.started, script.completed and script.failed events (05 wire notes "4.7"; api-notes). */
@@ -263,32 +295,28 @@ export class ScriptsService {
     const parameters = (body.parameters ?? []) as ScriptParameter[];
     assertNoSecretReferences(body.content, parameters);
     return this.db.$client.transaction(() => {
-      const row = this.db
-        .insert(scripts)
-        .values({
-          orgId: org.id,
-          name: body.name,
-          description: body.description ?? null,
-          category: body.category ?? null,
-          osTypes: body.osTypes,
-          language: body.language,
-          content: body.content,
-          parameters,
-          timeoutSeconds: body.timeoutSeconds,
-          runAs: body.runAs,
-          exitCodeSeverityMapping: body.exitCodeSeverityMapping ?? null,
-          createdBy: ctx.caller.userId,
-        })
-        .returning()
-        .get();
+      const row = insertRow(this.db, scripts, {
+        orgId: org.id,
+        name: body.name,
+        description: body.description ?? null,
+        category: body.category ?? null,
+        osTypes: body.osTypes,
+        language: body.language,
+        content: body.content,
+        parameters,
+        timeoutSeconds: body.timeoutSeconds,
+        runAs: body.runAs,
+        exitCodeSeverityMapping: body.exitCodeSeverityMapping ?? null,
+        createdBy: ctx.caller.userId,
+      });
       this.audit(ctx, 'script.create', row, { language: row.language, osTypes: row.osTypes });
       return row;
     })();
   }
 
   importSystem(ctx: RequestContext, id: string, orgId: string | undefined): ScriptRow {
-    const source = this.db.select().from(scripts).where(and(eq(scripts.id, id), eq(scripts.isSystem, true))).get();
-    if (!source) throw notFound('Script not found');
+    const source = rowById(this.db, scripts, id);
+    if (!source?.isSystem) throw notFound('Script not found');
     const { id: _id, orgId: _org, isSystem: _sys, createdAt: _c, updatedAt: _u, createdBy: _b, version: _v, ...copy } = source;
     const row = this.create(ctx, {
       ...copy,
@@ -304,17 +332,13 @@ export class ScriptsService {
       const current = this.writable(ctx, id);
       const parameters = (body.parameters ?? current.parameters);
       assertNoSecretReferences(body.content ?? current.content, parameters);
-      const row = this.db
-        .update(scripts)
-        .set({
-          ...body,
-          ...(body.parameters !== undefined ? { parameters } : {}),
-          version: current.version + 1,
-          updatedAt: isoNow(),
-        })
-        .where(eq(scripts.id, id))
-        .returning()
-        .get();
+      const row = updateRow(this.db, scripts, id, {
+        ...body,
+        ...(body.parameters !== undefined ? { parameters } : {}),
+        version: current.version + 1,
+        updatedAt: isoNow(),
+      });
+      if (!row) throw notFound('Script not found');
       this.audit(ctx, 'script.update', row, { changedFields: Object.keys(body), version: row.version });
       return row;
     })();
@@ -323,13 +347,9 @@ export class ScriptsService {
   delete(ctx: RequestContext, id: string): { success: true } {
     return this.db.$client.transaction(() => {
       const current = this.writable(ctx, id);
-      const active = this.db
-        .select({ n: count() })
-        .from(scriptExecutions)
-        .where(and(eq(scriptExecutions.scriptId, id), inArray(scriptExecutions.status, [...ACTIVE])))
-        .get();
+      const active = writeQueries(this.db).activeCountOf.get({ scriptId: id });
       if ((active?.n ?? 0) > 0) throw conflict('Cannot delete script with active executions', 'SCRIPT_HAS_ACTIVE_EXECUTIONS');
-      this.db.delete(scripts).where(eq(scripts.id, id)).run();
+      deleteById(this.db, scripts, id);
       this.audit(ctx, 'script.delete', current, {});
       return { success: true as const };
     })();
@@ -417,23 +437,20 @@ export class ScriptsService {
           secretEnv: run.secretEnv,
           createdBy: ctx.caller.userId,
         });
-        this.db
-          .insert(scriptExecutions)
-          .values({
-            id: executionId,
-            batchId,
-            scriptId: script.id,
-            scriptName: script.name,
-            orgId: device.orgId,
-            deviceId,
-            commandId: command.id,
-            triggerType,
-            runAs,
-            parameters: run.shownParameters,
-            timeoutSeconds: script.timeoutSeconds,
-            createdBy: ctx.caller.userId,
-          })
-          .run();
+        insertRow(this.db, scriptExecutions, {
+          id: executionId,
+          batchId,
+          scriptId: script.id,
+          scriptName: script.name,
+          orgId: device.orgId,
+          deviceId,
+          commandId: command.id,
+          triggerType,
+          runAs,
+          parameters: run.shownParameters,
+          timeoutSeconds: script.timeoutSeconds,
+          createdBy: ctx.caller.userId,
+        });
         executions.push({ executionId, deviceId, commandId: command.id });
         orgTally(device.orgId).deviceIds.push(deviceId);
       }
@@ -550,12 +567,7 @@ export class ScriptsService {
   /** The agent fetched the run's command: it is running, and its timeout clock starts. */
   private started(command: CommandRow): void {
     const now = isoNow();
-    const row = this.db
-      .update(scriptExecutions)
-      .set({ status: 'running', startedAt: now, updatedAt: now })
-      .where(and(eq(scriptExecutions.commandId, command.id), eq(scriptExecutions.status, 'pending')))
-      .returning()
-      .get();
+    const row = writeQueries(this.db).start.get({ commandId: command.id, now });
     if (!row) return;
     enqueueJob(this.db, TIMEOUT_JOB, { executionId: row.id }, { runAt: new Date(Date.parse(now) + row.timeoutSeconds * 1000), maxAttempts: 3 });
     publishEvent(this.db, 'script.started', scriptEvent(row), row.orgId);
@@ -563,7 +575,7 @@ export class ScriptsService {
 
   /** The agent's result (secrets already masked out by the command channel): status, severity, custom fields. */
   private finished(command: CommandRow): void {
-    const current = this.db.select().from(scriptExecutions).where(eq(scriptExecutions.commandId, command.id)).get();
+    const current = writeQueries(this.db).executionOfCommand.get({ commandId: command.id });
     if (!current || !ACTIVE.includes(current.status)) return;
     const script = current.scriptId ? rowById(this.db, scripts, current.scriptId) : undefined;
     const succeeded = command.status === 'completed' && command.exitCode === 0;
@@ -590,11 +602,8 @@ export class ScriptsService {
     const keys = Object.keys(values);
     if (keys.length === 0) return { written: {}, rejected: [] };
     const definitions = new Map(
-      this.db
-        .select()
-        .from(customFieldDefinitions)
-        .where(and(eq(customFieldDefinitions.orgId, execution.orgId), inArray(customFieldDefinitions.key, keys)))
-        .all()
+      writeQueries(this.db)
+        .fieldsOfOrg.all({ orgId: execution.orgId, keys: JSON.stringify(keys) })
         .map((d) => [d.key, d]),
     );
     const written: Record<string, unknown> = {};
@@ -622,12 +631,9 @@ export class ScriptsService {
 
   private end(current: ExecutionRow, values: Partial<ExecutionRow> & { status: ExecutionRow['status'] }): ExecutionRow {
     const now = isoNow();
-    return this.db
-      .update(scriptExecutions)
-      .set({ ...values, completedAt: now, updatedAt: now })
-      .where(eq(scriptExecutions.id, current.id))
-      .returning()
-      .get();
+    const row = updateRow(this.db, scriptExecutions, current.id, { ...values, completedAt: now, updatedAt: now });
+    if (!row) throw notFound('Script execution not found');
+    return row;
   }
 
   // ---- Custom field definitions (minimal: what the output marker may write) ----
@@ -643,17 +649,9 @@ export class ScriptsService {
     assertOrgWideWriter(ctx.caller);
     const org = resolveWriteOrg(this.db, ctx.caller, body.orgId);
     return this.db.$client.transaction(() => {
-      const exists = this.db
-        .select({ id: customFieldDefinitions.id })
-        .from(customFieldDefinitions)
-        .where(and(eq(customFieldDefinitions.orgId, org.id), eq(customFieldDefinitions.key, body.key)))
-        .get();
+      const exists = writeQueries(this.db).fieldIdOf.get({ orgId: org.id, key: body.key });
       if (exists) throw conflict('A custom field with this key already exists', 'CUSTOM_FIELD_EXISTS');
-      const row = this.db
-        .insert(customFieldDefinitions)
-        .values({ orgId: org.id, key: body.key, name: body.name, type: body.type, allowScriptWrite: body.allowScriptWrite })
-        .returning()
-        .get();
+      const row = insertRow(this.db, customFieldDefinitions, { orgId: org.id, key: body.key, name: body.name, type: body.type, allowScriptWrite: body.allowScriptWrite });
       recordAudit(this.db, ctx, { action: 'custom_field.create', resourceType: 'custom_field', resourceId: row.id, resourceName: row.key, orgId: org.id, details: { type: row.type, allowScriptWrite: row.allowScriptWrite } });
       return row;
     })();
@@ -664,7 +662,7 @@ export class ScriptsService {
       const row = rowById(this.db, customFieldDefinitions, id);
       if (!row || !reaches(this.db, ctx.caller, row.orgId)) throw notFound('Custom field not found');
       assertOrgWideWriter(ctx.caller);
-      this.db.delete(customFieldDefinitions).where(eq(customFieldDefinitions.id, id)).run();
+      deleteById(this.db, customFieldDefinitions, id);
       recordAudit(this.db, ctx, { action: 'custom_field.delete', resourceType: 'custom_field', resourceId: row.id, resourceName: row.key, orgId: row.orgId, details: {} });
       return { success: true as const };
     })();

@@ -1,6 +1,6 @@
-import { eq } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../../db/connection.js';
+import { deleteById } from '../../db/prepared.js';
 import type { RequestContext } from '../../context.js';
 import { recordAudit, type AuditEntry } from '../audit/recorder.js';
 
@@ -29,6 +29,6 @@ export function deleteAudited(
   row: AuditedRow,
   entry: RowAuditEntry,
 ): void {
-  db.delete(table).where(eq(table.id, row.id)).run();
+  deleteById(db, table, row.id);
   auditRow(db, ctx, row, entry);
 }

@@ -1,11 +1,11 @@
-import { and, asc, count, desc, eq, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, isNull, ne, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { CatalogCreateSchema, CatalogListQuerySchema, CatalogUpdateSchema, CatalogVersionCreateSchema } from '../../../contract/software.js';
 import type { Caller, RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
 import { softwareCatalog, softwareVersions } from '../../db/schema/index.js';
 import { conflict, forbidden, notFound, orgAccessDenied } from '../../errors.js';
-import { inJson, preparedQueries, rowById, rowQuery, shapeConditions, shapeOf } from '../../db/prepared.js';
+import { deleteById, inJson, insertRow, preparedQueries, rowById, rowQuery, shapeConditions, shapeOf, updateRow } from '../../db/prepared.js';
 import { paged, preparedPages, type Paged } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
 import { accessibleOrgIds, assertOrgWideWriter, canAccessOrg, partnerIdOfOrg, requireOrg } from '../tenancy/access.js';
@@ -114,11 +114,19 @@ const catalogQueries = preparedQueries((db) => {
     versionCount: db.select({ n: count() }).from(v).where(ofItem).prepare(),
     versions: rowQuery(db, v, ofItem, { orderBy: [desc(v.releaseDate), desc(v.createdAt), desc(v.id)] }),
     versionOf: rowQuery(db, v, and(ofItem, eq(v.version, sql.placeholder('version')))),
+    // A new version is the only latest one of its item.
+    clearLatest: db.update(v).set({ isLatest: false }).where(and(ofItem, ne(v.isLatest, false))).prepare(),
+    offeredTo: db
+      .select({ id: softwareCatalog.id, name: softwareCatalog.name, orgId: softwareCatalog.orgId, partnerId: softwareCatalog.partnerId })
+      .from(softwareCatalog)
+      .where(offeredToWhere({ id: sql.placeholder('orgId'), partnerId: sql.placeholder('partnerId') }))
+      .orderBy(asc(softwareCatalog.id))
+      .prepare(),
   };
 });
 
-/** The SQL form of offeredTo over the catalog table. */
-export function offeredToWhere(org: { id: string; partnerId: string }): SQL {
+/** The SQL form of offeredTo over the catalog table (the organization's id and partner as values or placeholders). */
+export function offeredToWhere(org: { id: string | Placeholder; partnerId: string | Placeholder }): SQL {
   const t = softwareCatalog;
   return or(and(isNull(t.orgId), or(isNull(t.partnerId), eq(t.partnerId, org.partnerId))), eq(t.orgId, org.id)) as SQL;
 }
@@ -200,24 +208,20 @@ export class SoftwareCatalog {
     assertOrgWideWriter(ctx.caller);
     const owner = this.ownerFor(ctx, body.orgId);
     return this.db.$client.transaction(() => {
-      const row = this.db
-        .insert(softwareCatalog)
-        .values({
-          ...owner,
-          name: body.name,
-          vendor: body.vendor,
-          category: body.category,
-          description: body.description ?? null,
-          platforms: body.platforms,
-          latestVersion: body.latestVersion ?? null,
-          homepage: body.homepage ?? null,
-          licenseType: body.licenseType ?? null,
-          tags: body.tags ?? [],
-          deprecated: body.deprecated ?? false,
-          createdBy: ctx.caller.userId,
-        })
-        .returning()
-        .get();
+      const row = insertRow(this.db, softwareCatalog, {
+        ...owner,
+        name: body.name,
+        vendor: body.vendor,
+        category: body.category,
+        description: body.description ?? null,
+        platforms: body.platforms,
+        latestVersion: body.latestVersion ?? null,
+        homepage: body.homepage ?? null,
+        licenseType: body.licenseType ?? null,
+        tags: body.tags ?? [],
+        deprecated: body.deprecated ?? false,
+        createdBy: ctx.caller.userId,
+      });
       this.audit(ctx, 'software.catalog.create', row, { category: row.category, platforms: row.platforms });
       return { data: catalogOut(row) };
     })();
@@ -252,12 +256,9 @@ export class SoftwareCatalog {
   update(ctx: RequestContext, id: string, body: z.infer<typeof CatalogUpdateSchema>) {
     return this.db.$client.transaction(() => {
       this.writable(ctx, id);
-      const row = this.db
-        .update(softwareCatalog)
-        .set({ ...body, updatedAt: isoNow() })
-        .where(eq(softwareCatalog.id, id))
-        .returning()
-        .get();
+      const row = updateRow(this.db, softwareCatalog, id, { ...body, updatedAt: isoNow() });
+      // Found by writable in this transaction: always there.
+      if (!row) throw notFound('Catalog item not found', 'CATALOG_ITEM_NOT_FOUND');
       this.audit(ctx, 'software.catalog.update', row, { changedFields: Object.keys(body) });
       return { data: catalogOut(row) };
     })();
@@ -268,7 +269,7 @@ export class SoftwareCatalog {
     return this.db.$client.transaction(() => {
       const row = this.writable(ctx, id);
       const versions = this.versionCount(id);
-      this.db.delete(softwareCatalog).where(eq(softwareCatalog.id, id)).run();
+      deleteById(this.db, softwareCatalog, id);
       this.audit(ctx, 'software.catalog.delete', row, { versionsDeleted: versions });
       return { success: true as const, id };
     })();
@@ -284,28 +285,23 @@ export class SoftwareCatalog {
   createVersion(ctx: RequestContext, id: string, body: z.infer<typeof CatalogVersionCreateSchema>) {
     return this.db.$client.transaction(() => {
       const item = this.writable(ctx, id);
-      const v = softwareVersions;
       if (this.versionOf(id, body.version)) throw conflict(`Version ${body.version} already exists`, 'SOFTWARE_VERSION_EXISTS');
-      this.db.update(v).set({ isLatest: false }).where(and(eq(v.catalogId, id), ne(v.isLatest, false))).run();
-      const row = this.db
-        .insert(v)
-        .values({
-          catalogId: id,
-          version: body.version,
-          releaseDate: utc(body.releaseDate),
-          releaseNotes: body.notes ?? null,
-          downloadUrl: body.downloadUrl,
-          checksum: body.sha256?.toLowerCase() ?? null,
-          fileSize: body.sizeMB === undefined ? null : Math.round(body.sizeMB * MB),
-          supportedOs: [...new Set(body.supportedPlatforms)],
-          architecture: body.architecture ?? null,
-          silentInstallArg: body.silentInstallArg ?? null,
-          silentUninstallArg: body.silentUninstallArg ?? null,
-          isLatest: true,
-        })
-        .returning()
-        .get();
-      const updated = this.db.update(softwareCatalog).set({ latestVersion: row.version, updatedAt: isoNow() }).where(eq(softwareCatalog.id, id)).returning().get();
+      catalogQueries(this.db).clearLatest.run({ catalogId: id });
+      const row = insertRow(this.db, softwareVersions, {
+        catalogId: id,
+        version: body.version,
+        releaseDate: utc(body.releaseDate),
+        releaseNotes: body.notes ?? null,
+        downloadUrl: body.downloadUrl,
+        checksum: body.sha256?.toLowerCase() ?? null,
+        fileSize: body.sizeMB === undefined ? null : Math.round(body.sizeMB * MB),
+        supportedOs: [...new Set(body.supportedPlatforms)],
+        architecture: body.architecture ?? null,
+        silentInstallArg: body.silentInstallArg ?? null,
+        silentUninstallArg: body.silentUninstallArg ?? null,
+        isLatest: true,
+      });
+      const updated = updateRow(this.db, softwareCatalog, id, { latestVersion: row.version, updatedAt: isoNow() });
       this.audit(ctx, 'software.catalog.version.create', updated ?? item, { versionId: row.id, version: row.version });
       return { data: versionOut(row) };
     })();
@@ -323,12 +319,7 @@ export class SoftwareCatalog {
 
   /** The items offered to an organization, by lower-case name: its own before its partner's before platform ones. */
   namesOfferedTo(org: { id: string; partnerId: string }): Map<string, string> {
-    const rows = this.db
-      .select({ id: softwareCatalog.id, name: softwareCatalog.name, orgId: softwareCatalog.orgId, partnerId: softwareCatalog.partnerId })
-      .from(softwareCatalog)
-      .where(offeredToWhere(org))
-      .orderBy(asc(softwareCatalog.id))
-      .all();
+    const rows = catalogQueries(this.db).offeredTo.all({ orgId: org.id, partnerId: org.partnerId });
     const rank = (r: { orgId: string | null; partnerId: string | null }) => (r.orgId !== null ? 2 : r.partnerId !== null ? 1 : 0);
     const best = new Map<string, { id: string; rank: number }>();
     for (const r of rows) {

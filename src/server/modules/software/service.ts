@@ -7,7 +7,7 @@ import { deviceSoftware, softwareDeploymentResults, softwareDeployments, type De
 import { DomainError, badRequest, conflict, notFound } from '../../errors.js';
 import { enqueueJob, type JobWorker } from '../../jobs/queue.js';
 import { paged, preparedSelectPage, readPage, type Paged } from '../../lib/paging.js';
-import { inJson, preparedQueries, preparedShapes, rowById, rowQuery, shapeConditions, shapeOf } from '../../db/prepared.js';
+import { inJson, insertRow, preparedQueries, preparedShapes, rowById, rowQuery, shapeConditions, shapeOf, updateRow } from '../../db/prepared.js';
 import { recordAudit } from '../audit/recorder.js';
 import { reaches } from '../alerts/scope.js';
 import type { CommandRow, DeviceCommandsService } from '../device-commands/service.js';
@@ -38,17 +38,71 @@ const isoNow = () => new Date().toISOString();
 const clip = (text: string | null | undefined, n: number): string | null => (text === undefined || text === null || text.trim() === '' ? null : text.trim().slice(0, n));
 const label = (action: Action) => action.charAt(0).toUpperCase() + action.slice(1);
 
+/**
+ * The writes of deployments and their results, and the reads they make, prepared once per database
+ * (db/prepared.ts). What `.set()` takes from a placeholder (a status, a message, a time) is a text column's,
+ * bound bare: nothing to encode.
+ */
+const deploymentWrites = preparedQueries((db) => {
+  const d = softwareDeployments;
+  const r = softwareDeploymentResults;
+  const now = sql`${sql.placeholder('now')}`;
+  const openResult = inArray(r.status, [...OPEN_RESULTS]);
+  return {
+    /** A deployment's results by status (settleDeployment). */
+    resultCounts: db
+      .select({ status: r.status, n: count() })
+      .from(r)
+      .where(eq(r.deploymentId, sql.placeholder('deploymentId')))
+      .groupBy(r.status)
+      .prepare(),
+    /** The deployment `id`, still open, ends with `status` at `now`. */
+    settle: db
+      .update(d)
+      .set({ status: sql`${sql.placeholder('status')}`, completedAt: now, updatedAt: now })
+      .where(and(eq(d.id, sql.placeholder('id')), inArray(d.status, [...OPEN_DEPLOYMENTS])))
+      .prepare(),
+    /** The open results of the device `deviceId` fail with `message` (failOpenResultsOf). */
+    failOpenOfDevice: db
+      .update(r)
+      .set({ status: 'failed', message: sql`${sql.placeholder('message')}`, errorMessage: sql`${sql.placeholder('message')}`, completedAt: now, updatedAt: now })
+      .where(and(eq(r.deviceId, sql.placeholder('deviceId')), openResult))
+      .returning({ deploymentId: r.deploymentId })
+      .prepare(),
+    /** The open results of the deployment `deploymentId` are cancelled with `message`. */
+    cancelOpenOf: db
+      .update(r)
+      .set({ status: 'cancelled', message: sql`${sql.placeholder('message')}`, completedAt: now, updatedAt: now })
+      .where(and(eq(r.deploymentId, sql.placeholder('deploymentId')), openResult))
+      .returning()
+      .prepare(),
+    /** The pending result of the command `commandId` is running (the agent fetched it). */
+    start: db
+      .update(r)
+      .set({ status: 'running', startedAt: now, message: 'Running.', updatedAt: now })
+      .where(and(eq(r.commandId, sql.placeholder('commandId')), eq(r.status, 'pending')))
+      .returning()
+      .prepare(),
+    /** The deployment `id`, pending or queued, is running. */
+    run: db
+      .update(d)
+      .set({ status: 'running', updatedAt: now })
+      .where(and(eq(d.id, sql.placeholder('id')), inArray(d.status, ['pending', 'queued'])))
+      .prepare(),
+    /** The open result of the command `commandId`. */
+    openOfCommand: rowQuery(db, r, and(eq(r.commandId, sql.placeholder('commandId')), openResult)),
+    /** The pending results of the deployment `deploymentId` (a scheduled dispatch). */
+    pendingOf: rowQuery(db, r, and(eq(r.deploymentId, sql.placeholder('deploymentId')), eq(r.status, 'pending'))),
+  };
+});
+
 /** A deployment whose every result has ended is completed (all completed) or failed (any failed). */
 function settleDeployment(db: Db, deploymentId: string): void {
-  const r = softwareDeploymentResults;
-  const counts = db.select({ status: r.status, n: count() }).from(r).where(eq(r.deploymentId, deploymentId)).groupBy(r.status).all();
+  const queries = deploymentWrites(db);
+  const counts = queries.resultCounts.all({ deploymentId });
   const n = (status: ResultRow['status']) => counts.find((c) => c.status === status)?.n ?? 0;
   if (n('pending') + n('running') > 0) return;
-  const now = isoNow();
-  db.update(softwareDeployments)
-    .set({ status: n('failed') > 0 ? 'failed' : 'completed', completedAt: now, updatedAt: now })
-    .where(and(eq(softwareDeployments.id, deploymentId), inArray(softwareDeployments.status, [...OPEN_DEPLOYMENTS])))
-    .run();
+  queries.settle.run({ id: deploymentId, status: n('failed') > 0 ? 'failed' : 'completed', now: isoNow() });
 }
 
 /**
@@ -57,14 +111,7 @@ function settleDeployment(db: Db, deploymentId: string): void {
  * the software never reached the device, and each deployment settles. Answers how many ended.
  */
 export function failOpenResultsOf(db: Db, deviceId: string, message: string): number {
-  const r = softwareDeploymentResults;
-  const now = isoNow();
-  const ended = db
-    .update(r)
-    .set({ status: 'failed', message, errorMessage: message, completedAt: now, updatedAt: now })
-    .where(and(eq(r.deviceId, deviceId), inArray(r.status, [...OPEN_RESULTS])))
-    .returning({ deploymentId: r.deploymentId })
-    .all();
+  const ended = deploymentWrites(db).failOpenOfDevice.all({ deviceId, message, now: isoNow() });
   for (const deploymentId of new Set(ended.map((e) => e.deploymentId))) settleDeployment(db, deploymentId);
   return ended.length;
 }
@@ -262,6 +309,41 @@ const softwareQueries = preparedQueries((db) => {
   };
 });
 
+/**
+ * The device software inventory's statements, prepared once per database (db/prepared.ts): a device's rows (all,
+ * and those of the row or catalog item `softwareId`, oldest first), the rows of the JSON array `ids` removed, a
+ * device's rows seen at `now`; `ofSoftware` the rows of a deployment's software (`softwareId` the inventory row or
+ * catalog item, or the same name as `softwareName` whatever its case), `replace` the reported fields of row `id`.
+ */
+const inventoryWrites = preparedQueries((db) => {
+  const s = deviceSoftware;
+  const ofDevice = eq(s.deviceId, sql.placeholder('deviceId'));
+  const softwareId = sql.placeholder('softwareId');
+  const ofSoftware = and(ofDevice, or(eq(s.id, softwareId), eq(s.catalogId, softwareId), sql`lower(${s.name}) = lower(${sql.placeholder('softwareName')})`));
+  const bare = (name: string) => sql`${sql.placeholder(name)}`;
+  return {
+    ofDevice: rowQuery(db, s, ofDevice),
+    firstOf: rowQuery(db, s, and(ofDevice, or(eq(s.id, softwareId), eq(s.catalogId, softwareId))), { orderBy: [asc(s.createdAt), asc(s.id)] }),
+    firstOfSoftware: rowQuery(db, s, ofSoftware),
+    deleteOfSoftware: db.delete(s).where(ofSoftware).prepare(),
+    deleteIds: db.delete(s).where(inJson(s.id, 'ids')).prepare(),
+    seen: db.update(s).set({ lastSeen: bare('now') }).where(ofDevice).prepare(),
+    replace: db
+      .update(s)
+      .set({
+        name: bare('name'),
+        version: bare('version'),
+        vendor: bare('vendor'),
+        installDate: bare('installDate'),
+        installLocation: bare('installLocation'),
+        uninstallString: bare('uninstallString'),
+        catalogId: bare('catalogId'),
+      })
+      .where(eq(s.id, sql.placeholder('id')))
+      .prepare(),
+  };
+});
+
 /** What a new deployment is made of, once its catalog item, version and devices are settled. */
 interface NewDeployment {
   org: OrgRef;
@@ -367,32 +449,26 @@ export class SoftwareService {
     const scheduled = input.scheduleAt !== undefined && Date.parse(input.scheduleAt) > now;
     const scheduledAt = input.scheduleAt !== undefined ? new Date(Date.parse(input.scheduleAt)).toISOString() : null;
     const name = `${label(input.action)} ${input.softwareName}${input.versionName ? ` ${input.versionName}` : ''}`.slice(0, 255);
-    const row = this.db
-      .insert(softwareDeployments)
-      .values({
-        orgId: input.org.id,
-        name,
-        softwareId: input.softwareId,
-        softwareName: input.softwareName,
-        softwareVersionId: input.version?.id ?? null,
-        version: input.versionName,
-        deploymentType: input.action,
-        targetIds: input.devices.map((d) => d.id),
-        scheduleType: scheduled ? 'scheduled' : 'immediate',
-        scheduledAt,
-        options: input.pkg,
-        status: scheduled ? 'queued' : 'pending',
-        requestedBy: input.requestedBy,
-        requestReason: input.reason ?? null,
-        createdBy: ctx.caller.userId,
-      })
-      .returning()
-      .get();
-    const results = this.db
-      .insert(softwareDeploymentResults)
-      .values(input.devices.map((d) => ({ deploymentId: row.id, deviceId: d.id, orgId: d.orgId, message: scheduled ? SCHEDULED_MESSAGE : QUEUED_MESSAGE })))
-      .returning()
-      .all();
+    const row = insertRow(this.db, softwareDeployments, {
+      orgId: input.org.id,
+      name,
+      softwareId: input.softwareId,
+      softwareName: input.softwareName,
+      softwareVersionId: input.version?.id ?? null,
+      version: input.versionName,
+      deploymentType: input.action,
+      targetIds: input.devices.map((d) => d.id),
+      scheduleType: scheduled ? 'scheduled' : 'immediate',
+      scheduledAt,
+      options: input.pkg,
+      status: scheduled ? 'queued' : 'pending',
+      requestedBy: input.requestedBy,
+      requestReason: input.reason ?? null,
+      createdBy: ctx.caller.userId,
+    });
+    const results = input.devices.map((d) =>
+      insertRow(this.db, softwareDeploymentResults, { deploymentId: row.id, deviceId: d.id, orgId: d.orgId, message: scheduled ? SCHEDULED_MESSAGE : QUEUED_MESSAGE }),
+    );
     if (scheduled) enqueueJob(this.db, DISPATCH_JOB, { deploymentId: row.id }, { runAt: new Date(Date.parse(input.scheduleAt ?? '')), maxAttempts: 3 });
     else for (const result of results) this.sendCommand(row, result, ctx.caller.userId);
     recordAudit(this.db, ctx, {
@@ -422,30 +498,28 @@ export class SoftwareService {
       },
       createdBy,
     });
-    this.db.update(softwareDeploymentResults).set({ commandId: command.id, message: QUEUED_MESSAGE, updatedAt: isoNow() }).where(eq(softwareDeploymentResults.id, result.id)).run();
+    updateRow(this.db, softwareDeploymentResults, result.id, { commandId: command.id, message: QUEUED_MESSAGE, updatedAt: isoNow() });
   }
 
   /** The durable job at scheduleAt: a deployment still queued sends its commands and is pending; a device
    * decommissioned meanwhile fails its result. A cancelled one is left alone. */
   dispatchScheduled(deploymentId: string): void {
     this.db.$client.transaction(() => {
-      const row = this.db.select().from(softwareDeployments).where(eq(softwareDeployments.id, deploymentId)).get();
+      const row = rowById(this.db, softwareDeployments, deploymentId);
       if (!row || row.status !== 'queued') return;
       const now = isoNow();
-      const deployment = this.db.update(softwareDeployments).set({ status: 'pending', updatedAt: now }).where(eq(softwareDeployments.id, row.id)).returning().get() ?? row;
-      const open = this.db
-        .select()
-        .from(softwareDeploymentResults)
-        .where(and(eq(softwareDeploymentResults.deploymentId, row.id), eq(softwareDeploymentResults.status, 'pending')))
-        .all();
+      const deployment = updateRow(this.db, softwareDeployments, row.id, { status: 'pending', updatedAt: now }) ?? row;
+      const open = deploymentWrites(this.db).pendingOf.all({ deploymentId: row.id });
       for (const result of open) {
         const device = this.devices.findVisible(SYSTEM, result.deviceId);
         if (device.status === 'decommissioned') {
-          this.db
-            .update(softwareDeploymentResults)
-            .set({ status: 'failed', message: 'Device is decommissioned.', errorMessage: 'Device is decommissioned', completedAt: now, updatedAt: now })
-            .where(eq(softwareDeploymentResults.id, result.id))
-            .run();
+          updateRow(this.db, softwareDeploymentResults, result.id, {
+            status: 'failed',
+            message: 'Device is decommissioned.',
+            errorMessage: 'Device is decommissioned',
+            completedAt: now,
+            updatedAt: now,
+          });
         } else this.sendCommand(deployment, result, row.createdBy);
       }
       this.settle(row.id);
@@ -498,19 +572,8 @@ export class SoftwareService {
       if (!CANCELLABLE.includes(current.status)) throw conflict('Deployment cannot be cancelled', 'DEPLOYMENT_NOT_CANCELLABLE');
       const now = isoNow();
       const cancelReason = clip(reason, 500);
-      const row = this.db
-        .update(softwareDeployments)
-        .set({ status: 'cancelled', cancelReason, completedAt: now, updatedAt: now })
-        .where(eq(softwareDeployments.id, current.id))
-        .returning()
-        .get();
-      const r = softwareDeploymentResults;
-      const ended = this.db
-        .update(r)
-        .set({ status: 'cancelled', message: cancelReason ?? CANCELLED_MESSAGE, completedAt: now, updatedAt: now })
-        .where(and(eq(r.deploymentId, current.id), inArray(r.status, [...OPEN_RESULTS])))
-        .returning()
-        .all();
+      const row = updateRow(this.db, softwareDeployments, current.id, { status: 'cancelled', cancelReason, completedAt: now, updatedAt: now });
+      const ended = deploymentWrites(this.db).cancelOpenOf.all({ deploymentId: current.id, message: cancelReason ?? CANCELLED_MESSAGE, now });
       for (const result of ended) if (result.commandId) this.commands.close(result.commandId, 'cancelled');
       recordAudit(this.db, ctx, {
         action: 'software.deployment.cancel',
@@ -529,49 +592,31 @@ export class SoftwareService {
   /** The agent fetched the command: its result is running, and so is the deployment. */
   private started(command: CommandRow): void {
     const now = isoNow();
-    const r = softwareDeploymentResults;
-    const result = this.db
-      .update(r)
-      .set({ status: 'running', startedAt: now, message: 'Running.', updatedAt: now })
-      .where(and(eq(r.commandId, command.id), eq(r.status, 'pending')))
-      .returning()
-      .get();
+    const queries = deploymentWrites(this.db);
+    const result = queries.start.get({ commandId: command.id, now });
     if (!result) return;
-    this.db
-      .update(softwareDeployments)
-      .set({ status: 'running', updatedAt: now })
-      .where(and(eq(softwareDeployments.id, result.deploymentId), inArray(softwareDeployments.status, ['pending', 'queued'])))
-      .run();
+    queries.run.run({ id: result.deploymentId, now });
   }
 
   /** The agent's report: completed with exit code 0 (or none) is completed, anything else failed; the device's
    * inventory follows a success; the deployment ends when its last result does. */
   private finished(command: CommandRow): void {
-    const r = softwareDeploymentResults;
-    const current = this.db
-      .select()
-      .from(r)
-      .where(and(eq(r.commandId, command.id), inArray(r.status, [...OPEN_RESULTS])))
-      .get();
+    const current = deploymentWrites(this.db).openOfCommand.get({ commandId: command.id });
     if (!current) return;
     const succeeded = command.status === 'completed' && (command.exitCode === null || command.exitCode === 0);
     const errorMessage = succeeded ? null : clip(command.errorMessage ?? command.stderr, 10_000);
     const now = isoNow();
-    this.db
-      .update(r)
-      .set({
-        status: succeeded ? 'completed' : 'failed',
-        message: succeeded ? 'Completed successfully.' : (errorMessage ?? `Exited with code ${command.exitCode ?? 'unknown'}.`),
-        exitCode: command.exitCode,
-        output: command.stdout === null ? null : command.stdout.slice(0, OUTPUT_MAX),
-        errorMessage,
-        startedAt: current.startedAt ?? command.sentAt ?? now,
-        completedAt: now,
-        updatedAt: now,
-      })
-      .where(eq(r.id, current.id))
-      .run();
-    const deployment = this.db.select().from(softwareDeployments).where(eq(softwareDeployments.id, current.deploymentId)).get();
+    updateRow(this.db, softwareDeploymentResults, current.id, {
+      status: succeeded ? 'completed' : 'failed',
+      message: succeeded ? 'Completed successfully.' : (errorMessage ?? `Exited with code ${command.exitCode ?? 'unknown'}.`),
+      exitCode: command.exitCode,
+      output: command.stdout === null ? null : command.stdout.slice(0, OUTPUT_MAX),
+      errorMessage,
+      startedAt: current.startedAt ?? command.sentAt ?? now,
+      completedAt: now,
+      updatedAt: now,
+    });
+    const deployment = rowById(this.db, softwareDeployments, current.deploymentId);
     if (deployment && succeeded) this.applyToInventory(deployment, current.deviceId);
     this.settle(current.deploymentId);
   }
@@ -583,23 +628,20 @@ export class SoftwareService {
   /** What a successful deployment changes in the device's inventory: an install or update is there, managed; an
    * uninstall is gone. The agent's next report has the last word. */
   private applyToInventory(deployment: DeploymentRow, deviceId: string): void {
-    const s = deviceSoftware;
-    const ofSoftware = or(eq(s.id, deployment.softwareId), eq(s.catalogId, deployment.softwareId), sql`lower(${s.name}) = lower(${deployment.softwareName})`);
+    const queries = inventoryWrites(this.db);
+    const ofSoftware = { deviceId, softwareId: deployment.softwareId, softwareName: deployment.softwareName };
     if (deployment.deploymentType === 'uninstall') {
-      this.db.delete(s).where(and(eq(s.deviceId, deviceId), ofSoftware)).run();
+      queries.deleteOfSoftware.run(ofSoftware);
       return;
     }
     const now = isoNow();
     const catalogId = this.catalog.byId(deployment.softwareId) ? deployment.softwareId : null;
-    const existing = this.db.select().from(s).where(and(eq(s.deviceId, deviceId), ofSoftware)).get();
+    const existing = queries.firstOfSoftware.get(ofSoftware);
     if (existing) {
-      this.db.update(s).set({ version: deployment.version, catalogId, isManaged: true, lastSeen: now }).where(eq(s.id, existing.id)).run();
+      updateRow(this.db, deviceSoftware, existing.id, { version: deployment.version, catalogId, isManaged: true, lastSeen: now });
       return;
     }
-    this.db
-      .insert(s)
-      .values({ deviceId, orgId: deployment.orgId, catalogId, name: deployment.softwareName, version: deployment.version, isManaged: true, lastSeen: now })
-      .run();
+    insertRow(this.db, deviceSoftware, { deviceId, orgId: deployment.orgId, catalogId, name: deployment.softwareName, version: deployment.version, isManaged: true, lastSeen: now });
   }
 
   // ---- Inventory ----
@@ -630,10 +672,10 @@ export class SoftwareService {
           catalogId: names.get(name.toLowerCase()) ?? null,
         });
       }
-      const s = deviceSoftware;
+      const queries = inventoryWrites(this.db);
       const now = isoNow();
       const gone: string[] = [];
-      for (const row of this.db.select().from(s).where(eq(s.deviceId, device.id)).all()) {
+      for (const row of queries.ofDevice.all({ deviceId: device.id })) {
         const key = keyOf(row.name, row.version);
         const next = wanted.get(key);
         if (!next) {
@@ -642,12 +684,12 @@ export class SoftwareService {
         }
         wanted.delete(key);
         const changed = (Object.keys(next) as (keyof typeof next)[]).some((k) => (next[k] ?? null) !== row[k as keyof InventoryRow]);
-        if (changed) this.db.update(s).set(next).where(eq(s.id, row.id)).run();
+        if (changed) queries.replace.run({ ...next, id: row.id });
       }
-      for (let i = 0; i < gone.length; i += 500) this.db.delete(s).where(inArray(s.id, gone.slice(i, i + 500))).run();
-      const fresh = [...wanted.values()].map((v) => ({ ...v, deviceId: device.id, orgId: device.orgId, lastSeen: now }));
-      for (let i = 0; i < fresh.length; i += 500) this.db.insert(s).values(fresh.slice(i, i + 500)).run();
-      this.db.update(s).set({ lastSeen: now }).where(eq(s.deviceId, device.id)).run();
+      // The ids as one JSON array: one statement whatever their number.
+      if (gone.length > 0) queries.deleteIds.run({ ids: JSON.stringify(gone) });
+      for (const item of wanted.values()) insertRow(this.db, deviceSoftware, { ...item, deviceId: device.id, orgId: device.orgId, lastSeen: now });
+      queries.seen.run({ deviceId: device.id, now });
     })();
   }
 
@@ -727,13 +769,7 @@ export class SoftwareService {
   uninstall(ctx: RequestContext, deviceId: string, softwareId: string, body: z.infer<typeof UninstallSchema>) {
     return this.db.$client.transaction(() => {
       const device = this.devices.findVisible(ctx, deviceId);
-      const s = deviceSoftware;
-      const row = this.db
-        .select()
-        .from(s)
-        .where(and(eq(s.deviceId, device.id), or(eq(s.id, softwareId), eq(s.catalogId, softwareId))))
-        .orderBy(asc(s.createdAt), asc(s.id))
-        .get();
+      const row = inventoryWrites(this.db).firstOf.get({ deviceId: device.id, softwareId });
       if (!row) throw notFound('Software not found on device', 'SOFTWARE_NOT_FOUND_ON_DEVICE');
       if (device.status === 'decommissioned') throw badRequest(`Device ${device.id} is decommissioned`, 'DEVICE_DECOMMISSIONED');
       const item = row.catalogId ? this.catalog.byId(row.catalogId) : undefined;

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
-import { and, eq, gt, isNull, lte } from 'drizzle-orm';
+import { and, eq, gt, isNull, lte, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { SamlAcsBodySchema, SsoCallbackQuerySchema, SsoExchangeBodySchema, SsoLoginQuerySchema } from '../../../contract/sso.js';
 import type { Db } from '../../db/connection.js';
+import { newId } from '../../db/ids.js';
+import { insertRow, preparedQueries, rowQuery, updateRow } from '../../db/prepared.js';
 import { ssoExchangeCodes, ssoIdentities, ssoLoginStates, ssoSamlReplays, type AttributeMapping } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { publicBaseUrl } from '../../delivery/links.js';
@@ -24,6 +26,53 @@ export const SSO_CODE_TTL_MS = 60_000;
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 const INVALID_STATE = () => badRequest('Invalid or expired SSO state', 'SSO_INVALID_STATE');
+
+/** The statements of a sign-in (states, exchange codes, SAML replays, identity links), prepared once per database. */
+const loginQueries = preparedQueries((db) => ({
+  /** The sign-in in progress whose state hashes to `stateHash`. */
+  stateByHash: rowQuery(db, ssoLoginStates, eq(ssoLoginStates.stateHash, sql.placeholder('stateHash'))),
+  /** Marks sign-in `id` used at `now` unless it was used or has expired. */
+  takeState: db
+    .update(ssoLoginStates)
+    .set({ usedAt: sql`${sql.placeholder('now')}` })
+    .where(and(eq(ssoLoginStates.id, sql.placeholder('id')), isNull(ssoLoginStates.usedAt), gt(ssoLoginStates.expiresAt, sql.placeholder('now'))))
+    .prepare(),
+  /** Removes the sign-ins expired by `now`. */
+  purgeStates: db.delete(ssoLoginStates).where(lte(ssoLoginStates.expiresAt, sql.placeholder('now'))).prepare(),
+  /** The exchange code that hashes to `codeHash`. */
+  codeByHash: rowQuery(db, ssoExchangeCodes, eq(ssoExchangeCodes.codeHash, sql.placeholder('codeHash'))),
+  /** Marks code `id` used at `now` unless it was used or has expired. */
+  takeCode: db
+    .update(ssoExchangeCodes)
+    .set({ usedAt: sql`${sql.placeholder('now')}` })
+    .where(and(eq(ssoExchangeCodes.id, sql.placeholder('id')), isNull(ssoExchangeCodes.usedAt), gt(ssoExchangeCodes.expiresAt, sql.placeholder('now'))))
+    .prepare(),
+  /** Removes the exchange codes expired by `now`. */
+  purgeCodes: db.delete(ssoExchangeCodes).where(lte(ssoExchangeCodes.expiresAt, sql.placeholder('now'))).prepare(),
+  /** Removes the SAML message ids whose NotOnOrAfter has passed by `now`. */
+  purgeReplays: db.delete(ssoSamlReplays).where(lte(ssoSamlReplays.expiresAt, sql.placeholder('now'))).prepare(),
+  /** Remembers a SAML message id of a provider; nothing (0 changes) when it is there already. Every column is
+   * text: plain placeholders. */
+  rememberReplay: db
+    .insert(ssoSamlReplays)
+    .values({
+      id: sql.placeholder('id'),
+      providerId: sql.placeholder('providerId'),
+      messageId: sql.placeholder('messageId'),
+      createdAt: sql.placeholder('createdAt'),
+      expiresAt: sql.placeholder('expiresAt'),
+    })
+    .onConflictDoNothing()
+    .prepare(),
+  /** The identity link of provider `providerId` for subject `externalId`. */
+  linkBySubject: rowQuery(db, ssoIdentities, and(eq(ssoIdentities.providerId, sql.placeholder('providerId')), eq(ssoIdentities.externalId, sql.placeholder('externalId')))),
+  /** The id of the identity link of provider `providerId` for user `userId`. */
+  linkOfUser: db
+    .select({ id: ssoIdentities.id })
+    .from(ssoIdentities)
+    .where(and(eq(ssoIdentities.providerId, sql.placeholder('providerId')), eq(ssoIdentities.userId, sql.placeholder('userId'))))
+    .prepare(),
+}));
 
 /** What the browser that starts an OIDC sign-in keeps in a cookie: a digest of the state, never the state. */
 const browserBindingOf = (state: string) => sha256Hex(`sso-browser:${state}`);
@@ -111,20 +160,17 @@ export class SsoLoginService {
     }
     const now = Date.now();
     this.db.$client.transaction(() => {
-      this.db.delete(ssoLoginStates).where(lte(ssoLoginStates.expiresAt, new Date(now).toISOString())).run();
-      this.db
-        .insert(ssoLoginStates)
-        .values({
-          providerId: provider.id,
-          stateHash: sha256Hex(start.state),
-          nonce: start.nonce,
-          codeVerifierEnc: this.box.seal(start.codeVerifier),
-          returnTo: target.url,
-          clientChallenge: query.codeChallenge ?? null,
-          createdAt: new Date(now).toISOString(),
-          expiresAt: new Date(now + SSO_STATE_TTL_MS).toISOString(),
-        })
-        .run();
+      loginQueries(this.db).purgeStates.run({ now: new Date(now).toISOString() });
+      insertRow(this.db, ssoLoginStates, {
+        providerId: provider.id,
+        stateHash: sha256Hex(start.state),
+        nonce: start.nonce,
+        codeVerifierEnc: this.box.seal(start.codeVerifier),
+        returnTo: target.url,
+        clientChallenge: query.codeChallenge ?? null,
+        createdAt: new Date(now).toISOString(),
+        expiresAt: new Date(now + SSO_STATE_TTL_MS).toISOString(),
+      });
     })();
     void ctx;
     return { url: start.url, browserBinding: provider.type === 'oidc' ? browserBindingOf(start.state) : null };
@@ -179,13 +225,10 @@ export class SsoLoginService {
   private takeState(state: string | undefined): typeof ssoLoginStates.$inferSelect {
     if (!state) throw INVALID_STATE();
     const nowIso = new Date().toISOString();
-    const stored = this.db.select().from(ssoLoginStates).where(eq(ssoLoginStates.stateHash, sha256Hex(state))).get();
+    const queries = loginQueries(this.db);
+    const stored = queries.stateByHash.get({ stateHash: sha256Hex(state) });
     if (!stored) throw INVALID_STATE();
-    const taken = this.db
-      .update(ssoLoginStates)
-      .set({ usedAt: nowIso })
-      .where(and(eq(ssoLoginStates.id, stored.id), isNull(ssoLoginStates.usedAt), gt(ssoLoginStates.expiresAt, nowIso)))
-      .run();
+    const taken = queries.takeState.run({ id: stored.id, now: nowIso });
     if (taken.changes !== 1) throw INVALID_STATE();
     return stored;
   }
@@ -207,16 +250,13 @@ export class SsoLoginService {
       if (provider.type !== type) throw forbidden(`This sign-in was started for a ${provider.type.toUpperCase()} provider`, 'SSO_PROVIDER_MISMATCH');
       const { user, tokens } = await this.signIn(ctx, provider, await verify(provider));
       const code = randomToken(32);
-      this.db
-        .insert(ssoExchangeCodes)
-        .values({
-          codeHash: sha256Hex(code),
-          userId: user.id,
-          tokensEnc: this.box.seal(JSON.stringify(tokens)),
-          clientChallenge: stored.clientChallenge,
-          expiresAt: new Date(Date.now() + SSO_CODE_TTL_MS).toISOString(),
-        })
-        .run();
+      insertRow(this.db, ssoExchangeCodes, {
+        codeHash: sha256Hex(code),
+        userId: user.id,
+        tokensEnc: this.box.seal(JSON.stringify(tokens)),
+        clientChallenge: stored.clientChallenge,
+        expiresAt: new Date(Date.now() + SSO_CODE_TTL_MS).toISOString(),
+      });
       return this.redirectWith(target, { ssoCode: code });
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
@@ -229,12 +269,16 @@ export class SsoLoginService {
   private consumeAssertion(providerId: string, assertion: VerifiedAssertion): void {
     const nowIso = new Date().toISOString();
     this.db.$client.transaction(() => {
-      this.db.delete(ssoSamlReplays).where(lte(ssoSamlReplays.expiresAt, nowIso)).run();
-      const inserted = this.db
-        .insert(ssoSamlReplays)
-        .values({ providerId, messageId: `assertion:${assertion.assertionId}`, expiresAt: assertion.notOnOrAfter })
-        .onConflictDoNothing()
-        .run();
+      const queries = loginQueries(this.db);
+      queries.purgeReplays.run({ now: nowIso });
+      // id and createdAt as their columns' defaults would make them.
+      const inserted = queries.rememberReplay.run({
+        id: newId(),
+        providerId,
+        messageId: `assertion:${assertion.assertionId}`,
+        createdAt: new Date().toISOString(),
+        expiresAt: assertion.notOnOrAfter,
+      });
       if (inserted.changes !== 1) throw forbidden('The SAML response was refused: this assertion was already used', 'SSO_ASSERTION_REPLAYED');
     })();
   }
@@ -247,14 +291,11 @@ export class SsoLoginService {
   exchange(ctx: RequestContext, body: z.infer<typeof SsoExchangeBodySchema>) {
     const nowIso = new Date().toISOString();
     const invalid = () => unauthorized('Invalid or expired SSO code', 'INVALID_SSO_CODE');
-    const row = this.db.select().from(ssoExchangeCodes).where(eq(ssoExchangeCodes.codeHash, sha256Hex(body.code))).get();
+    const queries = loginQueries(this.db);
+    const row = queries.codeByHash.get({ codeHash: sha256Hex(body.code) });
     if (!row) throw invalid();
-    const taken = this.db
-      .update(ssoExchangeCodes)
-      .set({ usedAt: nowIso })
-      .where(and(eq(ssoExchangeCodes.id, row.id), isNull(ssoExchangeCodes.usedAt), gt(ssoExchangeCodes.expiresAt, nowIso)))
-      .run();
-    this.db.delete(ssoExchangeCodes).where(lte(ssoExchangeCodes.expiresAt, nowIso)).run();
+    const taken = queries.takeCode.run({ id: row.id, now: nowIso });
+    queries.purgeCodes.run({ now: nowIso });
     if (taken.changes !== 1) throw invalid();
     if (row.clientChallenge !== null && !(body.codeVerifier && safeEqual(s256(body.codeVerifier), row.clientChallenge))) throw invalid();
     const tokens = JSON.parse(this.box.open(row.tokensEnc)) as IssuedTokens;
@@ -323,12 +364,9 @@ export class SsoLoginService {
       result.accessToken === null ? null : this.box.seal(JSON.stringify({ accessToken: result.accessToken, refreshToken: result.refreshToken, idToken: result.idToken }));
     const profile = { name: attrs.name, firstName: attrs.firstName, lastName: attrs.lastName, groups: attrs.groups };
     const now = new Date().toISOString();
+    const queries = loginQueries(this.db);
     const user = this.db.$client.transaction(() => {
-      const linked = this.db
-        .select()
-        .from(ssoIdentities)
-        .where(and(eq(ssoIdentities.providerId, provider.id), eq(ssoIdentities.externalId, result.subject)))
-        .get();
+      const linked = queries.linkBySubject.get({ providerId: provider.id, externalId: result.subject });
       let found: User | undefined = linked ? this.auth.getUser(linked.userId) : this.auth.findUserByEmail(attrs.email ?? '');
       let provisioned = false;
       if (!found) {
@@ -349,15 +387,9 @@ export class SsoLoginService {
       const values = { email: attrs.email ?? '', profile, tokensEnc: sealedTokens, tokenExpiresAt: result.expiresAt, lastLoginAt: now, updatedAt: now };
       // 01 §2.9/§5.10: one link per user and provider. A user found by e-mail who is already linked to this provider
       // under another subject (the IdP re-created the account) has that link updated to the new subject.
-      const link =
-        linked ??
-        this.db
-          .select({ id: ssoIdentities.id })
-          .from(ssoIdentities)
-          .where(and(eq(ssoIdentities.providerId, provider.id), eq(ssoIdentities.userId, found.id)))
-          .get();
-      if (link) this.db.update(ssoIdentities).set({ ...values, userId: found.id, externalId: result.subject }).where(eq(ssoIdentities.id, link.id)).run();
-      else this.db.insert(ssoIdentities).values({ ...values, userId: found.id, providerId: provider.id, externalId: result.subject }).run();
+      const link = linked ?? queries.linkOfUser.get({ providerId: provider.id, userId: found.id });
+      if (link) updateRow(this.db, ssoIdentities, link.id, { ...values, userId: found.id, externalId: result.subject });
+      else insertRow(this.db, ssoIdentities, { ...values, userId: found.id, providerId: provider.id, externalId: result.subject });
       if (provisioned) {
         recordAudit(this.db, this.auth.contextFor(found, ctx), {
           action: 'user.provision',

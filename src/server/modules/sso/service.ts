@@ -7,7 +7,7 @@ import type {
   SsoProviderUpdateSchema,
 } from '../../../contract/sso.js';
 import type { Db } from '../../db/connection.js';
-import { preparedQueries, rowById } from '../../db/prepared.js';
+import { deleteById, insertRow, preparedQueries, rowById, rowQuery, updateRow } from '../../db/prepared.js';
 import { ssoIdentities, ssoProviders } from '../../db/schema/index.js';
 import { systemContext, type RequestContext } from '../../context.js';
 import { badRequest, DomainError, fieldError, forbidden, notFound } from '../../errors.js';
@@ -26,12 +26,31 @@ const providersOfOrg = preparedQueries((db) =>
   db.select().from(ssoProviders).where(eq(ssoProviders.orgId, sql.placeholder('orgId'))).orderBy(asc(ssoProviders.createdAt)).prepare(),
 );
 
+/** The statements of the providers' writes and sign-in lookups, prepared once per database. */
+const providerQueries = preparedQueries((db) => ({
+  /** A provider that provisions its users with the role `roleId`. */
+  withDefaultRole: db.select({ id: ssoProviders.id }).from(ssoProviders).where(eq(ssoProviders.defaultRoleId, sql.placeholder('roleId'))).prepare(),
+  /** The organization's active providers, least recently changed first (`orgId`). */
+  activeOfOrg: rowQuery(db, ssoProviders, and(eq(ssoProviders.orgId, sql.placeholder('orgId')), eq(ssoProviders.status, 'active')), {
+    orderBy: [asc(ssoProviders.updatedAt)],
+  }),
+  /** Deactivates the organization's active providers but `id` (`orgId`, `id`, `now`); their ids. */
+  deactivateOthers: db
+    .update(ssoProviders)
+    .set({ status: 'inactive', updatedAt: sql`${sql.placeholder('now')}` })
+    .where(and(eq(ssoProviders.orgId, sql.placeholder('orgId')), eq(ssoProviders.status, 'active'), ne(ssoProviders.id, sql.placeholder('id'))))
+    .returning({ id: ssoProviders.id })
+    .prepare(),
+  /** Removes the identity links made at provider `providerId`. */
+  unlinkAll: db.delete(ssoIdentities).where(eq(ssoIdentities.providerId, sql.placeholder('providerId'))).prepare(),
+}));
+
 export type SsoProviderRow = typeof ssoProviders.$inferSelect;
 
 /** Whether any SSO provider provisions its users with the role (01 §2.9 defaultRoleId): the roles module refuses
  * to delete it (docs/api-notes.md "Roles and permissions"). */
 export function isSsoDefaultRole(db: Db, roleId: string): boolean {
-  return db.select({ id: ssoProviders.id }).from(ssoProviders).where(eq(ssoProviders.defaultRoleId, roleId)).get() !== undefined;
+  return providerQueries(db).withDefaultRole.get({ roleId }) !== undefined;
 }
 
 type CreateBody = z.infer<typeof SsoProviderCreateSchema>;
@@ -137,34 +156,30 @@ export class SsoProvidersService {
     const idpCertificate = certificateField(body.idpCertificate) ?? null;
     const discovered = body.type === 'oidc' && issuer ? await this.tryDiscovery(issuer, body.clientId ?? null, body.name) : null;
     return this.db.$client.transaction(() => {
-      const row = this.db
-        .insert(ssoProviders)
-        .values({
-          orgId: org.id,
-          name: body.name,
-          type: body.type,
-          preset: preset?.id ?? null,
-          issuer,
-          clientId: body.clientId ?? null,
-          clientSecretEnc: body.clientSecret ? this.box.seal(body.clientSecret) : null,
-          scopes: body.scopes ?? preset?.scopes ?? DEFAULT_SCOPES,
-          attributeMapping: body.attributeMapping ?? preset?.attributeMapping ?? { ...DEFAULT_MAPPING },
-          autoProvision,
-          defaultRoleId,
-          allowedDomains: body.allowedDomains || null,
-          enforceSso: body.enforceSSO ?? false,
-          trustsIdpMfa: body.trustsIdpMfa ?? false,
-          authorizationUrl: body.authorizationUrl ?? discovered?.authorizationUrl ?? null,
-          tokenUrl: body.tokenUrl ?? discovered?.tokenUrl ?? null,
-          userInfoUrl: body.userInfoUrl ?? discovered?.userInfoUrl ?? null,
-          jwksUrl: body.jwksUrl ?? discovered?.jwksUrl ?? null,
-          ssoUrl: body.ssoUrl ?? null,
-          idpEntityId: body.idpEntityId ?? null,
-          idpCertificate,
-          createdBy: ctx.caller.userId,
-        })
-        .returning()
-        .get();
+      const row = insertRow(this.db, ssoProviders, {
+        orgId: org.id,
+        name: body.name,
+        type: body.type,
+        preset: preset?.id ?? null,
+        issuer,
+        clientId: body.clientId ?? null,
+        clientSecretEnc: body.clientSecret ? this.box.seal(body.clientSecret) : null,
+        scopes: body.scopes ?? preset?.scopes ?? DEFAULT_SCOPES,
+        attributeMapping: body.attributeMapping ?? preset?.attributeMapping ?? { ...DEFAULT_MAPPING },
+        autoProvision,
+        defaultRoleId,
+        allowedDomains: body.allowedDomains || null,
+        enforceSso: body.enforceSSO ?? false,
+        trustsIdpMfa: body.trustsIdpMfa ?? false,
+        authorizationUrl: body.authorizationUrl ?? discovered?.authorizationUrl ?? null,
+        tokenUrl: body.tokenUrl ?? discovered?.tokenUrl ?? null,
+        userInfoUrl: body.userInfoUrl ?? discovered?.userInfoUrl ?? null,
+        jwksUrl: body.jwksUrl ?? discovered?.jwksUrl ?? null,
+        ssoUrl: body.ssoUrl ?? null,
+        idpEntityId: body.idpEntityId ?? null,
+        idpCertificate,
+        createdBy: ctx.caller.userId,
+      });
       this.audit(ctx, 'sso_provider.create', row, org, { type: row.type, preset: row.preset, issuer, discovered: discovered !== null });
       return { data: providerView(row) };
     })();
@@ -215,13 +230,10 @@ export class SsoProvidersService {
     };
     if (body.clientSecret !== undefined) changes.clientSecretEnc = body.clientSecret === null ? null : this.box.seal(body.clientSecret);
     return this.db.$client.transaction(() => {
-      const row = this.db
-        .update(ssoProviders)
-        .set({ ...changes, updatedAt: isoNow() })
-        .where(eq(ssoProviders.id, id))
-        .returning()
-        .get();
-      const identityLinksRemoved = unlink ? this.db.delete(ssoIdentities).where(eq(ssoIdentities.providerId, id)).run().changes : 0;
+      const row = updateRow(this.db, ssoProviders, id, { ...changes, updatedAt: isoNow() });
+      // Deleted while the issuer was being discovered (outside the transaction).
+      if (!row) throw notFound('Provider not found');
+      const identityLinksRemoved = unlink ? providerQueries(this.db).unlinkAll.run({ providerId: id }).changes : 0;
       const sessionsEnded = this.endSessionsIfNowEnforced(current, row);
       const given = Object.keys(body).filter((k) => (body as Record<string, unknown>)[k] !== undefined);
       this.audit(ctx, 'sso_provider.update', row, org, { changes: given, rediscovered: discovered !== null, identityLinksRemoved, sessionsEnded });
@@ -234,7 +246,7 @@ export class SsoProvidersService {
     const org = requireOrgRow(this.db, SYSTEM, current.orgId);
     return this.db.$client.transaction(() => {
       // Identity links and sign-ins in progress go with it (ON DELETE CASCADE).
-      this.db.delete(ssoProviders).where(eq(ssoProviders.id, id)).run();
+      deleteById(this.db, ssoProviders, id);
       this.audit(ctx, 'sso_provider.delete', current, org, { type: current.type });
       return { success: true as const };
     })();
@@ -270,16 +282,9 @@ export class SsoProvidersService {
     return this.db.$client.transaction(() => {
       const now = isoNow();
       const deactivated =
-        status === 'active'
-          ? this.db
-              .update(ssoProviders)
-              .set({ status: 'inactive', updatedAt: now })
-              .where(and(eq(ssoProviders.orgId, current.orgId), eq(ssoProviders.status, 'active'), ne(ssoProviders.id, id)))
-              .returning({ id: ssoProviders.id })
-              .all()
-              .map((r) => r.id)
-          : [];
-      const row = this.db.update(ssoProviders).set({ status, updatedAt: now }).where(eq(ssoProviders.id, id)).returning().get();
+        status === 'active' ? providerQueries(this.db).deactivateOthers.all({ orgId: current.orgId, id, now }).map((r) => r.id) : [];
+      const row = updateRow(this.db, ssoProviders, id, { status, updatedAt: now });
+      if (!row) throw notFound('Provider not found');
       const sessionsEnded = this.endSessionsIfNowEnforced(current, row);
       this.audit(ctx, 'sso_provider.status', row, org, { from: current.status, to: status, deactivated, sessionsEnded });
       return { data: providerView(row) };
@@ -318,12 +323,7 @@ export class SsoProvidersService {
       live = false;
     }
     if (!live) return undefined;
-    return this.db
-      .select()
-      .from(ssoProviders)
-      .where(and(eq(ssoProviders.orgId, orgId), eq(ssoProviders.status, 'active')))
-      .orderBy(asc(ssoProviders.updatedAt))
-      .get();
+    return providerQueries(this.db).activeOfOrg.get({ orgId });
   }
 
   /**
@@ -354,7 +354,7 @@ export class SsoProvidersService {
 
   /** Stores what a late discovery found (a provider created while its issuer was unreachable). */
   recordDiscovery(id: string, endpoints: Omit<OidcEndpoints, 'issuer'>): void {
-    this.db.update(ssoProviders).set({ ...endpoints, updatedAt: isoNow() }).where(eq(ssoProviders.id, id)).run();
+    updateRow(this.db, ssoProviders, id, { ...endpoints, updatedAt: isoNow() });
   }
 
   private async tryDiscovery(issuer: string, clientId: string | null, name: string) {

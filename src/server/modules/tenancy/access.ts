@@ -53,6 +53,17 @@ const queriesOf = preparedQueries((db) => {
       .innerJoin(organizations, and(eq(organizations.id, sites.orgId), live))
       .where(eq(sites.id, sql.placeholder('id')))
       .prepare(),
+    // Whether an organization is a live one of the partner, a site one of the organization (users' links).
+    liveOrgOfPartner: db
+      .select({ id: organizations.id })
+      .from(organizations)
+      .where(and(eq(organizations.id, sql.placeholder('id')), byPartner, live))
+      .prepare(),
+    siteOfOrg: db
+      .select({ id: sites.id })
+      .from(sites)
+      .where(and(eq(sites.id, sql.placeholder('id')), eq(sites.orgId, sql.placeholder('orgId'))))
+      .prepare(),
   };
 });
 
@@ -272,16 +283,10 @@ export function siteNamesOf(db: Db, ids: Iterable<string | null>): Map<string, s
 
 /** Whether the organization is live and the partner's (users invite into it). */
 export function isLiveOrgOfPartner(db: Db, orgId: string, partnerId: string): boolean {
-  return (
-    db
-      .select({ id: organizations.id })
-      .from(organizations)
-      .where(and(eq(organizations.id, orgId), eq(organizations.partnerId, partnerId), isNull(organizations.deletedAt)))
-      .get() !== undefined
-  );
+  return queriesOf(db).liveOrgOfPartner.get({ id: orgId, partnerId }) !== undefined;
 }
 
 /** Whether the site belongs to the organization. */
 export function isSiteOfOrg(db: Db, siteId: string, orgId: string): boolean {
-  return db.select({ id: sites.id }).from(sites).where(and(eq(sites.id, siteId), eq(sites.orgId, orgId))).get() !== undefined;
+  return queriesOf(db).siteOfOrg.get({ id: siteId, orgId }) !== undefined;
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull, ne, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, isNull, ne, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type {
   OrganizationCreateSchema,
@@ -114,6 +114,40 @@ const partnerQueries = preparedQueries((db) => ({
   livePage: preparedPage(db, partners, isNull(partners.deletedAt), [asc(partners.name), asc(partners.id)]),
 }));
 
+/** The statements of the writes (their checks and changes), prepared once per database: a partner slug taken
+ * (by another partner than exceptId), the number of a partner's live organizations, an organization slug taken
+ * among them (by another than exceptId), the soft deletion of a partner's live organizations, and a partner user's selected organizations (a
+ * JSON array, bound as text). */
+const writeQueries = preparedQueries((db) => {
+  const liveOfPartner = and(eq(organizations.partnerId, sql.placeholder('partnerId')), isNull(organizations.deletedAt));
+  const orgSlug = and(liveOfPartner, eq(organizations.slug, sql.placeholder('slug')));
+  return {
+    partnerSlug: db.select({ id: partners.id }).from(partners).where(eq(partners.slug, sql.placeholder('slug'))).prepare(),
+    partnerSlugOfOther: db
+      .select({ id: partners.id })
+      .from(partners)
+      .where(and(eq(partners.slug, sql.placeholder('slug')), ne(partners.id, sql.placeholder('exceptId'))))
+      .prepare(),
+    liveOrgsOfPartner: db.select({ n: count() }).from(organizations).where(liveOfPartner).prepare(),
+    orgSlug: db.select({ id: organizations.id }).from(organizations).where(orgSlug).prepare(),
+    orgSlugOfOther: db
+      .select({ id: organizations.id })
+      .from(organizations)
+      .where(and(orgSlug, ne(organizations.id, sql.placeholder('exceptId'))))
+      .prepare(),
+    deleteOrgsOfPartner: db
+      .update(organizations)
+      .set({ deletedAt: sql`${sql.placeholder('now')}`, updatedAt: sql`${sql.placeholder('now')}` })
+      .where(liveOfPartner)
+      .prepare(),
+    setSelectedOrgs: db
+      .update(partnerUsers)
+      .set({ orgIds: sql`${sql.placeholder('orgIds')}` })
+      .where(and(eq(partnerUsers.partnerId, sql.placeholder('partnerId')), eq(partnerUsers.userId, sql.placeholder('userId'))))
+      .prepare(),
+  };
+});
+
 /** Partners, organizations and sites (01 §2.3-2.5, §4.3), every query limited to the caller's reach. */
 export class TenancyService {
   private readonly siteQueries: SiteLists;
@@ -138,17 +172,9 @@ export class TenancyService {
   }
 
   private assertSlugFree(slug: string, exceptId?: string): void {
-    const conditions: SQL[] = [eq(partners.slug, slug)];
-    if (exceptId) conditions.push(ne(partners.id, exceptId));
-    if (
-      this.db
-        .select({ id: partners.id })
-        .from(partners)
-        .where(and(...conditions))
-        .get()
-    ) {
-      throw conflict('A partner with this slug already exists', 'SLUG_TAKEN');
-    }
+    const queries = writeQueries(this.db);
+    const clash = exceptId ? queries.partnerSlugOfOther.get({ slug, exceptId }) : queries.partnerSlug.get({ slug });
+    if (clash) throw conflict('A partner with this slug already exists', 'SLUG_TAKEN');
   }
 
   createPartner(ctx: RequestContext, body: z.infer<typeof PartnerCreateSchema>): Partner {
@@ -202,14 +228,10 @@ export class TenancyService {
     return this.db.$client.transaction(() => {
       const partner = this.getPartner(id);
       const now = new Date().toISOString();
-      this.db.update(partners).set({ deletedAt: now, updatedAt: now }).where(eq(partners.id, id)).run();
+      updateRow(this.db, partners, id, { deletedAt: now, updatedAt: now });
       // Its organizations go with it (01 §1: deleted rows are excluded from all queries), so no list shows an
       // organization whose partner is gone.
-      const orgs = this.db
-        .update(organizations)
-        .set({ deletedAt: now, updatedAt: now })
-        .where(and(eq(organizations.partnerId, id), isNull(organizations.deletedAt)))
-        .run().changes;
+      const orgs = writeQueries(this.db).deleteOrgsOfPartner.run({ partnerId: id, now }).changes;
       recordAudit(this.db, ctx, {
         action: 'partner.delete',
         resourceType: 'partner',
@@ -263,17 +285,11 @@ export class TenancyService {
     }
     return this.db.$client.transaction(() => {
       const partner = this.getPartner(partnerId);
-      const live = and(eq(organizations.partnerId, partnerId), isNull(organizations.deletedAt));
-      if (partner.maxOrganizations !== null && countRows(this.db, organizations, live) >= partner.maxOrganizations) {
+      const queries = writeQueries(this.db);
+      if (partner.maxOrganizations !== null && (queries.liveOrgsOfPartner.get({ partnerId })?.n ?? 0) >= partner.maxOrganizations) {
         throw forbidden(`Organization limit reached (${partner.maxOrganizations})`, 'ORGANIZATION_LIMIT_REACHED');
       }
-      if (
-        this.db
-          .select({ id: organizations.id })
-          .from(organizations)
-          .where(and(live, eq(organizations.slug, body.slug)))
-          .get()
-      ) {
+      if (queries.orgSlug.get({ partnerId, slug: body.slug })) {
         throw conflict('An organization with this slug already exists for the partner', 'SLUG_TAKEN');
       }
       const org = insertRow(this.db, organizations, {
@@ -286,11 +302,11 @@ export class TenancyService {
       });
       // A partner user limited to selected organizations keeps reach over the ones they create.
       if (caller.scope === 'partner' && caller.orgAccess === 'selected' && caller.userId) {
-        this.db
-          .update(partnerUsers)
-          .set({ orgIds: [...(caller.orgIds ?? []), org.id] })
-          .where(and(eq(partnerUsers.partnerId, partnerId), eq(partnerUsers.userId, caller.userId)))
-          .run();
+        queries.setSelectedOrgs.run({
+          partnerId,
+          userId: caller.userId,
+          orgIds: JSON.stringify([...(caller.orgIds ?? []), org.id]),
+        });
       }
       recordAudit(this.db, ctx, {
         action: 'organization.create',
@@ -314,18 +330,7 @@ export class TenancyService {
       if (partnerId !== undefined && partnerId !== current.partnerId)
         throw badRequest('partnerId cannot be changed', 'IMMUTABLE_FIELD');
       if (changes.slug && changes.slug !== current.slug) {
-        const clash = this.db
-          .select({ id: organizations.id })
-          .from(organizations)
-          .where(
-            and(
-              eq(organizations.partnerId, current.partnerId),
-              eq(organizations.slug, changes.slug),
-              isNull(organizations.deletedAt),
-              ne(organizations.id, id),
-            ),
-          )
-          .get();
+        const clash = writeQueries(this.db).orgSlugOfOther.get({ partnerId: current.partnerId, slug: changes.slug, exceptId: id });
         if (clash) throw conflict('An organization with this slug already exists for the partner', 'SLUG_TAKEN');
       }
       const updated = updateRow(this.db, organizations, id, { ...changes, updatedAt: new Date().toISOString() });
@@ -347,7 +352,7 @@ export class TenancyService {
     return this.db.$client.transaction(() => {
       const org = requireOrgRow(this.db, ctx.caller, id);
       const now = new Date().toISOString();
-      this.db.update(organizations).set({ deletedAt: now, updatedAt: now }).where(eq(organizations.id, id)).run();
+      updateRow(this.db, organizations, id, { deletedAt: now, updatedAt: now });
       recordAudit(this.db, ctx, {
         action: 'organization.delete',
         resourceType: 'organization',

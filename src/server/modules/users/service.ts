@@ -1,4 +1,3 @@
-import { eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import type {
   ResendInviteSchema,
@@ -8,7 +7,7 @@ import type {
 } from '../../../contract/users.js';
 import type { ServerConfig } from '../../config.js';
 import type { Db } from '../../db/connection.js';
-import { rowById } from '../../db/prepared.js';
+import { insertRow, rowById, updateRow } from '../../db/prepared.js';
 import { committed } from '../../db/group-commit.js';
 import { organizationUsers, partnerUsers, users } from '../../db/schema/index.js';
 import { publicBaseUrl, tokenLink } from '../../delivery/links.js';
@@ -29,7 +28,7 @@ import {
 import { paged, type Paged } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
 import { roleNames } from '../identity/caller-resolver.js';
-import type { Directory, Member, Membership, UserRow } from '../identity/directory.js';
+import { userByEmail, type Directory, type Member, type Membership, type UserRow } from '../identity/directory.js';
 import type { SessionService } from '../identity/sessions.js';
 import { issueUserToken, revokeUserTokens } from '../identity/user-tokens.js';
 import type { RoleTarget, RolesService } from '../roles/service.js';
@@ -273,11 +272,9 @@ export class UsersService {
 
   private insertLink(tx: Db, userId: string, roleId: string, target: RoleTarget, link: LinkValues): void {
     if (link.kind === 'partner') {
-      tx.insert(partnerUsers).values({ partnerId: target.partnerId, userId, roleId, orgAccess: link.orgAccess, orgIds: link.orgIds }).run();
+      insertRow(tx, partnerUsers, { partnerId: target.partnerId, userId, roleId, orgAccess: link.orgAccess, orgIds: link.orgIds });
     } else {
-      tx.insert(organizationUsers)
-        .values({ orgId: target.orgId ?? '', userId, roleId, siteIds: link.siteIds, deviceGroupIds: link.deviceGroupIds })
-        .run();
+      insertRow(tx, organizationUsers, { orgId: target.orgId ?? '', userId, roleId, siteIds: link.siteIds, deviceGroupIds: link.deviceGroupIds });
     }
   }
 
@@ -302,7 +299,7 @@ export class UsersService {
     const link = this.linkValues(caller, target, body);
     const email = body.email.trim().toLowerCase();
     const { user, token } = this.db.$client.transaction(() => {
-      let user = this.db.select().from(users).where(eq(users.email, email)).get();
+      let user = userByEmail(this.db, email);
       if (user) {
         const membership = this.directory.membershipOf(user.id);
         if (membership && sameTenant(membership, target)) throw conflict('User is already a member', 'ALREADY_MEMBER');
@@ -311,7 +308,7 @@ export class UsersService {
         }
         if (user.status === 'disabled') throw conflict('User account is disabled', 'USER_DISABLED');
       } else {
-        user = this.db.insert(users).values({ email, name: body.name, status: 'invited' }).returning().get();
+        user = insertRow(this.db, users, { email, name: body.name, status: 'invited' });
       }
       this.insertLink(this.db, user.id, role.id, target, link);
       // An account that already exists and is active (a standalone user) just joins; no link is needed.
@@ -332,13 +329,7 @@ export class UsersService {
   }
 
   async resendInvite(ctx: RequestContext, body: z.infer<typeof ResendInviteSchema>) {
-    const userId =
-      body.userId ??
-      this.db
-        .select({ id: users.id })
-        .from(users)
-        .where(eq(users.email, (body.email ?? '').trim().toLowerCase()))
-        .get()?.id;
+    const userId = body.userId ?? userByEmail(this.db, (body.email ?? '').trim().toLowerCase())?.id;
     if (!userId) throw notFound('User not found');
     const member = this.requireMember(ctx.caller, userId);
     const { user, membership } = member;
@@ -371,7 +362,9 @@ export class UsersService {
       const changes: Partial<typeof users.$inferInsert> = { updatedAt: new Date().toISOString() };
       if (body.name !== undefined) changes.name = body.name;
       if (body.status !== undefined) changes.status = body.status;
-      const updated = this.db.update(users).set(changes).where(eq(users.id, id)).returning().get();
+      const updated = updateRow(this.db, users, id, changes);
+      // The row was read in this transaction (requireMember): it is there.
+      if (!updated) throw notFound('User not found');
       const disabled = user.status !== 'disabled' && updated.status === 'disabled';
       const withdrawn = disabled && user.status === 'invited';
       // 01 §3 user: disabling ends every session of the account (and a pending invitation) in the same transaction.

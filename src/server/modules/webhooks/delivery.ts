@@ -8,6 +8,7 @@ import { publishEvent, WakeSignal, type JobWorker, type RelayedEvent } from '../
 import type { SecretBox } from '../../security/crypto.js';
 import { recordAudit } from '../audit/recorder.js';
 import { newId } from '../../db/ids.js';
+import { inJson, insertRow, preparedQueries, rowQuery } from '../../db/prepared.js';
 
 /** Published when the system sets a webhook to failed (svc extension; docs/api-notes.md). */
 export const WEBHOOK_FAILED_EVENT = 'webhook.failed';
@@ -80,18 +81,14 @@ const signalDeliveries = () => pumps.signal();
 /** Creates a pending delivery of `event` to `hook`, due at once (inside the caller's transaction); the delivery
  * row is the durable queue entry the pump claims. */
 export function createDelivery(tx: Db, hook: WebhookRow, event: { id: string; type: string; timestamp: string; data: unknown }): DeliveryRow {
-  const row = tx
-    .insert(webhookDeliveries)
-    .values({
-      webhookId: hook.id,
-      orgId: hook.orgId,
-      event: event.type,
-      eventId: event.id,
-      payload: { id: event.id, type: event.type, timestamp: event.timestamp, orgId: hook.orgId, data: event.data },
-      nextAttemptAt: new Date().toISOString(),
-    })
-    .returning()
-    .get();
+  const row = insertRow(tx, webhookDeliveries, {
+    webhookId: hook.id,
+    orgId: hook.orgId,
+    event: event.type,
+    eventId: event.id,
+    payload: { id: event.id, type: event.type, timestamp: event.timestamp, orgId: hook.orgId, data: event.data },
+    nextAttemptAt: new Date().toISOString(),
+  });
   signalDeliveries();
   return row;
 }
@@ -198,14 +195,6 @@ export class WebhookDispatcher {
     signalDeliveries();
   }
 
-  /** The claim of one delivery row: due, unfinished, not in another worker's hands; marks it as ours for the
-   * length of an attempt (lockedUntil). */
-  private readonly claimable = (now: string) =>
-    and(
-      inArray(webhookDeliveries.status, ['pending', 'retrying']),
-      or(isNull(webhookDeliveries.lockedUntil), lt(webhookDeliveries.lockedUntil, now)),
-    );
-
   /** Claims up to `limit` due deliveries of active webhooks, oldest due first (event order within a fan-out), in one
    * IMMEDIATE transaction (so two workers never claim the same delivery); each comes with its webhook. */
   claimDue(limit: number, now = new Date()): Array<{ hook: WebhookRow; delivery: ClaimedDelivery }> {
@@ -219,11 +208,8 @@ export class WebhookDispatcher {
         // RETURNING comes in no promised order: back to due order, then insertion order.
         claimed.sort((a, b) => (a.due < b.due ? -1 : a.due > b.due ? 1 : a.seq - b.seq));
         const hooks = new Map(
-          this.db
-            .select()
-            .from(webhooks)
-            .where(inArray(webhooks.id, [...new Set(claimed.map((d) => d.webhookId))]))
-            .all()
+          dispatchQueries(this.db)
+            .hooks.all({ ids: JSON.stringify([...new Set(claimed.map((d) => d.webhookId))]) })
             .map((h) => [h.id, h]),
         );
         return claimed.flatMap(({ seq: _seq, due: _due, ...delivery }) => {
@@ -256,21 +242,17 @@ export class WebhookDispatcher {
   /** Makes attempt `attempt` of one delivery now, unless it is finished, already made, or in another worker's
    * hands (the same claim as the pump's). */
   async deliverAttempt(deliveryId: string, attempt: number): Promise<void> {
-    const hook = this.db
-      .select()
-      .from(webhooks)
-      .innerJoin(webhookDeliveries, eq(webhookDeliveries.webhookId, webhooks.id))
-      .where(eq(webhookDeliveries.id, deliveryId))
-      .get();
+    const queries = dispatchQueries(this.db);
+    const hook = queries.hookOfDelivery.get({ deliveryId });
     // Paused or failed: nothing is sent; the delivery waits and is taken when the webhook is active again.
     if (!hook || hook.webhooks.status !== 'active') return;
     const now = Date.now();
-    const claimed = this.db
-      .update(webhookDeliveries)
-      .set({ lockedUntil: new Date(now + DELIVERY_TIMEOUT_MS + 60_000).toISOString() })
-      .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.attempt, attempt), this.claimable(new Date(now).toISOString())))
-      .returning()
-      .get();
+    const claimed = queries.claimOne.get({
+      lockedUntil: new Date(now + DELIVERY_TIMEOUT_MS + 60_000).toISOString(),
+      id: deliveryId,
+      attempt,
+      now: new Date(now).toISOString(),
+    });
     if (!claimed) return;
     const { id, webhookId, event, eventId } = claimed;
     this.recordAll([await this.attempt(hook.webhooks, { id, webhookId, event, eventId, attempt: claimed.attempt, body: JSON.stringify(claimed.payload) })]);
@@ -372,20 +354,10 @@ export class WebhookDispatcher {
    * and there were at least AUTO_FAIL_AFTER of them. */
   private failWebhookIfDead(hook: WebhookRow, now: Date): void {
     const since = new Date(now.getTime() - DAY_MS).toISOString();
-    const stats = this.db
-      .select({
-        failed: sql<number>`sum(case when ${webhookDeliveries.status} = 'failed' then 1 else 0 end)`,
-        delivered: sql<number>`sum(case when ${webhookDeliveries.status} = 'delivered' then 1 else 0 end)`,
-      })
-      .from(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.webhookId, hook.id), gte(webhookDeliveries.createdAt, since)))
-      .get();
+    const queries = dispatchQueries(this.db);
+    const stats = queries.dayOutcomes.get({ webhookId: hook.id, since });
     if (!stats || (stats.delivered ?? 0) > 0 || (stats.failed ?? 0) < AUTO_FAIL_AFTER) return;
-    const changed = this.db
-      .update(webhooks)
-      .set({ status: 'failed', updatedAt: now.toISOString() })
-      .where(and(eq(webhooks.id, hook.id), eq(webhooks.status, 'active')))
-      .run().changes;
+    const changed = queries.failActive.run({ id: hook.id, updatedAt: now.toISOString() }).changes;
     if (!changed) return;
     recordAudit(this.db, systemContext(), {
       action: 'webhook.auto_failed',
@@ -401,6 +373,49 @@ export class WebhookDispatcher {
 }
 
 const OPENED_SECRETS_MAX = 1024;
+
+/**
+ * The dispatcher's drizzle statements, prepared once per database (db/prepared.ts): the webhooks of the JSON array
+ * `ids`; a delivery (`deliveryId`) with its webhook; the claim of one delivery row (`id` at `attempt`: due,
+ * unfinished, not in another worker's hands at `now`), marked as ours for the length of an attempt (`lockedUntil`);
+ * a webhook's (`webhookId`) deliveries failed and delivered since `since`; an active webhook (`id`) set to failed
+ * (at `updatedAt`).
+ */
+const dispatchQueries = preparedQueries((db) => ({
+  hooks: rowQuery(db, webhooks, inJson(webhooks.id, 'ids')),
+  hookOfDelivery: db
+    .select()
+    .from(webhooks)
+    .innerJoin(webhookDeliveries, eq(webhookDeliveries.webhookId, webhooks.id))
+    .where(eq(webhookDeliveries.id, sql.placeholder('deliveryId')))
+    .prepare(),
+  claimOne: db
+    .update(webhookDeliveries)
+    .set({ lockedUntil: sql`${sql.placeholder('lockedUntil')}` })
+    .where(
+      and(
+        eq(webhookDeliveries.id, sql.placeholder('id')),
+        eq(webhookDeliveries.attempt, sql.placeholder('attempt')),
+        inArray(webhookDeliveries.status, ['pending', 'retrying']),
+        or(isNull(webhookDeliveries.lockedUntil), lt(webhookDeliveries.lockedUntil, sql.placeholder('now'))),
+      ),
+    )
+    .returning()
+    .prepare(),
+  dayOutcomes: db
+    .select({
+      failed: sql<number>`sum(case when ${webhookDeliveries.status} = 'failed' then 1 else 0 end)`,
+      delivered: sql<number>`sum(case when ${webhookDeliveries.status} = 'delivered' then 1 else 0 end)`,
+    })
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.webhookId, sql.placeholder('webhookId')), gte(webhookDeliveries.createdAt, sql.placeholder('since'))))
+    .prepare(),
+  failActive: db
+    .update(webhooks)
+    .set({ status: 'failed', updatedAt: sql`${sql.placeholder('updatedAt')}` })
+    .where(and(eq(webhooks.id, sql.placeholder('id')), eq(webhooks.status, 'active')))
+    .prepare(),
+}));
 
 /** The statements of the fan-out and the pump, prepared by their text (the connection keeps compiled statements by
  * text: db/connection.ts keepStatements). */

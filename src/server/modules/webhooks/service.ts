@@ -11,7 +11,7 @@ import type {
 } from '../../../contract/webhooks.js';
 import type { RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedQueries, rowById, shapeConditions, shapeOf } from '../../db/prepared.js';
+import { deleteById, inJson, insertRow, preparedQueries, rowById, rowQuery, shapeConditions, shapeOf, updateRow } from '../../db/prepared.js';
 import { webhookDeliveries, webhooks } from '../../db/schema/index.js';
 import { OutboundBlockedError, type OutboundClient } from '../../delivery/outbound.js';
 import { badRequest, DomainError, notFound } from '../../errors.js';
@@ -62,7 +62,8 @@ function urlRefusal(reason: string): DomainError {
   return new DomainError('invalid', 'Invalid webhook URL', 'INVALID_WEBHOOK_URL', { details: [detail, reason] });
 }
 
-/** One webhook by id and its deliveryStats (02 §2.7), prepared once per database (db/prepared.ts). */
+/** A webhook's deliveryStats (02 §2.7), one of its deliveries (`id`, `webhookId`), and the removal of all of them
+ * (`webhookId`), prepared once per database (db/prepared.ts). */
 const webhookReads = preparedQueries((db) => {
   const count = (status: string) => sql<number>`coalesce(sum(case when ${webhookDeliveries.status} = ${status} then 1 else 0 end), 0)`;
   return {
@@ -76,6 +77,11 @@ const webhookReads = preparedQueries((db) => {
         lastDeliveredAt: sql<string | null>`max(${webhookDeliveries.deliveredAt})`,
       })
       .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.webhookId, sql.placeholder('webhookId')))
+      .prepare(),
+    delivery: rowQuery(db, webhookDeliveries, and(eq(webhookDeliveries.id, sql.placeholder('id')), eq(webhookDeliveries.webhookId, sql.placeholder('webhookId')))),
+    deleteDeliveries: db
+      .delete(webhookDeliveries)
       .where(eq(webhookDeliveries.webhookId, sql.placeholder('webhookId')))
       .prepare(),
   };
@@ -154,11 +160,15 @@ export class WebhooksService {
     const orgId = resolveWriteOrg(this.db, ctx.caller, body.orgId).id;
     const url = await this.checkedUrl(body.url);
     return this.db.$client.transaction(() => {
-      const row = this.db
-        .insert(webhooks)
-        .values({ orgId, name: body.name, url, secretEnc: this.box.seal(body.secret), events: body.events, headers: body.headers, createdBy: ctx.caller.userId })
-        .returning()
-        .get();
+      const row = insertRow(this.db, webhooks, {
+        orgId,
+        name: body.name,
+        url,
+        secretEnc: this.box.seal(body.secret),
+        events: body.events,
+        headers: body.headers,
+        createdBy: ctx.caller.userId,
+      });
       this.audit(ctx, 'webhook.create', row, { url: presentWebhook(row).url, events: row.events });
       return presentWebhook(row);
     })();
@@ -174,20 +184,15 @@ export class WebhooksService {
       /^\*+$/.test(value) ? { key, value: current.headers.find((h) => h.key.toLowerCase() === key.toLowerCase())?.value ?? value } : { key, value },
     );
     return this.db.$client.transaction(() => {
-      const row = this.db
-        .update(webhooks)
-        .set({
-          ...(body.name !== undefined ? { name: body.name } : {}),
-          ...(url !== undefined ? { url } : {}),
-          ...(body.secret !== undefined ? { secretEnc: this.box.seal(body.secret), previousSecretEnc: null, previousSecretExpiresAt: null } : {}),
-          ...(body.events !== undefined ? { events: body.events } : {}),
-          ...(headers !== undefined ? { headers } : {}),
-          ...(body.status !== undefined ? { status: body.status } : {}),
-          updatedAt: new Date().toISOString(),
-        })
-        .where(eq(webhooks.id, id))
-        .returning()
-        .get();
+      const row = updateRow(this.db, webhooks, id, {
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...(url !== undefined ? { url } : {}),
+        ...(body.secret !== undefined ? { secretEnc: this.box.seal(body.secret), previousSecretEnc: null, previousSecretExpiresAt: null } : {}),
+        ...(body.events !== undefined ? { events: body.events } : {}),
+        ...(headers !== undefined ? { headers } : {}),
+        ...(body.status !== undefined ? { status: body.status } : {}),
+        updatedAt: new Date().toISOString(),
+      });
       if (!row) throw notFound('Webhook not found');
       const changed = Object.keys(body).filter((k) => body[k as keyof typeof body] !== undefined);
       this.audit(ctx, 'webhook.update', row, { changed });
@@ -202,17 +207,12 @@ export class WebhooksService {
     const current = this.find(ctx, id);
     const now = Date.now();
     return this.db.$client.transaction(() => {
-      const row = this.db
-        .update(webhooks)
-        .set({
-          secretEnc: this.box.seal(body.secret),
-          previousSecretEnc: body.overlapSeconds > 0 ? current.secretEnc : null,
-          previousSecretExpiresAt: body.overlapSeconds > 0 && current.secretEnc ? new Date(now + body.overlapSeconds * 1000).toISOString() : null,
-          updatedAt: new Date(now).toISOString(),
-        })
-        .where(eq(webhooks.id, id))
-        .returning()
-        .get();
+      const row = updateRow(this.db, webhooks, id, {
+        secretEnc: this.box.seal(body.secret),
+        previousSecretEnc: body.overlapSeconds > 0 ? current.secretEnc : null,
+        previousSecretExpiresAt: body.overlapSeconds > 0 && current.secretEnc ? new Date(now + body.overlapSeconds * 1000).toISOString() : null,
+        updatedAt: new Date(now).toISOString(),
+      });
       if (!row) throw notFound('Webhook not found');
       this.audit(ctx, 'webhook.rotate_secret', row, { overlapSeconds: body.overlapSeconds });
       return presentWebhook(row);
@@ -222,8 +222,8 @@ export class WebhooksService {
   delete(ctx: RequestContext, id: string): { success: true } {
     const row = this.find(ctx, id);
     this.db.$client.transaction(() => {
-      this.db.delete(webhookDeliveries).where(eq(webhookDeliveries.webhookId, id)).run();
-      this.db.delete(webhooks).where(eq(webhooks.id, id)).run();
+      webhookReads(this.db).deleteDeliveries.run({ webhookId: id });
+      deleteById(this.db, webhooks, id);
       this.audit(ctx, 'webhook.delete', row);
     })();
     return { success: true };
@@ -238,11 +238,7 @@ export class WebhooksService {
   /** 02 §3: a failed delivery becomes a new pending delivery with attempt 0 (and a new event id, 05-wire-notes). */
   retry(ctx: RequestContext, id: string, deliveryId: string) {
     const hook = this.find(ctx, id);
-    const old = this.db
-      .select()
-      .from(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.webhookId, id)))
-      .get();
+    const old = webhookReads(this.db).delivery.get({ id: deliveryId, webhookId: id });
     if (!old) throw notFound('Delivery not found');
     if (old.status !== 'failed') throw badRequest('Only failed deliveries can be retried');
     const payload = old.payload as { timestamp?: unknown; data?: unknown };
