@@ -1,7 +1,8 @@
 import { and, eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { TokenSigner } from '../../src/server/security/tokens.js';
-import { partnerUsers, rolePermissions, sessions, users } from '../../src/server/db/schema/index.js';
+import { organizations, partnerUsers, rolePermissions, sessions, sites, users } from '../../src/server/db/schema/index.js';
+import type { ReadCache } from '../../src/server/lib/read-cache.js';
 import { createTestApp, loginAs, type TestApp } from '../helpers/server.js';
 import { writeAsAnotherProcess } from '../helpers/other-process.js';
 import { ROLES, seedOrg, seedPartner, seedUser } from '../helpers/seed.js';
@@ -78,6 +79,23 @@ describe('session callers kept between requests', () => {
     await writeAsAnotherProcess(t.db.$client.name, 'UPDATE users SET status = ? WHERE id = ?', 'disabled', tech.id);
     expect((await t.call('GET', ME, { token: tech.token })).status).toBe(401);
     expect(t.db.select({ status: users.status }).from(users).where(eq(users.id, tech.id)).get()?.status).toBe('disabled');
+  });
+
+  it('01§4.5 a kept caller survives writes that cannot change it (a site, a user renamed to the same name); a rename applies at once', async () => {
+    t = await createTestApp();
+    const tech = await technician(t);
+    const callers = (t.services.auth as unknown as { callers: ReadCache<unknown> }).callers;
+    const kept = () => callers.lookup(tech.token) !== undefined;
+    expect((await t.call('GET', ME, { token: tech.token })).status).toBe(200);
+    expect(kept()).toBe(true);
+    const [org] = t.db.select().from(organizations).all();
+    t.db.insert(sites).values({ orgId: org?.id ?? '', name: 'Unrelated' }).run();
+    const [user] = t.db.select({ name: users.name }).from(users).where(eq(users.id, tech.id)).all();
+    t.db.update(users).set({ updatedAt: new Date().toISOString(), name: user?.name }).where(eq(users.id, tech.id)).run();
+    expect(kept()).toBe(true);
+    t.db.update(users).set({ name: 'Renamed Tech' }).where(eq(users.id, tech.id)).run();
+    expect(kept()).toBe(false);
+    expect((await t.call('GET', ME, { token: tech.token })).body.name).toBe('Renamed Tech');
   });
 
   it('01§4.5 an access token that expires while its caller is kept is refused on its first request after expiry', async () => {

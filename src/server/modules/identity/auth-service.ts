@@ -6,6 +6,7 @@ import { rowById, updateRow } from '../../db/prepared.js';
 import { users } from '../../db/schema/index.js';
 import type { Caller, RequestContext } from '../../context.js';
 import { badRequest, notFound, tooManyRequests, unauthorized } from '../../errors.js';
+import { countWrites } from '../../db/write-counter.js';
 import { ReadCache } from '../../lib/read-cache.js';
 import { hashPassword, passwordProblem, verifyPassword } from '../../security/passwords.js';
 import { AttemptThrottle, type AttemptOutcome } from '../../security/attempt-throttle.js';
@@ -13,7 +14,7 @@ import { SlidingWindowLimiter } from '../../security/sliding-window.js';
 import type { TokenSigner } from '../../security/tokens.js';
 import { recordAudit } from '../audit/recorder.js';
 import { publishEvent } from '../../jobs/queue.js';
-import { resolveUserCaller, roleNames } from './caller-resolver.js';
+import { CALLER_WRITES, resolveUserCaller, roleNames } from './caller-resolver.js';
 import { userByEmail } from './directory.js';
 import type { IssuedTokens, SessionService, SignInMethod } from './sessions.js';
 
@@ -38,11 +39,13 @@ export function publicUser(user: User) {
 export class AuthService {
   readonly limiter = new SlidingWindowLimiter();
   /**
-   * The callers of access tokens seen recently, kept while the database is unchanged (lib/read-cache.ts) and
-   * never past the token's or the session's expiry: verifying the JWT and resolving the session, the user, its
-   * link and its role's permissions cost a session request more than the rest of most read routes. A logout,
-   * a revoked session, a disabled user, a changed role or link is a write, which empties it before the next
-   * request.
+   * The callers of access tokens seen recently, kept while what they are made of is unchanged (lib/read-cache.ts,
+   * with the write counter of CALLER_WRITES: the session, the user, its links, its partner and organization, its
+   * role's chain and permissions) and never past the token's or the session's expiry: verifying the JWT and
+   * resolving the session, the user, its link and its role's permissions cost a session request more than the
+   * rest of most read routes, and every write of another table (a site, an alert) kept emptying it. A logout, a
+   * revoked session, a disabled user, a changed role or link is a write of those tables, which empties it before
+   * the next request; a commit by another process empties it from the next turn.
    */
   private readonly callers: ReadCache<{ caller: Caller; until: number }>;
   /** Password guesses per account (sign-in's lockout, the current-password check), each counted from when it
@@ -57,7 +60,7 @@ export class AuthService {
     private readonly sessions: SessionService,
     private readonly signer: TokenSigner,
   ) {
-    this.callers = new ReadCache(db.$client, 1024);
+    this.callers = new ReadCache(db.$client, 1024, Infinity, countWrites(db.$client, 'session_callers', CALLER_WRITES));
   }
 
   findUserByEmail(email: string): User | undefined {

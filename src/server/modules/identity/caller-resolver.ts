@@ -1,11 +1,25 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
 import { preparedQueries } from '../../db/prepared.js';
+import type { WatchedTable } from '../../db/write-counter.js';
 import { organizationUsers, organizations, partnerUsers, partners, users } from '../../db/schema/index.js';
 import type { Caller } from '../../context.js';
 
 /** How many roles an inheritance chain may hold (the role and its ancestors); longer chains are refused. */
 export const MAX_INHERITANCE_DEPTH = 16;
+
+/** The writes that can change a caller resolveUserCaller makes, with the session it is resolved for (db/write-counter.ts):
+ * the columns read below, and the session's own. A kept caller (identity/auth-service.ts) survives every other write. */
+export const CALLER_WRITES: readonly WatchedTable[] = [
+  { table: 'sessions', columns: ['id', 'user_id', 'revoked_at', 'expires_at'] },
+  { table: 'users', columns: ['id', 'email', 'name', 'status', 'is_system_admin'] },
+  { table: 'partner_users' },
+  { table: 'organization_users' },
+  { table: 'partners', columns: ['id', 'status', 'deleted_at'] },
+  { table: 'organizations', columns: ['id', 'partner_id', 'deleted_at'] },
+  { table: 'roles', columns: ['id', 'parent_role_id'] },
+  { table: 'role_permissions' },
+];
 
 /** The queries of every session request, prepared once per database (db/prepared.ts). Each reads only the columns
  * a caller is made of: the user row's other columns and the tenant rows' (settings and SSO configuration, parsed
