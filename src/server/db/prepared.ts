@@ -261,7 +261,7 @@ export function rawStatement(db: Db, query: { toSQL(): { sql: string; params: un
 
 /** A column's value as the driver takes it. Placeholders are bare (`sql\`${placeholder}\``), not drizzle's
  * column-bound parameters, because those encode a null too (a JSON column would store the text `null`). */
-function driverValue(column: SQLiteColumn, value: unknown): unknown {
+export function driverValue(column: SQLiteColumn, value: unknown): unknown {
   return value === null ? null : column.mapToDriverValue(value);
 }
 

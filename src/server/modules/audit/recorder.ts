@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { asc, desc, eq, getTableColumns, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection.js';
-import { preparedQueries, rawStatement, rowQuery } from '../../db/prepared.js';
+import { driverValue, preparedQueries, rawStatement, rowQuery } from '../../db/prepared.js';
 import { auditLogs } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
 import { sha256Hex } from '../../security/crypto.js';
@@ -120,12 +120,7 @@ const auditStatements = preparedQueries((db) => {
       const values: Record<string, unknown> = {};
       for (const name of names) {
         const value = row[name as keyof AuditRow];
-        values[name] =
-          name === 'details'
-            ? detailsJson
-            : value === null
-              ? null
-              : COLUMNS[name as keyof AuditRow].mapToDriverValue(value);
+        values[name] = name === 'details' ? detailsJson : driverValue(COLUMNS[name as keyof AuditRow], value);
       }
       insert.stmt.run(insert.bind(values));
     },

@@ -11,7 +11,7 @@ import type { RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
 import { deviceDiagnosticLogs, deviceEventLogs } from '../../db/schema/index.js';
 import { notFound } from '../../errors.js';
-import { inJson, insertRow, preparedQueries, rawStatement, shapeConditions, shapeOf } from '../../db/prepared.js';
+import { driverValue, inJson, insertRow, preparedQueries, rawStatement, shapeConditions, shapeOf } from '../../db/prepared.js';
 import { paged, preparedPages } from '../../lib/paging.js';
 import { recordAudit } from '../audit/recorder.js';
 import type { DevicesService } from '../devices/service.js';
@@ -94,7 +94,7 @@ function insertEvent(db: Db, row: typeof deviceEventLogs.$inferInsert): number {
   for (const [name, column] of EVENT_COLUMNS) {
     let value = given[name];
     if (value === undefined) value = column.defaultFn ? column.defaultFn() : (column.default ?? null);
-    values[name] = value === null ? null : column.mapToDriverValue(value);
+    values[name] = driverValue(column, value);
   }
   const insert = eventInsert(db);
   return insert.stmt.run(insert.bind(values)).changes;

@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import { AGENT_HEALTH, AGENT_TOKEN_PATTERN, type AgentEnrollSchema, type AgentHeartbeatSchema } from '../../../contract/agents.js';
 import type { DeviceListQuerySchema, DeviceUpdateSchema } from '../../../contract/devices.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, insertRow, preparedQueries, preparedShapes, rowById, rowQuery, selectRows, shapeConditions, shapeOf, updateRow } from '../../db/prepared.js';
+import { driverValue, inJson, insertRow, preparedQueries, preparedShapes, rowById, rowQuery, selectRows, shapeConditions, shapeOf, updateRow } from '../../db/prepared.js';
 import { deviceGroupMembers, devices, organizations } from '../../db/schema/index.js';
 import { systemContext, type RequestContext } from '../../context.js';
 import { DomainError, badRequest, forbidden, notFound, partnerInactive, unauthorized } from '../../errors.js';
@@ -187,7 +187,7 @@ function heartbeatValues(columns: Partial<DeviceRow>): { shape: string; values: 
   const values: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(columns)) {
     const column = DEVICE_COLUMNS[name as keyof typeof DEVICE_COLUMNS];
-    if (value !== undefined && column) values[name] = value === null ? null : column.mapToDriverValue(value);
+    if (value !== undefined && column) values[name] = driverValue(column, value);
   }
   return { shape: Object.keys(values).join(','), values };
 }

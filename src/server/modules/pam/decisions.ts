@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { ElevationRespondSchema, ElevationStatus } from '../../../contract/pam.js';
 import type { RequestContext } from '../../context.js';
 import type { Db } from '../../db/connection.js';
-import { inJson, preparedShapes } from '../../db/prepared.js';
+import { driverValue, inJson, preparedShapes } from '../../db/prepared.js';
 import { elevationRequests } from '../../db/schema/index.js';
 import { forbidden } from '../../errors.js';
 import type { PamApproversService } from './approvers-service.js';
@@ -69,7 +69,7 @@ export class ElevationDecisions {
       const column = requestColumns[name];
       if (value === undefined || !column || name === 'revision' || name === 'updatedAt') continue;
       names.push(name);
-      values[`set.${name}`] = value === null ? null : column.mapToDriverValue(value);
+      values[`set.${name}`] = driverValue(column, value);
     }
     const row = swapOf(this.db, names.sort().join(',')).get(values);
     if (!row) throw lost(this.queries.currentStatus(id));
