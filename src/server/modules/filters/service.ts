@@ -27,8 +27,6 @@ function usesStatus(fields: string[]): boolean {
   return fields.includes('status');
 }
 
-/** One saved filter by id, prepared once per database (db/prepared.ts). */
-
 /** The saved filters of a list, one statement per shape: 'o' within the organizations of the JSON array `orgIds`,
  * 's' whose name or description is LIKE `pattern`. */
 const filterListOf = preparedShapes((db, shape) => {
