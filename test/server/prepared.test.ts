@@ -122,6 +122,34 @@ describe('prepared statements per database (db/prepared.ts)', () => {
     expect(() => updateRow(db, sites, site.id, {})).toThrow(/nothing to set/);
   });
 
+  it('updateRow given the row read in its transaction hands back the row a read gives, every column, without RETURNING', () => {
+    const db = fresh('known');
+    const orgId = orgIn(db);
+    const site = insertRow(db, sites, { orgId, name: 'S', address: { city: 'Paris' }, settings: { n: 1 } });
+    const prepared: string[] = [];
+    const prepare = db.$client.prepare.bind(db.$client);
+    db.$client.prepare = (source: string) => {
+      prepared.push(source);
+      return prepare(source);
+    };
+    const changed = updateRow(db, sites, site, { name: 'S2', address: null, settings: { n: 2, nested: { a: [1] } }, timezone: undefined });
+    expect(changed).toEqual(db.select().from(sites).where(eq(sites.id, site.id)).get());
+    expect(changed).toMatchObject({ name: 'S2', address: null, settings: { n: 2, nested: { a: [1] } }, timezone: 'UTC' });
+    expect(prepared.filter((text) => /^update/i.test(text))).toEqual([expect.not.stringMatching(/returning/i)]);
+    // The row given is not changed; booleans and integers come back as a read maps them.
+    expect(site.name).toBe('S');
+    const user = insertRow(db, users, { email: 'pat@example.test', name: 'Pat' });
+    const locked = updateRow(db, users, user, { mfaEnabled: true, failedLoginCount: 3, lockedUntil: '2030-01-01T00:00:00.000Z' });
+    expect(locked).toEqual(db.select().from(users).where(eq(users.id, user.id)).get());
+    expect(locked).toMatchObject({ mfaEnabled: true, failedLoginCount: 3 });
+    // By id, the same columns run the statement with RETURNING, and agree.
+    const unlocked = updateRow(db, users, user.id, { mfaEnabled: false, failedLoginCount: 0, lockedUntil: null });
+    expect(unlocked).toEqual(db.select().from(users).where(eq(users.id, user.id)).get());
+    expect(prepared.filter((text) => /^update/i.test(text)).at(-1)).toMatch(/returning/i);
+    db.delete(sites).where(eq(sites.id, site.id)).run();
+    expect(updateRow(db, sites, site, { name: 'gone' })).toBeUndefined();
+  });
+
   it(`at most ${WRITE_STATEMENTS_KEPT} write statements are kept per database (the oldest is built again)`, () => {
     const db = fresh('a');
     const site = insertRow(db, sites, { orgId: orgIn(db), name: 'S' });

@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
-import { sha256Hex } from './crypto.js';
+import { secureRandomBytes, sha256Hex } from './crypto.js';
 
 /** RFC 6238 parameters every authenticator app understands: SHA-1, 6 digits, 30-second steps. */
 export const TOTP_ISSUER = 'svc';
@@ -64,7 +63,7 @@ export function totpStep(secretBase32: string, code: string, now = Date.now()): 
 export function newRecoveryCodes(count = RECOVERY_CODE_COUNT): string[] {
   const codes: string[] = [];
   for (let i = 0; i < count; i++) {
-    const bytes = randomBytes(RECOVERY_GROUPS * RECOVERY_GROUP_LENGTH);
+    const bytes = secureRandomBytes(RECOVERY_GROUPS * RECOVERY_GROUP_LENGTH);
     // 256 is a multiple of 32, so `byte % 32` is uniform.
     const chars = [...bytes].map((b) => RECOVERY_ALPHABET[b % RECOVERY_ALPHABET.length] ?? '0').join('');
     const groups: string[] = [];

@@ -249,7 +249,7 @@ export class AccessReviewsService {
       if (body.decision === 'revoked') this.assertRevocable(ctx.caller, scope, item.userId);
       const now = new Date().toISOString();
       const decided = body.decision !== 'pending';
-      const updated = updateRow(this.db, accessReviewItems, item.id, {
+      const updated = updateRow(this.db, accessReviewItems, item, {
         decision: body.decision,
         ...(body.notes !== undefined ? { notes: body.notes } : {}),
         reviewedAt: decided ? now : null,
@@ -257,7 +257,7 @@ export class AccessReviewsService {
       });
       if (!updated) throw notFound('Access review item not found');
       // 01 §3: the first decision recorded moves the review from pending to in_progress.
-      updateRow(this.db, accessReviews, review.id, {
+      updateRow(this.db, accessReviews, review, {
         updatedAt: now,
         ...(review.status === 'pending' && decided ? { status: 'in_progress' as const } : {}),
       });

@@ -390,7 +390,7 @@ export class AlertsService {
       const row = this.find(ctx, id);
       const now = new Date().toISOString();
       const { event, set } = decide(row, now);
-      const updated = updateRow(this.db, alerts, id, { ...set, updatedAt: now });
+      const updated = updateRow(this.db, alerts, row, { ...set, updatedAt: now });
       if (!updated) throw notFound('Alert not found', 'ALERT_NOT_FOUND');
       this.publish(event, updated, ctx.caller.userId);
       const [out] = this.withOrgNames([updated]);

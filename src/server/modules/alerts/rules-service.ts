@@ -173,7 +173,7 @@ export class AlertRulesService {
       assertOrgWideWriter(ctx.caller);
       const changes = definedOnly(body);
       if (Object.keys(changes).length === 0) throw badRequest('No updates provided', 'NO_UPDATES');
-      const row = updateRow(this.db, alertTemplates, id, { ...changes, updatedAt: new Date().toISOString() });
+      const row = updateRow(this.db, alertTemplates, current, { ...changes, updatedAt: new Date().toISOString() });
       if (!row) throw notFound('Template not found', 'TEMPLATE_NOT_FOUND');
       this.audit(ctx, 'alert_template.update', row, this.orgOf(row.orgId), { changedFields: Object.keys(changes).sort() });
       return { data: templateOut(row) };
@@ -273,7 +273,7 @@ export class AlertRulesService {
         this.checkTargets(current.orgId, changes.targets);
       }
       this.checkNotifications(current.orgId, changes);
-      const row = updateRow(this.db, alertRules, id, { ...changes, updatedAt: new Date().toISOString() });
+      const row = updateRow(this.db, alertRules, current, { ...changes, updatedAt: new Date().toISOString() });
       if (!row) throw notFound('Rule not found', 'RULE_NOT_FOUND');
       this.audit(ctx, 'alert_rule.update', row, this.orgOf(row.orgId), { changedFields: Object.keys(changes).sort() });
       return { data: ruleOut(row) };
@@ -284,7 +284,7 @@ export class AlertRulesService {
     return this.db.$client.transaction(() => {
       const current = this.rule(ctx, id);
       assertTargetsWithinSites(ctx.caller, current.targets);
-      const row = updateRow(this.db, alertRules, id, { enabled, updatedAt: new Date().toISOString() });
+      const row = updateRow(this.db, alertRules, current, { enabled, updatedAt: new Date().toISOString() });
       if (!row) throw notFound('Rule not found', 'RULE_NOT_FOUND');
       this.audit(ctx, 'alert_rule.toggle', row, this.orgOf(row.orgId), { enabled, previous: current.enabled });
       return { data: ruleOut(row) };

@@ -130,7 +130,7 @@ export class ApiKeysService {
       const status = effectiveStatus(current);
       if (status !== 'active') throw badRequest(`Cannot update ${status} API key`, 'API_KEY_NOT_ACTIVE');
       if (changes.scopes) this.assertGrantable(ctx, changes.scopes);
-      const updated = updateRow(this.db, apiKeys, id, { ...changes, updatedAt: isoNow() });
+      const updated = updateRow(this.db, apiKeys, current, { ...changes, updatedAt: isoNow() });
       if (!updated) throw notFound('API key not found');
       recordAudit(this.db, ctx, {
         action: 'api_key.update',
@@ -150,7 +150,7 @@ export class ApiKeysService {
       const current = this.findVisible(ctx, id);
       this.assertOrgWide(ctx);
       if (current.status === 'revoked') throw badRequest('API key is already revoked', 'API_KEY_ALREADY_REVOKED');
-      const updated = updateRow(this.db, apiKeys, id, { status: 'revoked', updatedAt: isoNow() });
+      const updated = updateRow(this.db, apiKeys, current, { status: 'revoked', updatedAt: isoNow() });
       if (!updated) throw notFound('API key not found');
       recordAudit(this.db, ctx, {
         action: 'api_key.revoke',
@@ -176,7 +176,7 @@ export class ApiKeysService {
       const status = effectiveStatus(current);
       if (status !== 'active') throw badRequest(`Cannot rotate ${status} API key`, 'API_KEY_NOT_ACTIVE');
       const material = newApiKeyMaterial();
-      const updated = updateRow(this.db, apiKeys, id, {
+      const updated = updateRow(this.db, apiKeys, current, {
         keyPrefix: material.keyPrefix,
         keyHash: material.keyHash,
         usageCount: 0,

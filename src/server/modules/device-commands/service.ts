@@ -230,7 +230,7 @@ export class DeviceCommandsService {
       if (TERMINAL.includes(command.status)) throw conflict(`Command is already ${command.status}`, 'COMMAND_FINISHED');
       const secrets = Object.values(this.secretEnvOf(command));
       const now = isoNow();
-      const done = updateRow(this.db, deviceCommands, command.id, {
+      const done = updateRow(this.db, deviceCommands, command, {
         status: body.status,
         exitCode: body.exitCode ?? null,
         stdout: maskSecrets(body.stdout, secrets),

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { and, asc, count, desc, eq, getTableColumns, inArray, ne, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { SQLiteUpdateSetSource } from 'drizzle-orm/sqlite-core';
 import type { z } from 'zod';
@@ -12,7 +12,7 @@ import { DomainError, badRequest, forbidden, notFound, partnerInactive, unauthor
 import { publishEvent } from '../../jobs/queue.js';
 import { namesById } from '../../lib/names.js';
 import { pageOfRows, paged, preparedPage, readPage, type Paged } from '../../lib/paging.js';
-import { sha256Hex } from '../../security/crypto.js';
+import { secureRandomBytes, sha256Hex } from '../../security/crypto.js';
 import { recentMetricSamples } from '../alerts/queries.js';
 import { recordAudit } from '../audit/recorder.js';
 import { cancelOpenCommandsOf } from '../device-commands/service.js';
@@ -284,7 +284,7 @@ function deviceEvent(device: Pick<DeviceRow, 'id' | 'agentId' | 'orgId' | 'siteI
 
 /** `svc_` + 64 hex characters (04 wire notes); stored only as SHA-256. */
 function newAgentToken(): string {
-  return `svc_${randomBytes(32).toString('hex')}`;
+  return `svc_${secureRandomBytes(32).toString('hex')}`;
 }
 
 /** What an enrolment (first or again) tells about the device itself. */
@@ -399,7 +399,7 @@ export class DevicesService {
     }
     const now = isoNow();
     const siteId = key.siteId ?? found.siteId;
-    const device = updateRow(this.db, devices, found.id, {
+    const device = updateRow(this.db, devices, found, {
       agentTokenHash: sha256Hex(authToken),
       siteId,
       ...inventoryOf(body),
@@ -695,7 +695,7 @@ export class DevicesService {
       if (current.status === 'decommissioned') throw badRequest('Cannot change a decommissioned device', 'DEVICE_DECOMMISSIONED');
       const customFields = body.customFields === undefined ? undefined : mergeCustomFields(current.customFields, body.customFields);
       const tags = body.tags === undefined ? undefined : [...new Set(body.tags)];
-      const row = updateRow(this.db, devices, id, {
+      const row = updateRow(this.db, devices, current, {
         ...(body.displayName !== undefined ? { displayName: body.displayName } : {}),
         ...(tags !== undefined ? { tags } : {}),
         ...(customFields !== undefined ? { customFields } : {}),
@@ -766,7 +766,7 @@ export class DevicesService {
       const current = this.findVisible(ctx, id);
       if (current.status === 'decommissioned') throw badRequest('Device is already decommissioned', 'DEVICE_ALREADY_DECOMMISSIONED');
       const now = isoNow();
-      const device = updateRow(this.db, devices, id, { status: 'decommissioned', decommissionedAt: now, updatedAt: now });
+      const device = updateRow(this.db, devices, current, { status: 'decommissioned', decommissionedAt: now, updatedAt: now });
       // Found by findVisible in this transaction: always there.
       if (!device) throw notFound('Device not found');
       // Its agent can no longer fetch or report anything: what was queued for it ends now, through the modules

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { and, desc, eq, gt, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type {
@@ -12,7 +11,7 @@ import { enrollmentKeys } from '../../db/schema/index.js';
 import { systemContext, type RequestContext } from '../../context.js';
 import { DomainError, fieldError, notFound, siteAccessDenied, unauthorized } from '../../errors.js';
 import { paged, preparedPages, type Paged } from '../../lib/paging.js';
-import { sha256Hex } from '../../security/crypto.js';
+import { secureRandomBytes, sha256Hex } from '../../security/crypto.js';
 import { recordAudit } from '../audit/recorder.js';
 import { deleteAudited } from '../shared/audited.js';
 import { visibleOr404 } from '../shared/visible.js';
@@ -78,7 +77,7 @@ function isoNow(): string {
 
 /** 01 §2.2: 64 hex characters from 32 random bytes. */
 function newRawKey(): string {
-  return randomBytes(32).toString('hex');
+  return secureRandomBytes(32).toString('hex');
 }
 
 /**
@@ -199,7 +198,7 @@ export class EnrollmentKeysService {
       const expiresAt = this.expiryOf(body, () => current.expiresAt);
       const maxUsage = body.maxUsage !== undefined ? body.maxUsage : current.maxUsage;
       const raw = newRawKey();
-      const updated = updateRow(this.db, enrollmentKeys, id, {
+      const updated = updateRow(this.db, enrollmentKeys, current, {
         keyHash: this.hash(raw),
         usageCount: 0,
         maxUsage,

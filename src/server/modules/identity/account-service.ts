@@ -101,7 +101,7 @@ export class AccountService {
       const current = userId ? rowById(this.db, users, userId) : undefined;
       if (!current || current.status !== 'invited') throw badRequest(INVALID_INVITE, 'INVALID_INVITE_TOKEN');
       const now = new Date().toISOString();
-      const user = updateRow(this.db, users, current.id, {
+      const user = updateRow(this.db, users, current, {
         passwordHash,
         status: 'active',
         passwordChangedAt: now,
@@ -171,7 +171,7 @@ export class AccountService {
       const current = userId ? rowById(this.db, users, userId) : undefined;
       if (!current || current.status !== 'active') throw badRequest(INVALID_RESET, 'INVALID_RESET_TOKEN');
       const now = new Date().toISOString();
-      updateRow(this.db, users, current.id, { passwordHash, passwordChangedAt: now, updatedAt: now, failedLoginCount: 0, lockedUntil: null });
+      updateRow(this.db, users, current, { passwordHash, passwordChangedAt: now, updatedAt: now, failedLoginCount: 0, lockedUntil: null });
       this.sessions.revokeAllForUser(this.db, current.id);
       recordAudit(this.db, this.auth.contextFor(current, ctx), {
         action: 'user.password.reset',

@@ -134,11 +134,11 @@ export class SessionService {
       const row = refreshTokenQuery(this.db).get({ tokenHash: sha256Hex(presented) });
       if (!row) return null;
       if (row.token.revokedAt) {
-        updateRow(this.db, sessions, row.session.id, { revokedAt: nowIso });
+        updateRow(this.db, sessions, row.session, { revokedAt: nowIso });
         return null;
       }
       if (row.session.revokedAt || row.token.expiresAt <= nowIso || row.session.expiresAt <= nowIso) return null;
-      updateRow(this.db, refreshTokens, row.token.id, { revokedAt: nowIso });
+      updateRow(this.db, refreshTokens, row.token, { revokedAt: nowIso });
       insertRow(this.db, refreshTokens, { sessionId: row.session.id, tokenHash: sha256Hex(next), expiresAt: row.session.expiresAt });
       return row.session;
     })();

@@ -96,10 +96,10 @@ export class SmsService {
       const row = codeQueries(this.db).live.get({ userId, purpose });
       if (!row || row.expiresAt <= new Date().toISOString() || row.attempts >= this.config.sms.codeAttempts) return null;
       if (!safeEqual(row.codeHash, this.codeHash(userId, purpose, code))) {
-        updateRow(this.db, smsCodes, row.id, { attempts: row.attempts + 1 });
+        updateRow(this.db, smsCodes, row, { attempts: row.attempts + 1 });
         return null;
       }
-      updateRow(this.db, smsCodes, row.id, { consumedAt: new Date().toISOString() });
+      updateRow(this.db, smsCodes, row, { consumedAt: new Date().toISOString() });
       return row.phoneNumber;
     })();
   }

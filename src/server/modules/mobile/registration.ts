@@ -86,7 +86,7 @@ export class MobileRegistration {
         throw new DomainError('conflict', 'This device is already registered to another account.', 'device_owned_by_other');
       }
       const row = existing
-        ? updateRow(this.db, mobileDevices, existing.id, { ...fields, updatedAt: now })
+        ? updateRow(this.db, mobileDevices, existing, { ...fields, updatedAt: now })
         : insertRow(this.db, mobileDevices, { ...fields, userId, deviceId: body.deviceId, alertSeverities: ALL_SEVERITIES });
       if (!row) throw MOBILE_DEVICE_NOT_FOUND();
       recordAudit(this.db, ctx, {

@@ -93,7 +93,7 @@ export class PoliciesService {
     return this.db.$client.transaction(() => {
       const current = this.findVisible(ctx, id);
       if (body.steps) this.assertSteps(current.orgId, body.steps);
-      const row = updateRow(this.db, escalationPolicies, id, {
+      const row = updateRow(this.db, escalationPolicies, current, {
         ...(body.name !== undefined ? { name: body.name } : {}),
         ...(body.steps !== undefined ? { steps: body.steps } : {}),
         updatedAt: new Date().toISOString(),

@@ -261,7 +261,7 @@ export class PamRulesService {
       validateRuleShape({ verdict, ...criteria });
       this.assertGroupOfOrg(current.orgId, criteria.matchSignerGroupId);
 
-      const updated = updateRow(this.db, pamRules, id, {
+      const updated = updateRow(this.db, pamRules, current, {
         name: body.name ?? current.name,
         priority: body.priority ?? current.priority,
         enabled: body.enabled ?? current.enabled,
@@ -426,7 +426,7 @@ export class PamRulesService {
       const current = this.getSignerGroup(ctx, id);
       assertWritableScope(this.db, ctx.caller, current.orgId, null);
       if (body.name !== undefined) this.assertGroupNameFree(current.orgId, body.name, id);
-      const group = updateRow(this.db, pamSignerGroups, id, {
+      const group = updateRow(this.db, pamSignerGroups, current, {
         ...(body.name !== undefined ? { name: body.name } : {}),
         ...(body.description !== undefined ? { description: body.description } : {}),
         ...(body.signers !== undefined ? { signers: [...new Set(body.signers)] } : {}),

@@ -464,7 +464,7 @@ export class RolesService {
       if (body.name !== undefined) changes.name = body.name;
       if (body.description !== undefined) changes.description = body.description;
       if (body.parentRoleId !== undefined) changes.parentRoleId = body.parentRoleId;
-      const row = updateRow(this.db, roles, id, changes);
+      const row = updateRow(this.db, roles, role, changes);
       // The row was read in this transaction (requireWritable): it is there.
       if (!row) throw notFound('Role not found');
       if (permissions !== undefined) this.writePermissions(this.db, id, permissions);

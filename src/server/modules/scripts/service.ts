@@ -332,7 +332,7 @@ export class ScriptsService {
       const current = this.writable(ctx, id);
       const parameters = (body.parameters ?? current.parameters);
       assertNoSecretReferences(body.content ?? current.content, parameters);
-      const row = updateRow(this.db, scripts, id, {
+      const row = updateRow(this.db, scripts, current, {
         ...body,
         ...(body.parameters !== undefined ? { parameters } : {}),
         version: current.version + 1,
@@ -631,7 +631,7 @@ export class ScriptsService {
 
   private end(current: ExecutionRow, values: Partial<ExecutionRow> & { status: ExecutionRow['status'] }): ExecutionRow {
     const now = isoNow();
-    const row = updateRow(this.db, scriptExecutions, current.id, { ...values, completedAt: now, updatedAt: now });
+    const row = updateRow(this.db, scriptExecutions, current, { ...values, completedAt: now, updatedAt: now });
     if (!row) throw notFound('Script execution not found');
     return row;
   }

@@ -301,7 +301,7 @@ export class SoftwareCatalog {
         silentUninstallArg: body.silentUninstallArg ?? null,
         isLatest: true,
       });
-      const updated = updateRow(this.db, softwareCatalog, id, { latestVersion: row.version, updatedAt: isoNow() });
+      const updated = updateRow(this.db, softwareCatalog, item, { latestVersion: row.version, updatedAt: isoNow() });
       this.audit(ctx, 'software.catalog.version.create', updated ?? item, { versionId: row.id, version: row.version });
       return { data: versionOut(row) };
     })();

@@ -498,7 +498,7 @@ export class SoftwareService {
       },
       createdBy,
     });
-    updateRow(this.db, softwareDeploymentResults, result.id, { commandId: command.id, message: QUEUED_MESSAGE, updatedAt: isoNow() });
+    updateRow(this.db, softwareDeploymentResults, result, { commandId: command.id, message: QUEUED_MESSAGE, updatedAt: isoNow() });
   }
 
   /** The durable job at scheduleAt: a deployment still queued sends its commands and is pending; a device
@@ -508,12 +508,12 @@ export class SoftwareService {
       const row = rowById(this.db, softwareDeployments, deploymentId);
       if (!row || row.status !== 'queued') return;
       const now = isoNow();
-      const deployment = updateRow(this.db, softwareDeployments, row.id, { status: 'pending', updatedAt: now }) ?? row;
+      const deployment = updateRow(this.db, softwareDeployments, row, { status: 'pending', updatedAt: now }) ?? row;
       const open = deploymentWrites(this.db).pendingOf.all({ deploymentId: row.id });
       for (const result of open) {
         const device = this.devices.findVisible(SYSTEM, result.deviceId);
         if (device.status === 'decommissioned') {
-          updateRow(this.db, softwareDeploymentResults, result.id, {
+          updateRow(this.db, softwareDeploymentResults, result, {
             status: 'failed',
             message: 'Device is decommissioned.',
             errorMessage: 'Device is decommissioned',
@@ -572,7 +572,7 @@ export class SoftwareService {
       if (!CANCELLABLE.includes(current.status)) throw conflict('Deployment cannot be cancelled', 'DEPLOYMENT_NOT_CANCELLABLE');
       const now = isoNow();
       const cancelReason = clip(reason, 500);
-      const row = updateRow(this.db, softwareDeployments, current.id, { status: 'cancelled', cancelReason, completedAt: now, updatedAt: now });
+      const row = updateRow(this.db, softwareDeployments, current, { status: 'cancelled', cancelReason, completedAt: now, updatedAt: now });
       const ended = deploymentWrites(this.db).cancelOpenOf.all({ deploymentId: current.id, message: cancelReason ?? CANCELLED_MESSAGE, now });
       for (const result of ended) if (result.commandId) this.commands.close(result.commandId, 'cancelled');
       recordAudit(this.db, ctx, {
@@ -606,7 +606,7 @@ export class SoftwareService {
     const succeeded = command.status === 'completed' && (command.exitCode === null || command.exitCode === 0);
     const errorMessage = succeeded ? null : clip(command.errorMessage ?? command.stderr, 10_000);
     const now = isoNow();
-    updateRow(this.db, softwareDeploymentResults, current.id, {
+    updateRow(this.db, softwareDeploymentResults, current, {
       status: succeeded ? 'completed' : 'failed',
       message: succeeded ? 'Completed successfully.' : (errorMessage ?? `Exited with code ${command.exitCode ?? 'unknown'}.`),
       exitCode: command.exitCode,
@@ -638,7 +638,7 @@ export class SoftwareService {
     const catalogId = this.catalog.byId(deployment.softwareId) ? deployment.softwareId : null;
     const existing = queries.firstOfSoftware.get(ofSoftware);
     if (existing) {
-      updateRow(this.db, deviceSoftware, existing.id, { version: deployment.version, catalogId, isManaged: true, lastSeen: now });
+      updateRow(this.db, deviceSoftware, existing, { version: deployment.version, catalogId, isManaged: true, lastSeen: now });
       return;
     }
     insertRow(this.db, deviceSoftware, { deviceId, orgId: deployment.orgId, catalogId, name: deployment.softwareName, version: deployment.version, isManaged: true, lastSeen: now });

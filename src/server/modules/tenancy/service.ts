@@ -210,7 +210,7 @@ export class TenancyService {
       const changes = definedOnly(body);
       if ('slug' in changes && changes.slug) this.assertSlugFree(changes.slug, id);
       const settings = changes.settings ? deepMerge(current.settings, changes.settings) : current.settings;
-      const updated = updateRow(this.db, partners, id, { ...changes, settings, updatedAt: new Date().toISOString() });
+      const updated = updateRow(this.db, partners, current, { ...changes, settings, updatedAt: new Date().toISOString() });
       if (!updated) throw notFound('Partner not found');
       recordAudit(this.db, ctx, {
         action: 'partner.update',
@@ -228,7 +228,7 @@ export class TenancyService {
     return this.db.$client.transaction(() => {
       const partner = this.getPartner(id);
       const now = new Date().toISOString();
-      updateRow(this.db, partners, id, { deletedAt: now, updatedAt: now });
+      updateRow(this.db, partners, partner, { deletedAt: now, updatedAt: now });
       // Its organizations go with it (01 §1: deleted rows are excluded from all queries), so no list shows an
       // organization whose partner is gone.
       const orgs = writeQueries(this.db).deleteOrgsOfPartner.run({ partnerId: id, now }).changes;
@@ -333,7 +333,7 @@ export class TenancyService {
         const clash = writeQueries(this.db).orgSlugOfOther.get({ partnerId: current.partnerId, slug: changes.slug, exceptId: id });
         if (clash) throw conflict('An organization with this slug already exists for the partner', 'SLUG_TAKEN');
       }
-      const updated = updateRow(this.db, organizations, id, { ...changes, updatedAt: new Date().toISOString() });
+      const updated = updateRow(this.db, organizations, current, { ...changes, updatedAt: new Date().toISOString() });
       if (!updated) throw notFound('Organization not found');
       recordAudit(this.db, ctx, {
         action: 'organization.update',
@@ -352,7 +352,7 @@ export class TenancyService {
     return this.db.$client.transaction(() => {
       const org = requireOrgRow(this.db, ctx.caller, id);
       const now = new Date().toISOString();
-      updateRow(this.db, organizations, id, { deletedAt: now, updatedAt: now });
+      updateRow(this.db, organizations, org, { deletedAt: now, updatedAt: now });
       recordAudit(this.db, ctx, {
         action: 'organization.delete',
         resourceType: 'organization',
@@ -423,7 +423,7 @@ export class TenancyService {
       const { orgId, ...changes } = definedOnly(body);
       if (orgId !== undefined && orgId !== current.orgId)
         throw badRequest('orgId cannot be changed', 'IMMUTABLE_FIELD');
-      const updated = updateRow(this.db, sites, id, { ...changes, updatedAt: new Date().toISOString() });
+      const updated = updateRow(this.db, sites, current, { ...changes, updatedAt: new Date().toISOString() });
       if (!updated) throw notFound('Site not found');
       recordAudit(this.db, ctx, {
         action: 'site.update',

@@ -362,7 +362,7 @@ export class UsersService {
       const changes: Partial<typeof users.$inferInsert> = { updatedAt: new Date().toISOString() };
       if (body.name !== undefined) changes.name = body.name;
       if (body.status !== undefined) changes.status = body.status;
-      const updated = updateRow(this.db, users, id, changes);
+      const updated = updateRow(this.db, users, user, changes);
       // The row was read in this transaction (requireMember): it is there.
       if (!updated) throw notFound('User not found');
       const disabled = user.status !== 'disabled' && updated.status === 'disabled';
