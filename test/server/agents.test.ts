@@ -152,6 +152,24 @@ describe('agent enrollment and agent authentication (04 notes "Enrollment keys a
     expect((await enroll(a1.key, { hostname: 'three' })).status).toBe(201);
   });
 
+  it('01§5.13 heartbeats sent together are stored in one group commit, those that leave the status as it was included', async () => {
+    const key = await newKey({ maxUsage: 3 });
+    const agents: { agentId: string; deviceId: string; authToken: string }[] = [];
+    for (const hostname of ['h1', 'h2', 'h3']) agents.push((await enroll(key.key, { hostname })).body);
+    const stamped = '2000-01-01T00:00:00.000Z';
+    t.db.update(devices).set({ lastSeenAt: stamped }).run();
+    const before = t.commits.committed;
+    // Enrolled online, they report nothing new: only lastSeenAt moves.
+    const sent = await Promise.all(agents.map((a) => heartbeat(a.agentId, a.authToken)));
+    expect(sent.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(t.commits.committed - before).toBe(1);
+    for (const a of agents) {
+      const device = t.db.select().from(devices).where(eq(devices.id, a.deviceId)).get();
+      expect(device?.status).toBe('online');
+      expect(device?.lastSeenAt && device.lastSeenAt > stamped).toBe(true);
+    }
+  });
+
   it('01§5.13 heartbeats use the agent bearer token of that very agent', async () => {
     const key = await newKey({ maxUsage: 2 });
     const a = (await enroll(key.key, { hostname: 'a' })).body;

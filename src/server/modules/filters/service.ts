@@ -103,8 +103,8 @@ export class FiltersService {
   update(ctx: RequestContext, id: string, body: Body<'update'>) {
     if (body.conditions !== undefined) compileFilter(body.conditions);
     return this.db.$client.transaction(() => {
-      this.findVisible(ctx, id);
-      const row = updateRow(this.db, savedFilters, id, {
+      const current = this.findVisible(ctx, id);
+      const row = updateRow(this.db, savedFilters, current, {
         ...(body.name !== undefined ? { name: body.name } : {}),
         ...(body.description !== undefined ? { description: body.description } : {}),
         ...(body.conditions !== undefined ? { conditions: body.conditions } : {}),

@@ -255,8 +255,8 @@ export class SoftwareCatalog {
 
   update(ctx: RequestContext, id: string, body: z.infer<typeof CatalogUpdateSchema>) {
     return this.db.$client.transaction(() => {
-      this.writable(ctx, id);
-      const row = updateRow(this.db, softwareCatalog, id, { ...body, updatedAt: isoNow() });
+      const current = this.writable(ctx, id);
+      const row = updateRow(this.db, softwareCatalog, current, { ...body, updatedAt: isoNow() });
       // Found by writable in this transaction: always there.
       if (!row) throw notFound('Catalog item not found', 'CATALOG_ITEM_NOT_FOUND');
       this.audit(ctx, 'software.catalog.update', row, { changedFields: Object.keys(body) });
