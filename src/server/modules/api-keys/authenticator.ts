@@ -113,7 +113,7 @@ export class ApiKeyAuthenticator {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    db: Db,
+    private readonly db: Db,
     private readonly onError: (err: unknown) => void = () => {},
   ) {
     this.usage = new ApiKeyUsage(db.$client);
@@ -179,7 +179,8 @@ export class ApiKeyAuthenticator {
     if (row.expiresAt !== null) {
       const nowIso = new Date(now).toISOString();
       if (row.expiresAt <= nowIso) {
-        this.markExpired.run(nowIso, row.id);
+        // A transaction, so the write joins the turn's group commit (db/group-commit.ts).
+        this.db.$client.transaction(() => this.markExpired.run(nowIso, row.id))();
         throw unauthorized('API key is expired', 'API_KEY_EXPIRED');
       }
     }

@@ -137,14 +137,17 @@ export class FiltersService {
       }
     }
     const result = this.evaluate(ctx, tree, orgIds, options);
-    this.audit(ctx, 'filter.preview', null, { totalCount: result.data.totalCount, orgId: options.orgId ?? null }, options.orgId ?? ctx.caller.orgId);
+    // In a transaction of its own, so the entry joins the turn's group commit (db/group-commit.ts).
+    this.db.$client.transaction(() =>
+      this.audit(ctx, 'filter.preview', null, { totalCount: result.data.totalCount, orgId: options.orgId ?? null }, options.orgId ?? ctx.caller.orgId),
+    )();
     return result;
   }
 
   previewSaved(ctx: RequestContext, id: string, options: PreviewOptions) {
     const row = this.findVisible(ctx, id);
     const result = this.evaluate(ctx, row.conditions, undefined, options);
-    this.audit(ctx, 'filter.saved.preview', row, { totalCount: result.data.totalCount });
+    this.db.$client.transaction(() => this.audit(ctx, 'filter.saved.preview', row, { totalCount: result.data.totalCount }))();
     return result;
   }
 

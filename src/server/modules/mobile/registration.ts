@@ -54,13 +54,14 @@ export class MobileRegistration {
     const userId = ownerOf(ctx);
     const now = isoNow();
     // A token is one app install: registering it again (also after the phone changed hands) moves it.
-    registrationQueries(this.db).upsertToken.run({ id: newId(), userId, token: body.token, platform: body.platform, now });
+    // Each write here is a transaction, so it joins the turn's group commit (db/group-commit.ts).
+    this.db.$client.transaction(() => registrationQueries(this.db).upsertToken.run({ id: newId(), userId, token: body.token, platform: body.platform, now }))();
     return { success: true };
   }
 
   unregisterToken(ctx: RequestContext, token: string): { success: true } {
     const userId = ownerOf(ctx);
-    registrationQueries(this.db).dropToken.run({ userId, token });
+    this.db.$client.transaction(() => registrationQueries(this.db).dropToken.run({ userId, token }))();
     return { success: true };
   }
 
@@ -112,15 +113,17 @@ export class MobileRegistration {
     if (body.enabled === undefined && body.severities === undefined && body.quietHours === undefined) {
       throw badRequest('No settings provided', 'NO_SETTINGS_PROVIDED');
     }
-    const row = this.own(ctx, id);
-    const updated = updateRow(this.db, mobileDevices, row.id, {
-      ...(body.enabled !== undefined ? { notificationsEnabled: body.enabled } : {}),
-      ...(body.severities !== undefined ? { alertSeverities: [...new Set(body.severities)] } : {}),
-      ...(body.quietHours !== undefined ? { quietHours: body.quietHours } : {}),
-      updatedAt: isoNow(),
-    });
-    if (!updated) throw MOBILE_DEVICE_NOT_FOUND();
-    return updated;
+    return this.db.$client.transaction(() => {
+      const row = this.own(ctx, id);
+      const updated = updateRow(this.db, mobileDevices, row, {
+        ...(body.enabled !== undefined ? { notificationsEnabled: body.enabled } : {}),
+        ...(body.severities !== undefined ? { alertSeverities: [...new Set(body.severities)] } : {}),
+        ...(body.quietHours !== undefined ? { quietHours: body.quietHours } : {}),
+        updatedAt: isoNow(),
+      });
+      if (!updated) throw MOBILE_DEVICE_NOT_FOUND();
+      return updated;
+    })();
   }
 
   remove(ctx: RequestContext, id: string): { success: true } {

@@ -176,7 +176,8 @@ export class ChannelsService {
       },
     });
     const testedAt = new Date().toISOString();
-    updateRow(this.db, notificationChannels, id, { lastTestedAt: testedAt, lastTestStatus: result.success ? 'success' : 'failed' });
+    // A transaction, so the write joins (or opens) a group and the answer waits for its commit (db/group-commit.ts).
+    this.db.$client.transaction(() => updateRow(this.db, notificationChannels, id, { lastTestedAt: testedAt, lastTestStatus: result.success ? 'success' : 'failed' }))();
     return {
       channelId: channel.id,
       channelName: channel.name,

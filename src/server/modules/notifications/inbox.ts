@@ -99,23 +99,27 @@ export class InboxService {
     const userId = this.owner(ctx);
     const ids = body.all === true || !body.ids ? undefined : body.ids;
     const read = body.read;
-    markOf(this.db, shapeOf({ r: read, i: ids !== undefined })).run({
-      userId,
-      readAt: read ? new Date().toISOString() : undefined,
-      ids: ids && JSON.stringify(ids),
-    });
+    // Each of these writes is a transaction of its own, so it joins the turn's group commit (db/group-commit.ts).
+    this.db.$client.transaction(() =>
+      markOf(this.db, shapeOf({ r: read, i: ids !== undefined })).run({
+        userId,
+        readAt: read ? new Date().toISOString() : undefined,
+        ids: ids && JSON.stringify(ids),
+      }),
+    )();
     return { success: true };
   }
 
   delete(ctx: RequestContext, id: string): { success: true } {
     const userId = this.owner(ctx);
-    const removed = removalOf(this.db).one.run({ id, userId });
+    const removed = this.db.$client.transaction(() => removalOf(this.db).one.run({ id, userId }))();
     if (removed.changes === 0) throw notFound('Notification not found', 'NOTIFICATION_NOT_FOUND');
     return { success: true };
   }
 
   deleteAll(ctx: RequestContext): { success: true } {
-    removalOf(this.db).all.run({ userId: this.owner(ctx) });
+    const userId = this.owner(ctx);
+    this.db.$client.transaction(() => removalOf(this.db).all.run({ userId }))();
     return { success: true };
   }
 

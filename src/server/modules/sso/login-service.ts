@@ -228,7 +228,7 @@ export class SsoLoginService {
     const queries = loginQueries(this.db);
     const stored = queries.stateByHash.get({ stateHash: sha256Hex(state) });
     if (!stored) throw INVALID_STATE();
-    const taken = queries.takeState.run({ id: stored.id, now: nowIso });
+    const taken = this.db.$client.transaction(() => queries.takeState.run({ id: stored.id, now: nowIso }))();
     if (taken.changes !== 1) throw INVALID_STATE();
     return stored;
   }
@@ -294,8 +294,12 @@ export class SsoLoginService {
     const queries = loginQueries(this.db);
     const row = queries.codeByHash.get({ codeHash: sha256Hex(body.code) });
     if (!row) throw invalid();
-    const taken = queries.takeCode.run({ id: row.id, now: nowIso });
-    queries.purgeCodes.run({ now: nowIso });
+    // One transaction: one commit, in the turn's group (db/group-commit.ts).
+    const taken = this.db.$client.transaction(() => {
+      const result = queries.takeCode.run({ id: row.id, now: nowIso });
+      queries.purgeCodes.run({ now: nowIso });
+      return result;
+    })();
     if (taken.changes !== 1) throw invalid();
     if (row.clientChallenge !== null && !(body.codeVerifier && safeEqual(s256(body.codeVerifier), row.clientChallenge))) throw invalid();
     const tokens = JSON.parse(this.box.open(row.tokensEnc)) as IssuedTokens;
