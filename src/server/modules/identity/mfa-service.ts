@@ -160,7 +160,9 @@ export class MfaService {
 
   /** An unused recovery code of the user, marked used by the same statement (so it works once). */
   private consumeRecoveryCode(userId: string, code: string): boolean {
-    const used = recoveryCodeQueries(this.db).use.run({ now: new Date().toISOString(), userId, codeHash: hashRecoveryCode(code) });
+    const use = () => recoveryCodeQueries(this.db).use.run({ now: new Date().toISOString(), userId, codeHash: hashRecoveryCode(code) });
+    // A transaction, so the write joins the turn's group commit (db/group-commit.ts).
+    const used = this.db.$client.transaction(use)();
     return used.changes > 0;
   }
 

@@ -30,5 +30,7 @@ const takeStepQuery = preparedQueries((db) => {
 export function checkTotp(db: Db, box: SecretBox, userId: string, sealedSecret: string, code: string): TotpCheck {
   const step = totpStep(box.open(sealedSecret), code.trim());
   if (step === null) return 'invalid';
-  return takeStepQuery(db).run({ userId, step }).changes > 0 ? 'accepted' : 'used';
+  // A transaction, so the write joins the turn's group commit rather than committing alone (db/group-commit.ts).
+  const taken = db.$client.transaction(() => takeStepQuery(db).run({ userId, step }))();
+  return taken.changes > 0 ? 'accepted' : 'used';
 }

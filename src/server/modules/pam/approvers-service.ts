@@ -123,7 +123,8 @@ export class PamApproversService {
     elevationRequestId: string | null,
   ): string | null {
     if (challenge === null) return null;
-    const row = approverQueries(this.db).takeChallenge.get({ challenge, purpose, userId });
+    // A transaction, so the delete joins the turn's group commit (db/group-commit.ts).
+    const row = this.db.$client.transaction(() => approverQueries(this.db).takeChallenge.get({ challenge, purpose, userId }))();
     if (!row || row.expiresAt <= new Date().toISOString()) return null;
     if (row.elevationRequestId !== elevationRequestId) return null;
     return row.challenge;
@@ -300,6 +301,6 @@ export class PamApproversService {
     } catch {
       throw fail();
     }
-    updateRow(this.db, pamApproverDevices, device.id, { counter: newCounter, lastUsedAt: new Date().toISOString() });
+    this.db.$client.transaction(() => updateRow(this.db, pamApproverDevices, device.id, { counter: newCounter, lastUsedAt: new Date().toISOString() }))();
   }
 }
