@@ -14,7 +14,7 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 /** A call that writes: a transaction, a drizzle insert/update/delete, a prepared statement run (`….run(`: reads are
  * `.get`/`.all`), or a helper that writes. */
 const WRITE_CALL =
-  /^(?:this\.db|db|tx|this\.db\.\$client|db\.\$client)\.(?:transaction|insert|update|delete)\(|\.run\($|^(?:recordAudit|publishEvent|enqueueJob|insertRow|updateRow|deleteById|deleteAudited|revokeSessionsOf|issueUserToken|replaceRecoveryCodes|deleteRecoveryCodes)\(/;
+  /^(?:this\.db|db|tx|this\.db\.\$client|db\.\$client)\.(?:transaction|insert|update|delete)\(|\.run\($|^(?:transaction|recordAudit|publishEvent|enqueueJob|insertRow|updateRow|deleteById|deleteAudited|revokeSessionsOf|issueUserToken|replaceRecoveryCodes|deleteRecoveryCodes)\(/;
 
 const NEEDS_NO_COMMITTED: Record<string, string> = {
   'src/server/http/idempotency.ts (anonymous)':

@@ -111,7 +111,9 @@ export function appliedMigrationCount(db: Db): number {
   return row.n;
 }
 
-/** Runs fn in one SQLite transaction. better-sqlite3 is synchronous: fn must not await. */
+/** Runs fn in one SQLite transaction. better-sqlite3 is synchronous: fn must not await. A request's write goes
+ * through a transaction even when it is one statement: it then joins the turn's group commit (db/group-commit.ts),
+ * where a bare statement run while no group is open commits by itself (~40 µs under load). */
 export function transaction<T>(db: Db, fn: (tx: Db) => T): T {
   return db.$client.transaction(() => fn(db))();
 }

@@ -1,5 +1,5 @@
 import { API_KEY_PATTERN, type ApiKeyStatus } from '../../../contract/api-keys.js';
-import type { Db } from '../../db/connection.js';
+import { transaction, type Db } from '../../db/connection.js';
 import { countWrites, type WatchedTable } from '../../db/write-counter.js';
 import type { Caller } from '../../context.js';
 import { unauthorized } from '../../errors.js';
@@ -179,8 +179,7 @@ export class ApiKeyAuthenticator {
     if (row.expiresAt !== null) {
       const nowIso = new Date(now).toISOString();
       if (row.expiresAt <= nowIso) {
-        // A transaction, so the write joins the turn's group commit (db/group-commit.ts).
-        this.db.$client.transaction(() => this.markExpired.run(nowIso, row.id))();
+        transaction(this.db, () => this.markExpired.run(nowIso, row.id));
         throw unauthorized('API key is expired', 'API_KEY_EXPIRED');
       }
     }

@@ -486,8 +486,7 @@ export class DevicesService {
       ...inventoryColumns(body),
       ...(ctx.ip !== null ? { lastSeenIp: ctx.ip } : {}),
     };
-    // A transaction even for the write alone: it joins the turn's group (db/group-commit.ts), where a bare
-    // statement would commit by itself whenever no group is open (~40 µs of every heartbeat under load).
+    // A transaction even for the write alone (db/connection.ts transaction): it joins the turn's group commit.
     this.db.$client.transaction(() => {
       const { shape, values } = heartbeatValues({ ...reportedColumns, lastSeenAt: isoNow(), updatedAt: isoNow() });
       heartbeatWriteOf(this.db, shape).run({ ...values, [HEARTBEAT_ID]: device.id });

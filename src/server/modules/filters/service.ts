@@ -1,7 +1,7 @@
 import { and, asc, count, desc, inArray, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { filters as filtersContract } from '../../../contract/filters.js';
-import type { Db } from '../../db/connection.js';
+import { transaction, type Db } from '../../db/connection.js';
 import { deleteById, inJson, insertRow, preparedShapes, rowById, shapeConditions, shapeOf, updateRow } from '../../db/prepared.js';
 import { devices, savedFilters } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
@@ -137,17 +137,16 @@ export class FiltersService {
       }
     }
     const result = this.evaluate(ctx, tree, orgIds, options);
-    // In a transaction of its own, so the entry joins the turn's group commit (db/group-commit.ts).
-    this.db.$client.transaction(() =>
+    transaction(this.db, () =>
       this.audit(ctx, 'filter.preview', null, { totalCount: result.data.totalCount, orgId: options.orgId ?? null }, options.orgId ?? ctx.caller.orgId),
-    )();
+    );
     return result;
   }
 
   previewSaved(ctx: RequestContext, id: string, options: PreviewOptions) {
     const row = this.findVisible(ctx, id);
     const result = this.evaluate(ctx, row.conditions, undefined, options);
-    this.db.$client.transaction(() => this.audit(ctx, 'filter.saved.preview', row, { totalCount: result.data.totalCount }))();
+    transaction(this.db, () => this.audit(ctx, 'filter.saved.preview', row, { totalCount: result.data.totalCount }));
     return result;
   }
 

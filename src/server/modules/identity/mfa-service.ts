@@ -1,6 +1,6 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { ServerConfig } from '../../config.js';
-import type { Db } from '../../db/connection.js';
+import { transaction, type Db } from '../../db/connection.js';
 import { insertRow, preparedQueries, updateRow } from '../../db/prepared.js';
 import { mfaRecoveryCodes, users } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
@@ -160,9 +160,7 @@ export class MfaService {
 
   /** An unused recovery code of the user, marked used by the same statement (so it works once). */
   private consumeRecoveryCode(userId: string, code: string): boolean {
-    const use = () => recoveryCodeQueries(this.db).use.run({ now: new Date().toISOString(), userId, codeHash: hashRecoveryCode(code) });
-    // A transaction, so the write joins the turn's group commit (db/group-commit.ts).
-    const used = this.db.$client.transaction(use)();
+    const used = transaction(this.db, () => recoveryCodeQueries(this.db).use.run({ now: new Date().toISOString(), userId, codeHash: hashRecoveryCode(code) }));
     return used.changes > 0;
   }
 

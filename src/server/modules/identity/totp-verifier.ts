@@ -1,5 +1,5 @@
 import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
-import type { Db } from '../../db/connection.js';
+import { transaction, type Db } from '../../db/connection.js';
 import { preparedQueries } from '../../db/prepared.js';
 import { users } from '../../db/schema/index.js';
 import type { SecretBox } from '../../security/crypto.js';
@@ -30,7 +30,6 @@ const takeStepQuery = preparedQueries((db) => {
 export function checkTotp(db: Db, box: SecretBox, userId: string, sealedSecret: string, code: string): TotpCheck {
   const step = totpStep(box.open(sealedSecret), code.trim());
   if (step === null) return 'invalid';
-  // A transaction, so the write joins the turn's group commit rather than committing alone (db/group-commit.ts).
-  const taken = db.$client.transaction(() => takeStepQuery(db).run({ userId, step }))();
+  const taken = transaction(db, () => takeStepQuery(db).run({ userId, step }));
   return taken.changes > 0 ? 'accepted' : 'used';
 }

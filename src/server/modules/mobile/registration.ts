@@ -2,7 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { MobileDeviceRegisterSchema, MobileSettingsSchema, PushTokenRegisterSchema } from '../../../contract/mobile.js';
 import type { RequestContext } from '../../context.js';
-import type { Db } from '../../db/connection.js';
+import { transaction, type Db } from '../../db/connection.js';
 import { newId } from '../../db/ids.js';
 import { deleteById, insertRow, preparedQueries, rowQuery, updateRow } from '../../db/prepared.js';
 import { mobileDevices, mobilePushTokens } from '../../db/schema/index.js';
@@ -54,14 +54,13 @@ export class MobileRegistration {
     const userId = ownerOf(ctx);
     const now = isoNow();
     // A token is one app install: registering it again (also after the phone changed hands) moves it.
-    // Each write here is a transaction, so it joins the turn's group commit (db/group-commit.ts).
-    this.db.$client.transaction(() => registrationQueries(this.db).upsertToken.run({ id: newId(), userId, token: body.token, platform: body.platform, now }))();
+    transaction(this.db, () => registrationQueries(this.db).upsertToken.run({ id: newId(), userId, token: body.token, platform: body.platform, now }));
     return { success: true };
   }
 
   unregisterToken(ctx: RequestContext, token: string): { success: true } {
     const userId = ownerOf(ctx);
-    this.db.$client.transaction(() => registrationQueries(this.db).dropToken.run({ userId, token }))();
+    transaction(this.db, () => registrationQueries(this.db).dropToken.run({ userId, token }));
     return { success: true };
   }
 

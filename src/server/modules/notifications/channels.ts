@@ -3,7 +3,7 @@ import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { ChannelCreateSchema, ChannelListQuerySchema, ChannelType, ChannelUpdateSchema } from '../../../contract/alert-channels.js';
 import type { RequestContext } from '../../context.js';
-import type { Db } from '../../db/connection.js';
+import { transaction, type Db } from '../../db/connection.js';
 import { deleteById, inJson, insertRow, preparedQueries, rowById, rowQuery, shapeConditions, shapeOf, updateRow } from '../../db/prepared.js';
 import { notificationChannels } from '../../db/schema/index.js';
 import { badRequest, notFound } from '../../errors.js';
@@ -176,8 +176,7 @@ export class ChannelsService {
       },
     });
     const testedAt = new Date().toISOString();
-    // A transaction, so the write joins (or opens) a group and the answer waits for its commit (db/group-commit.ts).
-    this.db.$client.transaction(() => updateRow(this.db, notificationChannels, id, { lastTestedAt: testedAt, lastTestStatus: result.success ? 'success' : 'failed' }))();
+    transaction(this.db, () => updateRow(this.db, notificationChannels, id, { lastTestedAt: testedAt, lastTestStatus: result.success ? 'success' : 'failed' }));
     return {
       channelId: channel.id,
       channelName: channel.name,

@@ -2,7 +2,7 @@ import { and, count, desc, eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { NotificationListQuerySchema, NotificationMarkSchema } from '../../../contract/notifications.js';
 import type { RequestContext } from '../../context.js';
-import type { Db } from '../../db/connection.js';
+import { transaction, type Db } from '../../db/connection.js';
 import { inJson, preparedQueries, preparedShapes, shapeConditions, shapeOf } from '../../db/prepared.js';
 import { notifications } from '../../db/schema/index.js';
 import { notFound, unauthorized } from '../../errors.js';
@@ -99,27 +99,26 @@ export class InboxService {
     const userId = this.owner(ctx);
     const ids = body.all === true || !body.ids ? undefined : body.ids;
     const read = body.read;
-    // Each of these writes is a transaction of its own, so it joins the turn's group commit (db/group-commit.ts).
-    this.db.$client.transaction(() =>
+    transaction(this.db, () =>
       markOf(this.db, shapeOf({ r: read, i: ids !== undefined })).run({
         userId,
         readAt: read ? new Date().toISOString() : undefined,
         ids: ids && JSON.stringify(ids),
       }),
-    )();
+    );
     return { success: true };
   }
 
   delete(ctx: RequestContext, id: string): { success: true } {
     const userId = this.owner(ctx);
-    const removed = this.db.$client.transaction(() => removalOf(this.db).one.run({ id, userId }))();
+    const removed = transaction(this.db, () => removalOf(this.db).one.run({ id, userId }));
     if (removed.changes === 0) throw notFound('Notification not found', 'NOTIFICATION_NOT_FOUND');
     return { success: true };
   }
 
   deleteAll(ctx: RequestContext): { success: true } {
     const userId = this.owner(ctx);
-    this.db.$client.transaction(() => removalOf(this.db).all.run({ userId }))();
+    transaction(this.db, () => removalOf(this.db).all.run({ userId }));
     return { success: true };
   }
 

@@ -2,7 +2,7 @@ import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simp
 import { and, asc, eq, lt, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { ApproverDeviceRegisterSchema, WebAuthnAssertionSchema } from '../../../contract/pam.js';
-import type { Db } from '../../db/connection.js';
+import { transaction, type Db } from '../../db/connection.js';
 import { insertRow, preparedQueries, rowQuery, updateRow } from '../../db/prepared.js';
 import { pamApproverDevices, pamWebauthnChallenges } from '../../db/schema/index.js';
 import type { RequestContext } from '../../context.js';
@@ -123,8 +123,7 @@ export class PamApproversService {
     elevationRequestId: string | null,
   ): string | null {
     if (challenge === null) return null;
-    // A transaction, so the delete joins the turn's group commit (db/group-commit.ts).
-    const row = this.db.$client.transaction(() => approverQueries(this.db).takeChallenge.get({ challenge, purpose, userId }))();
+    const row = transaction(this.db, () => approverQueries(this.db).takeChallenge.get({ challenge, purpose, userId }));
     if (!row || row.expiresAt <= new Date().toISOString()) return null;
     if (row.elevationRequestId !== elevationRequestId) return null;
     return row.challenge;
@@ -301,6 +300,6 @@ export class PamApproversService {
     } catch {
       throw fail();
     }
-    this.db.$client.transaction(() => updateRow(this.db, pamApproverDevices, device.id, { counter: newCounter, lastUsedAt: new Date().toISOString() }))();
+    transaction(this.db, () => updateRow(this.db, pamApproverDevices, device.id, { counter: newCounter, lastUsedAt: new Date().toISOString() }));
   }
 }

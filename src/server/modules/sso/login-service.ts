@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { and, eq, gt, isNull, lte, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { SamlAcsBodySchema, SsoCallbackQuerySchema, SsoExchangeBodySchema, SsoLoginQuerySchema } from '../../../contract/sso.js';
-import type { Db } from '../../db/connection.js';
+import { transaction, type Db } from '../../db/connection.js';
 import { newId } from '../../db/ids.js';
 import { insertRow, preparedQueries, rowQuery, updateRow } from '../../db/prepared.js';
 import { ssoExchangeCodes, ssoIdentities, ssoLoginStates, ssoSamlReplays, type AttributeMapping } from '../../db/schema/index.js';
@@ -228,7 +228,7 @@ export class SsoLoginService {
     const queries = loginQueries(this.db);
     const stored = queries.stateByHash.get({ stateHash: sha256Hex(state) });
     if (!stored) throw INVALID_STATE();
-    const taken = this.db.$client.transaction(() => queries.takeState.run({ id: stored.id, now: nowIso }))();
+    const taken = transaction(this.db, () => queries.takeState.run({ id: stored.id, now: nowIso }));
     if (taken.changes !== 1) throw INVALID_STATE();
     return stored;
   }
@@ -294,12 +294,11 @@ export class SsoLoginService {
     const queries = loginQueries(this.db);
     const row = queries.codeByHash.get({ codeHash: sha256Hex(body.code) });
     if (!row) throw invalid();
-    // One transaction: one commit, in the turn's group (db/group-commit.ts).
-    const taken = this.db.$client.transaction(() => {
+    const taken = transaction(this.db, () => {
       const result = queries.takeCode.run({ id: row.id, now: nowIso });
       queries.purgeCodes.run({ now: nowIso });
       return result;
-    })();
+    });
     if (taken.changes !== 1) throw invalid();
     if (row.clientChallenge !== null && !(body.codeVerifier && safeEqual(s256(body.codeVerifier), row.clientChallenge))) throw invalid();
     const tokens = JSON.parse(this.box.open(row.tokensEnc)) as IssuedTokens;
