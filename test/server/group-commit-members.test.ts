@@ -16,11 +16,11 @@ describe('single-statement writes join the group commit of their turn (db/group-
   useWorld({}, (app, world) => ([t, w] = [app, world]));
 
   /** Sends the requests together; answers how many groups were committed for them, and their statuses. */
-  const together = async (requests: { method: 'POST' | 'PATCH' | 'DELETE'; url: string; body?: unknown }[]) => {
+  const together = async (requests: { method: 'POST' | 'PATCH' | 'DELETE'; url: string; body?: unknown; headers?: Record<string, string> }[]) => {
     // The caller's token is checked once first (its first check may end in another turn than the next ones').
     expect((await t.call('GET', `${API}/notifications/unread-count`, { token: w.tokens.orgUser })).status).toBe(200);
     const before = t.commits.committed;
-    const answers = await Promise.all(requests.map((r) => t.call(r.method, `${API}${r.url}`, { token: w.tokens.orgUser, ...(r.body ? { body: r.body } : {}) })));
+    const answers = await Promise.all(requests.map((r) => t.call(r.method, `${API}${r.url}`, { token: w.tokens.orgUser, ...(r.body ? { body: r.body } : {}), ...(r.headers ? { headers: r.headers } : {}) })));
     return { groups: t.commits.committed - before, statuses: answers.map((a) => a.status) };
   };
 
@@ -45,5 +45,15 @@ describe('single-statement writes join the group commit of their turn (db/group-
     const preview = await together([1, 2, 3].map(() => ({ method: 'POST' as const, url: '/filters/preview', body: { conditions: tree } })));
     expect(preview).toEqual({ groups: 1, statuses: [200, 200, 200] });
     expect(t.db.$client.prepare("SELECT count(*) FROM audit_logs WHERE action = 'filter.preview'").pluck().get()).toBe(3);
+  });
+
+  it('01§4.3 creates with an Idempotency-Key sent together: claims, creates and stored answers are one group commit, and each replays', async () => {
+    const create = (n: number) => ({ method: 'POST' as const, url: '/orgs/sites', body: { orgId: w.orgA1.id, name: `Idem ${n}` }, headers: { 'idempotency-key': `idem-${n}` } });
+    // The answers are stored in the same turn as the creates (the handler awaits nothing), within their group.
+    expect(await together([1, 2, 3].map(create))).toEqual({ groups: 1, statuses: [201, 201, 201] });
+    expect(t.db.$client.prepare('SELECT count(*) FROM idempotency_keys WHERE status = 201').pluck().get()).toBe(3);
+    const replays = await together([1, 2, 3].map(create));
+    expect(replays.statuses).toEqual([201, 201, 201]);
+    expect(t.db.$client.prepare("SELECT count(*) FROM sites WHERE name LIKE 'Idem %'").pluck().get()).toBe(3);
   });
 });

@@ -1,5 +1,5 @@
 import { and, eq, lt, or } from 'drizzle-orm';
-import type { Db } from '../db/connection.js';
+import { transaction, type Db } from '../db/connection.js';
 import { idempotencyKeys } from '../db/schema/index.js';
 import { sha256Hex, type SecretBox } from '../security/crypto.js';
 import { stableStringify } from '../lib/stable-json.js';
@@ -47,14 +47,14 @@ export function createIdempotency(db: Db, box: SecretBox): IdempotencyWrapper {
     }
     try {
       const outcome = await run();
-      db.update(idempotencyKeys)
-        .set({ status: outcome.status, body: box.seal(JSON.stringify(outcome.body ?? null)) })
-        .where(eq(idempotencyKeys.scopeKey, scopeKey))
-        .run();
+      const body = box.seal(JSON.stringify(outcome.body ?? null));
+      transaction(db, (tx) =>
+        tx.update(idempotencyKeys).set({ status: outcome.status, body }).where(eq(idempotencyKeys.scopeKey, scopeKey)).run(),
+      );
       return { ...outcome, replayed: false };
     } catch (err) {
       // A failed attempt leaves nothing behind: the client may retry with the same key.
-      db.delete(idempotencyKeys).where(eq(idempotencyKeys.scopeKey, scopeKey)).run();
+      transaction(db, (tx) => tx.delete(idempotencyKeys).where(eq(idempotencyKeys.scopeKey, scopeKey)).run());
       throw err instanceof DomainError || err instanceof Error ? err : new Error(String(err));
     }
   };

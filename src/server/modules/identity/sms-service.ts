@@ -1,7 +1,7 @@
 import { createHmac, randomInt } from 'node:crypto';
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { ServerConfig } from '../../config.js';
-import type { Db } from '../../db/connection.js';
+import { transaction, type Db } from '../../db/connection.js';
 import { committed } from '../../db/group-commit.js';
 import { deleteById, insertRow, preparedQueries, rowQuery, updateRow } from '../../db/prepared.js';
 import { smsCodes, users } from '../../db/schema/index.js';
@@ -81,7 +81,7 @@ export class SmsService {
     try {
       await this.sms.send(phoneNumber, smsCodeText(purpose, code, ttl));
     } catch (err) {
-      deleteById(this.db, smsCodes, row.id);
+      transaction(this.db, (tx) => deleteById(tx, smsCodes, row.id));
       throw err;
     }
     return ttl;

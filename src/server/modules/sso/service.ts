@@ -6,7 +6,7 @@ import type {
   SsoProviderListQuerySchema,
   SsoProviderUpdateSchema,
 } from '../../../contract/sso.js';
-import type { Db } from '../../db/connection.js';
+import { transaction, type Db } from '../../db/connection.js';
 import { deleteById, insertRow, preparedQueries, rowById, rowQuery, updateRow } from '../../db/prepared.js';
 import { ssoIdentities, ssoProviders } from '../../db/schema/index.js';
 import { systemContext, type RequestContext } from '../../context.js';
@@ -354,7 +354,7 @@ export class SsoProvidersService {
 
   /** Stores what a late discovery found (a provider created while its issuer was unreachable). */
   recordDiscovery(id: string, endpoints: Omit<OidcEndpoints, 'issuer'>): void {
-    updateRow(this.db, ssoProviders, id, { ...endpoints, updatedAt: isoNow() });
+    transaction(this.db, (tx) => updateRow(tx, ssoProviders, id, { ...endpoints, updatedAt: isoNow() }));
   }
 
   private async tryDiscovery(issuer: string, clientId: string | null, name: string) {
