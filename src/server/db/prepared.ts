@@ -339,9 +339,10 @@ export function updateRow<T extends SQLiteTable & { id: SQLiteColumn }>(
   const names = Object.keys(values).sort();
   if (names.length === 0) throw new Error(`updateRow: nothing to set on ${getTableName(table)}`);
   const key = `${getTableName(table)}\0${names.join(',')}`;
-  const where = eq(table.id, sql.placeholder('\0id'));
+  // Built only when the statement is first prepared for this table and set of columns.
+  const where = () => eq(table.id, sql.placeholder('\0id'));
   if (typeof target !== 'string') {
-    const update = keptStatement(db, `set\0${key}`, () => rawStatement(db, db.update(table).set(placeholders(names) as never).where(where)));
+    const update = keptStatement(db, `set\0${key}`, () => rawStatement(db, db.update(table).set(placeholders(names) as never).where(where())));
     values['\0id'] = target.id;
     if (update.stmt.run(update.bind(values)).changes === 0) return undefined;
     const row: Record<string, unknown> = { ...target };
@@ -353,7 +354,7 @@ export function updateRow<T extends SQLiteTable & { id: SQLiteColumn }>(
   }
   const mapper = rowMapper(table);
   const update = keptStatement(db, `update\0${key}`, () =>
-    rawStatement(db, db.update(table).set(placeholders(names) as never).where(where).returning(mapper.fields)),
+    rawStatement(db, db.update(table).set(placeholders(names) as never).where(where()).returning(mapper.fields)),
   );
   values['\0id'] = target;
   // The returned row read as an array and mapped as rowQuery's rows are (drizzle's own mapping of it: ~3 µs).
