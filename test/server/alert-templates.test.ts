@@ -214,6 +214,11 @@ describe('alert templates and rules (02 §2.1, §2.2, §4.1, §7)', () => {
     expect(del.body).toEqual({ data: { id: rule.id, deleted: true } });
     expect((await t.call('GET', `${API}/rules/${rule.id}`, { token: w.tokens.orgUser })).status).toBe(404);
     expect(actions().filter((a) => a.startsWith('alert_rule.'))).toEqual(['alert_rule.create', 'alert_rule.update', 'alert_rule.toggle', 'alert_rule.delete']);
+    // 03§2.6: each entry is the rule's organization's, and so its partner's (who sees it).
+    const owners = t.db.select({ action: auditLogs.action, orgId: auditLogs.orgId, partnerId: auditLogs.partnerId }).from(auditLogs).all();
+    for (const entry of owners.filter((e) => e.action.startsWith('alert_rule.'))) {
+      expect(entry).toEqual({ action: entry.action, orgId: w.orgA1.id, partnerId: w.partnerA.id });
+    }
   });
 
   it('02§7 rule bounds: name 1-255, cooldown 0-10080, targets shape; a template in use cannot be deleted (409)', async () => {

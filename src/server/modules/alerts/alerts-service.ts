@@ -65,9 +65,33 @@ const SYSTEM = systemContext();
 /** 05 wire notes: the cooldown when neither the rule nor its template has one. */
 const DEFAULT_COOLDOWN_MINUTES = 15;
 
+/** An alert as the wire shows it: its device's name as deviceHostname, its organization's name; not its
+ * site or cooldown. Field by field (docs/api-notes.md, "Output objects"). */
 export function alertOut(row: AlertRow, orgName: string | null) {
-  const { siteId: _s, cooldownUntil: _c, deviceName, ...rest } = row;
-  return { ...rest, deviceHostname: deviceName, orgName };
+  return {
+    id: row.id,
+    orgId: row.orgId,
+    ruleId: row.ruleId,
+    ruleName: row.ruleName,
+    templateId: row.templateId,
+    deviceId: row.deviceId,
+    status: row.status,
+    severity: row.severity,
+    title: row.title,
+    message: row.message,
+    context: row.context,
+    triggeredAt: row.triggeredAt,
+    acknowledgedAt: row.acknowledgedAt,
+    acknowledgedBy: row.acknowledgedBy,
+    resolvedAt: row.resolvedAt,
+    resolvedBy: row.resolvedBy,
+    resolutionNote: row.resolutionNote,
+    suppressedUntil: row.suppressedUntil,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    deviceHostname: row.deviceName,
+    orgName,
+  };
 }
 export type AlertOut = ReturnType<typeof alertOut>;
 

@@ -71,9 +71,29 @@ export const REPORT_ROWS = 5000;
 const RECENT_ENTRIES = 10;
 const TOP_USERS = 5;
 
-/** An entry as the API answers it: the row with its 03 §2.6 category. */
+/** An entry as the API answers it: the row's fields (not its chain links) with its 03 §2.6 category. Field by
+ * field (docs/api-notes.md, "Output objects"): `{ ...row, category }` cost ~1 µs a row of a page. */
 export function auditEntryView(row: AuditRow): AuditLog {
-  return { ...row, category: auditCategoryOf(row.action) };
+  return {
+    id: row.id,
+    orgId: row.orgId,
+    partnerId: row.partnerId,
+    timestamp: row.timestamp,
+    actorType: row.actorType,
+    actorId: row.actorId,
+    actorEmail: row.actorEmail,
+    action: row.action,
+    resourceType: row.resourceType,
+    resourceId: row.resourceId,
+    resourceName: row.resourceName,
+    details: row.details,
+    ipAddress: row.ipAddress,
+    userAgent: row.userAgent,
+    result: row.result,
+    errorMessage: row.errorMessage,
+    checksum: row.checksum,
+    category: auditCategoryOf(row.action),
+  };
 }
 
 /** Case-insensitive "contains" of a LIKE pattern placeholder (03 §4.4). Both sides go through SQLite's lower(),
