@@ -4,7 +4,7 @@ import path from 'node:path';
 import { asc, desc, eq, sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyMigrations, openDatabase, type Db } from '../../src/server/db/connection.js';
-import { WRITE_STATEMENTS_KEPT, insertRow, preparedQueries, rowById, updateRow } from '../../src/server/db/prepared.js';
+import { WRITE_STATEMENTS_KEPT, insertRow, preparedQueries, rowById, updateRow, valueQuery } from '../../src/server/db/prepared.js';
 import { organizations, partners, sites, users } from '../../src/server/db/schema/index.js';
 import { pageOfRows, preparedPage, readPage } from '../../src/server/lib/paging.js';
 
@@ -103,6 +103,21 @@ describe('prepared statements per database (db/prepared.ts)', () => {
     expect(db.select().from(partners).where(eq(partners.id, partner.id)).get()).toEqual(partner);
     const org = insertRow(db, organizations, { partnerId: partner.id, name: 'O2', slug: 'o2', ssoConfig: null });
     expect(db.select().from(organizations).where(eq(organizations.id, org.id)).get()).toEqual(org);
+  });
+
+  it('valueQuery plucks the one column of the first row, undefined for none, in any mode the shared statement was left in', () => {
+    const db = fresh('value');
+    const orgId = orgIn(db);
+    const select = db.select({ partnerId: organizations.partnerId }).from(organizations).where(eq(organizations.id, sql.placeholder('id')));
+    const partnerOf = valueQuery<string>(db, select);
+    const expected = db.select().from(organizations).where(eq(organizations.id, orgId)).get()?.partnerId;
+    expect(expected).toBeTruthy();
+    expect(partnerOf.get({ id: orgId })).toBe(expected);
+    // Another holder of the same SQL text (the connection shares it) reads it as objects in between.
+    expect(select.prepare().get({ id: orgId })).toEqual({ partnerId: expected });
+    expect(partnerOf.get({ id: orgId })).toBe(expected);
+    expect(partnerOf.get({ id: 'nobody' })).toBeUndefined();
+    expect(() => valueQuery(db, db.select({ id: organizations.id, name: organizations.name }).from(organizations))).toThrow(/one column/);
   });
 
   it('updateRow sets only the named columns, null as NULL, and reuses one statement per set of columns', () => {

@@ -1,7 +1,7 @@
 import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../../db/connection.js';
-import { preparedQueries, rowQuery, shapeOf } from '../../db/prepared.js';
+import { preparedQueries, rowQuery, shapeOf, valueQuery } from '../../db/prepared.js';
 import { countWrites } from '../../db/write-counter.js';
 import { organizations, partners, sites } from '../../db/schema/index.js';
 import type { Caller } from '../../context.js';
@@ -27,17 +27,12 @@ const queriesOf = preparedQueries((db) => {
       )
       .prepare(),
     // The partner of a live organization: one access check (canAccessOrg), by primary key.
-    partnerIdOfLiveOrg: db
-      .select({ partnerId: organizations.partnerId })
-      .from(organizations)
-      .where(and(eq(organizations.id, sql.placeholder('id')), live))
-      .prepare(),
+    partnerIdOfLiveOrg: valueQuery<string>(
+      db,
+      db.select({ partnerId: organizations.partnerId }).from(organizations).where(and(eq(organizations.id, sql.placeholder('id')), live)),
+    ),
     // The partner of an organization, deleted or not (an audit entry may follow its deletion in one transaction).
-    partnerIdOfOrg: db
-      .select({ partnerId: organizations.partnerId })
-      .from(organizations)
-      .where(eq(organizations.id, sql.placeholder('id')))
-      .prepare(),
+    partnerIdOfOrg: valueQuery<string>(db, db.select({ partnerId: organizations.partnerId }).from(organizations).where(eq(organizations.id, sql.placeholder('id')))),
     liveOrg: rowQuery(db, organizations, and(eq(organizations.id, sql.placeholder('id')), live)),
     // The status of the live organization's live partner: one statement (an agent's authentication).
     partnerOfLiveOrg: db
@@ -207,15 +202,15 @@ export function callerReach(db: Db, caller: Caller, orgIds?: string | readonly s
 export function canAccessOrg(db: Db, caller: Caller, orgId: string): boolean {
   if (caller.scope === 'system') return true;
   if (caller.scope === 'organization') return caller.orgId === orgId;
-  const org = queriesOf(db).partnerIdOfLiveOrg.get({ id: orgId });
-  return org !== undefined && reachesLiveOrg(caller, orgId, org.partnerId);
+  const partnerId = queriesOf(db).partnerIdOfLiveOrg.get({ id: orgId });
+  return partnerId !== undefined && reachesLiveOrg(caller, orgId, partnerId);
 }
 
 /** The status of an organization's partner; `deleted` when the organization or its partner is absent or deleted
  * (refused like any inactive partner, 01 §3). */
 /** The partner of organization ORGID, deleted or not; undefined when there is none (the audit recorder). */
 export function partnerIdOfOrg(db: Db, orgId: string): string | undefined {
-  return queriesOf(db).partnerIdOfOrg.get({ id: orgId })?.partnerId;
+  return queriesOf(db).partnerIdOfOrg.get({ id: orgId });
 }
 
 export function partnerStatusOfOrg(db: Db, orgId: string): string {
@@ -228,7 +223,7 @@ export type OrgRef = Pick<Organization, 'id' | 'partnerId'>;
 /** The live organization's id and partner, if the caller may reach it: 404 when absent or deleted, 403 when out of
  * scope. Two columns, read as an array: the whole row (its settings parsed) cost a write ~3 µs more under load. */
 export function requireOrg(db: Db, caller: Caller, orgId: string): OrgRef {
-  const partnerId = queriesOf(db).partnerIdOfLiveOrg.get({ id: orgId })?.partnerId;
+  const partnerId = queriesOf(db).partnerIdOfLiveOrg.get({ id: orgId });
   if (partnerId === undefined) throw notFound('Organization not found');
   if (!reachesLiveOrg(caller, orgId, partnerId)) throw orgAccessDenied();
   return { id: orgId, partnerId };
