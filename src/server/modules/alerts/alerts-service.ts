@@ -1,6 +1,6 @@
 import { and, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
-import type { AlertBulkSchema, AlertListQuerySchema } from '../../../contract/alerts.js';
+import type { Alert, AlertBulkSchema, AlertListQuerySchema } from '../../../contract/alerts.js';
 import type { Db } from '../../db/connection.js';
 import { newId } from '../../db/ids.js';
 import { inJson, preparedQueries, preparedShapes, rowQuery, shapeConditions, shapeOf, updateRow } from '../../db/prepared.js';
@@ -67,7 +67,7 @@ const DEFAULT_COOLDOWN_MINUTES = 15;
 
 /** An alert as the wire shows it: its device's name as deviceHostname, its organization's name; not its
  * site or cooldown. Field by field (docs/api-notes.md, "Output objects"). */
-export function alertOut(row: AlertRow, orgName: string | null) {
+export function alertOut(row: AlertRow, orgName: string | null): Alert {
   return {
     id: row.id,
     orgId: row.orgId,

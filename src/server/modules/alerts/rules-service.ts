@@ -1,6 +1,7 @@
 import { and, asc, count, desc, eq, isNull, or, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type {
+  AlertRule,
   AlertRuleCreateSchema,
   AlertRuleListQuerySchema,
   AlertRuleUpdateSchema,
@@ -42,7 +43,7 @@ type TargetType = 'organization' | 'site' | 'device' | 'tag';
 
 /** A rule as the wire shows it: targets summarized as targetType/targetId (05 wire notes), isActive = enabled.
  * Written field by field (see docs/api-notes.md, "Output objects"): `{ ...row, more }` costs ~1 µs a field here. */
-export function ruleOut(row: RuleRow) {
+export function ruleOut(row: RuleRow): AlertRule {
   const targets = row.targets as { scope?: TargetType; orgId?: string; siteIds?: string[]; deviceIds?: string[]; tags?: string[] };
   const targetType: TargetType = targets.scope ?? 'organization';
   const listed =
